@@ -1,0 +1,45 @@
+"""The ``benchcheck`` command line: thin wrappers that parse, call the library, render.
+
+Each command group lives in its own module and registers itself on :data:`app`.
+Library errors become one message and an exit code here, in :func:`main`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from benchcheck.cli._app import app, console_err
+from benchcheck.errors import BenchcheckError
+
+# Command modules register their commands on ``app`` when imported.
+from benchcheck.cli import stats_cmds  # noqa: E402,F401  isort: skip
+
+__all__ = ["app", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except BenchcheckError as exc:
+        console_err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return exc.exit_code
+    except SystemExit as exc:  # typer/click exits on --help and usage errors
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        console_err.print("interrupted")
+        return 130
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            return exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            return 1
+        raise
+    return 0
+
+
+def _entry() -> None:  # pragma: no cover - console script shim
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The typer application and the consoles every command module shares."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="benchcheck",
+    help="Audit NLP datasets and benchmarks before you trust them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+console_err = Console(stderr=True)
+
+
+@app.command("version")
+def version() -> None:
+    """Print the benchcheck version.
+
+    Example: ``benchcheck version``
+    """
+    from benchcheck import __version__
+
+    console.print(__version__)

@@ -1,0 +1,87 @@
+"""The exception family of benchcheck.
+
+Every error a user can cause is a :class:`BenchcheckError`; the command line turns it
+into one message and an exit code (see :mod:`benchcheck.cli`), never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BenchcheckError(Exception):
+    """Base class of every error benchcheck raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(BenchcheckError):
+    """Bad input: names the file, the line (1-based, when known) and what was expected.
+
+    >>> str(InputError("expected a token and a tag", path="a.txt", line=3, got="B-PER"))
+    "a.txt:3: expected a token and a tag (got 'B-PER')"
+    """
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        got: object = None,
+    ) -> None:
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.got = got
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
+        tail = f" (got {self.got!r})" if self.got is not None else ""
+        return f"{where}{self.message}{tail}"
+
+
+class UsageError(BenchcheckError):
+    """A valid file but an impossible request (option values, missing splits, ...)."""
+
+    exit_code = 2
+
+
+class MissingExtraError(BenchcheckError):
+    """An optional dependency is not installed; names the extra that provides it."""
+
+    exit_code = 2
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"this feature needs {package!r}; install it with: pip install 'benchcheck[{extra}]'"
+        )
+
+
+class JudgeError(BenchcheckError):
+    """A judge failed to score (after retries, for remote judges)."""
+
+    exit_code = 3
+
+
+class JudgeUnavailable(JudgeError):
+    """A judge cannot be built here (missing weights, unreachable server, missing extra)."""
+
+
+def require(module: str, extra: str):  # type: ignore[no-untyped-def]
+    """Import an optional dependency or raise :class:`MissingExtraError` naming its extra.
+
+    >>> require("json", "dev").__name__
+    'json'
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtraError(module.split(".")[0], extra) from exc

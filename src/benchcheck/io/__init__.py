@@ -1,0 +1,1 @@
+"""Readers: file formats → the dataset model."""
