@@ -1,0 +1,207 @@
+"""Agreement between label sources: Cohen's and Fleiss' kappa, weighted-F1 matrix, crowd votes.
+
+Arrays in, numbers out: this module imports nothing from benchcheck. Labels may be any
+hashable values (strings, ints); ``None`` marks a missing label where stated.
+
+Definitions (methods.md section 2, step 5):
+
+* Cohen's kappa ``(p_o - p_e) / (1 - p_e)`` (scikit-learn). Rule for the undefined case
+  ``p_e = 1`` (both raters used one and the same category, so ``p_o = 1``): kappa is 1.0.
+* Fleiss' kappa over items × raters (statsmodels ``fleiss_kappa`` on ``aggregate_raters``):
+  ``(P_bar - P_e) / (1 - P_e)``; every item needs the same number of ratings.
+* Weighted-F1 matrix: ``M[i][j] = f1_score(source_i, source_j, average="weighted")``,
+  source ``i`` (the row) taken as the truth, on the items both sources label.
+* Crowd aggregation: majority vote (ties give ``tie``); strict vote: the ``negative`` label
+  if any annotator gave it, else the majority vote.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.metrics import cohen_kappa_score, f1_score
+
+__all__ = [
+    "F1Matrix",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "majority_vote",
+    "percent_agreement",
+    "strict_vote",
+    "weighted_f1_matrix",
+]
+
+
+def cohen_kappa(
+    a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | None = None
+) -> float:
+    """Cohen's kappa between two raters, ``(p_o - p_e) / (1 - p_e)`` (scikit-learn).
+
+    Symmetric in ``a`` and ``b``; 1.0 for identical raters, including the case scikit-learn
+    leaves undefined (a single category used by both: ``p_e = 1``).
+
+    >>> cohen_kappa([0, 1, 1, 0], [0, 1, 0, 0])
+    0.5
+    >>> cohen_kappa(["x", "x"], ["x", "x"])
+    1.0
+    """
+    x, y = _pair(a, b)
+    if len(x) == 0:
+        return math.nan
+    if list(x) == list(y):
+        return 1.0
+    return float(cohen_kappa_score(x, y, weights=weights))
+
+
+def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Share of items on which two raters give the same label.
+
+    >>> percent_agreement([0, 1, 1, 0], [0, 1, 0, 0])
+    0.75
+    """
+    x, y = _pair(a, b)
+    if len(x) == 0:
+        return math.nan
+    return float(np.mean([u == v for u, v in zip(x, y, strict=True)]))
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]], *, method: str = "fleiss") -> float:
+    """Fleiss' kappa of an items × raters table of labels (statsmodels).
+
+    Every item must carry the same number of ratings (no ``None``). Returns NaN for no items;
+    1.0 when every rating of every item is the same single category (statsmodels' 0/0).
+
+    >>> round(fleiss_kappa([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 1, 0]]), 4)
+    0.3333
+    """
+    from statsmodels.stats import inter_rater
+
+    rows = [list(r) for r in ratings]
+    if not rows:
+        return math.nan
+    width = len(rows[0])
+    if width < 2:
+        raise ValueError("Fleiss' kappa needs at least two ratings per item")
+    for i, r in enumerate(rows):
+        if len(r) != width or any(v is None for v in r):
+            raise ValueError(f"item {i} has {len(r)} ratings or a missing one; expected {width}")
+    cats = sorted({v for r in rows for v in r}, key=repr)
+    if len(cats) == 1:
+        return 1.0
+    code = {c: i for i, c in enumerate(cats)}
+    coded = np.array([[code[v] for v in r] for r in rows])
+    table, _ = inter_rater.aggregate_raters(coded, n_cat=len(cats))
+    return float(inter_rater.fleiss_kappa(table, method=method))
+
+
+def majority_vote(
+    ratings: Sequence[Sequence[Hashable | None]], *, tie: Hashable | None = None
+) -> list[Hashable | None]:
+    """Most frequent label per item (``None`` ratings ignored); ``tie`` on a tie or no rating.
+
+    >>> majority_vote([[1, 1, 0], [0, 1], []], tie="?")
+    [1, '?', '?']
+    """
+    out: list[Hashable | None] = []
+    for r in ratings:
+        counts = Counter(v for v in r if v is not None).most_common()
+        if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+            out.append(tie)
+        else:
+            out.append(counts[0][0])
+    return out
+
+
+def strict_vote(
+    ratings: Sequence[Sequence[Hashable | None]],
+    *,
+    negative: Hashable,
+    tie: Hashable | None = None,
+) -> list[Hashable | None]:
+    """``negative`` where any annotator gave it (e.g. "inconsistent"), else the majority vote.
+
+    >>> strict_vote([[1, 1, 0], [1, 1], []], negative=0)
+    [0, 1, None]
+    """
+    majority = majority_vote(ratings, tie=tie)
+    return [negative if negative in r else m for r, m in zip(ratings, majority, strict=True)]
+
+
+@dataclass(frozen=True)
+class F1Matrix:
+    """Pairwise weighted-F1 between label sources; ``values[i][j]`` takes source ``i`` as truth.
+
+    ``counts[i][j]`` is the number of items both sources label.
+    """
+
+    names: tuple[str, ...]
+    values: tuple[tuple[float, ...], ...]
+    counts: tuple[tuple[int, ...], ...]
+
+    def to_dict(self) -> dict[str, object]:
+        """Nested mapping ``{truth: {other: f1}}`` plus the counts."""
+        names = self.names
+
+        def nest(rows: tuple[tuple[object, ...], ...]) -> dict[str, dict[str, object]]:
+            return {a: dict(zip(names, r, strict=True)) for a, r in zip(names, rows, strict=True)}
+
+        return {"names": list(self.names), "f1": nest(self.values), "n": nest(self.counts)}
+
+
+def weighted_f1_matrix(sources: Mapping[str, Sequence[Hashable | None]]) -> F1Matrix:
+    """Weighted-F1 of every source against every other (rows = truth), on shared items.
+
+    All sources are aligned by position; ``None`` marks an item a source does not label.
+
+    >>> m = weighted_f1_matrix({"a": [0, 1, 1, 0], "b": [0, 1, 0, 0]})
+    >>> m.values[0][0], round(m.values[0][1], 4), round(m.values[1][0], 4)
+    (1.0, 0.7333, 0.7667)
+    """
+    names = tuple(sources)
+    cols = [list(sources[n]) for n in names]
+    lengths = {len(c) for c in cols}
+    if len(lengths) > 1:
+        shown = {n: len(c) for n, c in zip(names, cols, strict=True)}
+        raise ValueError(f"sources differ in length: {shown}")
+    values: list[tuple[float, ...]] = []
+    counts: list[tuple[int, ...]] = []
+    for truth in cols:
+        row_v: list[float] = []
+        row_n: list[int] = []
+        for other in cols:
+            t, p = _pair(truth, other)
+            row_n.append(len(t))
+            if not t:
+                row_v.append(math.nan)
+                continue
+            labels = sorted(set(t) | set(p), key=repr)
+            code = {c: i for i, c in enumerate(labels)}
+            row_v.append(
+                float(
+                    f1_score(
+                        [code[v] for v in t],
+                        [code[v] for v in p],
+                        average="weighted",
+                        zero_division=0,
+                    )
+                )
+            )
+        values.append(tuple(row_v))
+        counts.append(tuple(row_n))
+    return F1Matrix(names, tuple(values), tuple(counts))
+
+
+def _pair(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> tuple[list, list]:
+    """Align two label sequences and drop positions where either is missing."""
+    if len(a) != len(b):
+        raise ValueError(f"the two raters label different numbers of items ({len(a)} vs {len(b)})")
+    keep = [(u, v) for u, v in zip(a, b, strict=True) if not _missing(u) and not _missing(v)]
+    return [u for u, _ in keep], [v for _, v in keep]
+
+
+def _missing(v: object) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
