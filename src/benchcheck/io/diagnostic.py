@@ -1,0 +1,459 @@
+"""Readers for phenomenon-tagged diagnostic suites and for model predictions on them.
+
+Two suite formats, both read into a ``pair`` :class:`~benchcheck.data.Dataset` with one split,
+``diagnostic``, one row per *direction* (methods.md section 3):
+
+- **GLUE diagnostic TSV** (``diagnostic-full.tsv``): columns ``Lexical Semantics``,
+  ``Predicate-Argument Structure``, ``Logic``, ``Knowledge``, ``Domain``, ``Premise``,
+  ``Hypothesis``, ``Label``; fine tags ``;``-separated inside each coarse column; one row per
+  direction. Rows are paired by swapping premise and hypothesis: the first row of a pair is
+  ``forward``, its swap ``backward``; a row without a swapped partner has no direction.
+  Any other column than ``id``/``index``, ``Domain``, ``Premise``, ``Hypothesis`` and
+  ``Label`` is read as a coarse category, so other domains' suites fit the same form.
+  Example ids are the 0-based row numbers (GLUE's ``index``) unless an ``id``/``index``
+  column exists.
+- **JSONL**: ``{"id", "sentence1", "sentence2", "forward", "backward", "tags": [...],
+  "domain"}``, expanded to two examples with ids ``<id>:forward`` (sentence 1 is the
+  premise) and ``<id>:backward``; a ``null`` backward label leaves only the forward example.
+
+The split's table has the columns ``id``, ``pair_id``, ``direction`` (``forward``,
+``backward`` or null), ``text_a`` (premise), ``text_b`` (hypothesis), ``label``, ``tags``
+(fine tags as written), ``tag_coarse`` (the coarse column each tag came from, null in
+JSONL), ``source`` (the pair's sentence 1), ``domain`` and ``line``. Tags are resolved
+against a taxonomy later, in :mod:`benchcheck.diagnostics`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from benchcheck.data import Dataset, Split
+from benchcheck.errors import InputError
+
+__all__ = [
+    "NLI_LABELS",
+    "Predictions",
+    "read_diagnostic",
+    "read_diagnostic_jsonl",
+    "read_glue_diagnostic_tsv",
+    "read_predictions",
+    "suite_label_names",
+]
+
+#: Label order of the three-way NLI task (also the index order of GLUE/MNLI models).
+NLI_LABELS: tuple[str, ...] = ("entailment", "neutral", "contradiction")
+
+_META = {"id", "index", "domain", "premise", "hypothesis", "label", "sentence1", "sentence2"}
+_EMPTY = {"", "nan", "none", "null"}
+_SCHEMA = {
+    "id": pl.String,
+    "pair_id": pl.String,
+    "direction": pl.String,
+    "text_a": pl.String,
+    "text_b": pl.String,
+    "label": pl.String,
+    "tags": pl.List(pl.String),
+    "tag_coarse": pl.List(pl.String),
+    "source": pl.String,
+    "domain": pl.String,
+    "line": pl.Int64,
+}
+
+
+def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and ``(line number, cells)`` rows; TSV is read without quoting."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    quoting = csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL
+    reader = csv.reader(text.splitlines(keepends=True), delimiter=sep, quoting=quoting)
+    rows: list[tuple[int, list[str]]] = []
+    header: list[str] | None = None
+    try:
+        for cells in reader:
+            if not cells or all(not c.strip() for c in cells):
+                continue
+            if header is None:
+                header = [c.strip() for c in cells]
+                continue
+            rows.append((reader.line_num, cells))
+    except csv.Error as exc:
+        raise InputError(
+            f"cannot read as delimited text: {exc}", path=path, line=reader.line_num
+        ) from None
+    if header is None:
+        raise InputError("empty file: expected a header row", path=path)
+    return header, rows
+
+
+def _read_jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line", path=path, line=number)
+        out.append((number, obj))
+    if not out:
+        raise InputError("empty file: expected one JSON object per line", path=path)
+    return out
+
+
+def _cell(value: object) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return None if text.casefold() in _EMPTY else text
+
+
+def _split_tags(value: object) -> list[str]:
+    text = _cell(value)
+    if text is None:
+        return []
+    return [t.strip() for t in text.split(";") if t.strip()]
+
+
+def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=_SCHEMA)
+
+
+def _dataset(rows: list[dict[str, Any]], path: Path, fmt: str) -> Dataset:
+    table = _frame(rows)
+    split = Split(name="diagnostic", source=str(path), table=table)
+    return Dataset(
+        task="pair",
+        splits={"diagnostic": split},
+        name=path.stem,
+        label_names=suite_label_names(table["label"].to_list()),
+        meta={"format": fmt},
+    )
+
+
+def suite_label_names(labels: Sequence[str | None]) -> tuple[str, ...]:
+    """Label order of a suite: the NLI order when every label is an NLI label, else sorted.
+
+    >>> suite_label_names(["neutral", "entailment"])
+    ('entailment', 'neutral', 'contradiction')
+    >>> suite_label_names(["unsafe", "safe"])
+    ('safe', 'unsafe')
+    """
+    seen = {lab for lab in labels if lab is not None}
+    if seen <= set(NLI_LABELS):
+        return NLI_LABELS
+    return tuple(sorted(seen))
+
+
+def _norm_label(value: str) -> str:
+    text = value.strip()
+    return text.casefold() if text.casefold() in NLI_LABELS else text
+
+
+def read_glue_diagnostic_tsv(path: str | Path) -> Dataset:
+    """Read the GLUE diagnostic TSV (one row per direction; see the module docstring)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    header, rows = _read_delimited(path, "\t")
+    lower = [h.casefold() for h in header]
+    for need in ("premise", "hypothesis", "label"):
+        if need not in lower:
+            raise InputError(
+                f"no column {need.capitalize()!r}; the GLUE diagnostic TSV has Premise, "
+                f"Hypothesis, Label and one column per coarse category; the file has {header}",
+                path=path,
+                line=1,
+            )
+    col = {name: lower.index(name) for name in _META if name in lower}
+    coarse_cols = [(i, h) for i, h in enumerate(header) if h.casefold() not in _META and h]
+    id_col = col.get("id", col.get("index"))
+    out: list[dict[str, Any]] = []
+    waiting: dict[tuple[str, str], list[int]] = {}
+    seen_ids: set[str] = set()
+    for number, (line, cells) in enumerate(rows):
+        if len(cells) < len(header):
+            cells = cells + [""] * (len(header) - len(cells))
+        if len(cells) > len(header):
+            raise InputError(
+                f"expected {len(header)} tab-separated columns, found {len(cells)}",
+                path=path,
+                line=line,
+            )
+        premise = _cell(cells[col["premise"]])
+        hypothesis = _cell(cells[col["hypothesis"]])
+        label = _cell(cells[col["label"]])
+        if premise is None or hypothesis is None:
+            raise InputError("empty Premise or Hypothesis", path=path, line=line)
+        if label is None:
+            raise InputError(
+                "empty Label: a diagnostic suite needs gold labels", path=path, line=line
+            )
+        ex_id = str(number) if id_col is None else (_cell(cells[id_col]) or str(number))
+        if ex_id in seen_ids:
+            raise InputError("ids must be unique", path=path, line=line, got=ex_id)
+        seen_ids.add(ex_id)
+        tags: list[str] = []
+        coarse: list[str] = []
+        for i, name in coarse_cols:
+            for tag in _split_tags(cells[i]):
+                tags.append(tag)
+                coarse.append(name)
+        row = {
+            "id": ex_id,
+            "pair_id": ex_id,
+            "direction": None,
+            "text_a": premise,
+            "text_b": hypothesis,
+            "label": _norm_label(label),
+            "tags": tags,
+            "tag_coarse": coarse,
+            "source": premise,
+            "domain": _cell(cells[col["domain"]]) if "domain" in col else None,
+            "line": line,
+        }
+        partner = waiting.get((hypothesis, premise))
+        if partner and premise != hypothesis:
+            first = out[partner.pop(0)]
+            first["direction"] = "forward"
+            row.update(direction="backward", pair_id=first["pair_id"], source=first["text_a"])
+        else:
+            waiting.setdefault((premise, hypothesis), []).append(len(out))
+        out.append(row)
+    if not out:
+        raise InputError("no examples after the header", path=path)
+    return _dataset(out, path, "glue-tsv")
+
+
+def read_diagnostic_jsonl(path: str | Path) -> Dataset:
+    """Read our JSONL suite form, expanding each pair into forward and backward examples."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line, obj in _read_jsonl_objects(path):
+        for key in ("id", "sentence1", "sentence2", "forward"):
+            if _cell(obj.get(key)) is None:
+                raise InputError(
+                    f"missing {key!r}; expected {{id, sentence1, sentence2, forward, backward, "
+                    "tags, domain}",
+                    path=path,
+                    line=line,
+                )
+        pair_id = str(obj["id"]).strip()
+        if pair_id in seen:
+            raise InputError("ids must be unique", path=path, line=line, got=pair_id)
+        seen.add(pair_id)
+        raw_tags = obj.get("tags", [])
+        if isinstance(raw_tags, str):
+            tags = _split_tags(raw_tags)
+        elif isinstance(raw_tags, list) and all(isinstance(t, str) for t in raw_tags):
+            tags = [t.strip() for t in raw_tags if t.strip()]
+        else:
+            raise InputError("'tags' must be a list of strings", path=path, line=line, got=raw_tags)
+        s1, s2 = str(obj["sentence1"]).strip(), str(obj["sentence2"]).strip()
+        domain = _cell(obj.get("domain"))
+        for direction, premise, hypothesis in (("forward", s1, s2), ("backward", s2, s1)):
+            label = _cell(obj.get(direction))
+            if label is None:
+                continue
+            out.append(
+                {
+                    "id": f"{pair_id}:{direction}",
+                    "pair_id": pair_id,
+                    "direction": direction,
+                    "text_a": premise,
+                    "text_b": hypothesis,
+                    "label": _norm_label(label),
+                    "tags": tags,
+                    "tag_coarse": [None] * len(tags),
+                    "source": s1,
+                    "domain": domain,
+                    "line": line,
+                }
+            )
+    return _dataset(out, path, "jsonl")
+
+
+def read_diagnostic(path: str | Path) -> Dataset:
+    """Read a suite: ``.tsv`` as the GLUE diagnostic TSV, ``.jsonl``/``.json`` as our JSONL."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".tsv":
+        return read_glue_diagnostic_tsv(path)
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return read_diagnostic_jsonl(path)
+    raise InputError(
+        "unknown suite format; expected .tsv (GLUE diagnostic) or .jsonl (benchcheck form)",
+        path=path,
+    )
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """One model's predicted label per example id, as read from a file."""
+
+    labels: Mapping[str, str]
+    source: str
+    keyed_by: str  # "id" or "row order"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+_ID_KEYS = ("id", "index", "idx", "example_id")
+_PRED_KEYS = ("prediction", "predicted", "pred", "label", "predicted_label", "output")
+
+
+def _pick(columns: Sequence[str], wanted: str | None, options: Sequence[str], what: str,
+          path: Path) -> str | None:
+    lower = {c.casefold(): c for c in columns}
+    if wanted is not None:
+        if wanted not in columns and wanted.casefold() not in lower:
+            raise InputError(
+                f"no {what} column {wanted!r}; the file has {list(columns)}", path=path
+            )
+        return wanted if wanted in columns else lower[wanted.casefold()]
+    for opt in options:
+        if opt in lower:
+            return lower[opt]
+    return None
+
+
+def read_predictions(
+    path: str | Path,
+    *,
+    ids: Sequence[str],
+    label_names: Sequence[str],
+    label_map: Mapping[str, str] | None = None,
+    column: str | None = None,
+    id_column: str | None = None,
+) -> Predictions:
+    """Read predictions (TSV, CSV or JSONL) for the examples ``ids`` of a suite.
+
+    Keyed by an id column (``id``, ``index``, ``idx``, ``example_id``) when the file has one,
+    else by row order, in which case the row count must equal ``len(ids)``. The label column
+    is ``column`` or the first of ``prediction``, ``predicted``, ``pred``, ``label``,
+    ``predicted_label``, ``output`` (else the only non-id column). Labels may be names or
+    indices: ``label_map`` maps raw values (``{"0": "entailment"}``); without it an integer
+    ``i`` that is not a label name means ``label_names[i]`` (the GLUE/MNLI order for NLI).
+    Every error names the file and line.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    suffix = path.suffix.lower()
+    records: list[tuple[int, dict[str, Any]]]
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        records = _read_jsonl_objects(path)
+        columns: list[str] = []
+        for _, obj in records:
+            columns.extend(k for k in obj if k not in columns)
+    elif suffix in (".tsv", ".csv"):
+        header, rows = _read_delimited(path, "\t" if suffix == ".tsv" else ",")
+        columns = header
+        records = []
+        for line, cells in rows:
+            if len(cells) != len(header):
+                raise InputError(
+                    f"expected {len(header)} columns, found {len(cells)}", path=path, line=line
+                )
+            records.append((line, dict(zip(header, cells, strict=True))))
+    else:
+        raise InputError("unknown predictions format; expected .tsv, .csv or .jsonl", path=path)
+    id_col = _pick(columns, id_column, _ID_KEYS, "id", path)
+    pred_col = _pick(columns, column, _PRED_KEYS, "prediction", path)
+    if pred_col is None:
+        rest = [c for c in columns if c != id_col]
+        if len(rest) != 1:
+            raise InputError(
+                f"cannot tell which column holds the predictions; name it (--label-column); "
+                f"the file has {columns}",
+                path=path,
+            )
+        pred_col = rest[0]
+    names = list(label_names)
+    lookup = {n.casefold(): n for n in names}
+    notes: list[str] = []
+    used_index = False
+
+    def convert(raw: object, line: int) -> str:
+        nonlocal used_index
+        value = _cell(raw)
+        if value is None:
+            raise InputError(f"empty prediction in column {pred_col!r}", path=path, line=line)
+        if label_map is not None:
+            if value in label_map:
+                return label_map[value]
+            if value.casefold() in lookup:
+                return lookup[value.casefold()]
+            raise InputError(
+                f"prediction not in the label mapping {dict(label_map)} nor a label {names}",
+                path=path,
+                line=line,
+                got=value,
+            )
+        if value.casefold() in lookup:
+            return lookup[value.casefold()]
+        try:
+            as_int = int(float(value)) if float(value).is_integer() else None
+        except ValueError:
+            as_int = None
+        if as_int is not None and 0 <= as_int < len(names):
+            used_index = True
+            return names[as_int]
+        raise InputError(
+            f"unknown label; expected one of {names} or an index 0..{len(names) - 1}",
+            path=path,
+            line=line,
+            got=value,
+        )
+
+    labels: dict[str, str] = {}
+    if id_col is None:
+        if len(records) != len(ids):
+            raise InputError(
+                f"predictions have no id column, so rows are matched by order; expected "
+                f"{len(ids)} rows (one per suite example), found {len(records)}",
+                path=path,
+            )
+        for ex_id, (line, rec) in zip(ids, records, strict=True):
+            labels[ex_id] = convert(rec.get(pred_col), line)
+        keyed = "row order"
+    else:
+        wanted = set(ids)
+        for line, rec in records:
+            ex_id = _cell(rec.get(id_col))
+            if ex_id is None:
+                raise InputError(f"empty id in column {id_col!r}", path=path, line=line)
+            if ex_id.endswith(".0") and ex_id[:-2].isdigit():  # ints written as floats
+                ex_id = ex_id[:-2]
+            if ex_id not in wanted:
+                raise InputError("id not in the suite", path=path, line=line, got=ex_id)
+            if ex_id in labels:
+                raise InputError("id predicted twice", path=path, line=line, got=ex_id)
+            labels[ex_id] = convert(rec.get(pred_col), line)
+        missing = [i for i in ids if i not in labels]
+        if missing:
+            raise InputError(
+                f"{len(missing)} suite example(s) have no prediction, e.g. {missing[:3]}",
+                path=path,
+            )
+        keyed = "id"
+    if used_index:
+        notes.append(f"integer predictions read as indices into {names}")
+    return Predictions(labels={i: labels[i] for i in ids}, source=str(path), keyed_by=keyed,
+                       notes=tuple(notes))
