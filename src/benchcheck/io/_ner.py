@@ -1,0 +1,202 @@
+"""Build an NER :class:`~benchcheck.data.Split` from token and tag columns.
+
+Shared by every NER reader (CoNLL, JSONL, HuggingFace). Everything here is vectorised over
+the token column: tags are parsed once per distinct tag, spans are decoded with the scheme
+tables of :mod:`benchcheck.data.schemes`, and sentences and entity surfaces are hashed with
+numpy (see :mod:`benchcheck.data.model` for the hash construction and collision odds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import xxhash
+
+from benchcheck.data import schemes
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError
+
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xBF58476D1CE4E5B9)
+_K3 = np.uint64(0x94D049BB133111EB)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, vectorised (wrapping uint64 arithmetic)."""
+    x = x.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= _K2
+        x ^= x >> np.uint64(27)
+        x *= _K3
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def _position_keys(size: int) -> np.ndarray:
+    return mix64(np.arange(size, dtype=np.uint64) + _K1)
+
+
+def sequence_hash(item_hash: np.ndarray, position: np.ndarray, first: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Order-sensitive hash of each segment ``[first[k], first[k] + length[k])``.
+
+    Each item's hash is mixed with a key of its position before the wrapping sum, so
+    permutations of a segment hash differently; the length is mixed in last.
+    """
+    if first.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    keys = _position_keys(int(position.max()) + 1 if position.size else 1)
+    mixed = keys[position]
+    np.bitwise_xor(mixed, item_hash, out=mixed)
+    mixed = _mix_inplace(mixed)
+    sums = np.add.reduceat(mixed, first) if mixed.size else np.zeros(first.size, np.uint64)
+    sums[length == 0] = 0
+    return _mix_inplace(sums ^ _position_keys(int(length.max()) + 1)[length])
+
+
+def _mix_inplace(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= _K2
+        x ^= x >> np.uint64(27)
+        x *= _K3
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def string_hash(values: pl.Series) -> np.ndarray:
+    """Deterministic 64-bit hash of each string (polars' hash with its fixed default seeds)."""
+    return values.hash().to_numpy().astype(np.uint64, copy=False)
+
+
+def build_ner_split(
+    *,
+    name: str,
+    source: str,
+    token: pl.Series,
+    tag: pl.Series,
+    sentence_start: np.ndarray,
+    line: np.ndarray | None,
+    scheme: str | None = None,
+    strict: bool = False,
+    n_empty_sentences: int = 0,
+) -> Split:
+    """Decode spans, hash sentences and entities, and return the frozen split.
+
+    ``token``/``tag`` hold one row per token; ``sentence_start`` marks each sentence's first
+    token; ``line`` gives each token's 1-based line in ``source`` (for error messages).
+    """
+    n_tok = token.len()
+    if n_tok == 0:
+        raise InputError("empty split: expected at least one sentence with tokens and tags", path=source)
+    if scheme is not None and scheme not in schemes.SCHEMES:
+        raise InputError(f"unknown tagging scheme; expected one of {', '.join(schemes.SCHEMES)}", path=source, got=scheme)
+
+    # Parse each distinct tag once.
+    distinct = tag.unique(maintain_order=True)
+    codes = tag.cast(pl.Enum(distinct.to_list())).to_physical().to_numpy()
+    prefix_lut = np.zeros(distinct.len(), dtype=np.int8)
+    type_names: list[str] = []
+    type_of_tag: list[str] = []
+    for k, value in enumerate(distinct.to_list()):
+        parsed = schemes.parse_tag(value)
+        if parsed is None:
+            row = int(np.flatnonzero(codes == k)[0])
+            raise InputError(
+                "unknown tag shape; expected 'O' or a prefix B-, I-, E- or S- followed by a type",
+                path=source,
+                line=None if line is None else int(line[row]),
+                got=value,
+            )
+        prefix_lut[k] = parsed[0]
+        type_of_tag.append(parsed[1])
+        if parsed[1] and parsed[1] not in type_names:
+            type_names.append(parsed[1])
+    type_names.sort()
+    type_index = {t: i for i, t in enumerate(type_names)}
+    type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
+    prefix = prefix_lut[codes]
+    type_id = type_lut[codes]
+
+    incoming, closing = schemes.transition_codes(prefix, type_id, sentence_start)
+    violations = schemes.violation_counts(incoming, closing)
+    used = scheme or schemes.best_scheme(violations)
+    if strict and violations[used]:
+        row = int(schemes.invalid_transitions(prefix, type_id, sentence_start, used)[0])
+        raise InputError(
+            f"invalid {used} tag transition (run without --strict to repair it the way seqeval reads it)",
+            path=source,
+            line=None if line is None else int(line[row]),
+            got=tag[row],
+        )
+
+    # Sentences.
+    first = np.flatnonzero(sentence_start)
+    n_sent = first.size
+    lengths = np.diff(np.append(first, n_tok))
+    sentence = np.repeat(np.arange(n_sent, dtype=np.uint32), lengths)
+    position = np.arange(n_tok, dtype=np.int32)
+    position -= np.repeat(first.astype(np.int32), lengths)
+    token_h = string_hash(token)
+    tag_key = mix64(np.array([xxhash.xxh3_64_intdigest(t.encode()) for t in distinct.to_list()], dtype=np.uint64))
+    x_hash = sequence_hash(token_h, position, first, lengths)
+    xy_hash = sequence_hash(token_h ^ tag_key[codes], position, first, lengths)
+
+    # Entity spans.
+    s_idx, e_idx = schemes.decode_coded_spans(prefix, incoming, closing, sentence_start)
+    span_len = e_idx - s_idx
+    span_first = np.concatenate(([0], np.cumsum(span_len)[:-1])).astype(np.int64) if span_len.size else np.zeros(0, np.int64)
+    inner = np.repeat(s_idx, span_len)
+    inner_pos = np.arange(inner.size, dtype=np.int64) - np.repeat(span_first, span_len)
+    inner += inner_pos
+    surface_hash = sequence_hash(token_h[inner], inner_pos, span_first, span_len)
+    span_sentence = sentence[s_idx] if s_idx.size else np.zeros(0, np.uint32)
+    span_type = type_id[s_idx] if s_idx.size else np.zeros(0, np.int32)
+
+    # Surface strings, joined once per distinct surface.
+    uniq_hash, uniq_first = np.unique(surface_hash, return_index=True)
+    keep = np.repeat(np.isin(np.arange(surface_hash.size), uniq_first), span_len)
+    pieces = pl.DataFrame(
+        {"span": np.repeat(np.arange(surface_hash.size), span_len)[keep], "token": token.gather(inner[keep])}
+    )
+    joined = pieces.group_by("span", maintain_order=True).agg(pl.col("token")).with_columns(
+        pl.col("token").list.join(" ").alias("surface")
+    )
+    surfaces = pl.DataFrame(
+        {"surface_hash": surface_hash[joined["span"].to_numpy()], "surface": joined["surface"]},
+        schema={"surface_hash": pl.UInt64, "surface": pl.String},
+    )
+    local_start = s_idx - first[span_sentence] if s_idx.size else np.zeros(0, np.int64)
+    spans = pl.DataFrame(
+        {
+            "sentence": span_sentence.astype(np.uint32),
+            "start": local_start.astype(np.int32),
+            "end": (local_start + span_len).astype(np.int32),
+            "type": pl.Series(type_names, dtype=pl.Enum(type_names)).gather(span_type),
+            "surface_hash": surface_hash,
+        }
+    ).join(surfaces, on="surface_hash", how="left", maintain_order="left")
+
+    n_entities = np.bincount(span_sentence, minlength=n_sent) if span_sentence.size else np.zeros(n_sent, np.int64)
+    table = pl.DataFrame(
+        {
+            "sentence": np.arange(n_sent, dtype=np.uint32),
+            "line": (line[first] if line is not None else first + 1).astype(np.int64),
+            "n_tokens": lengths.astype(np.int32),
+            "x_hash": x_hash,
+            "xy_hash": xy_hash,
+            "n_entities": n_entities.astype(np.int32),
+        }
+    )
+    tokens = pl.DataFrame(
+        {"sentence": sentence, "position": position.astype(np.int32), "token": token, "tag": tag, "token_hash": token_h}
+    )
+    return Split(
+        name=name,
+        source=source,
+        table=table,
+        tokens=tokens,
+        spans=spans,
+        scheme=used,
+        tag_repairs=violations[used],
+    )

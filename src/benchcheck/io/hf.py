@@ -1,0 +1,72 @@
+"""Saved HuggingFace datasets (``datasets.load_from_disk``); needs the ``hf`` extra.
+
+NER splits need a ``tokens`` column and a ``ner_tags`` (ClassLabel sequence, names read from
+the features) or ``tags`` column.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
+from benchcheck.errors import InputError, require
+from benchcheck.io._ner import build_ner_split
+
+
+def is_saved_hf(path: Path) -> bool:
+    """True for a folder written by ``Dataset.save_to_disk`` or ``DatasetDict.save_to_disk``."""
+    return (path / "dataset_dict.json").exists() or (path / "dataset_info.json").exists()
+
+
+def read_hf_ner(path: str | Path, *, scheme: str | None = None, strict: bool = False) -> Dataset:
+    """Read a saved HuggingFace NER dataset into a :class:`Dataset`."""
+    datasets = require("datasets", "hf")
+    path = Path(path)
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except Exception as exc:  # noqa: BLE001 - any loader error is a bad folder here
+        raise InputError(f"cannot load a saved HuggingFace dataset: {exc}", path=path) from None
+    parts = dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+    splits: dict[str, Split] = {}
+    for raw_name, part in parts.items():
+        name = SPLIT_ALIASES.get(raw_name, raw_name)
+        splits[name] = _split(part, name, f"{path}[{raw_name}]", scheme, strict)
+    return Dataset(task="ner", splits=splits, name=path.name)
+
+
+def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Split:  # type: ignore[no-untyped-def]
+    if "tokens" not in part.column_names:
+        raise InputError(f"no 'tokens' column; columns are {part.column_names}", path=source)
+    table = part.data.table if hasattr(part.data, "table") else part.data
+    if "ner_tags" in part.column_names:
+        feature = part.features["ner_tags"]
+        names = getattr(getattr(feature, "feature", None), "names", None)
+        if names is None:
+            raise InputError("'ner_tags' is not a sequence of ClassLabel: cannot name its tags", path=source)
+        frame = _frame(table, "ner_tags")
+        tag = pl.Series(names, dtype=pl.String).gather(frame.get_column("ner_tags").explode())
+    elif "tags" in part.column_names:
+        frame = _frame(table, "tags")
+        tag = frame.get_column("tags").explode()
+    else:
+        raise InputError(f"no 'ner_tags' or 'tags' column; columns are {part.column_names}", path=source)
+    lengths = frame.get_column("tokens").list.len().to_numpy()
+    token = frame.get_column("tokens").explode()
+    starts = np.zeros(int(lengths.sum()), dtype=bool)
+    starts[np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)] = True
+    rows = np.repeat(np.arange(1, lengths.size + 1), lengths)
+    return build_ner_split(
+        name=name, source=source, token=token.alias("token"), tag=tag.alias("tag"),
+        sentence_start=starts, line=rows, scheme=scheme, strict=strict,
+    )
+
+
+def _frame(table, tag_column: str) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    """Tokens and tags of the non-empty sentences, as a polars frame."""
+    frame = pl.from_arrow(table.select(["tokens", tag_column]))
+    if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
+        raise TypeError("expected a table")
+    return frame.filter(pl.col("tokens").list.len() > 0)

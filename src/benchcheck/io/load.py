@@ -1,0 +1,111 @@
+"""One entry point from files to the dataset model: :func:`load`.
+
+A folder is searched for split files by name (``train``, ``dev``/``valid``/``validation``/
+``testa``, ``test``/``testb`` as a word of the file name, e.g. ``eng.testa`` or
+``conll2003_train.txt``); a saved HuggingFace dataset folder is read with ``datasets``; a
+single file becomes one split, named after its file when the name says which.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.conll import read_conll
+from benchcheck.io.ner_jsonl import read_ner_jsonl
+
+_SKIP_SUFFIXES = {".md", ".txt~", ".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".gz", ".zip", ".tar"}
+_SKIP_NAMES = {"readme", "license", "licence", "copying", "notice"}
+
+
+def _ner_reader(path: Path) -> Callable[..., Split]:
+    """One name → reader table: the file's suffix picks the NER reader."""
+    return read_ner_jsonl if path.suffix.lower() in (".jsonl", ".ndjson") else read_conll
+
+
+def split_name_of(path: Path) -> str | None:
+    """The canonical split a file name points to, or None.
+
+    >>> split_name_of(Path("eng.testa")), split_name_of(Path("wnut17_train.conll")), split_name_of(Path("notes.txt"))
+    ('dev', 'train', None)
+    """
+    words = [w for w in re.split(r"[^a-z]+", path.name.lower()) if w]
+    found = {SPLIT_ALIASES[w] for w in words if w in SPLIT_ALIASES}
+    return found.pop() if len(found) == 1 else None
+
+
+def discover_splits(folder: Path) -> dict[str, Path]:
+    """Map canonical split names to the files of a folder; errors name clashing files."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or path.name.startswith("."):
+            continue
+        if path.suffix.lower() in _SKIP_SUFFIXES or path.stem.lower() in _SKIP_NAMES:
+            continue
+        name = split_name_of(path)
+        if name is None:
+            continue
+        if name in found:
+            raise InputError(
+                f"two files look like the {name!r} split: {found[name].name} and {path.name}; "
+                "name them with --split NAME=FILE",
+                path=folder,
+            )
+        found[name] = path
+    if not found:
+        raise InputError(
+            "no split files found: expected file names containing train, dev/valid/validation or test "
+            "(or give them with --split NAME=FILE)",
+            path=folder,
+        )
+    order = {"train": 0, "dev": 1, "test": 2}
+    return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
+
+
+def load(
+    source: str | Path | None = None,
+    *,
+    splits: Mapping[str, str | Path] | None = None,
+    task: str = "ner",
+    scheme: str | None = None,
+    strict: bool = False,
+    label_names: Sequence[str] | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Load a dataset from a folder, a file, or explicit ``splits`` (name → file).
+
+    >>> from benchcheck.io.load import load
+    >>> from benchcheck.sample_data import NER_SAMPLE
+    >>> sorted(load(NER_SAMPLE).split_names)
+    ['dev', 'test', 'train']
+    """
+    if task != "ner":
+        raise UsageError(f"task {task!r} is not readable by this loader yet; expected 'ner'")
+    if (source is None) == (not splits):
+        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
+    files: dict[str, Path]
+    if splits:
+        files = {str(k): Path(v) for k, v in splits.items()}
+        title = name or "dataset"
+    else:
+        path = Path(str(source))
+        if not path.exists():
+            raise InputError("no such file or folder", path=path)
+        title = name or path.name
+        if path.is_dir():
+            from benchcheck.io import hf
+
+            if hf.is_saved_hf(path):
+                return hf.read_hf_ner(path, scheme=scheme, strict=strict)
+            files = discover_splits(path)
+        else:
+            files = {split_name_of(path) or path.stem: path}
+    out: dict[str, Split] = {}
+    for split, file in files.items():
+        reader = _ner_reader(file)
+        kwargs = {"label_names": label_names} if reader is read_ner_jsonl else {}
+        out[split] = reader(file, name=split, scheme=scheme, strict=strict, **kwargs)
+    return Dataset(task="ner", splits=out, name=title)

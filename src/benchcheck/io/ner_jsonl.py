@@ -1,0 +1,80 @@
+"""NER from JSONL: one sentence per line with ``tokens`` and ``tags`` (tag strings), or
+``tokens`` and ``ner_tags`` (indices into a label list given by the caller)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError
+from benchcheck.io._ner import build_ner_split
+
+
+def read_ner_jsonl(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    scheme: str | None = None,
+    strict: bool = False,
+    label_names: Sequence[str] | None = None,
+) -> Split:
+    """Read an NER JSONL file. Errors name the file, line and what was expected."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes().count(b"\n", 0, exc.start) + 1
+        raise InputError("undecodable bytes; expected UTF-8 text", path=path, line=line) from None
+    tokens: list[str] = []
+    tags: list[str] = []
+    lines: list[int] = []
+    starts: list[bool] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+        if not isinstance(row, dict) or "tokens" not in row or ("tags" not in row and "ner_tags" not in row):
+            raise InputError('expected an object with "tokens" and "tags" (or "ner_tags")', path=path, line=number)
+        row_tokens = row["tokens"]
+        row_tags = row["tags"] if "tags" in row else _names(row["ner_tags"], label_names, path, number)
+        if not isinstance(row_tokens, list) or not isinstance(row_tags, list) or len(row_tokens) != len(row_tags):
+            raise InputError("tokens and tags must be lists of the same length", path=path, line=number)
+        if not row_tokens:
+            continue
+        if not all(isinstance(t, str) and t for t in row_tokens) or not all(isinstance(t, str) for t in row_tags):
+            raise InputError("tokens and tags must be non-empty strings", path=path, line=number)
+        tokens.extend(row_tokens)
+        tags.extend(row_tags)
+        lines.extend([number] * len(row_tokens))
+        starts.extend([True] + [False] * (len(row_tokens) - 1))
+    return build_ner_split(
+        name=name or path.stem,
+        source=str(path),
+        token=pl.Series("token", tokens, dtype=pl.String),
+        tag=pl.Series("tag", tags, dtype=pl.String),
+        sentence_start=np.array(starts, dtype=bool),
+        line=np.array(lines, dtype=np.int64),
+        scheme=scheme,
+        strict=strict,
+    )
+
+
+def _names(indices: object, label_names: Sequence[str] | None, path: Path, line: int) -> list[str]:
+    if label_names is None:
+        raise InputError('"ner_tags" holds indices: give the label list (--label-names)', path=path, line=line)
+    if not isinstance(indices, list) or not all(isinstance(i, int) for i in indices):
+        raise InputError('"ner_tags" must be a list of integers', path=path, line=line)
+    try:
+        return [label_names[i] for i in indices]
+    except IndexError:
+        raise InputError(f"tag index out of range for {len(label_names)} label names", path=path, line=line, got=max(indices)) from None

@@ -1,0 +1,180 @@
+"""Difficulty metrics (Statistical dataset evaluation, Sec. 4.2): does it challenge models.
+
+An entity value is the entity's surface string (its tokens joined by one space, case kept);
+its type is its label. Sets of surfaces are compared through their 64-bit hashes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from benchcheck.data.model import Dataset, Split
+from benchcheck.metrics.registry import register
+
+
+def _spans(split: Split) -> pl.DataFrame:
+    if split.spans is None:
+        raise ValueError(f"split {split.name!r} has no entity spans (not an NER split)")
+    return split.spans
+
+
+def ambiguous_surfaces(split: Split) -> pl.DataFrame:
+    """Entity surfaces labelled with two or more types in the split, with their types."""
+    spans = _spans(split)
+    return (
+        spans.group_by("surface_hash")
+        .agg(pl.col("surface").first(), pl.col("type").cast(pl.String).unique().sort().alias("types"))
+        .filter(pl.col("types").list.len() > 1)
+        .sort("surface")
+    )
+
+
+def _n_ambiguous(split: Split) -> int:
+    spans = _spans(split)
+    if spans.height == 0:
+        return 0
+    per_surface = spans.select("surface_hash", "type").unique().get_column("surface_hash")
+    return int((per_surface.value_counts(name="c")["c"] > 1).sum())
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner",),
+    scope="split",
+    title="Entity ambiguity degree",
+    definition="Eq. 5: 1 − e*/n, e* = entity values labelled with more than one type.",
+)
+def entity_ambiguity_degree(split: Split) -> float | None:
+    """Entity Ambiguity Degree, Eq. 5 as written: 1 − e*(D) / n.
+
+    e*(D) is the number of distinct entity surfaces labelled with more than one type in the
+    split and n its number of instances. The paper's text calls higher values "more
+    ambiguous", which this formula contradicts (more ambiguous surfaces lower it); see
+    :func:`ambiguous_entity_ratio` for the variant that grows with ambiguity. Edge rule:
+    ``None`` for n = 0.
+    """
+    if split.n == 0:
+        return None
+    return 1.0 - _n_ambiguous(split) / split.n
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner",),
+    scope="split",
+    title="Ambiguous entity ratio",
+    definition="e* / number of distinct entity values: the share of entity values with 2+ types.",
+)
+def ambiguous_entity_ratio(split: Split) -> float | None:
+    """Share of distinct entity surfaces labelled with more than one type (variant of Eq. 5).
+
+    Edge rule: ``None`` when the split has no entity.
+    """
+    spans = _spans(split)
+    distinct = spans.get_column("surface_hash").n_unique()
+    if distinct == 0:
+        return None
+    return _n_ambiguous(split) / distinct
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner",),
+    scope="split",
+    title="Entity density",
+    definition="Eq. 6: mean over sentences of (distinct entity values in it) / (its tokens).",
+)
+def entity_density(split: Split) -> float | None:
+    """Entity Density ("text complexity"), Eq. 6: Σ_i |e(y_i)| / (n · m_i).
+
+    |e(y_i)| counts the distinct entity surfaces of sentence i (e(y) is a set) and m_i its
+    tokens. Edge rule: ``None`` for n = 0.
+    """
+    if split.n == 0:
+        return None
+    spans = _spans(split)
+    per_sentence = np.zeros(split.n, dtype=np.float64)
+    if spans.height:
+        counts = spans.select("sentence", "surface_hash").unique().get_column("sentence").to_numpy()
+        per_sentence = np.bincount(counts, minlength=split.n).astype(np.float64)
+    tokens = split.table.get_column("n_tokens").to_numpy()
+    return float(np.mean(per_sentence / tokens))
+
+
+def _entity_sets(dataset: Dataset, typed: bool) -> tuple[pl.Series, pl.Series] | None:
+    if "test" not in dataset or "train" not in dataset:
+        return None
+    cols = ["surface_hash", "type"] if typed else ["surface_hash"]
+    test = _spans(dataset["test"]).select(cols).unique()
+    train = _spans(dataset["train"]).select(cols).unique()
+    if typed:
+        key = lambda f: f.select(pl.struct(pl.col("surface_hash"), pl.col("type").cast(pl.String))).to_series()  # noqa: E731
+        return key(test), key(train)
+    return test.to_series(), train.to_series()
+
+
+def _unseen(dataset: Dataset, typed: bool) -> float | None:
+    sets = _entity_sets(dataset, typed)
+    if sets is None or sets[0].len() == 0:
+        return None
+    test, train = sets
+    return float((~test.is_in(train)).sum()) / test.len()
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner",),
+    scope="cross",
+    title="Unseen entity ratio",
+    definition="Eq. 4: |e(Te) − e(Tr)| / |e(Te)| over sets of entity values (test vs train).",
+)
+def unseen_entity_ratio(dataset: Dataset) -> float | None:
+    """Unseen Entity Ratio, Eq. 4: abs(e(y_Te) − e(y_Tr)) / abs(e(y_Te)).
+
+    Sets of entity surfaces (types ignored), test against train only. Edge rule: ``None``
+    when the dataset lacks a train or test split or the test split has no entity.
+    """
+    return _unseen(dataset, typed=False)
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner",),
+    scope="cross",
+    title="Unseen entity ratio (typed)",
+    definition="Eq. 4 over (entity value, type) pairs.",
+)
+def unseen_entity_ratio_typed(dataset: Dataset) -> float | None:
+    """Eq. 4 over (surface, type) pairs: a surface seen in train only with another type counts as unseen.
+
+    Edge rule as :func:`unseen_entity_ratio`.
+    """
+    return _unseen(dataset, typed=True)
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("ner", "classification", "pair"),
+    scope="scores",
+    title="Model differentiation",
+    definition="Eq. 7: population standard deviation of k models' scores on the dataset.",
+)
+def model_differentiation(scores: list[float]) -> float | None:
+    """Model Differentiation, Eq. 7: the standard deviation of k models' scores (ddof = 0).
+
+    The paper recommends the top five published scores. Edge rule: ``None`` for no score;
+    0.0 for one.
+
+    >>> round(model_differentiation([93.1, 92.8, 92.4, 91.9, 91.0]), 4)
+    0.7391
+    """
+    if not scores:
+        return None
+    return float(np.std(np.asarray(scores, dtype=np.float64), ddof=0))

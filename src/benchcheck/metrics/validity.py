@@ -1,0 +1,43 @@
+"""Validity metrics (Statistical dataset evaluation, Sec. 4.3): does it measure the task."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchcheck.data.model import Split
+from benchcheck.metrics.registry import register
+
+
+@register(
+    dimension="validity",
+    better="lower",
+    tasks=("ner",),
+    scope="split",
+    title="Entity imbalance degree",
+    definition="Eq. 8: standard deviation (ddof=0) of the shares of entity mentions per type.",
+)
+def entity_imbalance_degree(split: Split) -> float | None:
+    """Entity Imbalance Degree, Eq. 8: std (ddof = 0) of P(c_1), …, P(c_v).
+
+    P(c) is the share of the split's entity mentions whose type is c (O excluded), over the
+    types that occur in the split. Edge rule: ``None`` when the split has no entity.
+    """
+    if split.spans is None or split.spans.height == 0:
+        return None
+    counts = split.spans.get_column("type").value_counts(name="c")["c"].to_numpy()
+    return float(np.std(counts / counts.sum(), ddof=0))
+
+
+@register(
+    dimension="validity",
+    better="lower",
+    tasks=("ner",),
+    scope="split",
+    title="Entity-null rate",
+    definition="Eq. 9: share of instances without any entity.",
+)
+def entity_null_rate(split: Split) -> float | None:
+    """Entity-Null Rate, Eq. 9: the share of instances with no entity. ``None`` for n = 0."""
+    if split.n == 0:
+        return None
+    return float((split.table.get_column("n_entities") == 0).mean())  # type: ignore[arg-type]
