@@ -173,7 +173,7 @@ def model_differentiation(scores: list[float]) -> float | None:
     0.0 for one.
 
     >>> round(model_differentiation([93.1, 92.8, 92.4, 91.9, 91.0]), 4)
-    0.7391
+    0.7392
     """
     if not scores:
         return None

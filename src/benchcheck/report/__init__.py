@@ -1,1 +1,1 @@
-"""report."""
+"""Rendering only: JSON is canonical; terminal, Markdown and HTML render from it."""

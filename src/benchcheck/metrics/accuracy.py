@@ -1,0 +1,147 @@
+"""Accuracy (Eq. 2): a seeded human sample per split, and its scoring.
+
+:func:`draw_sample` writes what annotators judge; :func:`score_annotations` reads their
+judgements back: per split, the share of sampled instances judged correct by a majority of
+the annotators who judged it, and the mean pairwise Cohen's kappa (scikit-learn). The paper
+trusts the figure only when the mean kappa exceeds 0.75.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchcheck.data.model import Dataset
+from benchcheck.errors import InputError
+
+KAPPA_THRESHOLD = 0.75
+_TRUE = {True, 1, "1", "true", "yes", "correct", "y"}
+_FALSE = {False, 0, "0", "false", "no", "incorrect", "n"}
+
+
+def draw_sample(dataset: Dataset, *, per_split: int, seed: int) -> list[dict[str, Any]]:
+    """Draw up to ``per_split`` instances from each split without replacement (seeded).
+
+    Each row carries the tokens, tags and decoded entities, and an empty ``annotations``
+    object for the annotators to fill with ``{"name": true|false}``.
+    """
+    if per_split < 1:
+        raise ValueError("per_split must be at least 1")
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+    for split in dataset:
+        chosen = np.sort(rng.choice(split.n, size=min(per_split, split.n), replace=False))
+        assert split.tokens is not None and split.spans is not None
+        tokens = split.tokens.group_by("sentence", maintain_order=True).agg("token", "tag")
+        for k in chosen.tolist():
+            ents = split.spans.filter(split.spans["sentence"] == k)
+            rows.append(
+                {
+                    "id": f"{split.name}:{k}",
+                    "split": split.name,
+                    "sentence": k,
+                    "line": int(split.table["line"][k]),
+                    "tokens": tokens["token"][k].to_list(),
+                    "tags": tokens["tag"][k].to_list(),
+                    "entities": [
+                        [int(s), int(e), str(t), str(x)]
+                        for s, e, t, x in ents.select("start", "end", "type", "surface").iter_rows()
+                    ],
+                    "annotations": {},
+                }
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class SplitAccuracy:
+    """Accuracy of one split's sample and the agreement behind it."""
+
+    n: int
+    accuracy: float | None
+    kappa_mean: float | None
+    kappa_pairs: dict[str, float | None]
+    annotators: tuple[str, ...]
+
+
+def _judgement(value: object, path: Path, line: int) -> int:
+    key = value.lower() if isinstance(value, str) else value
+    if key in _TRUE:
+        return 1
+    if key in _FALSE:
+        return 0
+    raise InputError("annotation must be true/false (or 1/0, correct/incorrect)", path=path, line=line, got=value)
+
+
+def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
+    """(split, {annotator: 0|1}) for each annotated row of a sample file."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except UnicodeDecodeError:
+        raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
+    out = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+        if not isinstance(row, dict) or "split" not in row or not isinstance(row.get("annotations"), dict):
+            raise InputError('expected an object with "split" and an "annotations" object', path=path, line=number)
+        judged = {str(k): _judgement(v, path, number) for k, v in row["annotations"].items() if v is not None}
+        if judged:
+            out.append((str(row["split"]), judged))
+    if not out:
+        raise InputError("no annotated rows: fill each row's \"annotations\" with {annotator: true|false}", path=path)
+    return out
+
+
+def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, SplitAccuracy]:
+    """Accuracy (Eq. 2) and mean pairwise Cohen's kappa per split.
+
+    An instance is correct when more than half of the annotators who judged it say so (a
+    tie counts as not correct). Kappa for a pair of annotators uses the instances both
+    judged; a pair with fewer than two such instances, or with no variation at all, has no
+    kappa (``None``) and is left out of the mean.
+
+    >>> r = score_annotations([("test", {"a": 1, "b": 1}), ("test", {"a": 0, "b": 1}), ("test", {"a": 0, "b": 0})])
+    >>> r["test"].accuracy, round(r["test"].kappa_mean, 4)
+    (0.3333333333333333, 0.4)
+    """
+    from sklearn.metrics import cohen_kappa_score
+
+    by_split: dict[str, list[dict[str, int]]] = {}
+    for split, judged in rows:
+        by_split.setdefault(split, []).append(judged)
+    out = {}
+    for split, items in by_split.items():
+        names = sorted({a for item in items for a in item})
+        correct = [sum(item.values()) * 2 > len(item) for item in items]
+        pairs: dict[str, float | None] = {}
+        for a, b in itertools.combinations(names, 2):
+            both = [(item[a], item[b]) for item in items if a in item and b in item]
+            if len(both) < 2 or len({v for pair in both for v in pair}) < 2:
+                pairs[f"{a}|{b}"] = None
+                continue
+            x, y = zip(*both, strict=True)
+            kappa = float(cohen_kappa_score(x, y))
+            pairs[f"{a}|{b}"] = kappa if np.isfinite(kappa) else None
+        kappas = [k for k in pairs.values() if k is not None]
+        out[split] = SplitAccuracy(
+            n=len(items),
+            accuracy=float(np.mean(correct)) if items else None,
+            kappa_mean=float(np.mean(kappas)) if kappas else None,
+            kappa_pairs=pairs,
+            annotators=tuple(names),
+        )
+    return out

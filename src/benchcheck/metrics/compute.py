@@ -1,0 +1,115 @@
+"""Run every registered metric that applies to a dataset: the ``stats`` result.
+
+The JSON form (:meth:`StatsResult.to_json`) is the contract: split-level metrics under
+``splits.<name>`` and their mean over the splits present under ``metrics``; cross-split
+metrics under ``metrics``; ``dimensions`` says which dimension each metric belongs to and
+whether higher is better.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from benchcheck.data.model import Dataset
+from benchcheck.metrics.registry import DIMENSIONS, specs_for
+
+
+@dataclass(frozen=True)
+class StatsResult:
+    """The statistics of one dataset (frozen, JSON-serialisable through :meth:`to_json`)."""
+
+    task: str
+    dataset: str
+    splits: Mapping[str, Mapping[str, Any]]
+    metrics: Mapping[str, float | None]
+    model_scores: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON object (without ``schema_version``, added by the writer)."""
+        out: dict[str, Any] = {
+            "task": self.task,
+            "dataset": self.dataset,
+            "dimensions": dimensions(self.task),
+            "metrics": dict(self.metrics),
+            "splits": {k: dict(v) for k, v in self.splits.items()},
+        }
+        if self.model_scores:
+            out["model_scores"] = dict(self.model_scores)
+        out["notes"] = list(self.notes)
+        return out
+
+
+def dimensions(task: str) -> dict[str, dict[str, str]]:
+    """Metric → {dimension, better, title, definition}, in dimension order."""
+    specs = sorted(specs_for(task), key=lambda s: DIMENSIONS.index(s.dimension))
+    return {
+        s.name: {"dimension": s.dimension, "better": s.better, "title": s.title, "definition": s.definition}
+        for s in specs
+    }
+
+
+def display_source(source: str) -> str:
+    """A split's source as shown in results: bundled sample files by package path."""
+    from benchcheck.sample_data import HERE
+
+    marker = str(HERE)
+    return "benchcheck:sample_data" + source[len(marker):] if source.startswith(marker) else source
+
+
+def compute_stats(
+    dataset: Dataset,
+    *,
+    scores: Mapping[str, float] | None = None,
+) -> StatsResult:
+    """Compute every metric registered for the dataset's task.
+
+    ``scores`` (model name → score) adds Model Differentiation (Eq. 7).
+    """
+    split_specs = specs_for(dataset.task, "split")
+    per_split: dict[str, dict[str, Any]] = {}
+    for split in dataset:
+        row: dict[str, Any] = {"source": display_source(split.source), "n_instances": split.n}
+        if dataset.task == "ner":
+            row["scheme"] = split.scheme
+            row["tag_repairs"] = split.tag_repairs
+            row["n_tokens"] = int(split.table.get_column("n_tokens").sum())
+            row["n_entities"] = split.spans.height if split.spans is not None else 0
+        for spec in split_specs:
+            row[spec.name] = spec.function(split)
+        per_split[split.name] = row
+    metrics: dict[str, float | None] = {}
+    notes: list[str] = []
+    for spec in split_specs:
+        values = [r[spec.name] for r in per_split.values() if r[spec.name] is not None]
+        metrics[spec.name] = float(np.mean(values)) if values else None
+    for spec in specs_for(dataset.task, "cross"):
+        metrics[spec.name] = spec.function(dataset)
+        if metrics[spec.name] is None:
+            notes.append(f"{spec.name}: not defined here (needs {_needs(spec.name)})")
+    model_scores = dict(scores or {})
+    if model_scores:
+        from benchcheck.metrics.difficulty import model_differentiation
+
+        metrics["model_differentiation"] = model_differentiation(list(model_scores.values()))
+    repairs = sum(s.tag_repairs for s in dataset)
+    if repairs:
+        notes.append(f"{repairs} invalid tag transitions were repaired the way seqeval reads them")
+    return StatsResult(
+        task=dataset.task,
+        dataset=dataset.name,
+        splits=per_split,
+        metrics=metrics,
+        model_scores=model_scores,
+        notes=tuple(notes),
+    )
+
+
+def _needs(name: str) -> str:
+    if name.startswith("unseen"):
+        return "a train and a test split, and test entities"
+    return "a test split and a train or dev split"

@@ -1,0 +1,53 @@
+"""Score NER predictions against the test split with seqeval (micro F1), for Eq. 7."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError
+
+
+def sentences_of(split: Split) -> list[list[str]]:
+    """The split's tag sequences, one list per sentence."""
+    assert split.tokens is not None  # NER splits always carry tokens
+    grouped = split.tokens.group_by("sentence", maintain_order=True).agg("tag")
+    return grouped.get_column("tag").to_list()
+
+
+def seqeval_f1(gold: Split, predicted: Split) -> float:
+    """Micro-averaged F1 (seqeval's default mode) of ``predicted`` tags against ``gold``.
+
+    The two files must hold the same sentences with the same tokens, in the same order;
+    otherwise an :class:`InputError` names the first sentence that differs.
+    """
+    from seqeval.metrics import f1_score
+
+    if predicted.n != gold.n:
+        raise InputError(
+            f"predictions have {predicted.n} sentences, the {gold.name} split has {gold.n}",
+            path=predicted.source,
+        )
+    g, p = gold.table.get_column("x_hash"), predicted.table.get_column("x_hash")
+    differs = (g != p).arg_true()
+    if differs.len():
+        k = int(differs[0])
+        raise InputError(
+            f"sentence {k + 1} does not have the same tokens as the {gold.name} split (its line "
+            f"{int(gold.table['line'][k])})",
+            path=predicted.source,
+            line=int(predicted.table["line"][k]),
+        )
+    return float(f1_score(sentences_of(gold), sentences_of(predicted)))
+
+
+def score_prediction_files(gold: Split, files: dict[str, str | Path], *, scheme: str | None = None) -> dict[str, float]:
+    """seqeval micro F1 × 100 (the unit of published scores) for each named prediction file."""
+    from benchcheck.io.load import _ner_reader
+
+    out = {}
+    for name, file in files.items():
+        path = Path(file)
+        predicted = _ner_reader(path)(path, name=name, scheme=scheme)
+        out[name] = 100.0 * seqeval_f1(gold, predicted)
+    return out
