@@ -1,0 +1,438 @@
+"""Statistics over reviewed flags: error rate, per-bin agreement, ensemble curves, sources.
+
+Methods.md section 2, steps 4–5:
+
+* :func:`gold_error_rate`: errors = reviewed examples whose gold label differs from the
+  original, sample = examples with a gold label (``llm_agrees`` + resolved reviews), then
+  Clopper–Pearson with the finite population correction (:mod:`benchcheck.stats.intervals`).
+* :func:`bin_agreement`: per confidence bin of the reviewed flags, the share where the
+  experts sided with the LLM vs with the original label, with percentile bootstrap 95%
+  intervals (seeded); bins under ``min_bin`` examples (the paper: 35) carry a warning.
+* :func:`ensemble_curve`: ROC AUC of the ensemble probability against gold, and F1 of
+  error detection (flag = LLM label ≠ original; truth = gold ≠ original), as the ensemble
+  grows from one member to all, over repeated seeded random subsets.
+* :func:`agreement_report`: weighted-F1 matrix between label sources (rows = truth),
+  crowd majority and strict votes, Fleiss' kappa per group (also on the subset where the LLM
+  disagrees with the original), per-annotator agreement with the truth.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy.stats import spearmanr
+from sklearn.metrics import f1_score, roc_auc_score
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.ensemble import judgment_labels, label_sort_key
+from benchcheck.labels.flags import DEFAULT_BINS, bin_label
+from benchcheck.stats.agreement import (
+    cohen_kappa,
+    fleiss_kappa,
+    majority_vote,
+    percent_agreement,
+    strict_vote,
+    weighted_f1_matrix,
+)
+from benchcheck.stats.intervals import ErrorRateResult, error_rate_interval, proportion_bootstrap_ci
+
+__all__ = [
+    "BinStat",
+    "CurvePoint",
+    "agreement_report",
+    "bin_agreement",
+    "ensemble_curve",
+    "gold_error_rate",
+]
+
+
+def _need(frame: pl.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise InputError(f"{what} lacks column(s) {missing}; it has {frame.columns}")
+
+
+def gold_error_rate(
+    gold: pl.DataFrame, *, population: int | None = None, confidence: float = 0.95
+) -> tuple[ErrorRateResult, dict[str, int]]:
+    """Error rate of a gold file (from ``review import``) with its corrected interval.
+
+    Returns the result and the counts left out of the sample (``unresolved``,
+    ``not_reviewed``), which are reported, never guessed.
+    """
+    _need(gold, ["label", "gold"], "the gold file")
+    have = gold.filter(pl.col("gold").is_not_null())
+    if have.height == 0:
+        raise UsageError("the gold file has no example with a gold label")
+    errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
+    left = {}
+    if "status" in gold.columns:
+        counts = Counter(gold["status"].to_list())
+        left = {
+            "unresolved": counts.get("unresolved", 0),
+            "not_reviewed": counts.get("not_reviewed", 0),
+        }
+    if population is not None and population < have.height:
+        raise UsageError(f"--population ({population}) is smaller than the sample ({have.height})")
+    return error_rate_interval(errors, have.height, population, confidence=confidence), left
+
+
+@dataclass(frozen=True)
+class BinStat:
+    """Expert agreement with the LLM vs the original label within one confidence bin."""
+
+    bin: str
+    n: int
+    with_llm: float
+    with_llm_ci: tuple[float, float]
+    with_original: float
+    with_original_ci: tuple[float, float]
+    warning: str | None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "bin": self.bin,
+            "n": self.n,
+            "with_llm": self.with_llm,
+            "with_llm_ci": list(self.with_llm_ci),
+            "with_original": self.with_original,
+            "with_original_ci": list(self.with_original_ci),
+            "warning": self.warning,
+        }
+
+
+def bin_agreement(
+    gold: pl.DataFrame,
+    *,
+    bins: Sequence[float] = DEFAULT_BINS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    min_bin: int = 35,
+) -> list[BinStat]:
+    """Per confidence bin of the reviewed flags with a gold label: share of gold = LLM / original.
+
+    Bins follow :func:`~benchcheck.labels.flags.bin_label` (``[a, b)``, last one closed).
+    """
+    if n_resamples < 100:
+        raise UsageError(f"--bootstrap needs at least 100 resamples, got {n_resamples}")
+    _need(gold, ["label", "llm_label", "confidence", "gold"], "the gold file")
+    rows = gold.filter(
+        pl.col("gold").is_not_null()
+        & (pl.col("llm_label").cast(pl.String) != pl.col("label").cast(pl.String))
+    )
+    if "review_id" in rows.columns:
+        rows = rows.filter(pl.col("review_id").is_not_null())
+    names = [bin_label(a, bins) or "" for a in bins[:-1]]
+    groups: dict[str, list[tuple[bool, bool]]] = {n: [] for n in names}
+    for conf, g, llm, orig in rows.select("confidence", "gold", "llm_label", "label").iter_rows():
+        b = bin_label(conf, bins)
+        if b is not None:
+            groups[b].append((str(g) == str(llm), str(g) == str(orig)))
+    out = []
+    for k, (name, items) in enumerate(groups.items()):
+        n = len(items)
+        warn = None
+        if n < min_bin:
+            warn = f"only {n} example(s) in this bin (< {min_bin}): the interval is wide"
+        if n == 0:
+            nan2 = (math.nan, math.nan)
+            out.append(BinStat(name, 0, math.nan, nan2, math.nan, nan2, warn))
+            continue
+        llm = np.array([a for a, _ in items], dtype=float)
+        orig = np.array([b for _, b in items], dtype=float)
+        s = seed + k
+        out.append(
+            BinStat(
+                name,
+                n,
+                float(llm.mean()),
+                proportion_bootstrap_ci(
+                    llm, n_resamples=n_resamples, confidence=confidence, seed=s
+                ),
+                float(orig.mean()),
+                proportion_bootstrap_ci(
+                    orig, n_resamples=n_resamples, confidence=confidence, seed=s
+                ),
+                warn,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """Ensemble quality at one ensemble size, over its subsets."""
+
+    size: int
+    n_subsets: int
+    roc_auc_mean: float
+    roc_auc_ci: tuple[float, float]
+    f1_mean: float
+    f1_ci: tuple[float, float]
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "size": self.size,
+            "n_subsets": self.n_subsets,
+            "roc_auc_mean": self.roc_auc_mean,
+            "roc_auc_ci": list(self.roc_auc_ci),
+            "f1_mean": self.f1_mean,
+            "f1_ci": list(self.f1_ci),
+        }
+
+
+def ensemble_curve(
+    judgments: pl.DataFrame,
+    gold: pl.DataFrame,
+    *,
+    unit: str = "member",
+    repeats: int = 50,
+    seed: int = 0,
+    positive: str | None = None,
+) -> tuple[list[CurvePoint], list[str]]:
+    """ROC AUC against gold and error-detection F1 as the ensemble grows.
+
+    ``unit`` is ``member`` (each judge × prompt) or ``judge`` (all prompts of a judge).
+    For each size k, every subset when there are at most ``repeats`` of them, else
+    ``repeats`` random subsets (``numpy.random.default_rng(seed)``). The spread is the
+    2.5–97.5 percentile range over subsets. ROC AUC is binary (``positive`` label, default
+    the larger of two) and NaN when gold has one class. Returns the points and the members.
+    """
+    if unit not in ("member", "judge"):
+        raise UsageError(f"--unit must be 'member' or 'judge', got {unit!r}")
+    if repeats < 1:
+        raise UsageError(f"--repeats must be >= 1, got {repeats}")
+    _need(gold, ["id", "label", "gold"], "the gold file")
+    labels = list(judgment_labels(judgments))
+    if positive is None:
+        positive = labels[-1]
+    if positive not in labels:
+        raise UsageError(f"positive label {positive!r} not among {labels}")
+    g = gold.filter(pl.col("gold").is_not_null()).select(
+        pl.col("id").cast(pl.String),
+        pl.col("label").cast(pl.String),
+        pl.col("gold").cast(pl.String),
+    )
+    ids = g["id"].to_list()
+    index = {i: k for k, i in enumerate(ids)}
+    j = judgments.with_columns(pl.col("id").cast(pl.String)).filter(pl.col("id").is_in(ids))
+    if j.height == 0:
+        raise UsageError("no judged example has a gold label")
+    key = (
+        pl.col("judge").cast(pl.String)
+        if unit == "judge"
+        else pl.concat_str(
+            [pl.col("judge").cast(pl.String), pl.col("prompt").cast(pl.String)], separator="/"
+        )
+    )
+    j = j.with_columns(key.alias("_member"))
+    members = sorted(set(j["_member"].to_list()))
+    m_index = {m: k for k, m in enumerate(members)}
+    # sums and counts per (member, id, label): a judge unit averages its prompts first
+    probs = np.full((len(members), len(ids), len(labels)), np.nan)
+    agg = j.group_by("_member", "id").agg([pl.col(f"p_{lab}").mean() for lab in labels])
+    for row in agg.iter_rows():
+        probs[m_index[row[0]], index[row[1]], :] = row[2:]
+    orig = np.asarray(g["label"].to_list(), dtype=object)
+    truth = np.asarray(g["gold"].to_list(), dtype=object)
+    is_error = truth != orig
+    y_pos = truth == positive
+    lab_arr = np.asarray(labels, dtype=object)
+    pos_k = labels.index(positive)
+    rng = np.random.default_rng(seed)
+    points = []
+    for k in range(1, len(members) + 1):
+        total = math.comb(len(members), k)
+        if total <= repeats:
+            subsets = [list(c) for c in itertools.combinations(range(len(members)), k)]
+        else:
+            subsets = [
+                sorted(rng.choice(len(members), size=k, replace=False)) for _ in range(repeats)
+            ]
+        aucs, f1s = [], []
+        for sub in subsets:
+            with np.errstate(invalid="ignore"):
+                p = np.nanmean(probs[sub], axis=0)
+            ok = ~np.isnan(p).any(axis=1)
+            llm = lab_arr[p[ok].argmax(axis=1)]
+            flag = llm != orig[ok]
+            yp = y_pos[ok]
+            aucs.append(
+                float(roc_auc_score(yp, p[ok, pos_k])) if 0 < yp.sum() < len(yp) else math.nan
+            )
+            f1s.append(float(f1_score(is_error[ok], flag, zero_division=0)))
+        points.append(CurvePoint(k, len(subsets), *_summ(aucs), *_summ(f1s)))
+    return points, members
+
+
+def _summ(values: list[float]) -> tuple[float, tuple[float, float]]:
+    arr = np.asarray([v for v in values if not math.isnan(v)])
+    if arr.size == 0:
+        return math.nan, (math.nan, math.nan)
+    lo, hi = np.quantile(arr, [0.025, 0.975])
+    return float(arr.mean()), (float(lo), float(hi))
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def agreement_report(
+    sources: Mapping[str, Mapping[str, str]],
+    *,
+    crowd: pl.DataFrame | None = None,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    judgments: pl.DataFrame | None = None,
+    truth: str | None = "gold",
+    disagreement: tuple[str, str] | None = ("llm", "original"),
+    negative: str = "0",
+) -> dict[str, object]:
+    """Compare label sources: weighted-F1 matrix, Fleiss' kappa per group, crowd statistics.
+
+    ``sources`` maps a source name to ``{id: label}``. ``crowd`` is a long table
+    (``id``, ``annotator``, ``label``) that adds the sources ``crowd_majority`` and
+    ``crowd_strict`` (``negative`` if any annotator gave it) and the group ``crowd``.
+    ``groups`` name sets of sources whose Fleiss' kappa to report; ``judgments`` adds one
+    group per judge (its prompts' argmax labels) and the group ``judges`` (each judge's
+    prompt-averaged label). Every group is also scored on the subset where the two sources
+    in ``disagreement`` (the LLM and the original) differ, when both are given.
+    """
+    src: dict[str, dict[str, str]] = {n: dict(v) for n, v in sources.items()}
+    rater_groups: dict[str, dict[str, dict[str, str]]] = {}
+    per_annotator: list[dict[str, object]] = []
+    spearman = None
+    if crowd is not None:
+        _need(crowd, ["id", "annotator", "label"], "the crowd file")
+        c = crowd.select(
+            pl.col("id").cast(pl.String),
+            pl.col("annotator").cast(pl.String),
+            pl.col("label").cast(pl.String),
+        )
+        ratings: dict[str, list[str]] = defaultdict(list)
+        by_ann: dict[str, dict[str, str]] = defaultdict(dict)
+        for i, a, lab in c.iter_rows():
+            ratings[i].append(lab)
+            by_ann[a][i] = lab
+        item_ids = list(ratings)
+        maj = majority_vote([ratings[i] for i in item_ids])
+        strict = strict_vote([ratings[i] for i in item_ids], negative=negative)
+        src["crowd_majority"] = {i: v for i, v in zip(item_ids, maj, strict=True) if v is not None}
+        src["crowd_strict"] = {i: v for i, v in zip(item_ids, strict, strict=True) if v is not None}
+        rater_groups["crowd"] = {"_lists": ratings}  # type: ignore[dict-item]
+        if truth is not None and truth in src:
+            t = src[truth]
+            for a, labs in sorted(by_ann.items()):
+                shared = [i for i in labs if i in t]
+                per_annotator.append(
+                    {
+                        "annotator": a,
+                        "n_items": len(labs),
+                        "n_with_truth": len(shared),
+                        "agreement": percent_agreement(
+                            [labs[i] for i in shared], [t[i] for i in shared]
+                        )
+                        if shared
+                        else math.nan,
+                        "cohen_kappa": cohen_kappa(
+                            [labs[i] for i in shared], [t[i] for i in shared]
+                        )
+                        if shared
+                        else math.nan,
+                    }
+                )
+            pts = [
+                (r["n_items"], r["agreement"])
+                for r in per_annotator
+                if not math.isnan(r["agreement"])
+            ]  # type: ignore[arg-type]
+            if len(pts) >= 3 and len({p[0] for p in pts}) > 1 and len({p[1] for p in pts}) > 1:
+                spearman = float(spearmanr([p[0] for p in pts], [p[1] for p in pts]).statistic)
+    for name, members in (groups or {}).items():
+        unknown = [m for m in members if m not in src]
+        if unknown:
+            raise UsageError(
+                f"group {name!r} names unknown source(s) {unknown}; have {sorted(src)}"
+            )
+        rater_groups[name] = {m: src[m] for m in members}
+    if judgments is not None:
+        labels = list(judgment_labels(judgments))
+        pcols = [f"p_{lab}" for lab in labels]
+        j = judgments.with_columns(pl.col("id").cast(pl.String))
+        arg = j.with_columns(
+            pl.Series("_lab", [labels[k] for k in j.select(pcols).to_numpy().argmax(axis=1)])
+        )
+        judges = sorted(set(arg["judge"].cast(pl.String).to_list()))
+        for judge in judges:
+            sub = arg.filter(pl.col("judge").cast(pl.String) == judge)
+            group: dict[str, dict[str, str]] = {}
+            for prompt in sorted(set(sub["prompt"].cast(pl.String).to_list())):
+                s = sub.filter(pl.col("prompt").cast(pl.String) == prompt)
+                group[prompt] = dict(zip(s["id"].to_list(), s["_lab"].to_list(), strict=True))
+            rater_groups[f"prompts:{judge}"] = group  # type: ignore[assignment]
+        if len(judges) > 1:
+            per_judge = j.group_by(pl.col("judge").cast(pl.String), "id").agg(
+                [pl.col(c).mean() for c in pcols]
+            )
+            lab = per_judge.select(pcols).to_numpy().argmax(axis=1)
+            per_judge = per_judge.with_columns(pl.Series("_lab", [labels[k] for k in lab]))
+            rater_groups["judges"] = {
+                jn: dict(zip(s["id"].to_list(), s["_lab"].to_list(), strict=True))
+                for jn in judges
+                for s in [per_judge.filter(pl.col("judge") == jn)]
+            }
+    # weighted-F1 matrix on the union of ids, missing labels as None
+    all_ids = sorted({i for s in src.values() for i in s}, key=label_sort_key)
+    matrix = weighted_f1_matrix({n: [s.get(i) for i in all_ids] for n, s in src.items()})
+    subset: set[str] | None = None
+    if disagreement is not None and all(d in src for d in disagreement):
+        a, b = (src[d] for d in disagreement)
+        subset = {i for i in a if i in b and a[i] != b[i]}
+    fleiss: dict[str, dict[str, object]] = {}
+    for name, raters in rater_groups.items():
+        fleiss[name] = {"all": _group_fleiss(raters, None)}
+        if subset is not None:
+            fleiss[name]["disagreement"] = _group_fleiss(raters, subset)
+    return {
+        "sources": list(src),
+        "n_items": len(all_ids),
+        "weighted_f1": matrix.to_dict(),
+        "fleiss": fleiss,
+        "per_annotator": per_annotator,
+        "annotator_spearman_n_items_vs_agreement": spearman,
+        "disagreement_subset": None if subset is None else len(subset),
+    }
+
+
+def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict[str, object]:
+    """Fleiss' kappa of a group on the items every rater labels (crowd: the modal count)."""
+    if "_lists" in raters:
+        lists: dict[str, list[str]] = raters["_lists"]  # type: ignore[assignment]
+        items = {i: v for i, v in lists.items() if subset is None or i in subset}
+        if not items:
+            return {"kappa": math.nan, "n_items": 0}
+        modal = Counter(len(v) for v in items.values()).most_common(1)[0][0]
+        rows = [v for v in items.values() if len(v) == modal]
+        if modal < 2:
+            return {"kappa": math.nan, "n_items": 0, "raters": modal}
+        return {"kappa": fleiss_kappa(rows), "n_items": len(rows), "raters": modal}
+    maps: list[Mapping[str, str]] = list(raters.values())  # type: ignore[arg-type]
+    if len(maps) < 2:
+        return {"kappa": math.nan, "n_items": 0, "raters": len(maps)}
+    shared = set(maps[0]).intersection(*maps[1:])
+    if subset is not None:
+        shared &= subset
+    ids = sorted(shared, key=label_sort_key)
+    rows = [[m[i] for m in maps] for i in ids]
+    return {
+        "kappa": fleiss_kappa(rows) if rows else math.nan,
+        "n_items": len(rows),
+        "raters": len(maps),
+    }

@@ -1,0 +1,147 @@
+"""Judges × prompts → one probability per example and label (methods.md section 2, step 1).
+
+A judgments file (Parquet, or JSONL/CSV by extension) has one row per (example, judge,
+prompt) with the columns ``id``, ``judge``, ``prompt`` and one probability column per label,
+``p_<label>`` (e.g. ``p_0``, ``p_1``); ``logprob_<label>``, ``model``, ``n_prompt_tokens`` and
+``seconds`` may be present and are carried along but not needed here.
+
+The ensemble probability is the plain mean over the selected members::
+
+    p(label | x) = 1/|M| * sum_{(judge, prompt) in M} p_{judge,prompt}(label | x)
+
+and the LLM label is the argmax (binary: ``1{p_1 > 0.5}``; ties go to the first label in
+sorted order, so ``p_1 = 0.5`` gives ``0``). Rows whose probabilities are missing (a judge
+that failed) are left out of the mean and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.tables import read_rows
+
+__all__ = ["ensemble", "judgment_labels", "label_sort_key", "read_judgments"]
+
+REQUIRED = ("id", "judge", "prompt")
+
+
+def label_sort_key(label: str) -> tuple[int, int, str]:
+    """Sort numeric labels by value, then other labels alphabetically.
+
+    >>> sorted(["10", "2", "b", "a"], key=label_sort_key)
+    ['2', '10', 'a', 'b']
+    """
+    try:
+        return (0, int(label), "")
+    except ValueError:
+        return (1, 0, label)
+
+
+def judgment_labels(frame: pl.DataFrame) -> tuple[str, ...]:
+    """Return the labels a judgments frame scores (its ``p_<label>`` columns), sorted.
+
+    >>> judgment_labels(pl.DataFrame({"id": ["a"], "p_1": [0.2], "p_0": [0.8]}))
+    ('0', '1')
+    """
+    labels = [c[2:] for c in frame.columns if c.startswith("p_") and len(c) > 2]
+    return tuple(sorted(labels, key=label_sort_key))
+
+
+def read_judgments(path: str | Path) -> pl.DataFrame:
+    """Read and validate a judgments file; ids, judges and prompts become strings.
+
+    Errors (:class:`InputError`) name the file, the line where known, and what was expected:
+    missing columns, fewer than two ``p_`` columns, probabilities outside [0, 1], duplicate
+    (id, judge, prompt) rows.
+    """
+    frame = read_rows(path)
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    shown = [c for c in frame.columns if c != "__line__"]
+    if missing:
+        raise InputError(
+            f"judgments file lacks column(s) {missing}; expected id, judge, prompt and p_<label>"
+            f" columns; the file has {shown}",
+            path=path,
+        )
+    labels = judgment_labels(frame)
+    if len(labels) < 2:
+        raise InputError(
+            f"judgments need one p_<label> column per label (at least two); the file has {shown}",
+            path=path,
+        )
+    if "__line__" not in frame.columns:
+        frame = frame.with_columns(pl.int_range(1, frame.height + 1).alias("__line__"))
+    casts = [pl.col(c).cast(pl.String) for c in REQUIRED]
+    try:
+        casts += [pl.col(f"p_{lab}").cast(pl.Float64) for lab in labels]
+        frame = frame.with_columns(casts)
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(f"probability columns must be numbers: {exc}", path=path) from None
+    for col in REQUIRED:
+        if frame[col].null_count():
+            line = frame.filter(pl.col(col).is_null())["__line__"][0]
+            raise InputError(f"missing value in column {col!r}", path=path, line=int(line))
+    for lab in labels:
+        bad = frame.filter((pl.col(f"p_{lab}") < 0) | (pl.col(f"p_{lab}") > 1))
+        if bad.height:
+            raise InputError(
+                f"p_{lab} must be a probability in [0, 1]",
+                path=path,
+                line=int(bad["__line__"][0]),
+                got=float(bad[f"p_{lab}"][0]),
+            )
+    dup = frame.select(REQUIRED).is_duplicated()
+    if dup.any():
+        row = frame.filter(dup).row(0, named=True)
+        raise InputError(
+            "duplicate (id, judge, prompt) row",
+            path=path,
+            line=int(row["__line__"]),
+            got=(row["id"], row["judge"], row["prompt"]),
+        )
+    return frame
+
+
+def ensemble(
+    judgments: pl.DataFrame,
+    *,
+    judges: Sequence[str] | None = None,
+    prompts: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Mean probability per example over the selected judges × prompts, and the LLM label.
+
+    Returns one row per id: ``id``, ``p_<label>`` (means), ``n_members`` (rows averaged),
+    ``llm_label`` (argmax) and ``confidence`` (the mean probability of the LLM label).
+
+    >>> j = pl.DataFrame({"id": ["a", "a", "b", "b"], "judge": ["m"] * 4,
+    ...                   "prompt": ["nli", "doc", "nli", "doc"],
+    ...                   "p_0": [0.9, 0.7, 0.4, 0.5], "p_1": [0.1, 0.3, 0.6, 0.5]})
+    >>> ensemble(j).select("id", "p_1", "llm_label", "confidence").rows()
+    [('a', 0.2, '0', 0.8), ('b', 0.55, '1', 0.55)]
+    """
+    labels = judgment_labels(judgments)
+    frame = judgments
+    for name, chosen in (("judge", judges), ("prompt", prompts)):
+        if chosen:
+            have = sorted(set(frame[name].cast(pl.String).to_list()))
+            unknown = [c for c in chosen if c not in have]
+            if unknown:
+                raise UsageError(f"unknown {name}(s) {unknown}; the judgments have {have}")
+            frame = frame.filter(pl.col(name).cast(pl.String).is_in(list(chosen)))
+    pcols = [f"p_{lab}" for lab in labels]
+    frame = frame.filter(pl.all_horizontal(pl.col(c).is_not_null() for c in pcols))
+    if frame.height == 0:
+        raise UsageError("no judgments left to average (all filtered out or missing)")
+    out = frame.group_by(pl.col("id").cast(pl.String), maintain_order=True).agg(
+        [pl.col(c).mean() for c in pcols] + [pl.len().alias("n_members")]
+    )
+    probs = out.select(pcols).to_numpy()
+    best = probs.argmax(axis=1)  # first maximum: ties go to the first label in sorted order
+    return out.with_columns(
+        pl.Series("llm_label", [labels[i] for i in best], dtype=pl.String),
+        pl.Series("confidence", probs[range(len(best)), best], dtype=pl.Float64),
+    )

@@ -1,0 +1,257 @@
+"""Flags: where the ensemble disagrees with the original label (methods.md section 2, step 2).
+
+An example is *flagged* when its LLM label differs from its original label and the
+ensemble's confidence in the LLM label (its probability of that label) is at least the
+threshold. Flags are ranked by confidence (rank 1 = most confident) and binned by confidence:
+the higher the confidence, the larger the share of true errors (the paper: over two thirds
+above 0.95).
+
+Confident learning is the alternative detector: given the user's out-of-sample predicted
+probabilities, cleanlab's ``find_label_issues`` flags examples, and :func:`detector_overlap`
+compares both detectors' sets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from benchcheck.errors import InputError, UsageError, require
+
+__all__ = [
+    "DEFAULT_BINS",
+    "FlagSummary",
+    "Overlap",
+    "bin_label",
+    "confident_learning_flags",
+    "detector_overlap",
+    "flag_examples",
+    "parse_bins",
+    "summarize_flags",
+]
+
+#: Confidence bin edges used when none are given (the last bin is closed: [0.95, 1]).
+DEFAULT_BINS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
+
+
+def parse_bins(text: str | Sequence[float]) -> tuple[float, ...]:
+    """Parse ``"0.5,0.6,1"`` into increasing bin edges within [0, 1].
+
+    >>> parse_bins("0.5,0.9,1")
+    (0.5, 0.9, 1.0)
+    """
+    if isinstance(text, str):
+        try:
+            edges = tuple(float(v) for v in text.split(",") if v.strip())
+        except ValueError:
+            raise UsageError(f"--bins expects comma-separated numbers, got {text!r}") from None
+    else:
+        edges = tuple(float(v) for v in text)
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
+        raise UsageError(f"--bins needs at least two increasing edges, got {edges}")
+    if edges[0] < 0 or edges[-1] > 1:
+        raise UsageError(f"--bins edges must lie in [0, 1], got {edges}")
+    return edges
+
+
+def bin_label(confidence: float | None, edges: Sequence[float] = DEFAULT_BINS) -> str | None:
+    """Name of the bin ``[a, b)`` holding ``confidence`` (the last bin is closed); None outside.
+
+    >>> bin_label(0.93), bin_label(1.0), bin_label(0.2)
+    ('[0.9, 0.95)', '[0.95, 1]', None)
+    """
+    if confidence is None or math.isnan(confidence):
+        return None
+    if confidence < edges[0] or confidence > edges[-1]:
+        return None
+    i = bisect.bisect_right(edges, confidence) - 1
+    if i >= len(edges) - 1:
+        i = len(edges) - 2
+    closing = "]" if i == len(edges) - 2 else ")"
+    return f"[{edges[i]:g}, {edges[i + 1]:g}{closing}"
+
+
+def flag_examples(
+    data: pl.DataFrame,
+    ens: pl.DataFrame,
+    *,
+    threshold: float = 0.5,
+    bins: Sequence[float] = DEFAULT_BINS,
+    labels: Sequence[str] | None = None,
+    source: str | None = None,
+) -> pl.DataFrame:
+    """Join a dataset (``id``, ``label``, text columns) with an ensemble and flag disagreements.
+
+    Returns every row of ``data`` with ``llm_label``, the ``p_<label>`` columns,
+    ``confidence``, ``disagree`` (LLM label ≠ original), ``flagged`` (``disagree`` and
+    ``confidence >= threshold``), ``bin`` and ``rank`` (1 = most confident flag; ties in
+    data order; null when not flagged). Rows without judgments keep null LLM columns and are
+    never flagged. Original labels outside ``labels`` raise :class:`InputError` naming the line.
+
+    >>> d = pl.DataFrame({"id": ["a", "b"], "label": ["1", "1"]})
+    >>> e = pl.DataFrame({"id": ["a", "b"], "p_0": [0.97, 0.2], "p_1": [0.03, 0.8],
+    ...                   "n_members": [2, 2], "llm_label": ["0", "1"], "confidence": [0.97, 0.8]})
+    >>> flag_examples(d, e).select("id", "flagged", "bin", "rank").rows()
+    [('a', True, '[0.95, 1]', 1), ('b', False, '[0.8, 0.9)', None)]
+    """
+    if not 0 <= threshold <= 1:
+        raise UsageError(f"--threshold must be in [0, 1], got {threshold}")
+    for col in ("id", "label"):
+        if col not in data.columns:
+            raise InputError(f"the data has no {col!r} column", path=source)
+    if labels is None:
+        labels = [c[2:] for c in ens.columns if c.startswith("p_")]
+    bad = data.filter(~pl.col("label").cast(pl.String).is_in(list(labels)))
+    if bad.height:
+        line = int(bad["line"][0]) if "line" in bad.columns else None
+        raise InputError(
+            f"label not among the judged labels {list(labels)}",
+            path=source,
+            line=line,
+            got=bad["label"][0],
+        )
+    keep = ["id", "llm_label", "confidence", "n_members"] + [
+        c for c in ens.columns if c.startswith("p_")
+    ]
+    out = data.with_columns(pl.col("id").cast(pl.String), pl.col("label").cast(pl.String)).join(
+        ens.select(keep), on="id", how="left", maintain_order="left"
+    )
+    out = out.with_columns(
+        (pl.col("llm_label").is_not_null() & (pl.col("llm_label") != pl.col("label")))
+        .fill_null(False)
+        .alias("disagree")
+    )
+    out = out.with_columns(
+        (pl.col("disagree") & (pl.col("confidence") >= threshold))
+        .fill_null(False)
+        .alias("flagged"),
+        pl.Series(
+            "bin", [bin_label(c, bins) for c in out["confidence"].to_list()], dtype=pl.String
+        ),
+    )
+    order = np.lexsort((np.arange(out.height), -out["confidence"].fill_null(-1).to_numpy()))
+    rank = np.zeros(out.height, dtype=np.int64)
+    flagged = out["flagged"].to_numpy()
+    r = 0
+    for i in order:
+        if flagged[i]:
+            r += 1
+            rank[i] = r
+    return out.with_columns(
+        pl.Series("rank", [int(v) if v else None for v in rank], dtype=pl.Int64)
+    )
+
+
+@dataclass(frozen=True)
+class FlagSummary:
+    """Counts behind a flag run: examples, judged, disagreements, flags per confidence bin."""
+
+    n: int
+    judged: int
+    disagreements: int
+    flagged: int
+    threshold: float
+    flagged_by_bin: dict[str, int]
+    labels: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "n": self.n,
+            "judged": self.judged,
+            "disagreements": self.disagreements,
+            "flagged": self.flagged,
+            "flag_rate": self.flagged / self.n if self.n else math.nan,
+            "threshold": self.threshold,
+            "flagged_by_bin": dict(self.flagged_by_bin),
+            "labels": list(self.labels),
+        }
+
+
+def summarize_flags(
+    flags: pl.DataFrame, *, threshold: float, bins: Sequence[float] = DEFAULT_BINS
+) -> FlagSummary:
+    """Count a :func:`flag_examples` frame, with flags per confidence bin (all bins listed)."""
+    names = [bin_label(a, bins) or "" for a in bins[:-1]]
+    counts = {n: 0 for n in names}
+    for b in flags.filter(pl.col("flagged"))["bin"].to_list():
+        if b is not None:
+            counts[b] = counts.get(b, 0) + 1
+    labels = tuple(c[2:] for c in flags.columns if c.startswith("p_"))
+    return FlagSummary(
+        n=flags.height,
+        judged=int(flags["llm_label"].is_not_null().sum()),
+        disagreements=int(flags["disagree"].sum()),
+        flagged=int(flags["flagged"].sum()),
+        threshold=threshold,
+        flagged_by_bin=counts,
+        labels=labels,
+    )
+
+
+def confident_learning_flags(
+    labels: Sequence[str], pred_probs: np.ndarray, label_order: Sequence[str]
+) -> np.ndarray:
+    """Boolean mask of label issues by cleanlab's ``find_label_issues`` (confident learning).
+
+    ``pred_probs`` is n × K out-of-sample probabilities with columns in ``label_order``.
+    Needs the ``cleanlab`` extra.
+    """
+    filt = require("cleanlab.filter", "cleanlab")
+    code = {lab: i for i, lab in enumerate(label_order)}
+    unknown = sorted({lab for lab in labels if lab not in code})
+    if unknown:
+        raise UsageError(f"labels {unknown} have no column in the predicted probabilities")
+    probs = np.asarray(pred_probs, dtype=float)
+    if probs.shape != (len(labels), len(label_order)):
+        raise UsageError(
+            f"predicted probabilities have shape {probs.shape}; expected "
+            f"({len(labels)}, {len(label_order)})"
+        )
+    y = np.array([code[lab] for lab in labels])
+    return np.asarray(filt.find_label_issues(labels=y, pred_probs=probs), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How two detectors' flagged sets overlap."""
+
+    a: str
+    b: str
+    n_a: int
+    n_b: int
+    both: int
+    only_a: int
+    only_b: int
+    jaccard: float
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return dict(self.__dict__)
+
+
+def detector_overlap(
+    ids_a: Sequence[str], ids_b: Sequence[str], *, a: str = "llm", b: str = "cleanlab"
+) -> Overlap:
+    """Overlap of two detectors' flagged ids: both, only one, Jaccard index.
+
+    >>> detector_overlap(["1", "2", "3"], ["2", "3", "4"]).jaccard
+    0.5
+    """
+    sa, sb = set(ids_a), set(ids_b)
+    union = sa | sb
+    return Overlap(
+        a,
+        b,
+        len(sa),
+        len(sb),
+        len(sa & sb),
+        len(sa - sb),
+        len(sb - sa),
+        len(sa & sb) / len(union) if union else math.nan,
+    )

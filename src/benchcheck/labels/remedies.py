@@ -1,0 +1,351 @@
+"""Consequences of label errors: cleaned training splits and models re-ranked on gold labels.
+
+Methods.md section 2, steps 6–7.
+
+*Remedies*: filter (drop) or flip (set to the LLM label) the flagged training examples whose
+confidence is at least the threshold; as the ablation, do the same to as many examples drawn
+at random (seeded) from the whole split. A random flip sets a binary label to the other
+label, and a multi-class label to one of the other labels drawn at random. The input file is
+never modified; the splits are written to a new folder.
+
+*Re-ranking*: each model's ROC AUC, F1 and accuracy on the original and on the gold labels,
+its rank under each (1 = best; ties share the better rank), the rank change
+(``rank_original - rank_gold``: positive = moved up on gold) and, for every pair of models, a
+paired bootstrap of the metric difference on gold labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.tables import read_rows
+from benchcheck.labels._io import write_table
+from benchcheck.stats.intervals import paired_bootstrap
+
+__all__ = [
+    "METRICS",
+    "ModelScores",
+    "RemedyResult",
+    "RerankResult",
+    "apply_remedy",
+    "read_model_scores",
+    "rerank",
+]
+
+MODES = ("filter", "flip")
+
+
+@dataclass(frozen=True)
+class RemedyResult:
+    """What :func:`apply_remedy` changed and wrote."""
+
+    mode: str
+    threshold: float
+    seed: int
+    n: int
+    n_selected: int
+    selected_ids: tuple[str, ...]
+    ablation_ids: tuple[str, ...]
+    files: dict[str, str]
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "mode": self.mode,
+            "threshold": self.threshold,
+            "seed": self.seed,
+            "n": self.n,
+            "n_selected": self.n_selected,
+            "selected_ids": list(self.selected_ids),
+            "ablation_ids": list(self.ablation_ids),
+            "files": dict(self.files),
+        }
+
+
+def apply_remedy(
+    rows: pl.DataFrame,
+    flags: pl.DataFrame,
+    *,
+    label_col: str = "label",
+    id_col: str | None = None,
+    mode: str = "filter",
+    threshold: float = 0.9,
+    seed: int = 0,
+    labels: Sequence[str] | None = None,
+) -> dict[str, pl.DataFrame]:
+    """Build the ``cleaned`` and ``ablation_random`` splits of ``rows`` (columns as read).
+
+    ``flags`` is a :func:`~benchcheck.labels.flags.flag_examples` frame (``id``,
+    ``llm_label``, ``confidence``, ``disagree``); ``rows`` keeps its own columns and types.
+    Rows are matched on ``id_col`` (or the 0-based row number, as the reader numbers them).
+    Returns ``{"cleaned": ..., "ablation_random": ...}`` plus the selected ids in
+    ``"_selected"`` / ``"_ablation"`` single-column frames.
+    """
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of {MODES}, got {mode!r}")
+    if not 0 <= threshold <= 1:
+        raise UsageError(f"--threshold must be in [0, 1], got {threshold}")
+    if label_col not in rows.columns:
+        raise InputError(f"no label column {label_col!r}; the data has {rows.columns}")
+    rows = rows.drop([c for c in ("__line__",) if c in rows.columns])
+    if id_col is not None:
+        if id_col not in rows.columns:
+            raise InputError(f"no id column {id_col!r}; the data has {rows.columns}")
+        ids = rows[id_col].cast(pl.String).to_list()
+    elif "id" in rows.columns:
+        ids = rows["id"].cast(pl.String).to_list()
+    else:
+        ids = [str(i) for i in range(rows.height)]
+    sel = flags.filter(pl.col("disagree") & (pl.col("confidence") >= threshold))
+    llm_of = dict(zip(sel["id"].to_list(), sel["llm_label"].to_list(), strict=True))
+    selected = np.array([i in llm_of for i in ids])
+    k = int(selected.sum())
+    rng = np.random.default_rng(seed)
+    ablation = np.zeros(len(ids), dtype=bool)
+    ablation[rng.choice(len(ids), size=k, replace=False)] = True
+    dtype = rows[label_col].dtype
+    as_str = rows[label_col].cast(pl.String).to_list()
+    label_set = list(labels) if labels else sorted({v for v in as_str if v is not None})
+    if mode == "filter":
+        cleaned = rows.filter(pl.Series(~selected))
+        ablated = rows.filter(pl.Series(~ablation))
+    else:
+        new = [llm_of[i] if s else v for i, s, v in zip(ids, selected, as_str, strict=True)]
+        cleaned = rows.with_columns(_cast_back(new, label_col, dtype))
+        flipped = []
+        for v, a in zip(as_str, ablation, strict=True):
+            if a:
+                others = [lab for lab in label_set if lab != v]
+                if not others:
+                    raise UsageError("cannot flip: the split has a single label")
+                v = others[0] if len(others) == 1 else others[int(rng.integers(len(others)))]
+            flipped.append(v)
+        ablated = rows.with_columns(_cast_back(flipped, label_col, dtype))
+    return {
+        "cleaned": cleaned,
+        "ablation_random": ablated,
+        "_selected": pl.DataFrame({"id": [i for i, s in zip(ids, selected, strict=True) if s]}),
+        "_ablation": pl.DataFrame({"id": [i for i, a in zip(ids, ablation, strict=True) if a]}),
+    }
+
+
+def _cast_back(values: list[str | None], name: str, dtype: pl.DataType) -> pl.Series:
+    s = pl.Series(name, values, dtype=pl.String)
+    try:
+        return s.cast(dtype)
+    except pl.exceptions.PolarsError:
+        return s
+
+
+def write_remedy(
+    splits: Mapping[str, pl.DataFrame],
+    out_dir: str | Path,
+    *,
+    source: str | Path,
+    mode: str,
+    threshold: float,
+    seed: int,
+) -> RemedyResult:
+    """Write ``cleaned`` and ``ablation_random`` in the input's format; refuse to overwrite it."""
+    src = Path(source).resolve()
+    out = Path(out_dir)
+    suffix = Path(source).suffix.lower() or ".jsonl"
+    files: dict[str, str] = {}
+    for name in ("cleaned", "ablation_random"):
+        target = out / f"{name}{suffix}"
+        if target.resolve() == src:
+            raise UsageError(f"refusing to overwrite the input file {source}")
+        write_table(splits[name], target)
+        files[name] = str(target)
+    selected = tuple(splits["_selected"]["id"].to_list())
+    return RemedyResult(
+        mode,
+        threshold,
+        seed,
+        splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
+        len(selected),
+        selected,
+        tuple(splits["_ablation"]["id"].to_list()),
+        files,
+    )
+
+
+# ----------------------------------------------------------------------------- re-ranking
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """One model's outputs on a test set: a score for the positive label and/or a prediction."""
+
+    name: str
+    ids: tuple[str, ...]
+    score: tuple[float, ...] | None
+    pred: tuple[str, ...] | None
+
+
+def read_model_scores(name: str, path: str | Path) -> ModelScores:
+    """Read ``id`` plus ``score`` (P(positive)) and/or ``pred`` (a label) from a table file."""
+    frame = read_rows(path)
+    if "id" not in frame.columns:
+        raise InputError(f"scores of {name!r} need an 'id' column", path=path)
+    if "score" not in frame.columns and "pred" not in frame.columns:
+        raise InputError(f"scores of {name!r} need a 'score' or a 'pred' column", path=path)
+    ids = tuple(frame["id"].cast(pl.String).to_list())
+    score = pred = None
+    if "score" in frame.columns:
+        try:
+            col = frame["score"].cast(pl.Float64)
+        except pl.exceptions.PolarsError:
+            raise InputError("column 'score' must hold numbers", path=path) from None
+        if col.null_count():
+            line = _line_of(frame, col.is_null())
+            raise InputError("missing score", path=path, line=line)
+        score = tuple(col.to_list())
+    if "pred" in frame.columns:
+        pred = tuple(frame["pred"].cast(pl.String).to_list())
+    if len(set(ids)) != len(ids):
+        raise InputError("ids must be unique", path=path)
+    return ModelScores(name, ids, score, pred)
+
+
+def _line_of(frame: pl.DataFrame, mask: pl.Series) -> int | None:
+    if "__line__" in frame.columns:
+        return int(frame.filter(mask)["__line__"][0])
+    return None
+
+
+def _roc_auc(t: np.ndarray, s: np.ndarray, pos: str) -> float:
+    y = t == pos
+    if y.all() or (~y).all():
+        return math.nan
+    return float(roc_auc_score(y, s))
+
+
+def _f1(t: np.ndarray, p: np.ndarray, pos: str) -> float:
+    return float(f1_score(t == pos, p == pos, zero_division=0))
+
+
+def _acc(t: np.ndarray, p: np.ndarray, pos: str) -> float:
+    return float(accuracy_score(t, p))
+
+
+#: Metric name → (function(truth, output, positive label), needs the score column).
+METRICS = {"roc_auc": (_roc_auc, True), "f1": (_f1, False), "accuracy": (_acc, False)}
+
+
+@dataclass(frozen=True)
+class RerankResult:
+    """Per-model metrics on original and gold labels, ranks, and pairwise paired bootstraps."""
+
+    n: int
+    positive: str
+    models: dict[str, dict[str, dict[str, float]]]
+    ranks: dict[str, dict[str, dict[str, int]]]
+    pairwise: list[dict[str, object]]
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "n": self.n,
+            "positive": self.positive,
+            "models": self.models,
+            "ranks": self.ranks,
+            "pairwise": self.pairwise,
+        }
+
+
+def _rank(values: Mapping[str, float]) -> dict[str, int]:
+    """1 = best (highest); ties share the better rank; NaN ranks last."""
+    clean = {k: (-math.inf if math.isnan(v) else v) for k, v in values.items()}
+    return {k: 1 + sum(1 for w in clean.values() if w > v) for k, v in clean.items()}
+
+
+def rerank(
+    ids: Sequence[str],
+    original: Sequence[str],
+    gold: Sequence[str],
+    models: Sequence[ModelScores],
+    *,
+    positive: str = "1",
+    threshold: float = 0.5,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> RerankResult:
+    """Score each model on original and gold labels, rank, and bootstrap pairwise differences.
+
+    Predictions are the ``pred`` column, else ``score > threshold`` mapped to the positive
+    label and, for binary data, the other label. ROC AUC needs ``score``.
+    """
+    ids = list(ids)
+    labels = sorted(set(original) | set(gold))
+    negative = [lab for lab in labels if lab != positive]
+    t_orig, t_gold = np.asarray(original), np.asarray(gold)
+    outputs: dict[str, dict[str, np.ndarray]] = {}
+    for m in models:
+        index = {i: k for k, i in enumerate(m.ids)}
+        missing = [i for i in ids if i not in index]
+        if missing:
+            raise InputError(f"model {m.name!r} has no output for id {missing[0]!r}")
+        pos = [index[i] for i in ids]
+        out: dict[str, np.ndarray] = {}
+        if m.score is not None:
+            out["score"] = np.asarray(m.score, dtype=float)[pos]
+        if m.pred is not None:
+            out["pred"] = np.asarray(m.pred, dtype=object)[pos].astype(str)
+        elif m.score is not None:
+            if len(negative) != 1:
+                raise UsageError(f"model {m.name!r}: give a 'pred' column for non-binary labels")
+            out["pred"] = np.where(out["score"] > threshold, positive, negative[0])
+        outputs[m.name] = out
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for name, out in outputs.items():
+        table[name] = {}
+        for metric, (fn, needs_score) in METRICS.items():
+            if needs_score and "score" not in out:
+                continue
+            x = out["score"] if needs_score else out["pred"]
+            table[name][metric] = {
+                "original": fn(t_orig, x, positive),
+                "gold": fn(t_gold, x, positive),
+            }
+    ranks: dict[str, dict[str, dict[str, int]]] = {n: {} for n in outputs}
+    pairwise: list[dict[str, object]] = []
+    for metric, (fn, needs_score) in METRICS.items():
+        have = [n for n in outputs if metric in table[n]]
+        if not have:
+            continue
+        r_o = _rank({n: table[n][metric]["original"] for n in have})
+        r_g = _rank({n: table[n][metric]["gold"] for n in have})
+        for n in have:
+            ranks[n][metric] = {"original": r_o[n], "gold": r_g[n], "change": r_o[n] - r_g[n]}
+        for a, b in itertools.combinations(have, 2):
+            key = "score" if needs_score else "pred"
+            res = paired_bootstrap(
+                t_gold,
+                outputs[a][key],
+                outputs[b][key],
+                lambda t, x, f=fn: f(t, x, positive),
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+            pairwise.append(
+                {
+                    "metric": metric,
+                    "a": a,
+                    "b": b,
+                    "difference": res.difference,
+                    "ci": list(res.ci),
+                    "p_value": res.p_value,
+                    "skipped": res.skipped,
+                }
+            )
+    return RerankResult(len(ids), positive, table, ranks, pairwise)
