@@ -27,6 +27,7 @@ __all__ = [
     "ModelDiagnosis",
     "PairedTest",
     "diagnose_suite",
+    "rk_cell",
 ]
 
 NOT_COMPARABLE_NOTE = (
@@ -145,6 +146,37 @@ def _quantiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
 
 def _accuracy(gold: np.ndarray, pred: np.ndarray) -> float | None:
     return float(np.mean(gold == pred)) if gold.size else None
+
+
+def rk_cell(
+    gold: Sequence[str],
+    pred: Sequence[str],
+    labels: Sequence[str],
+    *,
+    seed: int = 0,
+    key: str = "overall",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+) -> Cell:
+    """R_K of one label sequence against gold, with its seeded percentile-bootstrap interval.
+
+    >>> cell = rk_cell(["a", "b", "a", "b"], ["a", "b", "a", "a"], ["a", "b"], n_resamples=50)
+    >>> round(cell.r_k, 4), cell.n, cell.confusion
+    (0.5774, 4, ((2, 0), (1, 1)))
+    """
+    index = {lab: i for i, lab in enumerate(labels)}
+    k = len(labels)
+    g = np.array([index[x] for x in gold], dtype=np.int64)
+    q = np.array([index[x] for x in pred], dtype=np.int64)
+    conf = np.zeros((k, k), dtype=np.int64)
+    np.add.at(conf, (g, q), 1)
+    confusion = tuple(map(tuple, conf.tolist()))
+    if g.size == 0:
+        return Cell(None, 0, (None, None), confusion, None)
+    idx = _rng(seed, key).integers(0, g.size, size=(n_resamples, g.size))
+    boot = rk_from_confusions(_boot_confusions(g * k + q, idx, k))
+    return Cell(rk_from_confusion(conf), int(g.size), _quantiles(boot, confidence), confusion,
+                _accuracy(g, q))
 
 
 def diagnose_suite(

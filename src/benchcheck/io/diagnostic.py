@@ -43,6 +43,8 @@ __all__ = [
     "read_diagnostic",
     "read_diagnostic_jsonl",
     "read_glue_diagnostic_tsv",
+    "read_annotations",
+    "read_pairs",
     "read_predictions",
     "suite_label_names",
 ]
@@ -355,25 +357,7 @@ def read_predictions(
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
-    suffix = path.suffix.lower()
-    records: list[tuple[int, dict[str, Any]]]
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        records = _read_jsonl_objects(path)
-        columns: list[str] = []
-        for _, obj in records:
-            columns.extend(k for k in obj if k not in columns)
-    elif suffix in (".tsv", ".csv"):
-        header, rows = _read_delimited(path, "\t" if suffix == ".tsv" else ",")
-        columns = header
-        records = []
-        for line, cells in rows:
-            if len(cells) != len(header):
-                raise InputError(
-                    f"expected {len(header)} columns, found {len(cells)}", path=path, line=line
-                )
-            records.append((line, dict(zip(header, cells, strict=True))))
-    else:
-        raise InputError("unknown predictions format; expected .tsv, .csv or .jsonl", path=path)
+    columns, records = _records(path)
     id_col = _pick(columns, id_column, _ID_KEYS, "id", path)
     pred_col = _pick(columns, column, _PRED_KEYS, "prediction", path)
     if pred_col is None:
@@ -385,42 +369,7 @@ def read_predictions(
                 path=path,
             )
         pred_col = rest[0]
-    names = list(label_names)
-    lookup = {n.casefold(): n for n in names}
-    notes: list[str] = []
-    used_index = False
-
-    def convert(raw: object, line: int) -> str:
-        nonlocal used_index
-        value = _cell(raw)
-        if value is None:
-            raise InputError(f"empty prediction in column {pred_col!r}", path=path, line=line)
-        if label_map is not None:
-            if value in label_map:
-                return label_map[value]
-            if value.casefold() in lookup:
-                return lookup[value.casefold()]
-            raise InputError(
-                f"prediction not in the label mapping {dict(label_map)} nor a label {names}",
-                path=path,
-                line=line,
-                got=value,
-            )
-        if value.casefold() in lookup:
-            return lookup[value.casefold()]
-        try:
-            as_int = int(float(value)) if float(value).is_integer() else None
-        except ValueError:
-            as_int = None
-        if as_int is not None and 0 <= as_int < len(names):
-            used_index = True
-            return names[as_int]
-        raise InputError(
-            f"unknown label; expected one of {names} or an index 0..{len(names) - 1}",
-            path=path,
-            line=line,
-            got=value,
-        )
+    convert = _LabelConverter(path, label_names, label_map, pred_col)
 
     labels: dict[str, str] = {}
     if id_col is None:
@@ -453,7 +402,206 @@ def read_predictions(
                 path=path,
             )
         keyed = "id"
-    if used_index:
-        notes.append(f"integer predictions read as indices into {names}")
+    notes = []
+    if convert.used_index:
+        notes.append(f"integer predictions read as indices into {list(label_names)}")
     return Predictions(labels={i: labels[i] for i in ids}, source=str(path), keyed_by=keyed,
                        notes=tuple(notes))
+
+
+class _LabelConverter:
+    """Turn a raw cell into a label name: mapping, then a name, then an index."""
+
+    def __init__(self, path: Path, label_names: Sequence[str],
+                 label_map: Mapping[str, str] | None, column: str) -> None:
+        self.path = path
+        self.names = list(label_names)
+        self.lookup = {n.casefold(): n for n in self.names}
+        self.label_map = label_map
+        self.column = column
+        self.used_index = False
+
+    def __call__(self, raw: object, line: int) -> str:
+        value = _cell(raw)
+        if value is None:
+            raise InputError(f"empty value in column {self.column!r}", path=self.path, line=line)
+        if self.label_map is not None and value in self.label_map:
+            return self.label_map[value]
+        if value.casefold() in self.lookup:
+            return self.lookup[value.casefold()]
+        if self.label_map is not None:
+            raise InputError(
+                f"label not in the label mapping {dict(self.label_map)} nor one of {self.names}",
+                path=self.path,
+                line=line,
+                got=value,
+            )
+        try:
+            as_int = int(float(value)) if float(value).is_integer() else None
+        except ValueError:
+            as_int = None
+        if as_int is not None and 0 <= as_int < len(self.names):
+            self.used_index = True
+            return self.names[as_int]
+        raise InputError(
+            f"unknown label; expected one of {self.names} or an index 0..{len(self.names) - 1}",
+            path=self.path,
+            line=line,
+            got=value,
+        )
+
+
+def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """Columns and ``(line, record)`` rows of a JSONL, TSV or CSV file."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        records = _read_jsonl_objects(path)
+        columns: list[str] = []
+        for _, obj in records:
+            columns.extend(k for k in obj if k not in columns)
+        return columns, records
+    if suffix in (".tsv", ".csv"):
+        header, rows = _read_delimited(path, "\t" if suffix == ".tsv" else ",")
+        out = []
+        for line, cells in rows:
+            if len(cells) != len(header):
+                raise InputError(
+                    f"expected {len(header)} columns, found {len(cells)}", path=path, line=line
+                )
+            out.append((line, dict(zip(header, cells, strict=True))))
+        return header, out
+    raise InputError("unknown format; expected .tsv, .csv or .jsonl", path=path)
+
+
+def read_annotations(
+    path: str | Path,
+    *,
+    ids: Sequence[str],
+    label_names: Sequence[str],
+    label_map: Mapping[str, str] | None = None,
+) -> dict[str, dict[str, str]]:
+    """Read human annotations of suite examples: ``{annotator: {example id: label}}``.
+
+    Two layouts (TSV, CSV or JSONL): *long*, with columns ``id``, ``annotator`` and
+    ``label``; or *wide*, with an ``id`` column and one column per annotator (an empty
+    cell means not annotated). Labels are names or indices, as in :func:`read_predictions`.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    columns, records = _records(path)
+    lower = {c.casefold(): c for c in columns}
+    id_col = next((lower[k] for k in _ID_KEYS if k in lower), None)
+    if id_col is None:
+        raise InputError(f"no id column (one of {list(_ID_KEYS)}); the file has {columns}",
+                         path=path)
+    wanted = set(ids)
+    out: dict[str, dict[str, str]] = {}
+    long = "annotator" in lower and "label" in lower
+    for line, rec in records:
+        ex_id = _cell(rec.get(id_col))
+        if ex_id is None or ex_id not in wanted:
+            raise InputError("id not in the suite", path=path, line=line, got=ex_id)
+        if long:
+            who = _cell(rec.get(lower["annotator"]))
+            if who is None:
+                raise InputError("empty annotator", path=path, line=line)
+            convert = _LabelConverter(path, label_names, label_map, lower["label"])
+            cells = {who: rec.get(lower["label"])}
+        else:
+            cells = {c: rec.get(c) for c in columns if c != id_col and _cell(rec.get(c))}
+        for who, raw in cells.items():
+            if not long:
+                convert = _LabelConverter(path, label_names, label_map, who)
+            seen = out.setdefault(who, {})
+            if ex_id in seen:
+                raise InputError(f"annotator {who!r} labels this id twice", path=path,
+                                 line=line, got=ex_id)
+            seen[ex_id] = convert(raw, line)
+    if not out:
+        raise InputError("no annotations found", path=path)
+    return out
+
+
+@dataclass(frozen=True)
+class PairTexts:
+    """Premises, hypotheses and labels of a pair file (a suite or a plain pair table)."""
+
+    premises: list[str]
+    hypotheses: list[str]
+    labels: list[str]
+    source: str
+    kind: str  # "suite" or "table"
+    n_skipped: int = 0
+
+
+def _looks_like_suite(path: Path) -> bool:
+    suffix = path.suffix.lower()
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if suffix == ".tsv":
+        cols = {c.strip().casefold() for c in first.split("\t")}
+        return {"premise", "hypothesis", "label"} <= cols
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        try:
+            obj = json.loads(first)
+        except json.JSONDecodeError:
+            return False
+        return isinstance(obj, dict) and {"sentence1", "sentence2", "forward"} <= set(obj)
+    return False
+
+
+def read_pairs(
+    path: str | Path,
+    *,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str | None = None,
+    skip_labels: Sequence[str] = ("-", ""),
+) -> PairTexts:
+    """Read premise/hypothesis/label triples from a diagnostic suite or a pair table.
+
+    A GLUE diagnostic TSV or a benchcheck JSONL suite is recognised from its first line and
+    read with both directions. Any other JSONL/CSV/TSV/Parquet file is read with
+    :func:`benchcheck.io.tables.read_table`; the columns default to ``premise``/
+    ``hypothesis`` or ``sentence1``/``sentence2``, and ``label`` or ``gold_label`` (SNLI).
+    Rows whose label is in ``skip_labels`` (SNLI's ``-``: no annotator majority) are dropped
+    and counted.
+    """
+    from benchcheck.io.tables import read_rows, read_table
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if text_a is None and text_b is None and label is None and _looks_like_suite(path):
+        tab = read_diagnostic(path)["diagnostic"].table
+        return PairTexts(tab["text_a"].to_list(), tab["text_b"].to_list(),
+                         tab["label"].to_list(), str(path), "suite")
+    columns = read_rows(path).columns
+    if text_a is None or text_b is None:
+        for a, b in (("premise", "hypothesis"), ("sentence1", "sentence2"),
+                     ("text_a", "text_b")):
+            if a in columns and b in columns:
+                text_a, text_b = text_a or a, text_b or b
+                break
+        else:
+            raise InputError(
+                f"name the pair columns (--text-a/--text-b); the file has "
+                f"{[c for c in columns if c != '__line__']}",
+                path=path,
+            )
+    if label is None:
+        label = next((c for c in ("label", "gold_label") if c in columns), None)
+        if label is None:
+            raise InputError(f"name the label column (--label); the file has {columns}",
+                             path=path)
+    frame = read_table(path, text_a=text_a, text_b=text_b, label=label)
+    skip = {s.strip() for s in skip_labels}
+    keep = [lab.strip() not in skip for lab in frame["label"].to_list()]
+    kept = frame.filter(pl.Series(keep))
+    return PairTexts(kept["text_a"].to_list(), kept["text_b"].to_list(),
+                     [_norm_label(x) for x in kept["label"].to_list()], str(path), "table",
+                     n_skipped=frame.height - kept.height)
