@@ -14,24 +14,47 @@ from benchcheck.errors import UsageError
 
 DataArg = Annotated[
     str | None,
-    typer.Argument(help="Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset."),
+    typer.Argument(
+        help="Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset."
+    ),
 ]
-SplitOpt = Annotated[list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")]
-SchemeOpt = Annotated[str | None, typer.Option("--scheme", help="Force the tagging scheme: IOB1, IOB2 or BIOES.")]
-StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject invalid tag transitions instead of repairing them.")]
-JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")]
+SplitOpt = Annotated[
+    list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")
+]
+SchemeOpt = Annotated[
+    str | None, typer.Option("--scheme", help="Force the tagging scheme: IOB1, IOB2 or BIOES.")
+]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="Reject invalid tag transitions instead of repairing them.")
+]
+JsonOpt = Annotated[
+    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
+]
 LabelNamesOpt = Annotated[
-    str | None, typer.Option("--label-names", help="Comma-separated tag names for JSONL 'ner_tags' indices.")
+    str | None,
+    typer.Option("--label-names", help="Comma-separated tag names for JSONL 'ner_tags' indices."),
 ]
 
 
-def _load(data: str | None, split: list[str] | None, scheme: str | None, strict: bool, label_names: str | None):  # type: ignore[no-untyped-def]
+def _load(
+    data: str | None,
+    split: list[str] | None,
+    scheme: str | None,
+    strict: bool,
+    label_names: str | None,
+):  # type: ignore[no-untyped-def]
     from benchcheck.io.load import load
 
     if scheme is not None:
         scheme = scheme.upper()
     names = label_names.split(",") if label_names else None
-    return load(data, splits=parse_assignments(split, "--split") or None, scheme=scheme, strict=strict, label_names=names)
+    return load(
+        data,
+        splits=parse_assignments(split, "--split") or None,
+        scheme=scheme,
+        strict=strict,
+        label_names=names,
+    )
 
 
 def _scores(scores: str | None) -> dict[str, float]:
@@ -68,7 +91,9 @@ def run_stats(
         from benchcheck.metrics.predictions import score_prediction_files
 
         if "test" not in dataset:
-            raise UsageError("--predictions are scored on the test split, and this dataset has none")
+            raise UsageError(
+                "--predictions are scored on the test split, and this dataset has none"
+            )
         model_scores = score_prediction_files(dataset["test"], files, scheme=scheme)
     return compute_stats(dataset, scores=model_scores).to_json()
 
@@ -80,11 +105,17 @@ def stats(
     scheme: SchemeOpt = None,
     strict: StrictOpt = False,
     scores: Annotated[
-        str | None, typer.Option("--scores", help="Comma-separated model scores: adds Model Differentiation (Eq. 7).")
+        str | None,
+        typer.Option(
+            "--scores", help="Comma-separated model scores: adds Model Differentiation (Eq. 7)."
+        ),
     ] = None,
     predictions: Annotated[
         list[str] | None,
-        typer.Option("--predictions", help="NAME=FILE of CoNLL predictions on test; scored with seqeval micro-F1."),
+        typer.Option(
+            "--predictions",
+            help="NAME=FILE of CoNLL predictions on test; scored with seqeval micro-F1.",
+        ),
     ] = None,
     label_names: LabelNamesOpt = None,
     json_out: JsonOpt = None,
@@ -95,7 +126,15 @@ def stats(
     """
     from benchcheck.report.terminal import stats_table
 
-    result = run_stats(data, split=split, scheme=scheme, strict=strict, scores=scores, predictions=predictions, label_names=label_names)
+    result = run_stats(
+        data,
+        split=split,
+        scheme=scheme,
+        strict=strict,
+        scores=scores,
+        predictions=predictions,
+        label_names=label_names,
+    )
     write_json(result, json_out)
     if json_out != "-":
         console.print(stats_table(result))
@@ -127,12 +166,16 @@ def compare(
 def sample(
     data: DataArg = None,
     split: SplitOpt = None,
-    per_split: Annotated[int, typer.Option("--per-split", min=1, help="Instances drawn from each split.")] = 100,
+    per_split: Annotated[
+        int, typer.Option("--per-split", min=1, help="Instances drawn from each split.")
+    ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same sample).")] = 13,
-    output: Annotated[Path, typer.Option("-o", "--output", help="JSONL file to write for the annotators.")] = Path(
-        "to_annotate.jsonl"
-    ),
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="JSONL file to write for the annotators.")
+    ] = Path("to_annotate.jsonl"),
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite the output file if it exists.")
+    ] = False,
     scheme: SchemeOpt = None,
 ) -> None:
     """Draw a seeded per-split sample for human accuracy judgements (Eq. 2).
@@ -147,13 +190,17 @@ def sample(
         raise UsageError(f"{output} exists; choose another path or pass --force to overwrite it")
     rows = draw_sample(_load(data, split, scheme, False, None), per_split=per_split, seed=seed)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    output.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     console.print(f"wrote {len(rows)} rows to {output}")
 
 
 @app.command("accuracy")
 def accuracy(
-    annotated: Annotated[Path, typer.Argument(help="The sample file with annotators' judgements filled in.")],
+    annotated: Annotated[
+        Path, typer.Argument(help="The sample file with annotators' judgements filled in.")
+    ],
     json_out: JsonOpt = None,
 ) -> None:
     """Accuracy per split (Eq. 2) and mean pairwise Cohen's kappa; warns below 0.75.
@@ -168,19 +215,33 @@ def accuracy(
 
     scored = score_annotations(read_annotations(annotated))
     splits = {
-        name: {"n": s.n, "accuracy": s.accuracy, "kappa_mean": s.kappa_mean, "kappa_pairs": s.kappa_pairs, "annotators": list(s.annotators)}
+        name: {
+            "n": s.n,
+            "accuracy": s.accuracy,
+            "kappa_mean": s.kappa_mean,
+            "kappa_pairs": s.kappa_pairs,
+            "annotators": list(s.annotators),
+        }
         for name, s in scored.items()
     }
     accs = [s.accuracy for s in scored.values() if s.accuracy is not None]
     kappas = [s.kappa_mean for s in scored.values() if s.kappa_mean is not None]
     warnings = [
-        f"{name}: mean pairwise Cohen's kappa {s.kappa_mean:.3f} is below {KAPPA_THRESHOLD}: do not trust this accuracy"
+        f"{name}: mean pairwise Cohen's kappa {s.kappa_mean:.3f} is below {KAPPA_THRESHOLD}: "
+        "do not trust this accuracy"
         for name, s in scored.items()
         if s.kappa_mean is not None and s.kappa_mean < KAPPA_THRESHOLD
     ]
-    warnings += [f"{name}: no annotator pair with a defined kappa" for name, s in scored.items() if s.kappa_mean is None]
+    warnings += [
+        f"{name}: no annotator pair with a defined kappa"
+        for name, s in scored.items()
+        if s.kappa_mean is None
+    ]
     payload = {
-        "metrics": {"accuracy": float(np.mean(accs)) if accs else None, "kappa_mean": float(np.mean(kappas)) if kappas else None},
+        "metrics": {
+            "accuracy": float(np.mean(accs)) if accs else None,
+            "kappa_mean": float(np.mean(kappas)) if kappas else None,
+        },
         "splits": splits,
         "kappa_threshold": KAPPA_THRESHOLD,
         "warnings": warnings,
@@ -191,9 +252,17 @@ def accuracy(
         for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
             table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
         for name, s in scored.items():
-            table.add_row(name, str(s.n), fmt(s.accuracy), fmt(s.kappa_mean), ", ".join(s.annotators))
+            table.add_row(
+                name, str(s.n), fmt(s.accuracy), fmt(s.kappa_mean), ", ".join(s.annotators)
+            )
         table.add_section()
-        table.add_row("mean", "", fmt(payload["metrics"]["accuracy"]), fmt(payload["metrics"]["kappa_mean"]), "")
+        table.add_row(
+            "mean",
+            "",
+            fmt(payload["metrics"]["accuracy"]),
+            fmt(payload["metrics"]["kappa_mean"]),
+            "",
+        )
         console.print(table)
     for w in warnings:
         console_err.print(f"[yellow]warning:[/] {w}")

@@ -21,7 +21,7 @@ SCHEMES = ("IOB1", "IOB2", "BIOES")
 
 
 def _seqeval_end(prev: str, tag: str, same: bool) -> bool:
-    """seqeval's ``end_of_chunk`` with types compared as ``same`` (O has no type)."""
+    """Seqeval's ``end_of_chunk`` with types compared as ``same`` (O has no type)."""
     if prev in "ES":
         return True
     if prev in "BI" and tag in "BSO":
@@ -30,7 +30,7 @@ def _seqeval_end(prev: str, tag: str, same: bool) -> bool:
 
 
 def _seqeval_start(prev: str, tag: str, same: bool) -> bool:
-    """seqeval's ``start_of_chunk`` with types compared as ``same``."""
+    """Seqeval's ``start_of_chunk`` with types compared as ``same``."""
     if tag in "BS":
         return True
     if prev in "ESO" and tag in "EI":
@@ -54,7 +54,7 @@ ENDS = _table(_seqeval_end)
 
 
 def _allowed(scheme: str) -> np.ndarray:
-    """Allowed (prev, tag, same-type) transitions of a scheme; sentence edges are ``O``."""
+    """Tabulate a scheme's allowed (prev, tag, same-type) transitions; edges are ``O``."""
     out = np.zeros((5, 5, 2), dtype=bool)
     for p, prev in enumerate(PREFIXES):
         for t, tag in enumerate(PREFIXES):
@@ -95,7 +95,9 @@ def parse_tag(tag: str) -> tuple[int, str] | None:
     return None
 
 
-def transition_codes(prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def transition_codes(
+    prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Code every token's incoming transition, and every sentence's closing one.
 
     A transition (previous prefix, prefix, same type) is coded ``(prev * 5 + prefix) * 2 + same``
@@ -133,7 +135,9 @@ def decode_spans(
     ``prefix`` holds prefix codes, ``type_id`` the type of each token (-1 for ``O``), and
     ``sentence_start`` is a boolean mask of sentence-initial tokens.
     """
-    return decode_coded_spans(prefix, *transition_codes(prefix, type_id, sentence_start), sentence_start)
+    return decode_coded_spans(
+        prefix, *transition_codes(prefix, type_id, sentence_start), sentence_start
+    )
 
 
 def decode_coded_spans(
@@ -160,7 +164,7 @@ def decode_coded_spans(
 
 
 def violation_counts(incoming: np.ndarray, closing: np.ndarray) -> dict[str, int]:
-    """Number of transitions each scheme forbids, from :func:`transition_codes`' output."""
+    """Count the transitions each scheme forbids, from :func:`transition_codes`' output."""
     counts = np.bincount(incoming, minlength=50) + np.bincount(closing, minlength=50)
     return {name: int(counts[~table.reshape(-1)].sum()) for name, table in ALLOWED.items()}
 
@@ -168,7 +172,7 @@ def violation_counts(incoming: np.ndarray, closing: np.ndarray) -> dict[str, int
 def invalid_transitions(
     prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.ndarray, scheme: str
 ) -> np.ndarray:
-    """Indices of tokens whose incoming (or, at a sentence end, closing) transition is forbidden.
+    """Find tokens whose incoming (or, at a sentence end, closing) transition is forbidden.
 
     A chunk left open at a sentence end (BIOES: B or I last) is reported at that last token.
     """
@@ -184,7 +188,7 @@ def invalid_transitions(
 
 
 def detect_scheme(prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.ndarray) -> str:
-    """The scheme with the fewest invalid transitions (ties: IOB2, then IOB1, then BIOES).
+    """Pick the scheme with the fewest invalid transitions (ties: IOB2, then IOB1, then BIOES).
 
     >>> import numpy as np
     >>> detect_scheme(np.array([2, 0, 2, 2]), np.array([0, -1, 1, 1]), np.array([1, 0, 0, 0], bool))
@@ -194,7 +198,7 @@ def detect_scheme(prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.nd
 
 
 def best_scheme(counts: dict[str, int]) -> str:
-    """The scheme with the fewest violations; ties go to IOB2, then IOB1, then BIOES."""
+    """Pick the scheme with the fewest violations; ties go to IOB2, then IOB1, then BIOES."""
     return min(("IOB2", "IOB1", "BIOES"), key=lambda s: counts[s])
 
 

@@ -37,7 +37,9 @@ def _position_keys(size: int) -> np.ndarray:
     return mix64(np.arange(size, dtype=np.uint64) + _K1)
 
 
-def sequence_hash(item_hash: np.ndarray, position: np.ndarray, first: np.ndarray, length: np.ndarray) -> np.ndarray:
+def sequence_hash(
+    item_hash: np.ndarray, position: np.ndarray, first: np.ndarray, length: np.ndarray
+) -> np.ndarray:
     """Order-sensitive hash of each segment ``[first[k], first[k] + length[k])``.
 
     Each item's hash is mixed with a key of its position before the wrapping sum, so
@@ -88,9 +90,15 @@ def build_ner_split(
     """
     n_tok = token.len()
     if n_tok == 0:
-        raise InputError("empty split: expected at least one sentence with tokens and tags", path=source)
+        raise InputError(
+            "empty split: expected at least one sentence with tokens and tags", path=source
+        )
     if scheme is not None and scheme not in schemes.SCHEMES:
-        raise InputError(f"unknown tagging scheme; expected one of {', '.join(schemes.SCHEMES)}", path=source, got=scheme)
+        raise InputError(
+            f"unknown tagging scheme; expected one of {', '.join(schemes.SCHEMES)}",
+            path=source,
+            got=scheme,
+        )
 
     # Parse each distinct tag once.
     distinct = tag.unique(maintain_order=True)
@@ -124,7 +132,8 @@ def build_ner_split(
     if strict and violations[used]:
         row = int(schemes.invalid_transitions(prefix, type_id, sentence_start, used)[0])
         raise InputError(
-            f"invalid {used} tag transition (run without --strict to repair it the way seqeval reads it)",
+            f"invalid {used} tag transition "
+            "(run without --strict to repair it the way seqeval reads it)",
             path=source,
             line=None if line is None else int(line[row]),
             got=tag[row],
@@ -138,14 +147,22 @@ def build_ner_split(
     position = np.arange(n_tok, dtype=np.int32)
     position -= np.repeat(first.astype(np.int32), lengths)
     token_h = string_hash(token)
-    tag_key = mix64(np.array([xxhash.xxh3_64_intdigest(t.encode()) for t in distinct.to_list()], dtype=np.uint64))
+    tag_key = mix64(
+        np.array(
+            [xxhash.xxh3_64_intdigest(t.encode()) for t in distinct.to_list()], dtype=np.uint64
+        )
+    )
     x_hash = sequence_hash(token_h, position, first, lengths)
     xy_hash = sequence_hash(token_h ^ tag_key[codes], position, first, lengths)
 
     # Entity spans.
     s_idx, e_idx = schemes.decode_coded_spans(prefix, incoming, closing, sentence_start)
     span_len = e_idx - s_idx
-    span_first = np.concatenate(([0], np.cumsum(span_len)[:-1])).astype(np.int64) if span_len.size else np.zeros(0, np.int64)
+    span_first = (
+        np.concatenate(([0], np.cumsum(span_len)[:-1])).astype(np.int64)
+        if span_len.size
+        else np.zeros(0, np.int64)
+    )
     inner = np.repeat(s_idx, span_len)
     inner_pos = np.arange(inner.size, dtype=np.int64) - np.repeat(span_first, span_len)
     inner += inner_pos
@@ -157,10 +174,15 @@ def build_ner_split(
     uniq_hash, uniq_first = np.unique(surface_hash, return_index=True)
     keep = np.repeat(np.isin(np.arange(surface_hash.size), uniq_first), span_len)
     pieces = pl.DataFrame(
-        {"span": np.repeat(np.arange(surface_hash.size), span_len)[keep], "token": token.gather(inner[keep])}
+        {
+            "span": np.repeat(np.arange(surface_hash.size), span_len)[keep],
+            "token": token.gather(inner[keep]),
+        }
     )
-    joined = pieces.group_by("span", maintain_order=True).agg(pl.col("token")).with_columns(
-        pl.col("token").list.join(" ").alias("surface")
+    joined = (
+        pieces.group_by("span", maintain_order=True)
+        .agg(pl.col("token"))
+        .with_columns(pl.col("token").list.join(" ").alias("surface"))
     )
     surfaces = pl.DataFrame(
         {"surface_hash": surface_hash[joined["span"].to_numpy()], "surface": joined["surface"]},
@@ -177,7 +199,11 @@ def build_ner_split(
         }
     ).join(surfaces, on="surface_hash", how="left", maintain_order="left")
 
-    n_entities = np.bincount(span_sentence, minlength=n_sent) if span_sentence.size else np.zeros(n_sent, np.int64)
+    n_entities = (
+        np.bincount(span_sentence, minlength=n_sent)
+        if span_sentence.size
+        else np.zeros(n_sent, np.int64)
+    )
     table = pl.DataFrame(
         {
             "sentence": np.arange(n_sent, dtype=np.uint32),
@@ -189,7 +215,13 @@ def build_ner_split(
         }
     )
     tokens = pl.DataFrame(
-        {"sentence": sentence, "position": position.astype(np.int32), "token": token, "tag": tag, "token_hash": token_h}
+        {
+            "sentence": sentence,
+            "position": position.astype(np.int32),
+            "token": token,
+            "tag": tag,
+            "token_hash": token_h,
+        }
     )
     return Split(
         name=name,

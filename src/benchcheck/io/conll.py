@@ -63,7 +63,9 @@ def read_conll(
     )
 
 
-def _columns(token: pl.Series, tag: pl.Series, blank: np.ndarray) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
+def _columns(
+    token: pl.Series, tag: pl.Series, blank: np.ndarray
+) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
     """Drop separator rows; return tokens, tags, 1-based lines and sentence-start marks."""
     keep = ~blank
     rows = np.flatnonzero(keep)
@@ -76,7 +78,7 @@ def _columns(token: pl.Series, tag: pl.Series, blank: np.ndarray) -> tuple[pl.Se
 
 
 def _parse_fast(data: bytes) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
-    """The vectorised path for well-formed files; ``None`` sends the file to the slow path."""
+    """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
     sep = b"\t" if b"\t" in data else b" "
@@ -115,7 +117,9 @@ def _parse_lines(data: bytes, path: Path) -> tuple[pl.Series, pl.Series, np.ndar
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"undecodable bytes at byte {exc.start}; expected UTF-8 text", path=path, line=line) from None
+        raise InputError(
+            f"undecodable bytes at byte {exc.start}; expected UTF-8 text", path=path, line=line
+        ) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -137,11 +141,21 @@ def _parse_lines(data: bytes, path: Path) -> tuple[pl.Series, pl.Series, np.ndar
             tags.append(None)
             continue
         if len(fields) < 2:
-            raise InputError("expected a token and a tag separated by whitespace", path=path, line=number, got=raw)
+            raise InputError(
+                "expected a token and a tag separated by whitespace",
+                path=path,
+                line=number,
+                got=raw,
+            )
         if width is None:
             width = len(fields)
         elif len(fields) != width:
-            raise InputError(f"expected {width} columns like the first line, found {len(fields)}", path=path, line=number, got=raw)
+            raise InputError(
+                f"expected {width} columns like the first line, found {len(fields)}",
+                path=path,
+                line=number,
+                got=raw,
+            )
         tokens.append(fields[0])
         tags.append(fields[-1])
     token = pl.Series("token", tokens, dtype=pl.String)

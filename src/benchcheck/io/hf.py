@@ -17,7 +17,7 @@ from benchcheck.io._ner import build_ner_split
 
 
 def is_saved_hf(path: Path) -> bool:
-    """True for a folder written by ``Dataset.save_to_disk`` or ``DatasetDict.save_to_disk``."""
+    """Tell whether a folder was written by ``(Dataset|DatasetDict).save_to_disk``."""
     return (path / "dataset_dict.json").exists() or (path / "dataset_info.json").exists()
 
 
@@ -45,22 +45,32 @@ def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Sp
         feature = part.features["ner_tags"]
         names = getattr(getattr(feature, "feature", None), "names", None)
         if names is None:
-            raise InputError("'ner_tags' is not a sequence of ClassLabel: cannot name its tags", path=source)
+            raise InputError(
+                "'ner_tags' is not a sequence of ClassLabel: cannot name its tags", path=source
+            )
         frame = _frame(table, "ner_tags")
         tag = pl.Series(names, dtype=pl.String).gather(frame.get_column("ner_tags").explode())
     elif "tags" in part.column_names:
         frame = _frame(table, "tags")
         tag = frame.get_column("tags").explode()
     else:
-        raise InputError(f"no 'ner_tags' or 'tags' column; columns are {part.column_names}", path=source)
+        raise InputError(
+            f"no 'ner_tags' or 'tags' column; columns are {part.column_names}", path=source
+        )
     lengths = frame.get_column("tokens").list.len().to_numpy()
     token = frame.get_column("tokens").explode()
     starts = np.zeros(int(lengths.sum()), dtype=bool)
     starts[np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)] = True
     rows = np.repeat(np.arange(1, lengths.size + 1), lengths)
     return build_ner_split(
-        name=name, source=source, token=token.alias("token"), tag=tag.alias("tag"),
-        sentence_start=starts, line=rows, scheme=scheme, strict=strict,
+        name=name,
+        source=source,
+        token=token.alias("token"),
+        tag=tag.alias("tag"),
+        sentence_start=starts,
+        line=rows,
+        scheme=scheme,
+        strict=strict,
     )
 
 

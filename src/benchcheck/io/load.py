@@ -17,7 +17,19 @@ from benchcheck.errors import InputError, UsageError
 from benchcheck.io.conll import read_conll
 from benchcheck.io.ner_jsonl import read_ner_jsonl
 
-_SKIP_SUFFIXES = {".md", ".txt~", ".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".gz", ".zip", ".tar"}
+_SKIP_SUFFIXES = {
+    ".md",
+    ".txt~",
+    ".py",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".gz",
+    ".zip",
+    ".tar",
+}
 _SKIP_NAMES = {"readme", "license", "licence", "copying", "notice"}
 
 
@@ -27,9 +39,10 @@ def _ner_reader(path: Path) -> Callable[..., Split]:
 
 
 def split_name_of(path: Path) -> str | None:
-    """The canonical split a file name points to, or None.
+    """Return the canonical split a file name points to, or None.
 
-    >>> split_name_of(Path("eng.testa")), split_name_of(Path("wnut17_train.conll")), split_name_of(Path("notes.txt"))
+    >>> names = ("eng.testa", "wnut17_train.conll", "notes.txt")
+    >>> tuple(split_name_of(Path(n)) for n in names)
     ('dev', 'train', None)
     """
     words = [w for w in re.split(r"[^a-z]+", path.name.lower()) if w]
@@ -57,8 +70,8 @@ def discover_splits(folder: Path) -> dict[str, Path]:
         found[name] = path
     if not found:
         raise InputError(
-            "no split files found: expected file names containing train, dev/valid/validation or test "
-            "(or give them with --split NAME=FILE)",
+            "no split files found: expected file names containing train, dev/valid/validation "
+            "or test (or give them with --split NAME=FILE)",
             path=folder,
         )
     order = {"train": 0, "dev": 1, "test": 2}

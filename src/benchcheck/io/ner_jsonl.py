@@ -1,5 +1,8 @@
-"""NER from JSONL: one sentence per line with ``tokens`` and ``tags`` (tag strings), or
-``tokens`` and ``ner_tags`` (indices into a label list given by the caller)."""
+"""NER from JSONL: one sentence per line.
+
+Each line holds ``tokens`` and ``tags`` (tag strings), or ``tokens`` and ``ner_tags`` (indices
+into a label list given by the caller).
+"""
 
 from __future__ import annotations
 
@@ -43,15 +46,33 @@ def read_ner_jsonl(
             row = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
-        if not isinstance(row, dict) or "tokens" not in row or ("tags" not in row and "ner_tags" not in row):
-            raise InputError('expected an object with "tokens" and "tags" (or "ner_tags")', path=path, line=number)
+        if (
+            not isinstance(row, dict)
+            or "tokens" not in row
+            or ("tags" not in row and "ner_tags" not in row)
+        ):
+            raise InputError(
+                'expected an object with "tokens" and "tags" (or "ner_tags")',
+                path=path,
+                line=number,
+            )
         row_tokens = row["tokens"]
-        row_tags = row["tags"] if "tags" in row else _names(row["ner_tags"], label_names, path, number)
-        if not isinstance(row_tokens, list) or not isinstance(row_tags, list) or len(row_tokens) != len(row_tags):
-            raise InputError("tokens and tags must be lists of the same length", path=path, line=number)
+        row_tags = (
+            row["tags"] if "tags" in row else _names(row["ner_tags"], label_names, path, number)
+        )
+        if (
+            not isinstance(row_tokens, list)
+            or not isinstance(row_tags, list)
+            or len(row_tokens) != len(row_tags)
+        ):
+            raise InputError(
+                "tokens and tags must be lists of the same length", path=path, line=number
+            )
         if not row_tokens:
             continue
-        if not all(isinstance(t, str) and t for t in row_tokens) or not all(isinstance(t, str) for t in row_tags):
+        if not all(isinstance(t, str) and t for t in row_tokens) or not all(
+            isinstance(t, str) for t in row_tags
+        ):
             raise InputError("tokens and tags must be non-empty strings", path=path, line=number)
         tokens.extend(row_tokens)
         tags.extend(row_tags)
@@ -71,10 +92,17 @@ def read_ner_jsonl(
 
 def _names(indices: object, label_names: Sequence[str] | None, path: Path, line: int) -> list[str]:
     if label_names is None:
-        raise InputError('"ner_tags" holds indices: give the label list (--label-names)', path=path, line=line)
+        raise InputError(
+            '"ner_tags" holds indices: give the label list (--label-names)', path=path, line=line
+        )
     if not isinstance(indices, list) or not all(isinstance(i, int) for i in indices):
         raise InputError('"ner_tags" must be a list of integers', path=path, line=line)
     try:
         return [label_names[i] for i in indices]
     except IndexError:
-        raise InputError(f"tag index out of range for {len(label_names)} label names", path=path, line=line, got=max(indices)) from None
+        raise InputError(
+            f"tag index out of range for {len(label_names)} label names",
+            path=path,
+            line=line,
+            got=max(indices),
+        ) from None

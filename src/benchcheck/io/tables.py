@@ -41,7 +41,9 @@ def read_rows(path: str | Path) -> pl.DataFrame:
             return pl.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
             raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
-    raise InputError(f"unknown table format; expected one of {', '.join(TABLE_SUFFIXES)}", path=path)
+    raise InputError(
+        f"unknown table format; expected one of {', '.join(TABLE_SUFFIXES)}", path=path
+    )
 
 
 def _read_jsonl(path: Path) -> pl.DataFrame:
@@ -91,7 +93,10 @@ def read_table(
         if text is None and text_a is None and "text" in frame.columns:
             text = "text"
         elif text_a is None and text is None:
-            raise InputError("name the text column (--text) or the two pair columns (--text-a/--text-b)", path=path)
+            raise InputError(
+                "name the text column (--text) or the two pair columns (--text-a/--text-b)",
+                path=path,
+            )
     if text_a is not None and text_b is None:
         raise InputError("--text-a needs --text-b", path=path)
     wanted = {"text": text, "text_a": text_a, "text_b": text_b, "label": label}

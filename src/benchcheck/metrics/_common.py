@@ -9,7 +9,7 @@ from benchcheck.data.model import Dataset, Split
 
 
 def pairs_over_n(hashes: pl.Series) -> float | None:
-    """Number of identical pairs i<j divided by n (Eq. 1); ``None`` when n = 0."""
+    """Count identical pairs i<j, divided by n (Eq. 1); ``None`` when n = 0."""
     n = hashes.len()
     if n == 0:
         return None
@@ -24,7 +24,7 @@ def duplicates_over_n(hashes: pl.Series) -> float | None:
 
 
 def reference_splits(dataset: Dataset, names: tuple[str, ...]) -> list[Split]:
-    """The splits among ``names`` that the dataset has."""
+    """Return the splits among ``names`` that the dataset has."""
     return [dataset[name] for name in names if name in dataset]
 
 

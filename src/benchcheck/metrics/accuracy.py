@@ -21,8 +21,8 @@ from benchcheck.data.model import Dataset
 from benchcheck.errors import InputError
 
 KAPPA_THRESHOLD = 0.75
-_TRUE = {True, 1, "1", "true", "yes", "correct", "y"}
-_FALSE = {False, 0, "0", "false", "no", "incorrect", "n"}
+_TRUE = {True, "1", "true", "yes", "correct", "y"}
+_FALSE = {False, "0", "false", "no", "incorrect", "n"}
 
 
 def draw_sample(dataset: Dataset, *, per_split: int, seed: int) -> list[dict[str, Any]]:
@@ -76,7 +76,9 @@ def _judgement(value: object, path: Path, line: int) -> int:
         return 1
     if key in _FALSE:
         return 0
-    raise InputError("annotation must be true/false (or 1/0, correct/incorrect)", path=path, line=line, got=value)
+    raise InputError(
+        "annotation must be true/false (or 1/0, correct/incorrect)", path=path, line=line, got=value
+    )
 
 
 def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
@@ -96,13 +98,28 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
             row = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
-        if not isinstance(row, dict) or "split" not in row or not isinstance(row.get("annotations"), dict):
-            raise InputError('expected an object with "split" and an "annotations" object', path=path, line=number)
-        judged = {str(k): _judgement(v, path, number) for k, v in row["annotations"].items() if v is not None}
+        if (
+            not isinstance(row, dict)
+            or "split" not in row
+            or not isinstance(row.get("annotations"), dict)
+        ):
+            raise InputError(
+                'expected an object with "split" and an "annotations" object',
+                path=path,
+                line=number,
+            )
+        judged = {
+            str(k): _judgement(v, path, number)
+            for k, v in row["annotations"].items()
+            if v is not None
+        }
         if judged:
             out.append((str(row["split"]), judged))
     if not out:
-        raise InputError("no annotated rows: fill each row's \"annotations\" with {annotator: true|false}", path=path)
+        raise InputError(
+            'no annotated rows: fill each row\'s "annotations" with {annotator: true|false}',
+            path=path,
+        )
     return out
 
 
@@ -114,7 +131,8 @@ def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, S
     judged; a pair with fewer than two such instances, or with no variation at all, has no
     kappa (``None``) and is left out of the mean.
 
-    >>> r = score_annotations([("test", {"a": 1, "b": 1}), ("test", {"a": 0, "b": 1}), ("test", {"a": 0, "b": 0})])
+    >>> rows = [({"a": 1, "b": 1}), ({"a": 0, "b": 1}), ({"a": 0, "b": 0})]
+    >>> r = score_annotations([("test", judged) for judged in rows])
     >>> r["test"].accuracy, round(r["test"].kappa_mean, 4)
     (0.3333333333333333, 0.4)
     """

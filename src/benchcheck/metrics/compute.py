@@ -30,7 +30,7 @@ class StatsResult:
     notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The canonical JSON object (without ``schema_version``, added by the writer)."""
+        """Return the canonical JSON object (without ``schema_version``, added by the writer)."""
         out: dict[str, Any] = {
             "task": self.task,
             "dataset": self.dataset,
@@ -48,17 +48,22 @@ def dimensions(task: str) -> dict[str, dict[str, str]]:
     """Metric → {dimension, better, title, definition}, in dimension order."""
     specs = sorted(specs_for(task), key=lambda s: DIMENSIONS.index(s.dimension))
     return {
-        s.name: {"dimension": s.dimension, "better": s.better, "title": s.title, "definition": s.definition}
+        s.name: {
+            "dimension": s.dimension,
+            "better": s.better,
+            "title": s.title,
+            "definition": s.definition,
+        }
         for s in specs
     }
 
 
 def display_source(source: str) -> str:
-    """A split's source as shown in results: bundled sample files by package path."""
+    """Show a split's source as results do: bundled sample files by package path."""
     from benchcheck.sample_data import HERE
 
     marker = str(HERE)
-    return "benchcheck:sample_data" + source[len(marker):] if source.startswith(marker) else source
+    return "benchcheck:sample_data" + source[len(marker) :] if source.startswith(marker) else source
 
 
 def compute_stats(

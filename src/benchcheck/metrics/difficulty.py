@@ -24,7 +24,9 @@ def ambiguous_surfaces(split: Split) -> pl.DataFrame:
     spans = _spans(split)
     return (
         spans.group_by("surface_hash")
-        .agg(pl.col("surface").first(), pl.col("type").cast(pl.String).unique().sort().alias("types"))
+        .agg(
+            pl.col("surface").first(), pl.col("type").cast(pl.String).unique().sort().alias("types")
+        )
         .filter(pl.col("types").list.len() > 1)
         .sort("surface")
     )
@@ -112,9 +114,15 @@ def _entity_sets(dataset: Dataset, typed: bool) -> tuple[pl.Series, pl.Series] |
     test = _spans(dataset["test"]).select(cols).unique()
     train = _spans(dataset["train"]).select(cols).unique()
     if typed:
-        key = lambda f: f.select(pl.struct(pl.col("surface_hash"), pl.col("type").cast(pl.String))).to_series()  # noqa: E731
-        return key(test), key(train)
+        return _typed_key(test), _typed_key(train)
     return test.to_series(), train.to_series()
+
+
+def _typed_key(frame: pl.DataFrame) -> pl.Series:
+    """One struct value (surface hash, type name) per row."""
+    return frame.select(
+        pl.struct(pl.col("surface_hash"), pl.col("type").cast(pl.String))
+    ).to_series()
 
 
 def _unseen(dataset: Dataset, typed: bool) -> float | None:
@@ -151,7 +159,9 @@ def unseen_entity_ratio(dataset: Dataset) -> float | None:
     definition="Eq. 4 over (entity value, type) pairs.",
 )
 def unseen_entity_ratio_typed(dataset: Dataset) -> float | None:
-    """Eq. 4 over (surface, type) pairs: a surface seen in train only with another type counts as unseen.
+    """Eq. 4 over (surface, type) pairs.
+
+    A surface seen in train only with another type counts as unseen.
 
     Edge rule as :func:`unseen_entity_ratio`.
     """

@@ -9,7 +9,7 @@ from benchcheck.errors import InputError
 
 
 def sentences_of(split: Split) -> list[list[str]]:
-    """The split's tag sequences, one list per sentence."""
+    """Return the split's tag sequences, one list per sentence."""
     assert split.tokens is not None  # NER splits always carry tokens
     grouped = split.tokens.group_by("sentence", maintain_order=True).agg("tag")
     return grouped.get_column("tag").to_list()
@@ -41,8 +41,10 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
     return float(f1_score(sentences_of(gold), sentences_of(predicted)))
 
 
-def score_prediction_files(gold: Split, files: dict[str, str | Path], *, scheme: str | None = None) -> dict[str, float]:
-    """seqeval micro F1 × 100 (the unit of published scores) for each named prediction file."""
+def score_prediction_files(
+    gold: Split, files: dict[str, str | Path], *, scheme: str | None = None
+) -> dict[str, float]:
+    """Seqeval micro F1 × 100 (the unit of published scores) for each named prediction file."""
     from benchcheck.io.load import _ner_reader
 
     out = {}

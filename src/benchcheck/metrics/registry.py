@@ -55,14 +55,16 @@ def register(
         key = name or function.__name__
         if key in REGISTRY:
             raise ValueError(f"metric {key!r} registered twice")
-        REGISTRY[key] = MetricSpec(key, function, dimension, better, tasks, scope, title, definition)
+        REGISTRY[key] = MetricSpec(
+            key, function, dimension, better, tasks, scope, title, definition
+        )
         return function
 
     return wrap
 
 
 def specs_for(task: str, scope: Scope | None = None) -> list[MetricSpec]:
-    """Registered metrics that apply to a task kind (optionally of one scope), in order."""
+    """List the registered metrics that apply to a task kind (optionally of one scope), in order."""
     _load()
     return [s for s in REGISTRY.values() if task in s.tasks and (scope is None or s.scope == scope)]
 
