@@ -1,0 +1,205 @@
+"""The embedded default judge: a GGUF model through llama.cpp, one forward pass per prompt.
+
+For each request: render the model's chat template (from the GGUF metadata), tokenize,
+evaluate, read the next-token logits at the last position with
+``llama_cpp.llama_cpp.llama_get_logits_ith(ctx, -1)`` and take the log-softmax over the
+full vocabulary at the verbaliser tokens; label probabilities are the softmax over those
+(:class:`~benchcheck.judges.base.JudgeScore`). Nothing is sampled.
+
+Requests are evaluated in lexicographic order of their token ids, so consecutive prompts
+share the longest possible prefix (the template's instruction, and the grounding when one
+grounding has several generated texts); the KV cache of that prefix is kept and only the
+suffix is evaluated. Results are reported in request order.
+
+Needs the ``llama`` extra (``llama-cpp-python``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from benchcheck.errors import JudgeUnavailable, UsageError, require
+from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult, log_softmax_at
+from benchcheck.judges.prompts import ChatRequest
+from benchcheck.judges.resolve import DEFAULT_MODEL, resolve_model
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: ``BENCHCHECK_THREADS``, else the CPUs not already busy.
+
+    llama.cpp's worker threads spin at barriers; with more threads than free cores a
+    forward pass was measured 10x *slower* (2 threads beside one busy process on 2 cores:
+    10 tok/s against 97 tok/s with 1 thread), so we leave busy cores alone.
+    """
+    env = os.environ.get("BENCHCHECK_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        cpus = max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = max(1, os.cpu_count() or 1)
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # pragma: no cover
+        busy = 0.0
+    return max(1, min(cpus, int(cpus - busy + 0.5)))
+
+
+class LlamaCppJudge(Judge):
+    """Score chat requests with a GGUF model (path, bundle alias or hub id).
+
+    ``chat_template=False`` sends ``system + "\\n\\n" + user + "\\n"`` as raw text (for
+    base models without a template). ``seed`` is passed to the engine; scoring is
+    deterministic for a given build and thread count.
+    """
+
+    backend = "llama-cpp"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        chat_template: bool = True,
+        reuse_prefix: bool = True,
+        seed: int = 0,
+    ) -> None:
+        llama_cpp = require("llama_cpp", "llama")
+        resolved = resolve_model(model)
+        self.resolved = resolved
+        self.n_threads = n_threads or default_threads()
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(resolved.path),
+                n_ctx=n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=n_batch,
+                logits_all=False,
+                seed=seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise JudgeUnavailable(f"llama.cpp cannot load {resolved.path}: {exc}") from None
+        self._lib = llama_cpp.llama_cpp
+        self._n_vocab = self.llm.n_vocab()
+        self.reuse_prefix = reuse_prefix and not (
+            getattr(self.llm, "_is_recurrent", False) or getattr(self.llm, "_is_hybrid", False)
+        )
+        template = self.llm.metadata.get("tokenizer.chat_template") if chat_template else None
+        self._formatter: Any = None
+        if template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            vocab = self.llm._model
+
+            def text(tok: int) -> str:
+                return vocab.token_get_text(tok) if tok >= 0 else ""
+
+            self._formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=text(self.llm.token_eos()),
+                bos_token=text(self.llm.token_bos()),
+            )
+        self._label_ids: dict[str, int] = {}
+        self.identity = JudgeIdentity(
+            self.backend,
+            resolved.name if resolved.source != "path" else os.path.basename(resolved.path),
+            resolved.sha256,
+            (("chat", "1" if self._formatter else "0"),),
+        )
+        self.tokens_evaluated = 0
+
+    # -- tokens -----------------------------------------------------------------------
+    def label_token(self, verbaliser: str) -> int:
+        """The single token id of a verbaliser; :class:`UsageError` when it is not one token."""
+        if verbaliser not in self._label_ids:
+            ids = self.llm.tokenize(verbaliser.encode("utf-8"), add_bos=False, special=False)
+            if len(ids) != 1:
+                raise UsageError(
+                    f"verbaliser {verbaliser!r} is {len(ids)} tokens {ids} for "
+                    f"{self.identity.label}; each label's answer must be one token"
+                )
+            self._label_ids[verbaliser] = int(ids[0])
+        return self._label_ids[verbaliser]
+
+    def prompt_text(self, request: ChatRequest) -> tuple[str, bool]:
+        """The text sent to the model, and whether it already holds the BOS token."""
+        if self._formatter is None:
+            head = f"{request.system}\n\n" if request.system else ""
+            return f"{head}{request.user}\n", False
+        out = self._formatter(messages=request.messages())
+        return out.prompt, bool(out.added_special)
+
+    def prompt_tokens(self, request: ChatRequest) -> list[int]:
+        """Token ids of the rendered prompt."""
+        text, has_bos = self.prompt_text(request)
+        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=not has_bos, special=True))
+
+    # -- evaluation -------------------------------------------------------------------
+    def _eval(self, tokens: list[int]) -> int:
+        """Evaluate ``tokens`` reusing the cached prefix; returns the tokens evaluated."""
+        llm = self.llm
+        if len(tokens) > llm.n_ctx():
+            raise UsageError(
+                f"prompt of {len(tokens)} tokens exceeds the context of {llm.n_ctx()}; "
+                "raise n_ctx or shorten the example"
+            )
+        keep = 0
+        if self.reuse_prefix and llm.n_tokens:
+            cached = llm.input_ids[: llm.n_tokens]
+            limit = min(len(cached), len(tokens) - 1)  # always evaluate >= 1 token
+            while keep < limit and cached[keep] == tokens[keep]:
+                keep += 1
+            if keep and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
+                keep = 0
+        if keep == 0:
+            llm.reset()
+        llm.n_tokens = keep
+        llm.eval(tokens[keep:])
+        return len(tokens) - keep
+
+    def last_logits(self) -> Any:
+        """A copy of the next-token logits after the last evaluated token (numpy)."""
+        import numpy as np
+
+        ptr = self._lib.llama_get_logits_ith(self.llm.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).copy()
+
+    def score(
+        self, requests: Sequence[ChatRequest], *, on_result: OnResult | None = None
+    ) -> list[JudgeScore]:
+        """Score each request from one forward pass (see the module docstring)."""
+        prepared = []
+        for i, req in enumerate(requests):
+            ids = [self.label_token(v) for v in req.verbalisers]
+            prepared.append((self.prompt_tokens(req), i, ids))
+        prepared.sort(key=lambda t: t[0])
+        out: list[JudgeScore | None] = [None] * len(requests)
+        for tokens, i, ids in prepared:
+            start = time.perf_counter()
+            evaluated = self._eval(tokens)
+            logprobs = log_softmax_at(self.last_logits(), ids)
+            seconds = time.perf_counter() - start
+            self.tokens_evaluated += evaluated
+            score = JudgeScore.from_logprobs(requests[i].labels, logprobs, len(tokens), seconds)
+            score = JudgeScore(
+                score.labels, score.probs, score.logprobs, score.n_prompt_tokens,
+                score.seconds, (("n_evaluated", evaluated),),
+            )
+            out[i] = score
+            if on_result is not None:
+                on_result(i, score)
+        return [s for s in out if s is not None]
+
+    def close(self) -> None:
+        """Free the model."""
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            llm.close()
+            self.llm = None  # type: ignore[assignment]

@@ -1,0 +1,231 @@
+"""Prompt templates for judges: the four binary factual-consistency framings, NLI, TOML.
+
+A :class:`PromptTemplate` turns one example into a chat request (system + user message)
+whose answer is one label token. The paper (methods.md, section 2) re-labels each example
+with several zero-shot framings of the same question; the four built-in binary framings are
+``nli`` (premise / hypothesis), ``document`` (document / statement), ``grounding``
+(grounding / generated text) and ``evidence`` (evidence / claim). ``nli3`` asks the
+three-way NLI question (entailment / neutral / contradiction).
+
+Every template puts its fixed instruction *before* the example, so that prompts of one
+template share a token prefix and a local engine can reuse its KV cache for it.
+
+>>> t = BUILTIN_PROMPTS["grounding"]
+>>> t.labels, t.verbalisers
+(('0', '1'), ('0', '1'))
+>>> r = t.render({"text_a": "The sky is blue.", "text_b": "The sky is green."})
+>>> "The sky is green." in r.user and r.verbalisers == ("0", "1")
+True
+>>> len(t.template_hash)
+16
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from benchcheck.errors import InputError, UsageError
+
+#: The system message every built-in template uses.
+SYSTEM = "You are a careful annotator. Answer with a single digit and nothing else."
+
+#: Names of the four binary framings, in the order ``--prompts all`` runs them.
+BINARY_FRAMINGS: tuple[str, ...] = ("nli", "document", "grounding", "evidence")
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One rendered prompt: the messages and the label tokens whose probabilities we want."""
+
+    system: str | None
+    user: str
+    labels: tuple[str, ...]
+    verbalisers: tuple[str, ...]
+
+    def messages(self) -> list[dict[str, str]]:
+        """The request as chat messages (OpenAI / HF chat-template format)."""
+        out = [] if self.system is None else [{"role": "system", "content": self.system}]
+        out.append({"role": "user", "content": self.user})
+        return out
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A zero-shot template: ``user`` is a :meth:`str.format` string over example fields.
+
+    Fields available to ``user``: ``text_a`` and ``text_b`` (pair tasks), ``text``
+    (classification). ``labels`` are the dataset's label values, ``verbalisers`` the answer
+    token for each (default: the labels themselves).
+    """
+
+    name: str
+    user: str
+    system: str | None = SYSTEM
+    labels: tuple[str, ...] = ("0", "1")
+    verbalisers: tuple[str, ...] = ("0", "1")
+
+    def __post_init__(self) -> None:
+        if len(self.labels) < 2:
+            raise UsageError(f"prompt {self.name!r}: needs at least two labels, got {self.labels}")
+        if len(self.labels) != len(self.verbalisers):
+            raise UsageError(
+                f"prompt {self.name!r}: {len(self.labels)} labels but "
+                f"{len(self.verbalisers)} verbalisers"
+            )
+        if len(set(self.verbalisers)) != len(self.verbalisers):
+            raise UsageError(f"prompt {self.name!r}: verbalisers must differ: {self.verbalisers}")
+        fields = {f for _, f, _, _ in string.Formatter().parse(self.user) if f}
+        unknown = fields - {"text", "text_a", "text_b"}
+        if unknown:
+            raise UsageError(
+                f"prompt {self.name!r}: unknown field(s) {sorted(unknown)}; "
+                "allowed: text, text_a, text_b"
+            )
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The example fields the template reads."""
+        return frozenset(f for _, f, _, _ in string.Formatter().parse(self.user) if f)
+
+    @property
+    def template_hash(self) -> str:
+        """16 hex digits of sha256 over everything that changes what the judge sees."""
+        body = json.dumps(
+            [self.system, self.user, list(self.labels), list(self.verbalisers)],
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+    def with_verbalisers(self, verbalisers: Sequence[str]) -> PromptTemplate:
+        """The same template answering with other label tokens."""
+        return replace(self, verbalisers=tuple(verbalisers))
+
+    def render(self, example: Mapping[str, str]) -> ChatRequest:
+        """Fill the template with one example's fields."""
+        try:
+            user = self.user.format(**{k: example[k] for k in self.fields})
+        except KeyError as exc:
+            raise UsageError(
+                f"prompt {self.name!r} needs the field {exc.args[0]!r}; "
+                f"the example has {sorted(example)}"
+            ) from None
+        return ChatRequest(self.system, user, self.labels, self.verbalisers)
+
+
+def _binary(name: str, a: str, b: str, question: str) -> PromptTemplate:
+    user = (
+        f"{question} Answer 1 if it is, 0 if it is not.\n\n"
+        f"{a}: {{text_a}}\n\n{b}: {{text_b}}\n\nAnswer (0 or 1):"
+    )
+    return PromptTemplate(name=name, user=user)
+
+
+BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
+    "nli": _binary(
+        "nli", "Premise", "Hypothesis", "Does the premise entail the hypothesis?"
+    ),
+    "document": _binary(
+        "document",
+        "Document",
+        "Statement",
+        "Is the statement factually consistent with the document?",
+    ),
+    "grounding": _binary(
+        "grounding",
+        "Grounding",
+        "Generated text",
+        "Is every fact in the generated text supported by the grounding?",
+    ),
+    "evidence": _binary(
+        "evidence", "Evidence", "Claim", "Does the evidence support the claim?"
+    ),
+    "nli3": PromptTemplate(
+        name="nli3",
+        user=(
+            "Does the premise entail the hypothesis, is it neutral, or does it contradict it? "
+            "Answer 0 for entailment, 1 for neutral, 2 for contradiction.\n\n"
+            "Premise: {text_a}\n\nHypothesis: {text_b}\n\nAnswer (0, 1 or 2):"
+        ),
+        labels=("entailment", "neutral", "contradiction"),
+        verbalisers=("0", "1", "2"),
+    ),
+}
+
+
+def load_prompt_file(path: str | Path) -> dict[str, PromptTemplate]:
+    """Read user templates from TOML: one table per template under ``[prompts.NAME]``.
+
+    Keys: ``user`` (required), ``system`` (optional; ``""`` for none), ``labels`` and
+    ``verbalisers`` (optional lists of strings; default ``["0", "1"]``).
+    Errors name the file and the template.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"invalid TOML ({exc})", path=path) from None
+    table = data.get("prompts")
+    if not isinstance(table, dict) or not table:
+        raise InputError("expected [prompts.NAME] tables with a 'user' string", path=path)
+    out: dict[str, PromptTemplate] = {}
+    for name, spec in table.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("user"), str):
+            raise InputError(f"prompt {name!r} needs a 'user' string", path=path)
+        unknown = set(spec) - {"user", "system", "labels", "verbalisers"}
+        if unknown:
+            raise InputError(f"prompt {name!r}: unknown key(s) {sorted(unknown)}", path=path)
+        labels = tuple(str(x) for x in spec.get("labels", ("0", "1")))
+        verbalisers = tuple(str(x) for x in spec.get("verbalisers", labels))
+        system = spec.get("system", SYSTEM)
+        try:
+            out[name] = PromptTemplate(
+                name=name,
+                user=spec["user"],
+                system=system or None,
+                labels=labels,
+                verbalisers=verbalisers,
+            )
+        except UsageError as exc:
+            raise InputError(str(exc), path=path) from None
+    return out
+
+
+def select_prompts(
+    spec: str = "all",
+    *,
+    extra: Mapping[str, PromptTemplate] | None = None,
+    verbalisers: Sequence[str] | None = None,
+) -> list[PromptTemplate]:
+    """Pick templates by name: ``all`` (the four binary framings), or ``name,name,...``.
+
+    ``extra`` are user templates (e.g. from :func:`load_prompt_file`); with ``spec="all"``
+    and user templates given, the user templates are used. ``verbalisers`` overrides the
+    answer tokens of every selected template.
+
+    >>> [t.name for t in select_prompts("all")]
+    ['nli', 'document', 'grounding', 'evidence']
+    >>> select_prompts("nli,evidence", verbalisers=["A", "B"])[1].verbalisers
+    ('A', 'B')
+    """
+    pool = {**BUILTIN_PROMPTS, **(extra or {})}
+    if spec.strip() == "all":
+        names = list(extra) if extra else list(BINARY_FRAMINGS)
+    else:
+        names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--prompts: name at least one prompt")
+    missing = [n for n in names if n not in pool]
+    if missing:
+        raise UsageError(f"--prompts: unknown prompt(s) {missing}; known: {sorted(pool)}")
+    chosen = [pool[n] for n in dict.fromkeys(names)]
+    if verbalisers is not None:
+        chosen = [t.with_verbalisers(verbalisers) for t in chosen]
+    return chosen
