@@ -1,18 +1,29 @@
-"""Tabular readers (JSONL, CSV, TSV, Parquet) for classification and pair datasets.
+"""Tabular readers (JSONL, CSV, TSV, Parquet, saved HF) for classification and pair datasets.
 
 :func:`read_table` returns a normalised polars frame with the columns ``id``, ``text`` (or
 ``text_a`` and ``text_b``) and ``label`` (when a label column is named), every value kept as
 written: labels are strings, so ``0`` and ``"0"`` read the same.
+
+:func:`read_text_split` turns such a table into a :class:`~benchcheck.data.Split` of the
+dataset model: labels given as indices are mapped to names (``label_names``), and each row
+gets ``x_hash`` (the text, or the ordered pair of texts), ``xy_hash`` (text(s) and label),
+for pairs ``a_hash``/``b_hash`` (each side alone), and whitespace-token lengths
+(``n_tokens``, or ``n_tokens_a``/``n_tokens_b``). Hashes are 64-bit; two different inputs
+collide with probability about 2**-64 per pair.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
+from benchcheck.data.model import Split
 from benchcheck.errors import InputError
+from benchcheck.io._ner import mix64, string_hash
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 
@@ -47,6 +58,9 @@ def read_rows(path: str | Path) -> pl.DataFrame:
 
 
 def _read_jsonl(path: Path) -> pl.DataFrame:
+    fast = _read_jsonl_fast(path)
+    if fast is not None:
+        return fast
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -73,6 +87,26 @@ def _read_jsonl(path: Path) -> pl.DataFrame:
         raise InputError(f"rows do not share one schema: {exc}", path=path) from None
 
 
+def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
+    """Use polars' NDJSON reader for the common case: no blank lines, flat objects, one schema.
+
+    Returns ``None`` (use the line-by-line reader, which gives precise errors) otherwise.
+    """
+    data = path.read_bytes()
+    if not data or data.startswith((b"\n", b"\xef\xbb\xbf")) or b"\n\n" in data or b"\r" in data:
+        return None
+    try:
+        frame = pl.read_ndjson(data, infer_schema_length=None)
+    except Exception:  # noqa: BLE001 - any parse problem: fall back to the precise reader
+        return None
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if frame.height != n_lines or frame.height == 0 or "__line__" in frame.columns:
+        return None
+    if any(isinstance(dt, pl.Struct | pl.List | pl.Array | pl.Null) for dt in frame.dtypes):
+        return None  # nested values: keep the reader whose typing other modules rely on
+    return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
+
+
 def read_table(
     path: str | Path,
     *,
@@ -88,7 +122,21 @@ def read_table(
     ``text`` or ``text_a``/``text_b``, and ``label`` as strings when ``label`` is given.
     Missing columns raise :class:`InputError` naming the columns that exist.
     """
-    frame = read_rows(path)
+    return _normalise(
+        read_rows(path), path, text=text, text_a=text_a, text_b=text_b, label=label, id=id
+    )
+
+
+def _normalise(
+    frame: pl.DataFrame,
+    path: str | Path,
+    *,
+    text: str | None,
+    text_a: str | None,
+    text_b: str | None,
+    label: str | None,
+    id: str | None,  # noqa: A002
+) -> pl.DataFrame:
     if (text is None) == (text_a is None):
         if text is None and text_a is None and "text" in frame.columns:
             text = "text"
@@ -131,3 +179,232 @@ def _need(frame: pl.DataFrame, column: str, path: str | Path) -> None:
     if column not in frame.columns:
         shown = [c for c in frame.columns if c != "__line__"]
         raise InputError(f"no column {column!r}; the file has {shown}", path=path)
+
+
+_K_LABEL = np.uint64(0x2545F4914F6CDD1D)
+_K_PAIR = np.uint64(0x9E3779B97F4A7C15)
+TEXT_TASKS = ("classification", "pair")
+
+
+def pair_hash(a_hash: np.ndarray, b_hash: np.ndarray) -> np.ndarray:
+    """Order-sensitive 64-bit hash of the pair (a, b): (a, b) and (b, a) differ."""
+    with np.errstate(over="ignore"):
+        return mix64(mix64(a_hash ^ _K_PAIR) + b_hash)
+
+
+def labelled_hash(x_hash: np.ndarray, label: pl.Series) -> np.ndarray:
+    """64-bit hash of (x, y) from the input's hash and the label string."""
+    return mix64(x_hash ^ mix64(string_hash(label) ^ _K_LABEL))
+
+
+def name_labels(
+    label: pl.Series,
+    label_names: Sequence[str] | None,
+    *,
+    source: str,
+    line: pl.Series | None = None,
+) -> pl.Series:
+    """Map label indices to ``label_names`` (when given); labels stay strings otherwise.
+
+    With ``label_names``, every label must be an index 0..k-1 or already one of the names;
+    anything else raises :class:`InputError` naming the row's line.
+
+    >>> name_labels(pl.Series(["1", "0", "neg"]), ["neg", "pos"], source="x").to_list()
+    ['pos', 'neg', 'neg']
+    """
+    label = label.cast(pl.String)
+    if not label_names:
+        return label
+    names = [str(n) for n in label_names]
+    as_int = label.str.strip_chars().cast(pl.Int64, strict=False)
+    valid_index = as_int.is_between(0, len(names) - 1).fill_null(False)
+    is_name = label.is_in(names)
+    bad = ~(valid_index | is_name)
+    if bad.any():
+        k = int(bad.arg_true()[0])
+        raise InputError(
+            f"label is neither an index 0..{len(names) - 1} nor one of the names {names}",
+            path=source,
+            line=None if line is None else int(line[k]),
+            got=label[k],
+        )
+    lut = pl.Series(names, dtype=pl.String)
+    mapped = lut.gather(as_int.fill_null(0).clip(0, len(names) - 1))
+    return (
+        pl.select(pl.when(valid_index & ~is_name).then(mapped).otherwise(label))
+        .to_series()
+        .alias("label")
+    )
+
+
+def build_text_split(
+    frame: pl.DataFrame,
+    *,
+    task: str,
+    name: str,
+    source: str,
+    label_names: Sequence[str] | None = None,
+) -> Split:
+    """Turn a normalised table (see :func:`read_table`) into a classification or pair split.
+
+    ``frame`` has ``id``, ``text`` (classification) or ``text_a``/``text_b`` (pair), and
+    ``label``; a ``line`` column (1-based line or row of the source) is kept when present.
+    """
+    if task not in TEXT_TASKS:
+        raise InputError(f"expected task 'classification' or 'pair', got {task!r}", path=source)
+    need = ("text",) if task == "classification" else ("text_a", "text_b")
+    for col in (*need, "label"):
+        if col not in frame.columns:
+            what = "--text" if col == "text" else f"--{col.replace('_', '-')}"
+            raise InputError(
+                f"a {task} split needs a {col!r} column (name it with {what})", path=source
+            )
+    if frame.height == 0:
+        raise InputError("empty split: expected at least one row", path=source)
+    line = (
+        frame.get_column("line").cast(pl.Int64)
+        if "line" in frame.columns
+        else pl.Series("line", np.arange(1, frame.height + 1, dtype=np.int64))
+    )
+    label = name_labels(frame.get_column("label"), label_names, source=source, line=line)
+    cols: dict[str, pl.Series | np.ndarray] = {"id": frame.get_column("id").cast(pl.String)}
+    if task == "classification":
+        text = frame.get_column("text").cast(pl.String)
+        x_hash = mix64(string_hash(text))
+        cols.update({"text": text, "label": label, "line": line})
+        cols["n_tokens"] = text.str.count_matches(r"\S+").cast(pl.Int32)
+    else:
+        a = frame.get_column("text_a").cast(pl.String)
+        b = frame.get_column("text_b").cast(pl.String)
+        a_hash, b_hash = mix64(string_hash(a)), mix64(string_hash(b))
+        x_hash = pair_hash(a_hash, b_hash)
+        cols.update({"text_a": a, "text_b": b, "label": label, "line": line})
+        cols["a_hash"], cols["b_hash"] = a_hash, b_hash
+        cols["n_tokens_a"] = a.str.count_matches(r"\S+").cast(pl.Int32)
+        cols["n_tokens_b"] = b.str.count_matches(r"\S+").cast(pl.Int32)
+    cols["x_hash"] = x_hash
+    cols["xy_hash"] = labelled_hash(x_hash, label)
+    table = pl.DataFrame(
+        {k: (v.alias(k) if isinstance(v, pl.Series) else v) for k, v in cols.items()}
+    )
+    return Split(name=name, source=source, table=table)
+
+
+def read_text_split(
+    path: str | Path,
+    *,
+    task: str,
+    name: str | None = None,
+    text: str | None = None,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str | None = None,
+    id: str | None = None,  # noqa: A002 - mirrors the --id option
+    label_names: Sequence[str] | None = None,
+) -> Split:
+    """Read one JSONL / CSV / TSV / Parquet file as a classification or pair split.
+
+    Column defaults: ``text`` (classification), ``text_a``/``text_b`` then ``premise``/
+    ``hypothesis`` or ``sentence1``/``sentence2`` (pair), ``label``, ``id``.
+    """
+    path = Path(path)
+    frame = read_rows(path)
+    label = label or "label"
+    if task == "pair" and text_a is None and text_b is None:
+        for a, b in (("text_a", "text_b"), ("premise", "hypothesis"), ("sentence1", "sentence2")):
+            if a in frame.columns and b in frame.columns:
+                text_a, text_b = a, b
+                break
+        else:
+            raise InputError(
+                "name the two pair columns with --text-a and --text-b; the file has "
+                f"{[c for c in frame.columns if c != '__line__']}",
+                path=path,
+            )
+    if task == "classification":
+        text = text or "text"
+    table = _normalise(frame, path, text=text, text_a=text_a, text_b=text_b, label=label, id=id)
+    if "line" not in table.columns:
+        offset = 2 if path.suffix.lower() in (".csv", ".tsv") else 1  # header line
+        table = table.with_columns(pl.int_range(offset, table.height + offset).alias("line"))
+    return build_text_split(
+        table, task=task, name=name or path.stem, source=str(path), label_names=label_names
+    )
+
+
+def read_hf_text(
+    path: str | Path,
+    *,
+    task: str,
+    text: str | None = None,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str | None = None,
+    id: str | None = None,  # noqa: A002 - mirrors the --id option
+    label_names: Sequence[str] | None = None,
+) -> dict[str, Split]:
+    """Read a saved HuggingFace dataset (``save_to_disk``) as classification or pair splits.
+
+    A ``ClassLabel`` label column is mapped to its names (``label_names`` overrides them).
+    Needs the ``hf`` extra.
+    """
+    from benchcheck.data.model import SPLIT_ALIASES
+    from benchcheck.errors import require
+
+    datasets = require("datasets", "hf")
+    path = Path(path)
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except Exception as exc:  # noqa: BLE001 - any loader error is a bad folder here
+        raise InputError(f"cannot load a saved HuggingFace dataset: {exc}", path=path) from None
+    parts = dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+    out: dict[str, Split] = {}
+    for raw_name, part in parts.items():
+        source = f"{path}[{raw_name}]"
+        arrow = part.data.table if hasattr(part.data, "table") else part.data
+        frame = pl.from_arrow(arrow)
+        assert isinstance(frame, pl.DataFrame)
+        lab = label or "label"
+        names = label_names
+        feature = part.features.get(lab)
+        if names is None and getattr(feature, "names", None):
+            names = list(feature.names)
+        if task == "pair" and text_a is None and text_b is None:
+            for a, b in (
+                ("text_a", "text_b"),
+                ("premise", "hypothesis"),
+                ("sentence1", "sentence2"),
+            ):
+                if a in frame.columns and b in frame.columns:
+                    text_a, text_b = a, b
+                    break
+        table = _normalise(
+            frame,
+            source,
+            text=text or ("text" if task == "classification" else None),
+            text_a=text_a,
+            text_b=text_b,
+            label=lab,
+            id=id,
+        ).with_columns(pl.int_range(1, frame.height + 1).alias("line"))
+        name = SPLIT_ALIASES.get(raw_name, raw_name)
+        out[name] = build_text_split(table, task=task, name=name, source=source, label_names=names)
+    return out
+
+
+def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path) -> None:
+    """Write rows in the format of ``like`` (JSONL, CSV, TSV or Parquet, by suffix)."""
+    path = Path(path)
+    suffix = Path(like).suffix.lower()
+    frame = frame.drop("__line__", strict=False)
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in frame.iter_rows(named=True)),
+            encoding="utf-8",
+        )
+    elif suffix in (".csv", ".tsv"):
+        frame.write_csv(path, separator="\t" if suffix == ".tsv" else ",")
+    elif suffix == ".parquet":
+        frame.write_parquet(path)
+    else:
+        raise InputError(f"cannot write the format of {like}", path=path)
