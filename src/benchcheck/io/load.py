@@ -87,6 +87,7 @@ def load(
     strict: bool = False,
     label_names: Sequence[str] | None = None,
     name: str | None = None,
+    columns: Mapping[str, str | None] | None = None,
 ) -> Dataset:
     """Load a dataset from a folder, a file, or explicit ``splits`` (name → file).
 
@@ -94,9 +95,15 @@ def load(
     >>> from benchcheck.sample_data import NER_SAMPLE
     >>> sorted(load(NER_SAMPLE).split_names)
     ['dev', 'test', 'train']
+
+    ``task="classification"`` or ``"pair"`` reads JSONL / CSV / TSV / Parquet files or a saved
+    HuggingFace dataset; ``columns`` names the ``text``, ``text_a``, ``text_b``, ``label``
+    and ``id`` columns (see :func:`benchcheck.io.tables.read_text_split`).
     """
+    if task in ("classification", "pair"):
+        return _load_text(source, splits, task, label_names, name, dict(columns or {}))
     if task != "ner":
-        raise UsageError(f"task {task!r} is not readable by this loader yet; expected 'ner'")
+        raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
     if (source is None) == (not splits):
         raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
     files: dict[str, Path]
@@ -122,3 +129,41 @@ def load(
         kwargs = {"label_names": label_names} if reader is read_ner_jsonl else {}
         out[split] = reader(file, name=split, scheme=scheme, strict=strict, **kwargs)
     return Dataset(task="ner", splits=out, name=title)
+
+
+def _load_text(
+    source: str | Path | None,
+    splits: Mapping[str, str | Path] | None,
+    task: str,
+    label_names: Sequence[str] | None,
+    name: str | None,
+    columns: dict[str, str | None],
+) -> Dataset:
+    """Classification and pair datasets (see :mod:`benchcheck.io.tables`)."""
+    from benchcheck.io import tables
+
+    if (source is None) == (not splits):
+        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
+    cols = {k: v for k, v in columns.items() if v is not None}
+    if splits:
+        files = {str(k): Path(v) for k, v in splits.items()}
+        title = name or "dataset"
+    else:
+        path = Path(str(source))
+        if not path.exists():
+            raise InputError("no such file or folder", path=path)
+        title = name or path.name
+        if path.is_dir():
+            from benchcheck.io import hf
+
+            if hf.is_saved_hf(path):
+                read = tables.read_hf_text(path, task=task, label_names=label_names, **cols)
+                return Dataset(task=task, splits=read, name=title)  # type: ignore[arg-type]
+            files = discover_splits(path)
+        else:
+            files = {split_name_of(path) or path.stem: path}
+    out = {
+        split: tables.read_text_split(file, task=task, name=split, label_names=label_names, **cols)
+        for split, file in files.items()
+    }
+    return Dataset(task=task, splits=out, name=title)  # type: ignore[arg-type]
