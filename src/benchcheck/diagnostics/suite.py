@@ -21,7 +21,8 @@ class DiagnosticSuite:
     ``table`` has the reader's columns (``id``, ``pair_id``, ``direction``, ``text_a`` =
     premise, ``text_b`` = hypothesis, ``label``, ``tags``, ``source``, ``domain``, ``line``)
     plus, resolved through ``taxonomy``: ``fine`` (canonical fine tags; a tag from a GLUE
-    TSV column that the taxonomy does not know keeps its spelling), ``coarse`` (coarse
+    TSV column that the taxonomy does not know keeps its spelling), ``fine_coarse`` (the
+    coarse category of each fine tag: the TSV column, else the taxonomy's), ``coarse`` (coarse
     categories, once each) and ``unknown`` (tags the taxonomy does not know).
     """
 
@@ -68,17 +69,30 @@ class DiagnosticSuite:
             "n_pairs": self.n_pairs,
             "labels": list(self.label_names),
             "taxonomy": self.taxonomy.name,
+            "tag_groups": self.tag_groups(),
         }
+
+    def tag_groups(self) -> dict[str, list[str]]:
+        """Map each coarse category to the fine tags the suite uses under it."""
+        groups: dict[str, list[str]] = {c: [] for c in self.coarse_names()}
+        for fine, owners in zip(self.table["fine"].to_list(), self.table["fine_coarse"].to_list(),
+                                strict=True):
+            for tag, owner in zip(fine, owners, strict=True):
+                if tag not in groups.setdefault(owner, []):
+                    groups[owner].append(tag)
+        order = {t: i for i, t in enumerate(self.fine_names())}
+        return {c: sorted(v, key=lambda t: order.get(t, len(order))) for c, v in groups.items()}
 
 
 def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) -> DiagnosticSuite:
     """Resolve a diagnostic pair dataset (from :mod:`benchcheck.io.diagnostic`) into a suite."""
     tax = taxonomy or GLUE_TAXONOMY
     split = dataset["diagnostic"]
-    fine_col, coarse_col, unknown_col = [], [], []
+    fine_col, owner_col, coarse_col, unknown_col = [], [], [], []
     for tags, columns in zip(split.table["tags"].to_list(), split.table["tag_coarse"].to_list(),
                              strict=True):
         fine: list[str] = []
+        owners: list[str] = []
         coarse: list[str] = []
         unknown: list[str] = []
         for tag, column in zip(tags, columns, strict=True):
@@ -89,6 +103,7 @@ def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) ->
                     unknown.append(tag)
                 if not tax.is_coarse(tag) and (canon or tag) not in fine:
                     fine.append(canon or tag)
+                    owners.append(cat)
             elif canon is None:
                 unknown.append(tag)
                 continue
@@ -98,13 +113,16 @@ def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) ->
                 cat = tax.coarse_of(tag) or canon
                 if canon not in fine:
                     fine.append(canon)
+                    owners.append(cat)
             if cat not in coarse:
                 coarse.append(cat)
         fine_col.append(fine)
+        owner_col.append(owners)
         coarse_col.append(coarse)
         unknown_col.append(unknown)
     table = split.table.with_columns(
         pl.Series("fine", fine_col, dtype=pl.List(pl.String)),
+        pl.Series("fine_coarse", owner_col, dtype=pl.List(pl.String)),
         pl.Series("coarse", coarse_col, dtype=pl.List(pl.String)),
         pl.Series("unknown", unknown_col, dtype=pl.List(pl.String)),
     )

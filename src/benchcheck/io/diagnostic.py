@@ -43,6 +43,7 @@ __all__ = [
     "read_diagnostic",
     "read_diagnostic_jsonl",
     "read_glue_diagnostic_tsv",
+    "looks_like_suite",
     "read_annotations",
     "read_pairs",
     "read_predictions",
@@ -535,7 +536,9 @@ class PairTexts:
     n_skipped: int = 0
 
 
-def _looks_like_suite(path: Path) -> bool:
+def looks_like_suite(path: str | Path) -> bool:
+    """Whether a file's first line is a GLUE diagnostic header or a benchcheck suite row."""
+    path = Path(path)
     suffix = path.suffix.lower()
     try:
         with path.open(encoding="utf-8-sig") as handle:
@@ -576,7 +579,7 @@ def read_pairs(
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
-    if text_a is None and text_b is None and label is None and _looks_like_suite(path):
+    if text_a is None and text_b is None and label is None and looks_like_suite(path):
         tab = read_diagnostic(path)["diagnostic"].table
         return PairTexts(tab["text_a"].to_list(), tab["text_b"].to_list(),
                          tab["label"].to_list(), str(path), "suite")

@@ -107,4 +107,5 @@ def rk(y_true: Sequence[object], y_pred: Sequence[object]) -> float:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)  # single-label input: R_K is 0
         return float(matthews_corrcoef(list(map(str, y_true)), list(map(str, y_pred))))
