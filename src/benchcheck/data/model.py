@@ -56,6 +56,9 @@ class Split:
     spans: pl.DataFrame | None = None
     scheme: str | None = None
     tag_repairs: int = 0
+    #: Invalid transitions under each scheme (NER), kept so that parts read separately
+    #: (streamed chunks, shards) combine into exactly the whole file's scheme and repairs.
+    scheme_violations: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def n(self) -> int:

@@ -231,4 +231,5 @@ def build_ner_split(
         spans=spans,
         scheme=used,
         tag_repairs=violations[used],
+        scheme_violations=violations,
     )
