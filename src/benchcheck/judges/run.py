@@ -207,8 +207,8 @@ def summarise(frame: pl.DataFrame, *, price_per_1k_tokens: float | None = None) 
 
     >>> f = pl.DataFrame({"n_prompt_tokens": [100, 50], "seconds": [1.0, 0.5],
     ...                   "cached": [False, True]})
-    >>> summarise(f, price_per_1k_tokens=0.2)
-    JudgeRunSummary(n_rows=2, n_computed=1, n_cached=1, prompt_tokens=100, seconds=1.0, cost=0.02)
+    >>> summarise(f, price_per_1k_tokens=0.5)
+    JudgeRunSummary(n_rows=2, n_computed=1, n_cached=1, prompt_tokens=100, seconds=1.0, cost=0.05)
     """
     fresh = frame.filter(~pl.col("cached"))
     tokens = int(fresh["n_prompt_tokens"].sum() or 0)

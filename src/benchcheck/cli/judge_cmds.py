@@ -1,0 +1,187 @@
+"""``benchcheck judge``: label probabilities from local and served language models."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from benchcheck.cli._app import app, console, console_err
+from benchcheck.cli._common import write_json
+from benchcheck.errors import UsageError
+
+
+@app.command("judge")
+def judge(
+    data: Annotated[str, typer.Argument(help="Examples: JSONL, CSV, TSV or Parquet.")],
+    output: Annotated[
+        str, typer.Option("-o", "--output", help="Judgements file: .parquet or .jsonl.")
+    ] = "judgments.parquet",
+    judges: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="backend:model, repeatable (llama-cpp, openai, transformers, nli, vllm). "
+            "Default: llama-cpp with the offline bundle's Qwen2.5-Coder-1.5B-Instruct.",
+        ),
+    ] = None,
+    prompts: Annotated[
+        str, typer.Option("--prompts", help="'all' (the four binary framings) or name,name,...")
+    ] = "all",
+    prompt_file: Annotated[
+        str | None, typer.Option("--prompt-file", help="User templates (TOML, [prompts.NAME]).")
+    ] = None,
+    verbalisers: Annotated[
+        str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
+    ] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Text column.")] = None,
+    text_a: Annotated[
+        str | None, typer.Option("--text-a", help="First text column (grounding).")
+    ] = None,
+    text_b: Annotated[
+        str | None, typer.Option("--text-b", help="Second text column (generated text).")
+    ] = None,
+    label: Annotated[str | None, typer.Option("--label", help="Label column (kept).")] = None,
+    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option("--cache", help="SQLite cache (default: under the user cache dir)."),
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write a cache.")] = (
+        False
+    ),
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Requests in flight (openai).")
+    ] = 8,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. .../v1.")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    price: Annotated[
+        float | None,
+        typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
+    ] = None,
+    json_path: Annotated[
+        str | None, typer.Option("--json", help="Write the run summary as JSON ('-' = stdout).")
+    ] = None,
+) -> None:
+    """Score every example with every judge and prompt; write one row per triple.
+
+    Reads label-token log-probabilities from one forward pass (never generated text);
+    results are cached and a killed run resumes where it stopped.
+
+    Example: ``benchcheck judge data.jsonl --text-a grounding --text-b generated_text
+    --prompts all -o judgments.parquet``
+    """
+    from benchcheck.io.tables import read_table
+    from benchcheck.judges.cache import JudgeCache, default_cache_path
+    from benchcheck.judges.prompts import load_prompt_file, select_prompts
+    from benchcheck.judges.run import judge_frame, make_judge, summarise
+
+    out_path = Path(output)
+    if out_path.suffix.lower() not in (".parquet", ".jsonl"):
+        raise UsageError(f"-o must end in .parquet or .jsonl, got {output!r}")
+    frame = read_table(data, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
+    extra = load_prompt_file(prompt_file) if prompt_file else None
+    verb = [v.strip() for v in verbalisers.split(",")] if verbalisers else None
+    templates = select_prompts(prompts, extra=extra, verbalisers=verb)
+    store = None if no_cache else JudgeCache(cache or default_cache_path())
+    built = []
+    try:
+        for spec in judges or ["llama-cpp"]:
+            console_err.print(f"loading judge {spec} ...", highlight=False)
+            built.append(
+                make_judge(spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env)
+            )
+        start = time.perf_counter()
+        result = _run_with_progress(frame, built, templates, store, judge_frame)
+        wall = time.perf_counter() - start
+    finally:
+        for j in built:
+            j.close()
+        if store is not None:
+            store.close()
+    if label is not None and "label" in frame.columns:
+        result = result.join(frame.select("id", "label"), on="id", how="left")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    if out_path.suffix.lower() == ".parquet":
+        result.write_parquet(out_path)
+    else:
+        result.write_ndjson(out_path)
+    summary = summarise(result, price_per_1k_tokens=price)
+    rate = summary.n_computed / wall if wall > 0 else float("nan")
+    cost = "" if summary.cost is None else f", cost {summary.cost:.4f}"
+    console.print(
+        f"wrote {result.height} judgements to {out_path} ({summary.n_computed} computed, "
+        f"{summary.n_cached} from cache); {summary.prompt_tokens} prompt tokens, "
+        f"{summary.seconds:.1f} s judge time, {wall:.1f} s wall, {rate:.2f} judgements/s{cost}",
+        highlight=False,
+    )
+    write_json(
+        {
+            "command": "judge",
+            "output": str(out_path),
+            "judges": sorted(set(result["judge"].to_list())),
+            "prompts": [t.name for t in templates],
+            "rows": summary.n_rows,
+            "computed": summary.n_computed,
+            "cached": summary.n_cached,
+            "prompt_tokens": summary.prompt_tokens,
+            "judge_seconds": summary.seconds,
+            "wall_seconds": wall,
+            "price_per_1k_tokens": price,
+            "cost": summary.cost,
+            "cache": None if store is None else str(store.path),
+        },
+        json_path,
+    )
+
+
+def _run_with_progress(frame, built, templates, store, judge_frame):  # type: ignore[no-untyped-def]
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    class _Rate(TextColumn):
+        def __init__(self) -> None:
+            super().__init__("")
+
+        def render(self, task):  # type: ignore[no-untyped-def]
+            from rich.text import Text
+
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:.2f}/s")
+
+    columns = (
+        TextColumn("judging"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        _Rate(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console_err, transient=False) as bar:
+        task = bar.add_task("judge", total=None)
+        started = False
+
+        def progress(done: int, total: int) -> None:
+            nonlocal started
+            if not started:
+                # cache hits arrive first: count them as done without a rate
+                bar.reset(task, total=total, completed=done)
+                started = True
+            bar.update(task, completed=done, total=total)
+
+        return judge_frame(frame, built, templates, cache=store, progress=progress)
