@@ -8,8 +8,14 @@ import numpy as np
 import polars as pl
 
 
-def make_case(n: int = 60, flip_rate: float = 0.2, seed: int = 0, judges=("m1", "m2"),
-              prompts=("nli", "doc"), strength: float = 2.0):
+def make_case(
+    n: int = 60,
+    flip_rate: float = 0.2,
+    seed: int = 0,
+    judges=("m1", "m2"),
+    prompts=("nli", "doc"),
+    strength: float = 2.0,
+):
     """Return (data frame, judgments frame, true labels, flipped mask)."""
     rng = np.random.default_rng(seed)
     ids = [f"e{i:03d}" for i in range(n)]
@@ -20,7 +26,7 @@ def make_case(n: int = 60, flip_rate: float = 0.2, seed: int = 0, judges=("m1", 
         {
             "id": ids,
             "text_a": [f"grounding number {i}" for i in range(n)],
-            "text_b": [f"claim {i}, \"quoted\"" for i in range(n)],
+            "text_b": [f'claim {i}, "quoted"' for i in range(n)],
             "label": [int(v) for v in original],
         }
     )

@@ -45,8 +45,13 @@ def test_ensemble_mean_by_hand():
 
 def test_ensemble_tie_goes_to_first_label_and_missing_skipped():
     j = pl.DataFrame(
-        {"id": ["a", "a", "b"], "judge": ["x", "y", "x"], "prompt": ["p"] * 3,
-         "p_0": [0.5, None, 0.3], "p_1": [0.5, None, 0.7]}
+        {
+            "id": ["a", "a", "b"],
+            "judge": ["x", "y", "x"],
+            "prompt": ["p"] * 3,
+            "p_0": [0.5, None, 0.3],
+            "p_1": [0.5, None, 0.7],
+        }
     )
     ens = ensemble(j)
     assert ens.rows() == [("a", 0.5, 0.5, 1, "0", 0.5), ("b", 0.3, 0.7, 1, "1", 0.7)]
@@ -57,8 +62,10 @@ def test_read_judgments_parquet_and_errors(tmp_path):
     j.write_parquet(tmp_path / "j.parquet")
     back = read_judgments(tmp_path / "j.parquet")
     assert judgment_labels(back) == ("0", "1") and back.height == j.height
-    rows = [{"id": 1, "judge": "m", "prompt": "a", "p_0": 0.2, "p_1": 0.8},
-            {"id": 2, "judge": "m", "prompt": "a", "p_0": 1.2, "p_1": -0.2}]
+    rows = [
+        {"id": 1, "judge": "m", "prompt": "a", "p_0": 0.2, "p_1": 0.8},
+        {"id": 2, "judge": "m", "prompt": "a", "p_0": 1.2, "p_1": -0.2},
+    ]
     with pytest.raises(InputError) as exc:
         read_judgments(_write(rows, tmp_path / "bad.jsonl"))
     assert exc.value.line == 2 and "bad.jsonl:2" in str(exc.value)
@@ -86,11 +93,23 @@ def test_bins():
 
 
 def test_flag_examples_by_hand():
-    data = pl.DataFrame({"id": ["a", "b", "c", "d", "e"], "label": ["1", "0", "1", "0", "1"],
-                         "line": [1, 2, 3, 4, 5]})
-    ens = pl.DataFrame({"id": ["a", "b", "c", "d"], "p_0": [0.96, 0.3, 0.35, 0.2],
-                        "p_1": [0.04, 0.7, 0.65, 0.8], "n_members": [4] * 4,
-                        "llm_label": ["0", "1", "1", "1"], "confidence": [0.96, 0.7, 0.65, 0.8]})
+    data = pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d", "e"],
+            "label": ["1", "0", "1", "0", "1"],
+            "line": [1, 2, 3, 4, 5],
+        }
+    )
+    ens = pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "p_0": [0.96, 0.3, 0.35, 0.2],
+            "p_1": [0.04, 0.7, 0.65, 0.8],
+            "n_members": [4] * 4,
+            "llm_label": ["0", "1", "1", "1"],
+            "confidence": [0.96, 0.7, 0.65, 0.8],
+        }
+    )
     f = flag_examples(data, ens, threshold=0.68)
     assert f["disagree"].to_list() == [True, True, False, True, False]
     assert f["flagged"].to_list() == [True, True, False, True, False]

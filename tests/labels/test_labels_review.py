@@ -16,8 +16,14 @@ from benchcheck.stats.agreement import cohen_kappa
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = os.environ.get("BENCHCHECK_REGEN_GOLDEN") == "1"
-EXPORT_FILES = ["expert_a.csv", "expert_b.csv", "tasks.json", "label_config.xml", "key.jsonl",
-                "README.txt"]
+EXPORT_FILES = [
+    "expert_a.csv",
+    "expert_b.csv",
+    "tasks.json",
+    "label_config.xml",
+    "key.jsonl",
+    "README.txt",
+]
 
 
 def _flags() -> pl.DataFrame:
@@ -139,8 +145,11 @@ def test_import_unknown_review_id_and_missing_key(tmp_path):
 def test_label_studio_json_and_three_experts(tmp_path):
     a = read_expert_labels(GOLDEN / "filled" / "expert_a.csv", ["0", "1"])
     tasks = [
-        {"id": k, "data": {"review_id": rid},
-         "annotations": [{"result": [{"value": {"choices": [lab]}}]}] if lab else []}
+        {
+            "id": k,
+            "data": {"review_id": rid},
+            "annotations": [{"result": [{"value": {"choices": [lab]}}]}] if lab else [],
+        }
         for k, (rid, lab) in enumerate(a.items())
     ]
     ls = tmp_path / "expert_c.json"
