@@ -1,0 +1,276 @@
+"""Statistics of classification and pair datasets (methods.md section 1, beyond NER).
+
+The exact-match reliability metrics (redundancy, duplicate ratio, leakage ratio, text leakage
+ratio) are generic over any split with ``x_hash``/``xy_hash`` and live in
+:mod:`benchcheck.metrics.reliability`. This module adds what has no NER counterpart or a
+different one: label imbalance (the analogue of Eq. 8), label conflicts (the analogue of
+entity ambiguity, Eq. 5: one input carrying several labels), input lengths, and, for pair
+datasets, duplicates and leakage of each side alone.
+
+Inputs are compared through 64-bit hashes of the exact strings (see
+:mod:`benchcheck.io.tables`); near-copies are :mod:`benchcheck.metrics.neardup`'s job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from benchcheck.data.model import Dataset, Split
+from benchcheck.metrics._common import duplicates_over_n, reference_splits, share_in
+from benchcheck.metrics.registry import register
+
+_TEXT = ("classification", "pair")
+
+
+def label_shares(split: Split) -> dict[str, float]:
+    """Share of the split's instances carrying each label, by label name (sorted)."""
+    counts = split.table.get_column("label").value_counts(name="c").sort("label")
+    total = counts["c"].sum()
+    return {str(k): c / total for k, c in zip(counts["label"], counts["c"], strict=True)}
+
+
+@register(
+    dimension="validity",
+    better="lower",
+    tasks=_TEXT,
+    scope="split",
+    title="Label imbalance degree",
+    definition="Analogue of Eq. 8: standard deviation (ddof=0) of the label shares P(l_1)…P(l_v).",
+)
+def label_imbalance_degree(split: Split) -> float | None:
+    """Label imbalance degree (Eq. 8 with labels for entity types): std (ddof = 0) of P(l).
+
+    P(l) is the share of the split's instances labelled l, over the labels occurring in the
+    split: sqrt(Σ_l (P(l) − 1/v)² / v) for v labels. 0 for a balanced split (or one label).
+    Edge rule: ``None`` for n = 0.
+
+    >>> import polars as pl
+    >>> s = Split("t", "-", pl.DataFrame({"label": ["a", "a", "a", "b"]}))
+    >>> label_imbalance_degree(s)
+    0.25
+    """
+    if split.n == 0:
+        return None
+    counts = split.table.get_column("label").value_counts(name="c")["c"].to_numpy()
+    return float(np.std(counts / counts.sum(), ddof=0))
+
+
+def _conflicts(table: pl.DataFrame) -> float | None:
+    if table.height == 0:
+        return None
+    per_input = table.group_by("x_hash").agg(pl.col("label").n_unique().alias("k"))
+    return float((per_input["k"] > 1).sum()) / per_input.height
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=_TEXT,
+    scope="split",
+    title="Label conflict ratio",
+    definition="Share of distinct inputs x in the split that carry more than one label.",
+)
+def label_conflict_ratio(split: Split) -> float | None:
+    """Label conflict ratio: |{x : x occurs with 2+ distinct labels}| / |{distinct x}|.
+
+    The analogue of the ambiguous entity ratio (Eq. 5's variant): an identical input (text,
+    or ordered text pair) labelled differently is either an annotation error or an
+    unanswerable instance, hence reliability, lower is better. Edge rule: ``None`` for n = 0.
+
+    >>> import polars as pl
+    >>> t = pl.DataFrame({"x_hash": [1, 1, 2, 3, 3], "label": ["a", "b", "a", "c", "c"]})
+    >>> round(label_conflict_ratio(Split("t", "-", t)), 4)
+    0.3333
+    """
+    return _conflicts(split.table.select("x_hash", "label"))
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=_TEXT,
+    scope="cross",
+    title="Label conflict ratio across splits",
+    definition="Share of distinct inputs over all splits together that carry more than one label.",
+)
+def label_conflict_ratio_across(dataset: Dataset) -> float | None:
+    """Label conflict ratio over the union of all splits.
+
+    A test text labelled differently in train counts as a conflict.
+
+    Edge rule: ``None`` when the dataset has no instance.
+    """
+    tables = [s.table.select("x_hash", "label") for s in dataset]
+    if not tables:
+        return None
+    return _conflicts(pl.concat(tables))
+
+
+def _mean(split: Split, column: str) -> float | None:
+    return None if split.n == 0 else float(split.table.get_column(column).mean())  # type: ignore[arg-type]
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("classification",),
+    scope="split",
+    title="Mean length",
+    definition="Mean number of whitespace-separated tokens per text.",
+)
+def mean_length(split: Split) -> float | None:
+    """Mean input length in whitespace tokens (m_i of the paper's notation), over the split.
+
+    Longer inputs are read as harder (the paper's text-complexity view, Eq. 6). Edge rule:
+    ``None`` for n = 0.
+    """
+    return _mean(split, "n_tokens")
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("pair",),
+    scope="split",
+    title="Mean length of text a",
+    definition="Mean number of whitespace-separated tokens of the first text of each pair.",
+)
+def mean_length_a(split: Split) -> float | None:
+    """Mean length of the first text (premise, grounding) in tokens; ``None`` for n = 0."""
+    return _mean(split, "n_tokens_a")
+
+
+@register(
+    dimension="difficulty",
+    better="higher",
+    tasks=("pair",),
+    scope="split",
+    title="Mean length of text b",
+    definition="Mean number of whitespace-separated tokens of the second text of each pair.",
+)
+def mean_length_b(split: Split) -> float | None:
+    """Mean length of the second text (hypothesis, generated text); ``None`` for n = 0."""
+    return _mean(split, "n_tokens_b")
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=("pair",),
+    scope="split",
+    title="Duplicate ratio of text a",
+    definition="(n − distinct first texts) / n: first texts shared by several pairs.",
+)
+def text_a_duplicate_ratio(split: Split) -> float | None:
+    """(n − distinct text_a) / n. Often high by design (one premise, several hypotheses).
+
+    Edge rule: ``None`` for n = 0.
+    """
+    return duplicates_over_n(split.table.get_column("a_hash"))
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=("pair",),
+    scope="split",
+    title="Duplicate ratio of text b",
+    definition="(n − distinct second texts) / n.",
+)
+def text_b_duplicate_ratio(split: Split) -> float | None:
+    """(n − distinct text_b) / n. Edge rule: ``None`` for n = 0."""
+    return duplicates_over_n(split.table.get_column("b_hash"))
+
+
+def _side_leak(dataset: Dataset, column: str) -> float | None:
+    if "test" not in dataset:
+        return None
+    refs = reference_splits(dataset, ("train", "dev"))
+    if not refs:
+        return None
+    reference = pl.concat([r.table.get_column(column) for r in refs])
+    return share_in(dataset["test"].table.get_column(column), reference)
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=("pair",),
+    scope="cross",
+    title="Text a leakage ratio",
+    definition="Share of test pairs whose first text occurs as a first text in train or dev.",
+)
+def text_a_leakage_ratio(dataset: Dataset) -> float | None:
+    """Eq. 3 on the first text alone: share of test instances whose text_a is a train/dev text_a.
+
+    Includes leaked pairs; see :func:`partial_leakage_ratio` for a side leaked without its
+    pair. Edge rule as :func:`~benchcheck.metrics.reliability.leakage_ratio`.
+    """
+    return _side_leak(dataset, "a_hash")
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=("pair",),
+    scope="cross",
+    title="Text b leakage ratio",
+    definition="Share of test pairs whose second text occurs as a second text in train or dev.",
+)
+def text_b_leakage_ratio(dataset: Dataset) -> float | None:
+    """Eq. 3 on the second text alone (text_b against train/dev text_b). Edge rule as Eq. 3."""
+    return _side_leak(dataset, "b_hash")
+
+
+@register(
+    dimension="reliability",
+    better="lower",
+    tasks=("pair",),
+    scope="cross",
+    title="Partial leakage ratio",
+    definition="Share of test pairs not leaked as a pair whose first or second text leaked alone.",
+)
+def partial_leakage_ratio(dataset: Dataset) -> float | None:
+    """Share of test pairs whose pair (text_a, text_b) is not in train/dev but one side is.
+
+    A leaked premise with a new hypothesis: reported apart from the leaked pair
+    (``text_leakage_ratio``). Edge rule as Eq. 3.
+    """
+    if "test" not in dataset:
+        return None
+    refs = reference_splits(dataset, ("train", "dev"))
+    if not refs or dataset["test"].n == 0:
+        return None
+    ref = pl.concat([r.table.select("x_hash", "a_hash", "b_hash") for r in refs])
+    test = dataset["test"].table
+    pair = test.get_column("x_hash").is_in(ref.get_column("x_hash").unique().implode())
+    a = test.get_column("a_hash").is_in(ref.get_column("a_hash").unique().implode())
+    b = test.get_column("b_hash").is_in(ref.get_column("b_hash").unique().implode())
+    return float(((a | b) & ~pair).mean())  # type: ignore[arg-type]
+
+
+def length_stats(split: Split) -> dict[str, Any]:
+    """Length statistics in whitespace tokens: per text column, min/mean/median/p95/max.
+
+    For pair splits the keys are ``text_a`` and ``text_b``; for classification ``text``.
+    """
+    columns = {"text": "n_tokens", "text_a": "n_tokens_a", "text_b": "n_tokens_b"}
+    out: dict[str, Any] = {}
+    for key, col in columns.items():
+        if col not in split.table.columns:
+            continue
+        v = split.table.get_column(col).to_numpy()
+        if v.size == 0:
+            out[key] = None
+            continue
+        out[key] = {
+            "min": int(v.min()),
+            "mean": float(v.mean()),
+            "median": float(np.median(v)),
+            "p95": float(np.percentile(v, 95)),
+            "max": int(v.max()),
+        }
+    return out
