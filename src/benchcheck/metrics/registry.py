@@ -71,4 +71,4 @@ def specs_for(task: str, scope: Scope | None = None) -> list[MetricSpec]:
 
 def _load() -> None:
     """Import the metric modules so that their ``@register`` lines have run."""
-    from benchcheck.metrics import difficulty, reliability, validity  # noqa: F401
+    from benchcheck.metrics import difficulty, reliability, text, validity  # noqa: F401
