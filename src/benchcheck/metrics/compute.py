@@ -84,6 +84,11 @@ def compute_stats(
             row["tag_repairs"] = split.tag_repairs
             row["n_tokens"] = int(split.table.get_column("n_tokens").sum())
             row["n_entities"] = split.spans.height if split.spans is not None else 0
+        else:
+            from benchcheck.metrics.text import label_shares, length_stats
+
+            row["labels"] = label_shares(split)
+            row["length"] = length_stats(split)
         for spec in split_specs:
             row[spec.name] = spec.function(split)
         per_split[split.name] = row
