@@ -34,6 +34,7 @@ LabelNamesOpt = Annotated[
     str | None,
     typer.Option("--label-names", help="Comma-separated tag names for JSONL 'ner_tags' indices."),
 ]
+TaskOpt = Annotated[str, typer.Option("--task", help="Task kind: ner, classification or pair.")]
 
 
 def _load(
@@ -42,6 +43,8 @@ def _load(
     scheme: str | None,
     strict: bool,
     label_names: str | None,
+    task: str = "ner",
+    columns: dict[str, str | None] | None = None,
 ):  # type: ignore[no-untyped-def]
     from benchcheck.io.load import load
 
@@ -54,6 +57,8 @@ def _load(
         scheme=scheme,
         strict=strict,
         label_names=names,
+        task=task,
+        columns=columns,
     )
 
 
@@ -78,11 +83,13 @@ def run_stats(
     scores: str | None = None,
     predictions: list[str] | None = None,
     label_names: str | None = None,
+    task: str = "ner",
+    columns: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Load, score predictions if given, compute every metric; the canonical JSON object."""
     from benchcheck.metrics.compute import compute_stats
 
-    dataset = _load(data, split, scheme, strict, label_names)
+    dataset = _load(data, split, scheme, strict, label_names, task, columns)
     model_scores = _scores(scores)
     files = parse_assignments(predictions, "--predictions")
     if files and model_scores:
@@ -118,11 +125,24 @@ def stats(
         ),
     ] = None,
     label_names: LabelNamesOpt = None,
+    task: TaskOpt = "ner",
+    text: Annotated[
+        str | None, typer.Option("--text", help="Text column (classification).")
+    ] = None,
+    text_a: Annotated[
+        str | None, typer.Option("--text-a", help="First text column (pair).")
+    ] = None,
+    text_b: Annotated[
+        str | None, typer.Option("--text-b", help="Second text column (pair).")
+    ] = None,
+    label: Annotated[str | None, typer.Option("--label", help="Label column.")] = None,
+    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
     json_out: JsonOpt = None,
 ) -> None:
-    """Statistical evaluation of an NER dataset: reliability, difficulty, validity.
+    """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
 
     Example: benchcheck stats data/conll2003/ --scores 93.1,92.8,92.4,91.9,91.0 --json out.json
+    Example: benchcheck stats nli/ --task pair --text-a premise --text-b hypothesis --label label
     """
     from benchcheck.report.terminal import stats_table
 
@@ -134,6 +154,8 @@ def stats(
         scores=scores,
         predictions=predictions,
         label_names=label_names,
+        task=task,
+        columns={"text": text, "text_a": text_a, "text_b": text_b, "label": label, "id": id_col},
     )
     write_json(result, json_out)
     if json_out != "-":
