@@ -11,7 +11,7 @@ from rich.table import Table
 
 from benchcheck.cli._app import app, console
 from benchcheck.cli._common import parse_assignments, write_json
-from benchcheck.errors import UsageError
+from benchcheck.errors import BenchcheckError, UsageError
 
 JsonOpt = Annotated[
     str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
@@ -28,6 +28,14 @@ LabelMapOpt = Annotated[
         "integers are indices into the suite's label order.",
     ),
 ]
+
+
+class SuiteWarned(BenchcheckError):
+    """``check-suite --strict`` found warnings (exit code 1)."""
+
+    exit_code = 1
+
+
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap (and the model).")]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
 
@@ -442,5 +450,6 @@ def check_suite_cmd(
     if json_out != "-":
         render_check_suite(payload)
     write_json(payload, json_out)
-    if strict and any(f["level"] == "warning" for f in payload["findings"]):
-        raise typer.Exit(1)
+    warned = [f for f in payload["findings"] if f["level"] == "warning"]
+    if strict and warned:
+        raise SuiteWarned(f"--strict: {len(warned)} check(s) warned")
