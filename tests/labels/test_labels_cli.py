@@ -1,0 +1,349 @@
+"""Every label-error command: JSON keys, terminal output, bad input (exit 2), --help example."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from _labels_synth import make_case, write_jsonl
+
+from benchcheck.cli import main
+
+GOLDEN = Path(__file__).parent / "golden"
+COMMANDS = [
+    ["flag"],
+    ["review"],
+    ["review", "export"],
+    ["review", "import"],
+    ["error-rate"],
+    ["bins"],
+    ["remedy"],
+    ["rerank"],
+    ["agreement"],
+    ["ensemble-curve"],
+]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
+def test_help_has_example(cmd, capsys):
+    assert main([*cmd, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Example:" in out and "benchcheck" in out
+
+
+@pytest.fixture()
+def case(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data, j, truth, flipped = make_case(80, flip_rate=0.2, seed=3)
+    write_jsonl(data, Path("data.jsonl"))
+    j.write_parquet("j.parquet")
+    return data, j, truth, flipped
+
+
+def _json(path):
+    return json.loads(Path(path).read_text())
+
+
+def test_flag_review_chain(case, capsys):
+    data, j, truth, flipped = case
+    assert (
+        main(
+            [
+                "flag",
+                "j.parquet",
+                "--data",
+                "data.jsonl",
+                "-o",
+                "flags.jsonl",
+                "--json",
+                "flag.json",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "[0.95, 1]" in out and "Top" in out
+    res = _json("flag.json")
+    assert res["schema_version"] and res["summary"]["n"] == 80
+    assert res["summary"]["flagged"] == sum(
+        1 for r in open("flags.jsonl") if '"flagged": true' in r
+    )
+    assert (
+        main(["review", "export", "flags.jsonl", "-o", "review", "--seed", "1", "--json", "-"]) == 0
+    )
+    exp = json.loads(capsys.readouterr().out)
+    assert exp["n_items"] == res["summary"]["flagged"]
+    # experts: both label with the truth
+    key = {
+        r["review_id"]: r["id"] for r in map(json.loads, open("review/key.jsonl")) if r["review_id"]
+    }
+    tr = {i: str(t) for i, t in zip(data["id"], truth, strict=True)}
+    for name in ("expert_a", "expert_b"):
+        f = pl.read_csv(f"review/{name}.csv", infer_schema=False)
+        f.with_columns(pl.Series("label", [tr[key[r]] for r in f["review_id"]])).write_csv(
+            f"review/{name}.csv"
+        )
+    assert (
+        main(
+            [
+                "review",
+                "import",
+                "review/expert_a.csv",
+                "review/expert_b.csv",
+                "-o",
+                "gold.jsonl",
+                "--json",
+                "imp.json",
+            ]
+        )
+        == 0
+    )
+    imp = _json("imp.json")
+    assert imp["agreement_before"]["cohen_kappa"] == 1.0 and imp["unresolved"] == 0
+    assert main(["error-rate", "gold.jsonl", "--population", "1000", "--json", "er.json"]) == 0
+    er = _json("er.json")
+    assert set(er) >= {
+        "errors",
+        "sample",
+        "population",
+        "error_rate",
+        "ci",
+        "ci_fpc",
+        "lower_bound",
+        "population_errors_lower",
+    }
+    gold = [json.loads(line) for line in open("gold.jsonl")]
+    assert er["sample"] == 80 and er["errors"] == sum(g["gold"] != g["label"] for g in gold)
+    assert main(["bins", "gold.jsonl", "--bootstrap", "100", "--json", "bins.json"]) == 0
+    assert len(_json("bins.json")["bins"]) == 6
+    assert "warning" in capsys.readouterr().err  # small bins
+    assert (
+        main(
+            [
+                "ensemble-curve",
+                "j.parquet",
+                "--gold",
+                "gold.jsonl",
+                "--repeats",
+                "3",
+                "--json",
+                "curve.json",
+            ]
+        )
+        == 0
+    )
+    curve = _json("curve.json")
+    assert [p["size"] for p in curve["points"]] == [1, 2, 3, 4]
+    # rerank: two models' scores
+    rng = np.random.default_rng(0)
+    g = np.array([int(r["gold"]) for r in gold])
+    for name, acc in (("a", 0.9), ("b", 0.6)):
+        s = np.where(rng.random(80) < acc, g, 1 - g) * 0.6 + rng.random(80) * 0.4
+        write_jsonl(
+            pl.DataFrame({"id": [r["id"] for r in gold], "score": s}), Path(f"{name}.jsonl")
+        )
+    assert (
+        main(
+            [
+                "rerank",
+                "--gold",
+                "gold.jsonl",
+                "--scores",
+                "a=a.jsonl",
+                "--scores",
+                "b=b.jsonl",
+                "--bootstrap",
+                "100",
+                "--json",
+                "rr.json",
+            ]
+        )
+        == 0
+    )
+    rr = _json("rr.json")
+    assert rr["ranks"]["a"]["roc_auc"]["gold"] == 1 and len(rr["pairwise"]) == 3
+    crowd = [
+        {"id": r["id"], "annotator": f"w{k}", "label": r["gold"]} for r in gold for k in range(3)
+    ]
+    pl.DataFrame(crowd).write_csv("crowd.csv")
+    assert (
+        main(
+            [
+                "agreement",
+                "--source",
+                "original=gold.jsonl#label",
+                "--source",
+                "llm=gold.jsonl#llm_label",
+                "--source",
+                "gold=gold.jsonl",
+                "--crowd",
+                "crowd.csv",
+                "--judgments",
+                "j.parquet",
+                "--json",
+                "ag.json",
+            ]
+        )
+        == 0
+    )
+    ag = _json("ag.json")
+    assert ag["weighted_f1"]["f1"]["gold"]["crowd_majority"] == 1.0
+    assert ag["fleiss"]["crowd"]["all"]["kappa"] == 1.0
+    out = capsys.readouterr().out
+    assert "Weighted F1" in out and "Fleiss" in out
+
+
+def test_remedy_cli(case, capsys):
+    before = Path("data.jsonl").read_bytes()
+    assert (
+        main(
+            [
+                "remedy",
+                "data.jsonl",
+                "--judgments",
+                "j.parquet",
+                "--threshold",
+                "0.8",
+                "--mode",
+                "flip",
+                "--seed",
+                "0",
+                "-o",
+                "cleaned",
+                "--json",
+                "r.json",
+            ]
+        )
+        == 0
+    )
+    r = _json("r.json")
+    assert Path("data.jsonl").read_bytes() == before
+    assert r["n_selected"] == len(r["ablation_ids"]) > 0
+    assert Path("cleaned/cleaned.jsonl").exists() and Path("cleaned/ablation_random.jsonl").exists()
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl"]) == 0
+    assert (
+        main(
+            [
+                "remedy",
+                "data.jsonl",
+                "--flags",
+                "flags.jsonl",
+                "--threshold",
+                "0.8",
+                "--mode",
+                "filter",
+                "-o",
+                "f2",
+                "--json",
+                "r2.json",
+            ]
+        )
+        == 0
+    )
+    assert _json("r2.json")["selected_ids"] == r["selected_ids"]
+    capsys.readouterr()
+    assert main(["remedy", "data.jsonl", "-o", "x"]) == 2
+    assert "exactly one" in capsys.readouterr().err
+
+
+def test_flag_pred_probs(case, capsys):
+    pytest.importorskip("cleanlab")
+    data, j, truth, flipped = case
+    probs = np.stack([1 - truth, truth], axis=1) * 0.8 + 0.1
+    np.save("probs.npy", probs)
+    assert (
+        main(
+            [
+                "flag",
+                "j.parquet",
+                "--data",
+                "data.jsonl",
+                "--pred-probs",
+                "probs.npy",
+                "--json",
+                "f.json",
+            ]
+        )
+        == 0
+    )
+    cl = _json("f.json")["confident_learning"]
+    assert cl["both"] > 0 and 0 <= cl["jaccard"] <= 1
+    np.save("bad.npy", probs[:3])
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--pred-probs", "bad.npy"]) == 2
+    assert "bad.npy" in capsys.readouterr().err
+
+
+def test_error_rate_counts_and_edges(capsys):
+    assert (
+        main(
+            [
+                "error-rate",
+                "--errors",
+                "12",
+                "--sample",
+                "200",
+                "--population",
+                "5000",
+                "--json",
+                "-",
+            ]
+        )
+        == 0
+    )
+    r = json.loads(capsys.readouterr().out)
+    assert r["error_rate"] == 0.06 and r["ci_fpc"][0] > r["ci"][0]
+    assert (
+        main(["error-rate", "--errors", "0", "--sample", "10", "--population", "10", "--json", "-"])
+        == 0
+    )
+    r = json.loads(capsys.readouterr().out)
+    assert r["ci_fpc"] == [0.0, 0.0] and r["ci"][0] == 0.0
+    assert main(["error-rate", "--errors", "11", "--sample", "10"]) == 2
+    assert "errors" in capsys.readouterr().err
+    assert main(["error-rate"]) == 2
+    assert main(["error-rate", "--errors", "3", "--sample", "10", "--population", "5"]) == 2
+
+
+def _bad_jsonl(name, rows, bad_line):
+    lines = [json.dumps(r) for r in rows]
+    lines[bad_line - 1] = "{not json"
+    Path(name).write_text("\n".join(lines) + "\n")
+
+
+def test_bad_input_names_file_and_line(case, capsys):
+    data, j, _, _ = case
+    rows = [dict(r) for r in j.head(4).iter_rows(named=True)]
+    _bad_jsonl("j.jsonl", rows, 3)
+    assert main(["flag", "j.jsonl", "--data", "data.jsonl"]) == 2
+    assert "j.jsonl:3" in capsys.readouterr().err.replace("\n", "")
+    rows[1]["p_1"] = 7.0
+    Path("j2.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["flag", "j2.jsonl", "--data", "data.jsonl"]) == 2
+    assert "j2.jsonl:2" in capsys.readouterr().err.replace("\n", "")
+    d = [dict(r) for r in data.iter_rows(named=True)]
+    d[4]["label"] = 5
+    Path("d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in d))
+    assert main(["flag", "j.parquet", "--data", "d.jsonl"]) == 2
+    assert "d.jsonl:5" in capsys.readouterr().err.replace("\n", "")
+    shutil.copytree(GOLDEN / "export", "rv")
+    text = (GOLDEN / "filled" / "expert_a.csv").read_text().splitlines()
+    text[2] = text[2].rsplit(",", 1)[0] + ",2"
+    Path("rv/expert_a.csv").write_text("\n".join(text) + "\n")
+    assert main(["review", "import", "rv/expert_a.csv", "-o", "g.jsonl"]) == 2
+    assert "expert_a.csv:3" in capsys.readouterr().err.replace("\n", "")
+    _bad_jsonl("gold_bad.jsonl", [{"id": "1", "label": "1", "gold": "1"}] * 3, 2)
+    for cmd in (["error-rate", "gold_bad.jsonl"], ["bins", "gold_bad.jsonl"]):
+        assert main(cmd) == 2
+        assert "gold_bad.jsonl:2" in capsys.readouterr().err.replace("\n", "")
+    assert main(["bins", "data.jsonl"]) == 2
+    assert "data.jsonl" in capsys.readouterr().err
+    assert main(["rerank", "--gold", "missing.jsonl", "--scores", "a=a.jsonl"]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
+    assert main(["agreement", "--source", "x=data.jsonl#nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["ensemble-curve", "j.parquet", "--gold", "data.jsonl"]) == 2
+    assert "data.jsonl" in capsys.readouterr().err
+    assert main(["review", "export", "data.jsonl", "-o", "rx"]) == 2
+    assert "data.jsonl" in capsys.readouterr().err
