@@ -39,7 +39,9 @@ def read_ner_jsonl(
     tags: list[str] = []
     lines: list[int] = []
     starts: list[bool] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Split on newlines only: str.splitlines() also breaks at U+0085, U+2028 and U+2029,
+    # which JSON strings may hold unescaped, and would shift every later line number.
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -95,14 +97,17 @@ def _names(indices: object, label_names: Sequence[str] | None, path: Path, line:
         raise InputError(
             '"ner_tags" holds indices: give the label list (--label-names)', path=path, line=line
         )
-    if not isinstance(indices, list) or not all(isinstance(i, int) for i in indices):
+    if not isinstance(indices, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in indices
+    ):
         raise InputError('"ner_tags" must be a list of integers', path=path, line=line)
-    try:
-        return [label_names[i] for i in indices]
-    except IndexError:
+    # Checked explicitly: a negative index would silently pick a label from the end.
+    bad = [i for i in indices if not 0 <= i < len(label_names)]
+    if bad:
         raise InputError(
             f"tag index out of range for {len(label_names)} label names",
             path=path,
             line=line,
-            got=max(indices),
-        ) from None
+            got=bad[0],
+        )
+    return [label_names[i] for i in indices]
