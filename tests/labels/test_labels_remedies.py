@@ -87,7 +87,7 @@ def test_rerank_by_hand_and_rank_change():
         ModelScores("B", tuple(reversed(ids)), tuple(b_score[::-1]), None),
     ]
     res = rerank(
-        ids, [str(v) for v in original], [str(v) for v in gold], models, n_resamples=300, seed=0
+        ids, [str(v) for v in original], [str(v) for v in gold], models, n_resamples=100, seed=0
     )
     assert res.models["A"]["roc_auc"]["gold"] == pytest.approx(roc_auc_score(gold, a_score))
     assert res.models["B"]["roc_auc"]["original"] == pytest.approx(roc_auc_score(original, b_score))

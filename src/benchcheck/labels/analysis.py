@@ -23,6 +23,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -294,7 +295,7 @@ def agreement_report(
     truth: str | None = "gold",
     disagreement: tuple[str, str] | None = ("llm", "original"),
     negative: str = "0",
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Compare label sources: weighted-F1 matrix, Fleiss' kappa per group, crowd statistics.
 
     ``sources`` maps a source name to ``{id: label}``. ``crowd`` is a long table
@@ -307,7 +308,7 @@ def agreement_report(
     """
     src: dict[str, dict[str, str]] = {n: dict(v) for n, v in sources.items()}
     rater_groups: dict[str, dict[str, dict[str, str]]] = {}
-    per_annotator: list[dict[str, object]] = []
+    per_annotator: list[dict[str, Any]] = []
     spearman = None
     if crowd is not None:
         _need(crowd, ["id", "annotator", "label"], "the crowd file")
@@ -324,8 +325,12 @@ def agreement_report(
         item_ids = list(ratings)
         maj = majority_vote([ratings[i] for i in item_ids])
         strict = strict_vote([ratings[i] for i in item_ids], negative=negative)
-        src["crowd_majority"] = {i: v for i, v in zip(item_ids, maj, strict=True) if v is not None}
-        src["crowd_strict"] = {i: v for i, v in zip(item_ids, strict, strict=True) if v is not None}
+        src["crowd_majority"] = {
+            i: str(v) for i, v in zip(item_ids, maj, strict=True) if v is not None
+        }
+        src["crowd_strict"] = {
+            i: str(v) for i, v in zip(item_ids, strict, strict=True) if v is not None
+        }
         rater_groups["crowd"] = {"_lists": ratings}  # type: ignore[dict-item]
         if truth is not None and truth in src:
             t = src[truth]
@@ -349,10 +354,10 @@ def agreement_report(
                     }
                 )
             pts = [
-                (r["n_items"], r["agreement"])
+                (float(r["n_items"]), float(r["agreement"]))
                 for r in per_annotator
-                if not math.isnan(r["agreement"])
-            ]  # type: ignore[arg-type]
+                if not math.isnan(float(r["agreement"]))
+            ]
             if len(pts) >= 3 and len({p[0] for p in pts}) > 1 and len({p[1] for p in pts}) > 1:
                 spearman = float(spearmanr([p[0] for p in pts], [p[1] for p in pts]).statistic)
     for name, members in (groups or {}).items():

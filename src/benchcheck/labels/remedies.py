@@ -16,11 +16,13 @@ paired bootstrap of the metric difference on gold labels.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -238,6 +240,10 @@ def _acc(t: np.ndarray, p: np.ndarray, pos: str) -> float:
     return float(accuracy_score(t, p))
 
 
+def _call_metric(fn: Any, t: np.ndarray, x: np.ndarray, *, positive: str) -> float:
+    return float(fn(t, x, positive))
+
+
 #: Metric name → (function(truth, output, positive label), needs the score column).
 METRICS = {"roc_auc": (_roc_auc, True), "f1": (_f1, False), "accuracy": (_acc, False)}
 
@@ -333,7 +339,7 @@ def rerank(
                 t_gold,
                 outputs[a][key],
                 outputs[b][key],
-                lambda t, x, f=fn: f(t, x, positive),
+                functools.partial(_call_metric, fn, positive=positive),
                 n_resamples=n_resamples,
                 seed=seed,
             )

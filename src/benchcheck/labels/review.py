@@ -112,7 +112,7 @@ def export_review(
         order = order[:sample]
     chosen = flagged_idx[order]
     review_ids = [f"r{i + 1:04d}" for i in range(len(chosen))]
-    rid = [None] * flags.height
+    rid: list[str | None] = [None] * flags.height
     for r, i in zip(review_ids, chosen, strict=True):
         rid[int(i)] = r
     out = Path(out_dir)
