@@ -1,0 +1,90 @@
+"""Folder discovery and the load() entry point."""
+
+from pathlib import Path
+
+import pytest
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.load import discover_splits, load, split_name_of
+
+SENTENCE = "EU B-ORG\nrejects O\n\nPeter B-PER\n"
+
+
+def _folder(tmp_path: Path, *names: str) -> Path:
+    for name in names:
+        (tmp_path / name).write_text(SENTENCE, encoding="utf-8")
+    return tmp_path
+
+
+def test_conll2003_names(tmp_path):
+    folder = _folder(tmp_path, "eng.train", "eng.testa", "eng.testb", "README.md", "LICENSE")
+    found = discover_splits(folder)
+    assert list(found) == ["train", "dev", "test"]
+    assert {k: v.name for k, v in found.items()} == {
+        "train": "eng.train",
+        "dev": "eng.testa",
+        "test": "eng.testb",
+    }
+    ds = load(folder)
+    assert ds.split_names == ["train", "dev", "test"] and ds.name == tmp_path.name
+    assert all(s.n == 2 for s in ds)
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["train.txt", "valid.txt", "test.txt"], ["train", "dev", "test"]),
+        (["test.conll", "dev.conll", "train.conll"], ["train", "dev", "test"]),
+        (["wnut17_train.conll", "wnut17_validation.conll"], ["train", "dev"]),
+        (["data.test.jsonl", "notes.txt", ".hidden_train"], ["test"]),
+    ],
+)
+def test_discovery_variants(tmp_path, names, expected):
+    for name in names:
+        text = '{"tokens": ["a"], "tags": ["O"]}\n' if name.endswith(".jsonl") else SENTENCE
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert list(discover_splits(tmp_path)) == expected
+    assert load(tmp_path).split_names == expected
+
+
+def test_clash_names_both_files(tmp_path):
+    _folder(tmp_path, "train.txt", "valid.txt", "dev.txt")
+    with pytest.raises(InputError) as info:
+        discover_splits(tmp_path)
+    message = str(info.value)
+    assert "'dev'" in message and "dev.txt" in message and "valid.txt" in message
+    assert info.value.path == str(tmp_path) and "--split" in message
+
+
+def test_none_found(tmp_path):
+    _folder(tmp_path, "README.md", "notes.txt")
+    with pytest.raises(InputError, match="no split files found") as info:
+        load(tmp_path)
+    assert info.value.path == str(tmp_path)
+
+
+def test_explicit_splits_single_file_and_usage_errors(tmp_path):
+    a = _folder(tmp_path, "a.txt") / "a.txt"
+    ds = load(splits={"train": a, "test": a})
+    assert ds.split_names == ["train", "test"]
+    assert load(a).split_names == ["a"]
+    assert load(_folder(tmp_path, "my_test.conll") / "my_test.conll").split_names == ["test"]
+    with pytest.raises(UsageError):
+        load()
+    with pytest.raises(UsageError):
+        load(a, splits={"train": a})
+    with pytest.raises(UsageError, match="task"):
+        load(a, task="parse")
+    with pytest.raises(InputError, match="no such file"):
+        load(tmp_path / "missing")
+    with pytest.raises(InputError, match="file not found"):
+        load(splits={"train": tmp_path / "missing.txt"})
+
+
+def test_split_name_of():
+    assert split_name_of(Path("conll2003_train.txt")) == "train"
+    assert split_name_of(Path("eng.testb")) == "test"
+    assert split_name_of(Path("training.conll")) == "train"
+    # Two different split words: ambiguous, so no split.
+    assert split_name_of(Path("train_test.txt")) is None
+    assert split_name_of(Path("contest.txt")) is None  # "test" inside a word does not count
