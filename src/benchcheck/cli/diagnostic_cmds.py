@@ -67,15 +67,23 @@ def run_diagnose(
     label_column: str | None = None,
     seed: int = 0,
     resamples: int = 1000,
+    judges: list[str] | None = None,
+    base_url: str | None = None,
+    cache: str | None = None,
+    no_cache: bool = False,
 ) -> dict[str, Any]:
-    """Load the suite and every model's predictions, score them; return the JSON payload."""
+    """Load the suite and every model's predictions, score them; return the JSON payload.
+
+    ``judges`` are ``backend:model`` specs (see ``benchcheck judge``): each LLM answers the
+    three-way NLI question on every example and is scored like a predictions file.
+    """
     from benchcheck.diagnostics.score import diagnose_suite
     from benchcheck.diagnostics.suite import load_suite
     from benchcheck.io.diagnostic import read_predictions
 
     files = parse_assignments(predictions, "--predictions")
-    if not files:
-        raise UsageError("give at least one --predictions NAME=FILE")
+    if not files and not judges:
+        raise UsageError("give at least one --predictions NAME=FILE or --judge BACKEND:MODEL")
     suite = load_suite(suite_path, taxonomy=taxonomy)
     mapping = _label_map(label_map)
     preds, notes = {}, {}
@@ -84,9 +92,30 @@ def run_diagnose(
                                 label_map=mapping, column=label_column)
         preds[name] = dict(read.labels)
         notes[name] = [f"matched by {read.keyed_by}", *read.notes]
+    if judges:
+        for name, labels in _judge(suite, judges, base_url, cache, no_cache).items():
+            if name in preds:
+                raise UsageError(f"model name {name!r} given twice")
+            preds[name] = labels
+            notes[name] = ["three-way NLI prompt 'nli3', most probable label"]
     result = diagnose_suite(suite, preds, seed=seed, n_resamples=resamples,
                             prediction_notes=notes)
     return result.to_json()
+
+
+def _judge(suite: Any, specs: list[str], base_url: str | None, cache: str | None,
+           no_cache: bool) -> dict[str, dict[str, str]]:
+    from contextlib import ExitStack
+
+    from benchcheck.diagnostics.judged import judge_predictions
+    from benchcheck.judges.cache import JudgeCache, default_cache_path
+    from benchcheck.judges.run import make_judge
+
+    with ExitStack() as stack:
+        store = None if no_cache else stack.enter_context(
+            JudgeCache(cache or default_cache_path()))
+        built = [stack.enter_context(make_judge(s, base_url=base_url)) for s in specs]
+        return judge_predictions(suite, built, cache=store)
 
 
 def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
@@ -164,19 +193,31 @@ def diagnose(
     seed: SeedOpt = 0,
     resamples: ResamplesOpt = 1000,
     fine: Annotated[bool, typer.Option("--fine/--no-fine", help="Show fine tags.")] = True,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option("--judge", help="Diagnose an LLM directly: BACKEND:MODEL (as in "
+                     "'benchcheck judge'); repeatable."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible server for --judge.")
+    ] = None,
+    cache: Annotated[
+        str | None, typer.Option("--cache", help="Judge cache (default: the user cache dir).")
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache judgements.")] = False,
     json_out: JsonOpt = None,
 ) -> None:
-    """Score models per phenomenon with R_K (Gorodkin), intervals and paired tests.
+    """R_K per phenomenon (overall, coarse, fine) with intervals and paired tests; see docs.
 
-    Predictions are keyed by example id (GLUE TSV: the 0-based row index; JSONL suites:
-    '<id>:forward' / '<id>:backward') or by row order. Compare models within a category,
-    never categories with each other.
+    Ids: GLUE TSV row index, or '<id>:forward'/'<id>:backward' for JSONL suites, or row order.
+    Compare models within a category, never categories with each other.
 
     Example: benchcheck diagnose --suite diagnostic-full.tsv --predictions bert=bert.tsv
-    --predictions roberta=rob.jsonl --json out.json
+    Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
     payload = run_diagnose(suite, predictions or [], taxonomy=taxonomy, label_map=label_map,
-                           label_column=label_column, seed=seed, resamples=resamples)
+                           label_column=label_column, seed=seed, resamples=resamples,
+                           judges=judge, base_url=base_url, cache=cache, no_cache=no_cache)
     if json_out != "-":
         render_diagnose(payload, fine=fine)
     write_json(payload, json_out)
@@ -299,14 +340,13 @@ def artifacts(
     resamples: ResamplesOpt = 1000,
     json_out: JsonOpt = None,
 ) -> None:
-    """Partial-input (hypothesis-only) artifact audit: how much of the task needs no premise.
+    """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
 
-    Trains a linear word + character n-gram classifier on one side of the pairs and scores
-    it against the majority-class and chance baselines. Columns default to premise/
-    hypothesis or sentence1/sentence2, and label or gold_label; SNLI's '-' labels are
-    skipped. No universal threshold: read the numbers against datasets you trust.
+    Columns default to premise/hypothesis or sentence1/sentence2 and label or gold_label.
+    No universal threshold: read the numbers against datasets you trust.
 
     Example: benchcheck artifacts --train snli_train.jsonl --eval diagnostic-full.tsv
+    Example: benchcheck artifacts data/nli/ --json artifacts.json
     """
     payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
                             text_b=text_b, label=label, side=side, seed=seed, top=top,
