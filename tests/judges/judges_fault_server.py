@@ -1,0 +1,103 @@
+"""A fault-injecting OpenAI-compatible chat server on loopback, for the judge tests.
+
+``FaultServer(script)`` answers each request by the next entry of ``script`` (then
+``"ok"`` forever): ``"ok"``, ``"429"`` (Retry-After: 0.2), ``"500"``, ``"slow"`` (sleeps
+past the client's timeout, then answers), ``"malformed"`` (truncated JSON),
+``"nologprobs"``. Bodies whose user message contains ``FAIL`` always get HTTP 500.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def ok_body(user: str, p1: float = 0.8) -> dict:
+    """A well-formed answer: '1' generated, both labels in top_logprobs."""
+    top = [
+        {"token": "1", "logprob": math.log(p1)},
+        {"token": "0", "logprob": math.log(1 - p1 - 0.05)},
+        {"token": " ", "logprob": math.log(0.05)},
+    ]
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "1"},
+                "logprobs": {"content": [{"token": "1", "logprob": math.log(p1), "top_logprobs": top}]},
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 1},
+    }
+
+
+class FaultServer:
+    def __init__(self, script: list[str] | None = None, slow_seconds: float = 1.5) -> None:
+        self.script = list(script or [])
+        self.slow_seconds = slow_seconds
+        self.lock = threading.Lock()
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):  # noqa: N802
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length))
+                user = body["messages"][-1]["content"]
+                with outer.lock:
+                    outer.requests.append(body)
+                    action = outer.script.pop(0) if outer.script else "ok"
+                if "FAIL" in user:
+                    action = "500"
+                if action == "slow":
+                    time.sleep(outer.slow_seconds)
+                    action = "ok"
+                if action == "429":
+                    return self._send(429, b'{"error": "rate limited"}', {"Retry-After": "0.2"})
+                if action == "500":
+                    return self._send(500, b'{"error": "boom"}')
+                if action == "malformed":
+                    return self._send(200, b'{"choices": [{"index": 0, "logpro')
+                if action == "nologprobs":
+                    data = ok_body(user)
+                    data["choices"][0]["logprobs"] = None
+                    return self._send(200, json.dumps(data).encode())
+                p1 = 0.3 if "LOW" in user else 0.8
+                return self._send(200, json.dumps(ok_body(user, p1)).encode())
+
+            def _send(self, code, payload, headers=None):
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> FaultServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

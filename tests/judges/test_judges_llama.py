@@ -1,0 +1,91 @@
+"""llama.cpp judge against a real GGUF model from the offline bundle."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchcheck.errors import UsageError
+from benchcheck.judges.prompts import BUILTIN_PROMPTS, select_prompts
+
+pytestmark = pytest.mark.slow
+
+
+def _requests(pairs):
+    return [t.render(e) for t in select_prompts("nli,grounding") for e in pairs]
+
+
+def test_probabilities_sum_to_one_and_are_deterministic(llama_judge, pairs):
+    reqs = _requests(pairs)
+    first = llama_judge.score(reqs)
+    second = llama_judge.score(list(reversed(reqs)))[::-1]
+    assert len(first) == len(reqs)
+    for a, b in zip(first, second, strict=True):
+        assert math.isclose(sum(a.probs), 1.0, abs_tol=1e-12)
+        assert all(0.0 < p < 1.0 for p in a.probs)
+        assert a.labels == ("0", "1")
+        # label log-probabilities are log-softmax over the whole vocabulary: sum < 0
+        assert all(lp < 0 for lp in a.logprobs)
+        assert a.probs == b.probs  # any order, same bits
+        assert a.n_prompt_tokens > 20
+
+
+def test_matches_direct_logits_computation(llama_judge, pairs):
+    """Independent path: fresh context state, full evaluation, numpy softmax of two logits."""
+    import llama_cpp
+
+    req = BUILTIN_PROMPTS["document"].render(pairs[1])
+    got = llama_judge.score([req])[0]
+    llm = llama_judge.llm
+    text, has_bos = llama_judge.prompt_text(req)
+    assert text.startswith("<|im_start|>system\n")  # Qwen's chat template was applied
+    tokens = llm.tokenize(text.encode(), add_bos=not has_bos, special=True)
+    ids = [llm.tokenize(b"0", add_bos=False, special=False)[0],
+           llm.tokenize(b"1", add_bos=False, special=False)[0]]
+
+    def direct(chunk):
+        llm.reset()
+        for i in range(0, len(tokens), chunk):
+            llm.eval(tokens[i : i + chunk])
+        return np.ctypeslib.as_array(
+            llama_cpp.llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),)
+        ).astype(np.float64)
+
+    # same chunking as the judge (16): the same numbers
+    logits = direct(llama_judge.chunk)
+    z = logits[ids]
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert got.probs == pytest.approx(expected.tolist(), abs=1e-9)
+    full = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+    assert got.logprobs == pytest.approx(full[ids].tolist(), abs=1e-9)
+    assert got.n_prompt_tokens == len(tokens)
+    # one batch for the whole prompt: other kernels, same answer to a few thousandths
+    z = direct(512)[ids]
+    assert got.probs == pytest.approx((np.exp(z) / np.exp(z).sum()).tolist(), abs=0.02)
+
+
+def test_prefix_reuse_evaluates_fewer_tokens_with_same_result(llama_judge, pairs):
+    reqs = [BUILTIN_PROMPTS["evidence"].render(e) for e in pairs]
+    llama_judge.llm.reset()
+    before = llama_judge.tokens_evaluated
+    reused = llama_judge.score(reqs)
+    evaluated = llama_judge.tokens_evaluated - before
+    assert evaluated < sum(s.n_prompt_tokens for s in reused)
+    for req, s in zip(reqs, reused, strict=True):
+        llama_judge.llm.reset()  # no reusable prefix: full evaluation
+        alone = llama_judge.score([req])[0]
+        assert alone.probs == s.probs  # chunked evaluation: identical bits
+
+
+def test_three_way_nli(llama_judge, pairs):
+    s = llama_judge.score([BUILTIN_PROMPTS["nli3"].render(pairs[0])])[0]
+    assert s.labels == ("entailment", "neutral", "contradiction")
+    assert math.isclose(sum(s.probs), 1.0, abs_tol=1e-12)
+
+
+def test_multi_token_verbaliser_is_refused(llama_judge, pairs):
+    t = BUILTIN_PROMPTS["nli"].with_verbalisers(["inconsistent", "consistent"])
+    with pytest.raises(UsageError, match="verbaliser 'inconsistent' is .* tokens"):
+        llama_judge.score([t.render(pairs[0])])
