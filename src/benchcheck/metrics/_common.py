@@ -32,4 +32,5 @@ def share_in(values: pl.Series, reference: pl.Series) -> float | None:
     """Share of ``values`` (with multiplicity) that occur in ``reference``; None when empty."""
     if values.len() == 0:
         return None
-    return float(values.is_in(reference.unique()).mean())  # type: ignore[arg-type]
+    # implode(): membership in the whole reference (a same-type Series is deprecated there).
+    return float(values.is_in(reference.unique().implode()).mean())  # type: ignore[arg-type]

@@ -130,7 +130,7 @@ def _unseen(dataset: Dataset, typed: bool) -> float | None:
     if sets is None or sets[0].len() == 0:
         return None
     test, train = sets
-    return float((~test.is_in(train)).sum()) / test.len()
+    return float((~test.is_in(train.implode())).sum()) / test.len()
 
 
 @register(
