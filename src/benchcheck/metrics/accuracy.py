@@ -85,7 +85,9 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     """(split, {annotator: 0|1}) for each annotated row of a sample file."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Newlines only: splitlines() would also cut at U+0085/U+2028, which the sample file
+        # (written with ensure_ascii=False) may hold inside a token.
+        lines = path.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except UnicodeDecodeError:
