@@ -45,6 +45,7 @@ def _load(
     label_names: str | None,
     task: str = "ner",
     columns: dict[str, str | None] | None = None,
+    keep_tokens: bool = True,
 ):  # type: ignore[no-untyped-def]
     from benchcheck.io.load import load
 
@@ -59,6 +60,7 @@ def _load(
         label_names=names,
         task=task,
         columns=columns,
+        keep_tokens=keep_tokens,
     )
 
 
@@ -89,7 +91,8 @@ def run_stats(
     """Load, score predictions if given, compute every metric; the canonical JSON object."""
     from benchcheck.metrics.compute import compute_stats
 
-    dataset = _load(data, split, scheme, strict, label_names, task, columns)
+    # Statistics need no token table: without predictions, read in bounded memory.
+    dataset = _load(data, split, scheme, strict, label_names, task, columns, keep_tokens=bool(predictions))
     model_scores = _scores(scores)
     files = parse_assignments(predictions, "--predictions")
     if files and model_scores:

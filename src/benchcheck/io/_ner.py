@@ -81,7 +81,7 @@ def build_ner_split(
     line: np.ndarray | None,
     scheme: str | None = None,
     strict: bool = False,
-    n_empty_sentences: int = 0,
+    keep_tokens: bool = True,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
@@ -214,7 +214,7 @@ def build_ner_split(
             "n_entities": n_entities.astype(np.int32),
         }
     )
-    tokens = pl.DataFrame(
+    tokens = None if not keep_tokens else pl.DataFrame(
         {
             "sentence": sentence,
             "position": position.astype(np.int32),
@@ -226,6 +226,48 @@ def build_ner_split(
     return Split(
         name=name,
         source=source,
+        table=table,
+        tokens=tokens,
+        spans=spans,
+        scheme=used,
+        tag_repairs=violations[used],
+        scheme_violations=violations,
+    )
+
+
+def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
+    """Join splits read in pieces (chunks, shards) into the split of the whole, exactly.
+
+    Sentence indices are shifted, violation counts summed (so scheme detection and
+    ``tag_repairs`` equal a whole-file read), and entity types merged into one sorted list.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [p.n for p in parts[:-1]])
+    table = pl.concat(
+        [p.table.with_columns(pl.col("sentence") + int(o)) for p, o in zip(parts, offsets, strict=True)]
+    )
+    assert all(p.spans is not None for p in parts)  # NER parts always carry spans
+    types = sorted({t for p in parts for t in p.spans.get_column("type").cast(pl.String).unique().to_list()})  # type: ignore[union-attr]
+    spans = pl.concat(
+        [
+            p.spans.with_columns(  # type: ignore[union-attr]
+                pl.col("sentence") + int(o), pl.col("type").cast(pl.String).cast(pl.Enum(types))
+            )
+            for p, o in zip(parts, offsets, strict=True)
+        ]
+    )
+    tokens = None
+    if all(p.tokens is not None for p in parts):
+        tokens = pl.concat(
+            [p.tokens.with_columns(pl.col("sentence") + int(o)) for p, o in zip(parts, offsets, strict=True)]  # type: ignore[union-attr]
+        )
+    violations = {k: sum(p.scheme_violations.get(k, 0) for p in parts) for k in schemes.SCHEMES}
+    used = scheme or schemes.best_scheme(violations)
+    first = parts[0]
+    return Split(
+        name=first.name,
+        source=first.source,
         table=table,
         tokens=tokens,
         spans=spans,

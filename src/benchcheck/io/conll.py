@@ -2,7 +2,9 @@
 
 Format rules (each has a golden test):
 
-- fields are separated by tabs when the file contains a tab, else by runs of spaces;
+- fields are separated by tabs when the first content line holds a tab, else by runs of
+  spaces and tabs (only ASCII space and tab separate: NBSP or control characters are token
+  characters);
 - blank or whitespace-only lines separate sentences; ``-DOCSTART-`` lines are skipped (and
   also end a sentence); CRLF line endings and a UTF-8 byte-order mark are tolerated;
 - every non-blank line has the same number of fields (at least two: token and tag);
@@ -11,11 +13,17 @@ Format rules (each has a golden test):
 The common, well-formed case is parsed by polars' CSV reader (no Python per line); anything
 else (ragged rows, runs of separators, whitespace-only lines, stray carriage returns) goes
 through a line-by-line parser that gives the same result or a precise error.
+
+Files are read in chunks cut at blank lines (sentence boundaries), and the parts are
+combined exactly (see :func:`benchcheck.io._ner.combine_splits`): with ``keep_tokens=False``
+only the per-sentence and per-entity columns the statistics need are kept, so a corpus far
+larger than memory streams through in bounded memory and gives the same numbers.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +31,18 @@ import polars as pl
 
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split
+from benchcheck.io._ner import build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
+#: Only ASCII space and tab separate fields (a token may be any other character, NBSP and
+#: control characters included); a trailing carriage return belongs to the line ending.
+_WS = " \t\r"
+_WS_BYTES = b" \t\r"
+_SPACES = re.compile(r"[ \t]+")
+CHUNK_BYTES = 64 << 20
+
+#: (tab-separated?, number of fields), decided by the file's first content line.
+Format = tuple[bool, int]
 
 
 def read_conll(
@@ -34,34 +51,93 @@ def read_conll(
     name: str | None = None,
     scheme: str | None = None,
     strict: bool = False,
+    keep_tokens: bool = True,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> Split:
     """Read one CoNLL file into an NER :class:`~benchcheck.data.Split`.
 
-    Raises :class:`~benchcheck.errors.InputError` naming the file and line on malformed
-    lines, unknown tag shapes, an empty file, or bytes that are not UTF-8.
+    ``keep_tokens=False`` drops the token table (statistics do not need it) so that memory
+    stays bounded by ``chunk_bytes`` plus a few bytes per sentence and entity. Raises
+    :class:`~benchcheck.errors.InputError` naming the file and line on malformed lines,
+    unknown tag shapes, an empty file, or bytes that are not UTF-8, and with ``strict`` on
+    the first transition the (given or detected) scheme forbids.
     """
     path = Path(path)
+    parts: list[Split] = []
+    fmt: Format | None = None
+    for data, first_line in _chunks(path, chunk_bytes):
+        if fmt is None:
+            fmt = _format_of(data, path, first_line)
+        parsed = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
+            data, path, fmt, first_line=first_line
+        )
+        token, tag, line, sentence_start = parsed
+        if token.len() == 0:
+            continue
+        parts.append(
+            build_ner_split(
+                name=name or path.stem,
+                source=str(path),
+                token=token,
+                tag=tag,
+                sentence_start=sentence_start,
+                line=line,
+                scheme=scheme,
+                strict=strict and scheme is not None,
+                keep_tokens=keep_tokens,
+            )
+        )
+    if not parts:
+        raise InputError("empty split: expected at least one sentence with tokens and tags", path=path)
+    split = combine_splits(parts, scheme=scheme)
+    if strict and split.tag_repairs:
+        # The scheme is known only once the whole file is read: read again, forcing it,
+        # to stop at the first invalid transition with its line.
+        read_conll(path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes)
+    return split
+
+
+def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
+    """Yield (bytes, first line number) pieces of the file, each ending at a blank line."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:
         raise InputError("expected a file, found a directory", path=path) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    parsed = _parse_fast(data) or _parse_lines(data, path)
-    token, tag, line, sentence_start = parsed
-    return build_ner_split(
-        name=name or path.stem,
-        source=str(path),
-        token=token,
-        tag=tag,
-        sentence_start=sentence_start,
-        line=line,
-        scheme=scheme,
-        strict=strict,
-    )
+    line_no = 1
+    carry = b""
+    first = True
+    with handle:
+        while True:
+            block = handle.read(chunk_bytes)
+            data = carry + block if carry else block
+            if first:
+                first = False
+                if data.startswith(b"\xef\xbb\xbf"):
+                    data = data[3:]
+            if len(block) < chunk_bytes:  # end of file
+                if data:
+                    yield data, line_no
+                return
+            cut = max(data.rfind(b"\n\n") + 2, data.rfind(b"\n\r\n") + 3)
+            if cut < 3:
+                carry = data
+                continue
+            piece, carry = data[:cut], data[cut:]
+            yield piece, line_no
+            line_no += piece.count(b"\n")
 
+
+def _format_of(data: bytes, path: Path, first_line: int) -> Format:
+    """Separator and field count from the first content line (not blank, not -DOCSTART-)."""
+    for raw in data.split(b"\n", 64):
+        text = raw.strip(_WS_BYTES)
+        if text and not text.startswith(DOCSTART.encode()):
+            tab = b"\t" in text
+            fields = [f for f in (text.split(b"\t") if tab else re.split(rb"[ \t]+", text)) if f.strip(_WS_BYTES)]
+            return tab, len(fields)
+    return b"\t" in data, 0
 
 def _columns(
     token: pl.Series, tag: pl.Series, blank: np.ndarray
@@ -77,20 +153,24 @@ def _columns(
     return token.filter(mask), tag.filter(mask), rows + 1, starts
 
 
-def _parse_fast(data: bytes) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
+def _parse_fast(
+    data: bytes, fmt: Format | None = None, *, first_line: int = 1
+) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
     """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
-    sep = b"\t" if b"\t" in data else b" "
+    tab, n_fields = fmt or _format_of(data, Path(), 1)
+    sep = b"\t" if tab else b" "
     if not data or data[:1] in (b"\n", b"\r", b" ", b"\t"):
         return None
-    if sep == b"\t" and (b" \t" in data or b"\t " in data):
-        return None  # fields with padding: the slow path strips them
+    if tab and (b" \t" in data or b"\t " in data or b"\t\t" in data):
+        return None  # padded or empty fields: the slow path strips or names them
+    if not tab and b"\t" in data:
+        return None  # a tab in a space-separated file: whitespace, the slow path splits on it
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None
-    first_line = data[: data.find(b"\n")] if b"\n" in data else data
-    n_fields = first_line.rstrip(b"\r").count(sep) + 1
-    if n_fields < 2:
+    head = data[: data.find(b"\n")] if b"\n" in data else data
+    if head.rstrip(b"\r").count(sep) + 1 != n_fields or n_fields < 2:
         return None
     try:
         frame = pl.read_csv(
@@ -105,35 +185,44 @@ def _parse_fast(data: bytes) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarr
         return None
     token, tag = frame.get_column("c0"), frame.get_column(f"c{n_fields - 1}")
     blank = token.is_null()
-    if (~blank & tag.is_null()).any():
-        return None  # a short row: let the slow path name it
+    if (blank ^ tag.is_null()).any():
+        return None  # a short row or an empty first field: let the slow path name it
     blank = (blank | (token == DOCSTART)).to_numpy()
-    return _columns(token, tag, blank)
+    token, tag, rows, starts = _columns(token, tag, blank)
+    return token, tag, rows + (first_line - 1), starts
 
 
-def _parse_lines(data: bytes, path: Path) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
-    """Line-by-line parser for everything the fast path declines; exact errors."""
+def _parse_lines(
+    data: bytes, path: Path, fmt: Format | None = None, *, first_line: int = 1
+) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
+    """Line-by-line parser for everything the fast path declines; exact errors.
+
+    ``first_line`` is the file line of ``data``'s first line (for chunks).
+    """
+    tab, width_or_zero = fmt or _format_of(data, path, first_line)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = first_line + data.count(b"\n", 0, exc.start)
         raise InputError(
             f"undecodable bytes at byte {exc.start}; expected UTF-8 text", path=path, line=line
         ) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    tab = "\t" in text
     tokens: list[str | None] = []
     tags: list[str | None] = []
-    width = None
-    for number, raw in enumerate(lines, start=1):
-        stripped = raw.strip()
+    width = width_or_zero or None
+    for number, raw in enumerate(lines, start=first_line):
+        stripped = raw.strip(_WS)
         if not stripped:
             tokens.append(None)
             tags.append(None)
             continue
-        fields = [f.strip() for f in raw.strip("\r\n ").split("\t")] if tab else stripped.split()
+        if tab:
+            fields = [f.strip(" \r") for f in raw.split("\t")]
+        else:
+            fields = _SPACES.split(stripped)
         if any(not f for f in fields):
             raise InputError("empty field between separators", path=path, line=number, got=raw)
         if fields[0] == DOCSTART:
@@ -160,4 +249,5 @@ def _parse_lines(data: bytes, path: Path) -> tuple[pl.Series, pl.Series, np.ndar
         tags.append(fields[-1])
     token = pl.Series("token", tokens, dtype=pl.String)
     tag = pl.Series("tag", tags, dtype=pl.String)
-    return _columns(token, tag, token.is_null().to_numpy())
+    token, tag, rows, starts = _columns(token, tag, token.is_null().to_numpy())
+    return token, tag, rows + (first_line - 1), starts

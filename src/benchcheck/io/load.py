@@ -88,8 +88,12 @@ def load(
     label_names: Sequence[str] | None = None,
     name: str | None = None,
     columns: Mapping[str, str | None] | None = None,
+    keep_tokens: bool = True,
 ) -> Dataset:
     """Load a dataset from a folder, a file, or explicit ``splits`` (name → file).
+
+    ``keep_tokens=False`` reads NER CoNLL files in bounded memory without their token table
+    (enough for every statistic; see :func:`benchcheck.io.conll.read_conll`).
 
     >>> from benchcheck.io.load import load
     >>> from benchcheck.sample_data import NER_SAMPLE
@@ -126,7 +130,9 @@ def load(
     out: dict[str, Split] = {}
     for split, file in files.items():
         reader = _ner_reader(file)
-        kwargs = {"label_names": label_names} if reader is read_ner_jsonl else {}
+        kwargs: dict[str, object] = (
+            {"label_names": label_names} if reader is read_ner_jsonl else {"keep_tokens": keep_tokens}
+        )
         out[split] = reader(file, name=split, scheme=scheme, strict=strict, **kwargs)
     return Dataset(task="ner", splits=out, name=title)
 
