@@ -259,6 +259,10 @@ def review_export(
     sample: Annotated[
         int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
     ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
+    ] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
@@ -273,7 +277,9 @@ def review_export(
 
     frame = read_rows(flags)
     try:
-        res = export_review(frame, output, experts=experts, seed=seed, sample=sample)
+        res = export_review(
+            frame, output, experts=experts, seed=seed, sample=sample, labels=_csv(labels)
+        )
     except InputError as exc:
         if exc.path is None:
             raise InputError(exc.message, path=flags) from None
@@ -830,3 +836,128 @@ def ensemble_curve_cmd(
             _fmt(list(p.f1_ci)),
         )
     console.print(t)
+
+
+# ----------------------------------------------------------------------------- flag-spans
+
+
+@app.command("flag-spans")
+def flag_spans(
+    gold: Annotated[str, typer.Argument(help="Gold NER file (CoNLL).")],
+    output: Annotated[
+        str | None, typer.Option("-o", "--output", help="Write the span flags here.")
+    ] = None,
+    predictions: Annotated[
+        str | None,
+        typer.Option(
+            "--predictions",
+            help="Model output: CoNLL with the same tokens, or a span table (sentence, start, "
+            "end, type[, confidence]).",
+        ),
+    ] = None,
+    spacy_model: Annotated[
+        str | None, typer.Option("--spacy", help="Predict with this spaCy pipeline instead.")
+    ] = None,
+    label_map: Annotated[
+        str | None,
+        typer.Option("--label-map", help="MODEL=TYPE pairs, e.g. PERSON=PER,GPE=LOC,ORG=ORG."),
+    ] = None,
+    scheme: Annotated[
+        str | None, typer.Option("--scheme", help="Force IOB1, IOB2 or BIOES.")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
+    json_out: JsonOpt = None,
+) -> None:
+    """Flag entity spans where a model disagrees with the gold span or type.
+
+    Kinds: type, boundary, spurious, missing; ranked by the model's confidence when given.
+    The output feeds `benchcheck review export` unchanged.
+
+    Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
+    """
+    from benchcheck.io.conll import read_conll
+    from benchcheck.io.tables import read_rows
+    from benchcheck.labels._io import write_table
+    from benchcheck.labels.ner_flags import (
+        compare_spans,
+        parse_label_map,
+        spacy_spans,
+        span_review_frame,
+        spans_from_split,
+    )
+
+    if (predictions is None) == (spacy_model is None):
+        raise UsageError("give exactly one of --predictions or --spacy")
+    split = read_conll(gold, scheme=scheme.upper() if scheme else None)
+    if split.tokens is None:
+        raise InputError("not an NER file", path=gold)
+    if spacy_model is not None:
+        pred = spacy_spans(split.tokens, spacy_model, label_map=parse_label_map(label_map))
+    elif Path(predictions).suffix.lower() in (".jsonl", ".csv", ".tsv", ".parquet"):  # type: ignore[arg-type]
+        pred = read_rows(predictions)  # type: ignore[arg-type]
+        missing = [c for c in ("sentence", "start", "end", "type") if c not in pred.columns]
+        if missing:
+            raise InputError(f"predicted spans lack column(s) {missing}", path=predictions)
+    else:
+        other = read_conll(predictions, scheme=scheme.upper() if scheme else None)  # type: ignore[arg-type]
+        _same_tokens(split, other, predictions)  # type: ignore[arg-type]
+        pred = spans_from_split(other)
+        mapping = parse_label_map(label_map)
+        if mapping:
+            pred = pred.with_columns(pl.col("type").replace(mapping))
+    flags = compare_spans(spans_from_split(split), pred)
+    frame = span_review_frame(split.tokens, flags)
+    counts = {
+        k: int((flags["kind"] == k).sum()) for k in ("type", "boundary", "spurious", "missing")
+    }
+    payload: dict[str, Any] = {
+        "gold": gold,
+        "n_gold_spans": int(split.spans.height) if split.spans is not None else 0,
+        "n_pred_spans": int(pred.height),
+        "flags": int(flags.height),
+        "by_kind": counts,
+        "top": frame.head(top)
+        .select("rank", "id", "label", "llm_label", "kind", "text")
+        .to_dicts(),
+    }
+    if output is not None:
+        write_table(frame, output)
+        payload["output"] = output
+    write_json(payload, json_out)
+    if json_out == "-":
+        return
+    console.print(
+        _kv_table(
+            "Span flags",
+            {
+                "gold spans": payload["n_gold_spans"],
+                "model spans": payload["n_pred_spans"],
+                **counts,
+            },
+        )
+    )
+    if payload["top"]:
+        t = Table(title=f"Top {len(payload['top'])} span flags")
+        for c in ("rank", "kind", "gold", "model", "text"):
+            t.add_column(c)
+        for r in payload["top"]:
+            t.add_row(str(r["rank"]), r["kind"], r["label"], r["llm_label"], r["text"])
+        console.print(t)
+
+
+def _same_tokens(gold: Any, other: Any, path: str) -> None:
+    a, b = gold.tokens, other.tokens
+    if a.height != b.height or gold.n != other.n:
+        raise InputError(
+            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
+            f"{gold.n} / {a.height}",
+            path=path,
+        )
+    diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
+    if diff.any():
+        k = int(diff.arg_true()[0])
+        s = int(b["sentence"][k])
+        line = int(other.table["line"][s]) + int(b["position"][k])
+        raise InputError(
+            "token differs from the gold file", path=path, line=line, got=b["token"][k]
+        )

@@ -88,11 +88,13 @@ def export_review(
     experts: int = 2,
     seed: int = 1,
     sample: int | None = None,
+    labels: Sequence[str] | None = None,
 ) -> ExportResult:
     """Write the blind review package for the flagged rows of a :func:`flag_examples` frame.
 
     Rows are shuffled with ``numpy.random.default_rng(seed)``; ``sample`` keeps a seeded
     random subset of the flags. Expert files carry ``review_id`` and the text columns only.
+    ``labels`` lists the choices offered to the experts (default: the labels in ``flags``).
     """
     if not 1 <= experts <= 26:
         raise UsageError(f"--experts must be between 1 and 26, got {experts}")
@@ -133,7 +135,8 @@ def export_review(
         for i, row in enumerate(items.iter_rows(named=True))
     ]
     (out / "tasks.json").write_text(json.dumps(tasks, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    (out / "label_config.xml").write_text(_label_config(text_cols, _labels_of(flags)), "utf-8")
+    choices = sorted(set(labels or ()) | set(_labels_of(flags)), key=label_sort_key)
+    (out / "label_config.xml").write_text(_label_config(text_cols, choices), "utf-8")
     key_cols = [c for c in flags.columns if c not in text_cols]
     write_table(
         flags.select(key_cols).with_columns(pl.Series("review_id", rid, dtype=pl.String)),
@@ -159,8 +162,10 @@ do NOT give it to the experts.
 
 
 def _label_config(text_cols: Sequence[str], labels: Sequence[str]) -> str:
+    import html
+
     texts = "\n".join(f'  <Text name="{c}" value="${c}"/>' for c in text_cols)
-    choices = "\n".join(f'    <Choice value="{lab}"/>' for lab in labels)
+    choices = "\n".join(f'    <Choice value="{html.escape(lab)}"/>' for lab in labels)
     return (
         "<View>\n"
         f"{texts}\n"
@@ -320,6 +325,13 @@ def import_review(
         pl.col("review_id").cast(pl.String),
     )
     labels = _labels_of(key)
+    config = key_file.parent / "label_config.xml"
+    if config.exists():  # the export lists every allowed label there (NER: all types and O)
+        import html
+        import re
+
+        extra = re.findall(r'<Choice value="([^"]*)"', config.read_text("utf-8"))
+        labels = sorted(set(labels) | {html.unescape(v) for v in extra}, key=label_sort_key)
     exported = [r for r in key["review_id"].to_list() if r is not None]
     exported_set = set(exported)
     names: list[str] = []
