@@ -1,0 +1,168 @@
+"""Near-duplicates: normalisation, MinHash sketch, LSH recall on planted copies, determinism."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import unicodedata
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchcheck.data.model import Dataset, Split
+from benchcheck.metrics.neardup import (
+    lsh_params,
+    minhash_signatures,
+    near_duplicates,
+    normalise,
+    shingles,
+)
+
+
+def _ref_normalise(s: str) -> str:
+    s = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", s).casefold())
+    return " ".join(s.split())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("aAbß ﬁ\t\nÉé1 ."), max_size=12), max_size=8))
+def test_normalise_matches_python(values):
+    got = normalise(pl.Series(values, dtype=pl.String)).to_list()
+    assert got == [_ref_normalise(v) for v in values]
+
+
+def test_lsh_params_match_datasketch():
+    lsh = pytest.importorskip("datasketch.lsh")
+    for t, p, w in [(0.8, 128, 0.5), (0.8, 128, 0.9), (0.5, 64, 0.9), (0.9, 32, 0.5)]:
+        assert lsh_params(t, p, w) == lsh._optimal_param(t, p, 1 - w, w)
+
+
+def _rand_docs(rng, n, vocab=400, lo=12, hi=25):
+    return [
+        " ".join(f"w{x}" for x in rng.integers(0, vocab, rng.integers(lo, hi))) for _ in range(n)
+    ]
+
+
+def test_signature_estimates_jaccard():
+    rng = np.random.default_rng(0)
+    base = [f"t{k}" for k in range(40)]
+    docs = [" ".join(base)]
+    truth = []
+    for k in range(1, 40):
+        other = base[k:] + [f"u{j}" for j in range(k)]
+        docs.append(" ".join(other))
+        truth.append((40 - k) / (40 + k))
+    texts = pl.Series(docs)
+    doc, sh = shingles(texts)
+    sig = minhash_signatures(doc, sh, len(docs), num_perm=256, seed=3)
+    est = (sig[1:] == sig[0]).mean(axis=1)
+    assert np.abs(est - np.array(truth)).max() < 0.12  # ~4 standard errors at 256 perms
+    # A set, not a sequence: word order and repeats do not change the signature.
+    words = docs[0].split()
+    rng.shuffle(words)
+    d2, s2 = shingles(pl.Series([" ".join(words + words[:5])]))
+    assert (minhash_signatures(d2, s2, 1, num_perm=256, seed=3)[0] == sig[0]).all()
+
+
+def test_shingles_ngrams():
+    doc, sh = shingles(pl.Series(["a b c", "a b", "z", ""]), ngram=2)
+    assert doc.tolist() == [0, 0, 1, 2]  # 'a b','b c' | 'a b' | 'z' | none
+    assert sh[0] == sh[2]
+
+
+def _ds(**splits: list[str]) -> Dataset:
+    return Dataset(
+        task="classification",
+        splits={
+            k: Split(k, k, pl.DataFrame({"id": [f"{k}{i}" for i in range(len(v))], "text": v}))
+            for k, v in splits.items()
+        },
+    )
+
+
+def _jaccard(a: str, b: str) -> float:
+    x, y = set(_ref_normalise(a).split(" ")), set(_ref_normalise(b).split(" "))
+    return len(x & y) / len(x | y)
+
+
+def test_recall_and_precision_against_brute_force():
+    rng = np.random.default_rng(7)
+    docs = _rand_docs(rng, 250, vocab=300)
+    # Plant near-copies: one word changed, casing and spacing changed.
+    for k in range(0, 50, 2):
+        words = docs[k].split()
+        words[3] = "CHANGED"
+        docs.append(" ".join(words))
+        docs.append("  " + docs[k + 1].upper().replace(" ", "\t "))
+    res = near_duplicates(_ds(train=docs), threshold=0.8, seed=5)
+    found = set()
+    for cl in res.clusters:
+        ids = sorted(int(i[5:]) for i in cl["ids"])
+        found.update(itertools.combinations(ids, 2))
+    truth = {
+        (i, j)
+        for i, j in itertools.combinations(range(len(docs)), 2)
+        if _jaccard(docs[i], docs[j]) >= 0.8
+    }
+    assert len(truth) >= 40
+    assert truth <= found or len(truth & found) / len(truth) >= 0.95
+    # Every reported pair inside a cluster of two is verified (exact Jaccard ≥ threshold).
+    for cl in res.clusters:
+        if cl["size"] == 2:
+            i, j = (int(x[5:]) for x in cl["ids"])
+            assert _jaccard(docs[i], docs[j]) >= 0.8
+    n_comp = len(docs) - sum(cl["size"] - 1 for cl in res.clusters)
+    assert res.splits["train"]["near_duplicate_ratio"] == (len(docs) - n_comp) / len(docs)
+    # Case/space copies are exact after normalisation.
+    assert res.splits["train"]["normalized_duplicate_ratio"] == 25 / len(docs)
+
+
+def test_leakage_and_determinism():
+    rng = np.random.default_rng(1)
+    train = _rand_docs(rng, 200)
+    fresh = _rand_docs(rng, 30, vocab=100_000)
+    copies = []
+    for k in range(10):
+        w = train[k].split()
+        w[0] = "NEW"
+        copies.append(" ".join(w))
+    test = copies + [train[20].upper()] + fresh
+    res = near_duplicates(_ds(train=train, test=test), seed=2)
+    leaked_ids = {leak["test_id"] for leak in res.leaks}
+    expected = {
+        f"test{k}" for k in range(11) if _jaccard(test[k], train[k if k < 10 else 20]) >= 0.8
+    }
+    assert expected <= leaked_ids
+    assert res.metrics["near_leakage_ratio"] == len(leaked_ids) / len(test)
+    assert res.metrics["normalized_leakage_ratio"] == 1 / len(test)
+    again = near_duplicates(_ds(train=train, test=test), seed=2)
+    assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(res.to_json(), sort_keys=True)
+    other = minhash_signatures(*shingles(pl.Series(train)), len(train), seed=3)
+    same = minhash_signatures(*shingles(pl.Series(train)), len(train), seed=2)
+    assert not np.array_equal(other, same)
+
+
+def test_stats_near_duplicates_flag(tmp_path, capsys):
+    from benchcheck.cli import main
+
+    rows = ["the quick brown fox jumps over the lazy dog today", "x y z"]
+    (tmp_path / "train.jsonl").write_text(
+        "".join(json.dumps({"text": t, "label": 0}) + "\n" for t in rows), encoding="utf-8"
+    )
+    (tmp_path / "test.jsonl").write_text(
+        json.dumps({"text": "The quick brown fox jumps over the lazy dog TODAY!", "label": 0})
+        + "\n",
+        encoding="utf-8",
+    )
+    rc = main(
+        ["stats", str(tmp_path), "--task", "classification", "--near-duplicates", "--json", "-"]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    nd = out["near_duplicates"]
+    assert nd["parameters"]["threshold"] == 0.8
+    assert nd["metrics"]["near_leakage_ratio"] == 1.0  # sets of 9 words, 8 shared: J = 8/10
+    assert nd["leaks"][0]["matches"] == [{"split": "train", "id": "0"}]
