@@ -87,12 +87,24 @@ def run_stats(
     label_names: str | None = None,
     task: str = "ner",
     columns: dict[str, str | None] | None = None,
+    near_duplicates: bool = False,
+    near_threshold: float = 0.8,
+    seed: int = 1,
 ) -> dict[str, Any]:
     """Load, score predictions if given, compute every metric; the canonical JSON object."""
     from benchcheck.metrics.compute import compute_stats
 
     # Statistics need no token table: without predictions, read in bounded memory.
-    dataset = _load(data, split, scheme, strict, label_names, task, columns, keep_tokens=bool(predictions))
+    dataset = _load(
+        data,
+        split,
+        scheme,
+        strict,
+        label_names,
+        task,
+        columns,
+        keep_tokens=bool(predictions) or near_duplicates,
+    )
     model_scores = _scores(scores)
     files = parse_assignments(predictions, "--predictions")
     if files and model_scores:
@@ -105,7 +117,12 @@ def run_stats(
                 "--predictions are scored on the test split, and this dataset has none"
             )
         model_scores = score_prediction_files(dataset["test"], files, scheme=scheme)
-    return compute_stats(dataset, scores=model_scores).to_json()
+    result = compute_stats(dataset, scores=model_scores).to_json()
+    if near_duplicates:
+        from benchcheck.metrics.neardup import near_duplicates as near
+
+        result["near_duplicates"] = near(dataset, threshold=near_threshold, seed=seed).to_json()
+    return result
 
 
 @app.command("stats")
@@ -140,12 +157,23 @@ def stats(
     ] = None,
     label: Annotated[str | None, typer.Option("--label", help="Label column.")] = None,
     id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
+    near_dups: Annotated[
+        bool,
+        typer.Option(
+            "--near-duplicates", help="Add normalised and MinHash-LSH near-duplicates (slower)."
+        ),
+    ] = False,
+    near_threshold: Annotated[
+        float, typer.Option("--near-threshold", help="Jaccard threshold of near-duplicates.")
+    ] = 0.8,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the MinHash functions.")] = 1,
     json_out: JsonOpt = None,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
 
     Example: benchcheck stats data/conll2003/ --scores 93.1,92.8,92.4,91.9,91.0 --json out.json
     Example: benchcheck stats nli/ --task pair --text-a premise --text-b hypothesis --label label
+    Example: benchcheck stats data/ --near-duplicates --near-threshold 0.8 --json out.json
     """
     from benchcheck.report.terminal import stats_table
 
@@ -159,10 +187,19 @@ def stats(
         label_names=label_names,
         task=task,
         columns={"text": text, "text_a": text_a, "text_b": text_b, "label": label, "id": id_col},
+        near_duplicates=near_dups,
+        near_threshold=near_threshold,
+        seed=seed,
     )
     write_json(result, json_out)
     if json_out != "-":
         console.print(stats_table(result))
+        if "near_duplicates" in result:
+            nd = result["near_duplicates"]["metrics"]
+            console.print(
+                "near-duplicates: "
+                + ", ".join(f"{k} {'–' if v is None else f'{v:.4f}'}" for k, v in nd.items())
+            )
         for note in result["notes"]:
             console.print(f"[dim]note:[/] {note}")
 
