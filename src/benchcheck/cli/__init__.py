@@ -22,6 +22,18 @@ from benchcheck.cli import report_cmds  # noqa: E402,F401  isort: skip
 __all__ = ["app", "main"]
 
 
+@app.command("version")
+def version() -> None:
+    """Print the benchcheck version.
+
+    Example: benchcheck version
+    """
+    from benchcheck import __version__
+    from benchcheck.cli._app import console
+
+    console.print(__version__)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:

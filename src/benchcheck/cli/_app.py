@@ -15,13 +15,3 @@ app = typer.Typer(
 console = Console()
 console_err = Console(stderr=True)
 
-
-@app.command("version")
-def version() -> None:
-    """Print the benchcheck version.
-
-    Example: ``benchcheck version``
-    """
-    from benchcheck import __version__
-
-    console.print(__version__)
