@@ -60,8 +60,28 @@ def _text(x: float, y: float, label: str, *, anchor: str = "start", cls: str = "
     return f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}"{c}>{esc(label)}</text>'
 
 
-def _clip(label: str, n: int = 34) -> str:
+def _clip(label: str, n: int = 28) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
+
+
+def _legend(names: Sequence[str], width: float, x0: float, *, dot: bool = False) -> tuple[
+    list[str], float
+]:
+    """Legend entries laid out in rows that wrap at ``width``; returns (marks, height)."""
+    body: list[str] = []
+    x, y = x0, 4.0
+    for k, name in enumerate(names):
+        shown = _clip(name, 40)
+        w = 24 + 6.6 * len(shown)
+        if x + w > width and x > x0:
+            x, y = x0, y + 16
+        if dot:
+            body.append(f'<circle class="s{k % 6}" cx="{_f(x + 5)}" cy="{_f(y + 5)}" r="5"/>')
+        else:
+            body.append(f'<rect class="s{k % 6}" x="{_f(x)}" y="{_f(y)}" width="10" height="10"/>')
+        body.append(_text(x + 14, y + 9, shown, cls="lbl"))
+        x += w
+    return body, y + 18
 
 
 def _svg(width: float, height: float, body: list[str], *, label: str) -> str:
@@ -86,11 +106,11 @@ def hbars(
     top = vmax if vmax is not None else max([1.0, *values])
     top = top or 1.0
     row, pad = 22.0, 6.0
-    plot = width - label_width - 60
+    plot = width - label_width - 48
     body: list[str] = []
     for i, (name, value, tip) in enumerate(items):
         y = pad + i * row
-        body.append(_text(label_width - 8, y + 15, _clip(name), anchor="end", cls="lbl"))
+        body.append(_text(label_width - 8, y + 15, _clip(name, 31), anchor="end", cls="lbl"))
         body.append(
             f'<rect class="track" x="{_f(label_width)}" y="{_f(y + 3)}" '
             f'width="{_f(plot)}" height="{_f(row - 8)}"/>'
@@ -122,15 +142,10 @@ def grouped_hbars(
     """One block of bars per group, one bar per series (``s0``, ``s1`` … colours), legend on top."""
     values = [v for _, vs in series for v in vs if v is not None and math.isfinite(v)]
     top = vmax if vmax is not None else max([1e-12, *values])
-    bar, gap, legend = 14.0, 10.0, 22.0
+    bar, gap = 14.0, 10.0
     plot = width - label_width - 60
-    body: list[str] = []
-    x = label_width
-    for k, (name, _) in enumerate(series):
-        body.append(f'<rect class="s{k % 6}" x="{_f(x)}" y="4" width="10" height="10"/>')
-        body.append(_text(x + 14, 13, _clip(name, 24), cls="lbl"))
-        x += 24 + 7.0 * min(len(name), 24)
-    y = legend
+    body, legend = _legend([name for name, _ in series], width, 8.0)
+    y = legend + 2
     for g, group in enumerate(groups):
         block = bar * len(series)
         body.append(_text(label_width - 8, y + block / 2 + 4, _clip(group, 18), anchor="end",
@@ -169,19 +184,15 @@ def interval_plot(
     ``rows`` is ``(group, [(point, low, high) per series])``.
     """
     row = 16.0 * max(1, len(series)) + 10
-    top_pad, axis_h = 24.0, 22.0
+    axis_h = 22.0
     plot = width - label_width - 20
     span = (hi - lo) or 1.0
 
     def sx(v: float) -> float:
         return label_width + (min(hi, max(lo, v)) - lo) / span * plot
 
-    body: list[str] = []
-    x = label_width
-    for k, name in enumerate(series):
-        body.append(f'<circle class="s{k % 6}" cx="{_f(x + 5)}" cy="9" r="5"/>')
-        body.append(_text(x + 14, 13, _clip(name, 24), cls="lbl"))
-        x += 24 + 7.0 * min(len(name), 24)
+    body, top_pad = _legend(series, width, label_width, dot=True)
+    top_pad += 4
     height = top_pad + row * len(rows) + axis_h
     for t in range(5):
         v = lo + span * t / 4
@@ -199,10 +210,15 @@ def interval_plot(
         )
     for r, (group, points) in enumerate(rows):
         y0 = top_pad + r * row
-        body.append(_text(label_width - 8, y0 + row / 2 + 4, _clip(group), anchor="end",
+        body.append(_text(label_width - 8, y0 + row / 2 + 4, _clip(group, 32), anchor="end",
                           cls="lbl"))
+        if r:
+            body.append(
+                f'<line class="sep" x1="0" y1="{_f(y0)}" x2="{_f(width)}" y2="{_f(y0)}"/>'
+            )
+        first = y0 + (row - 16.0 * (len(points) - 1)) / 2
         for k, (p, a, b) in enumerate(points):
-            y = y0 + 8 + k * 16
+            y = first + k * 16
             tip = tips[r][k] if tips else f"{series[k]} · {group}: {num(p)}"
             if p is None or not math.isfinite(p):
                 body.append(_text(label_width + 4, y + 4, "—", cls="val"))
@@ -259,11 +275,9 @@ def line_plot(
         f'<text class="lbl" transform="translate(12 {_f(top + ph / 2)}) rotate(-90)" '
         f'text-anchor="middle">{esc(y_label)}</text>'
     )
-    x = left
+    marks, _ = _legend([name for name, _ in series], width, left)
+    body += marks
     for k, (name, pts) in enumerate(series):
-        body.append(f'<rect class="s{k % 6}" x="{_f(x)}" y="6" width="10" height="10"/>')
-        body.append(_text(x + 14, 15, _clip(name, 30), cls="lbl"))
-        x += 24 + 7.0 * min(len(name), 30)
         ok = [(a, b, c, d) for a, b, c, d in pts if b is not None and math.isfinite(b)]
         band = [(a, c, d) for a, _, c, d in ok if c is not None and d is not None]
         if len(band) >= 2:
@@ -293,11 +307,11 @@ def heatmap(
 ) -> str:
     """Confusion matrix: rows gold, columns predicted; shade by the share of the row."""
     k = len(labels)
-    left, top = 110.0, 64.0
+    left, top = 110.0, 72.0
     body: list[str] = [
-        _text(left + cell * k / 2, 12, "predicted →", anchor="middle", cls="lbl"),
+        _text(left + cell * k / 2, 12, "predicted (columns)", anchor="middle", cls="lbl"),
         f'<text class="lbl" transform="translate(12 {_f(top + cell * k / 2)}) rotate(-90)" '
-        f'text-anchor="middle">gold →</text>',
+        f'text-anchor="middle">gold (rows)</text>',
     ]
     for j, name in enumerate(labels):
         body.append(
@@ -320,7 +334,7 @@ def heatmap(
             )
             body.append(_text(left + j * cell + cell / 2 - 1, top + i * cell + cell / 2 + 4,
                               str(v), anchor="middle", cls=f"hv h{level}"))
-    return _svg(left + cell * k + 10, top + cell * k + 10, body, label=label)
+    return _svg(left + cell * k + 80, top + cell * k + 10, body, label=label)
 
 
 def name_at(labels: Sequence[str], i: int) -> str:

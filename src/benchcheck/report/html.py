@@ -146,13 +146,17 @@ def _profile(stats: Mapping[str, Any], *, prefix: str = "") -> str:
         if not items:
             continue
         svg = hbars(items, label=f"{prefix}{dim} profile", cls=f"s{DIMENSIONS.index(dim)}",
-                    width=360, label_width=190)
+                    width=330, label_width=182)
         figs.append(
-            f'<figure><h3>{esc(dim.capitalize())}</h3>{svg}<figcaption>'
-            f"{esc(DIMENSION_TEXT[dim])}. Values over the splits where the metric is per split; "
-            "↑/↓: which direction is better.</figcaption></figure>"
+            f'<figure class="panel"><h3>{esc(dim.capitalize())}</h3>{svg}<figcaption>'
+            f"{esc(DIMENSION_TEXT[dim])}.</figcaption></figure>"
         )
-    return f'<div class="charts">{"".join(figs)}</div>'
+    return (
+        f'<div class="charts">{"".join(figs)}</div><p class="sub">Profile: each metric\'s '
+        "value for the whole dataset (split-level metrics averaged over the splits, as the "
+        "paper reports them); ↑/↓: which direction is better. Bars share one scale per panel "
+        "(0 to the larger of 1 and the panel's largest value).</p>"
+    )
 
 
 def _stats_table(stats: Mapping[str, Any], table_id: str) -> str:
@@ -332,11 +336,11 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
         parts.append(f'<div class="cards">{"".join(cards)}</div>')
         by_bin = summary.get("flagged_by_bin") or {}
         if by_bin:
-            items = [(b, float(c), f"{c} flagged examples with confidence in {b}")
+            items = [(b, c, f"{c} flagged examples with confidence in {b}")
                      for b, c in by_bin.items()]
             parts.append(_figure(
-                hbars(items, label="flags per confidence bin", vmax=max(
-                    [1.0, *[float(c) for c in by_bin.values()]]), label_width=110, width=460),
+                hbars(items, label="flags per confidence bin",
+                      vmax=max([1, *by_bin.values()]), label_width=110, width=460),
                 "Flagged examples per confidence bin ([a, b), the last closed). In the paper, "
                 "over two thirds of the flags above 0.95 were true label errors.",
             ))
@@ -499,12 +503,13 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
                           tips=tips, ref=0.0),
             "Compare models within a row, never rows with each other. Dashed line: chance (0).",
         ))
-        fine_names = list(next(iter(models.values())).get("fine", {}))
+        fine_names = list(dict.fromkeys(t for m in models.values() for t in m.get("fine", {})))
         head = "".join(f'<th class="n">{show_text(m)} R_K</th><th class="n">interval</th>'
                        for m in names)
         body = []
         for tag in fine_names:
-            n = models[names[0]]["fine"].get(tag, {}).get("n")
+            n = next((models[m]["fine"][tag].get("n") for m in names if tag in models[m]["fine"]),
+                     None)
             cells = ""
             for m in names:
                 c = models[m]["fine"].get(tag, {})

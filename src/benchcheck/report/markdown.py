@@ -257,11 +257,12 @@ def _diagnostics(diag: Mapping[str, Any]) -> list[str]:
             rows.append(row)
         out.append(_table(["category", "n", *[f"{md_text(m)} R_K ↑" for m in names]], rows,
                           right=range(1, 2 + len(names))))
-        fine = list(first.get("fine", {}))
+        fine = list(dict.fromkeys(t for m in models.values() for t in m.get("fine", {})))
         out.append("### Per fine tag\n")
         out.append(_table(
             ["tag", "n", *[f"{md_text(m)} R_K ↑" for m in names]],
-            [[md_text(t), _num(first["fine"][t].get("n")),
+            [[md_text(t), _num(next((models[m]["fine"][t].get("n") for m in names
+                                     if t in models[m]["fine"]), None)),
               *[_num(models[m]["fine"].get(t, {}).get("r_k"), 3) for m in names]] for t in fine],
             right=range(1, 2 + len(names)),
         ))

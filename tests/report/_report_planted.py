@@ -1,0 +1,76 @@
+"""Shared helpers for the report tests: a results.json with every section and planted text."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+PWN_SCRIPT = "<script>window.__pwned = 1</script>"
+PWN_TABLE = '</td></tr></table><img src=x onerror="window.__pwned = 2">'
+PWN_URL = '<a href="javascript:window.__pwned=3">click</a> javascript:window.__pwned=3'
+PWN_ATTR = '"><svg onload="window.__pwned = 4">'
+ODD = "مرحبا \u202eevil\u202c zero\u200bwidth Z\u0338\u0360 😀 \x00nul"
+PLANTED = (PWN_SCRIPT, PWN_TABLE, PWN_URL, PWN_ATTR, ODD)
+
+
+def planted_results(base: dict[str, Any]) -> dict[str, Any]:
+    """Add every optional section to ``base`` (a real audit's results), with planted text."""
+    r = copy.deepcopy(base)
+    r["title"] = "planted " + PWN_SCRIPT
+    r["inputs"]["evil"] = PWN_URL
+    r["notes"] = [PWN_SCRIPT, ODD]
+    stats = r["stats"]
+    stats["dataset"] = PWN_ATTR
+    types = r["entity_types"]
+    types["types"].append(PWN_ATTR)
+    for split in types["splits"].values():
+        split["counts"][PWN_ATTR] = 1
+        split["shares"][PWN_ATTR] = 0.01
+    stats["model_scores"] = {PWN_SCRIPT: 91.5, "model b": 90.1}
+    r["comparison"] = {"datasets": {"sample": stats, PWN_TABLE: copy.deepcopy(stats)}}
+    examples = []
+    texts = [PWN_SCRIPT, PWN_TABLE, PWN_URL, PWN_ATTR, ODD, "plain text"]
+    for i, t in enumerate(texts):
+        conf = 0.99 - 0.07 * i
+        examples.append({
+            "rank": i + 1, "id": f"x{i}" if i else PWN_SCRIPT, "text_a": t,
+            "text_b": texts[-1 - i], "label": "1", "llm_label": "0", "confidence": conf,
+            "bin": "[0.95, 1]" if conf >= 0.95 else "[0.9, 0.95)" if conf >= 0.9 else
+            "[0.8, 0.9)" if conf >= 0.8 else "[0.7, 0.8)",
+            "p_0": conf, "p_1": 1 - conf,
+        })
+    r["label_errors"] = {
+        "dataset": {"source": PWN_URL, "n": 40},
+        "judge": {"judge": "llama-cpp:" + PWN_ATTR, "prompts": ["nli", PWN_SCRIPT],
+                  "members": 2},
+        "text_columns": ["text_a", "text_b"],
+        "summary": {"n": 40, "judged": 40, "disagreements": 8, "flagged": 6,
+                    "flag_rate": 0.15, "threshold": 0.5,
+                    "flagged_by_bin": {"[0.5, 0.6)": 0, "[0.6, 0.7)": 0, "[0.7, 0.8)": 1,
+                                       "[0.8, 0.9)": 2, "[0.9, 0.95)": 1, "[0.95, 1]": 2},
+                    "labels": ["0", "1"]},
+        "bins": [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0],
+        "examples": examples,
+        "examples_total": len(examples),
+        "files": ["flagged.csv", "flagged.jsonl"],
+    }
+    r["error_rate"] = {"errors": 4, "sample": 6, "population": 40, "error_rate": 4 / 6,
+                       "ci": [0.22, 0.96], "ci_fpc": [0.3, 0.92], "confidence": 0.95}
+    r["bin_agreement"] = {"bins": [
+        {"bin": "[0.8, 0.9)", "n": 2, "with_llm": 0.5, "with_llm_ci": [0.0, 1.0],
+         "with_original": 0.5, "with_original_ci": [0.0, 1.0], "warning": PWN_SCRIPT},
+        {"bin": "[0.95, 1]", "n": 2, "with_llm": 1.0, "with_llm_ci": [1.0, 1.0],
+         "with_original": 0.0, "with_original_ci": [0.0, 0.0], "warning": None},
+    ]}
+    r["ensemble_curve"] = {"unit": "member", "points": [
+        {"size": s, "n_subsets": 5, "roc_auc_mean": 0.6 + 0.05 * s,
+         "roc_auc_ci": [0.5 + 0.05 * s, 0.7 + 0.05 * s], "f1_mean": 0.4 + 0.06 * s,
+         "f1_ci": [0.3 + 0.06 * s, 0.5 + 0.06 * s]} for s in (1, 2, 3, 4)
+    ]}
+    diag = r["diagnostics"]
+    model = next(iter(diag["models"].values()))
+    planted_model = copy.deepcopy(model)
+    planted_model["fine"][PWN_TABLE] = copy.deepcopy(next(iter(model["fine"].values())))
+    diag["models"][PWN_SCRIPT] = planted_model
+    diag["labels"] = [*diag["labels"][:-1], PWN_ATTR]
+    return r
