@@ -88,12 +88,16 @@ def read_conll(
             )
         )
     if not parts:
-        raise InputError("empty split: expected at least one sentence with tokens and tags", path=path)
+        raise InputError(
+            "empty split: expected at least one sentence with tokens and tags", path=path
+        )
     split = combine_splits(parts, scheme=scheme)
     if strict and split.tag_repairs:
         # The scheme is known only once the whole file is read: read again, forcing it,
         # to stop at the first invalid transition with its line.
-        read_conll(path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes)
+        read_conll(
+            path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes
+        )
     return split
 
 
@@ -135,9 +139,14 @@ def _format_of(data: bytes, path: Path, first_line: int) -> Format:
         text = raw.strip(_WS_BYTES)
         if text and not text.startswith(DOCSTART.encode()):
             tab = b"\t" in text
-            fields = [f for f in (text.split(b"\t") if tab else re.split(rb"[ \t]+", text)) if f.strip(_WS_BYTES)]
+            fields = [
+                f
+                for f in (text.split(b"\t") if tab else re.split(rb"[ \t]+", text))
+                if f.strip(_WS_BYTES)
+            ]
             return tab, len(fields)
     return b"\t" in data, 0
+
 
 def _columns(
     token: pl.Series, tag: pl.Series, blank: np.ndarray
@@ -204,8 +213,12 @@ def _parse_lines(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = first_line + data.count(b"\n", 0, exc.start)
+        # The position within the line: ``data`` may be a chunk, so its offsets are not the file's.
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
         raise InputError(
-            f"undecodable bytes at byte {exc.start}; expected UTF-8 text", path=path, line=line
+            f"undecodable bytes at byte {column} of the line; expected UTF-8 text",
+            path=path,
+            line=line,
         ) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
