@@ -1,0 +1,225 @@
+"""CoNLL reader: golden files per scheme and quirk, fast path == slow path, exact errors."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from seqeval.metrics.sequence_labeling import get_entities
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError
+from benchcheck.io import conll
+from benchcheck.io._ner import build_ner_split
+from benchcheck.io.conll import read_conll
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+GOLDEN = HERE / "golden"
+GOOD = sorted(p.name for p in FIXTURES.iterdir() if p.is_file())
+
+
+def as_golden(split: Split) -> dict:
+    """The split in the golden files' shape: per sentence its line, tokens, tags, entities."""
+    assert split.tokens is not None and split.spans is not None
+    by_sentence = split.tokens.group_by("sentence", maintain_order=True).agg("token", "tag")
+    sentences = []
+    for k, (tokens, tags) in enumerate(by_sentence.select("token", "tag").iter_rows()):
+        ents = split.spans.filter(pl.col("sentence") == k).sort("start")
+        sentences.append(
+            {
+                "line": int(split.table["line"][k]),
+                "tokens": tokens,
+                "tags": tags,
+                "entities": [
+                    [int(s), int(e), str(t), str(x)]
+                    for s, e, t, x in ents.select("start", "end", "type", "surface").iter_rows()
+                ],
+            }
+        )
+    return {"scheme": split.scheme, "tag_repairs": split.tag_repairs, "sentences": sentences}
+
+
+def test_every_fixture_has_a_golden_file():
+    assert GOOD and {f"{n}.json" for n in GOOD} == {p.name for p in GOLDEN.iterdir()}
+
+
+@pytest.mark.parametrize("chunk_bytes", [conll.CHUNK_BYTES, 64, 5])
+@pytest.mark.parametrize("name", GOOD)
+def test_golden(name, chunk_bytes):
+    # Tiny chunks cut the file at every blank line: the parts must combine exactly.
+    expected = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    assert as_golden(read_conll(FIXTURES / name, chunk_bytes=chunk_bytes)) == expected
+    stats_only = read_conll(FIXTURES / name, chunk_bytes=chunk_bytes, keep_tokens=False)
+    whole = read_conll(FIXTURES / name)
+    assert stats_only.tokens is None
+    assert stats_only.table.equals(whole.table) and stats_only.spans.equals(whole.spans)
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_golden_entities_are_seqevals(name):
+    # The golden entities themselves agree with seqeval on the golden tags.
+    expected = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    for sentence in expected["sentences"]:
+        ours = [(t, s, e - 1) for s, e, t, _ in sentence["entities"]]
+        assert ours == get_entities(sentence["tags"])
+        for s, e, _, surface in sentence["entities"]:
+            assert surface == " ".join(sentence["tokens"][s:e])
+
+
+def _both_paths(path: Path) -> tuple[Split | None, Split]:
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    fast = conll._parse_fast(data)
+
+    def build(parsed):  # type: ignore[no-untyped-def]
+        token, tag, line, start = parsed
+        return build_ner_split(
+            name="x", source=str(path), token=token, tag=tag, sentence_start=start, line=line
+        )
+
+    return (None if fast is None else build(fast)), build(conll._parse_lines(data, path))
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_fast_and_slow_paths_agree(name):
+    fast, slow = _both_paths(FIXTURES / name)
+    assert as_golden(slow) == as_golden(read_conll(FIXTURES / name))
+    if fast is not None:
+        assert as_golden(fast) == as_golden(slow)
+        for attr in ("table", "tokens", "spans"):
+            assert getattr(fast, attr).equals(getattr(slow, attr)), attr
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["iob1.conll", "iob2.tsv", "bioes.txt", "extra_columns.tsv", "strings.tsv", "crlf_bom.conll"],
+)
+def test_well_formed_files_take_the_fast_path(name):
+    # Otherwise the fast path would be dead code and the agreement test vacuous.
+    assert (
+        conll._parse_fast((FIXTURES / name).read_bytes().removeprefix(b"\xef\xbb\xbf")) is not None
+    )
+
+
+def test_forced_scheme_and_tag_repairs():
+    split = read_conll(FIXTURES / "iob1.conll", scheme="IOB2")
+    # Read as IOB2, the IOB1 file has an I after O at the start of each chunk:
+    # EU, German, British, Peter, Spain, BRUSSELS.
+    assert split.scheme == "IOB2" and split.tag_repairs == 6
+    # The spans do not depend on the scheme (seqeval's lenient reading).
+    assert (
+        as_golden(split)["sentences"] == as_golden(read_conll(FIXTURES / "iob1.conll"))["sentences"]
+    )
+    with pytest.raises(InputError, match="unknown tagging scheme"):
+        read_conll(FIXTURES / "iob2.tsv", scheme="BIO")
+
+
+@pytest.mark.parametrize("chunk_bytes", [conll.CHUNK_BYTES, 5])
+def test_strict_rejects_i_after_o_with_its_line(chunk_bytes):
+    path = FIXTURES / "repairs.conll"
+    with pytest.raises(InputError) as info:
+        read_conll(path, strict=True, chunk_bytes=chunk_bytes)
+    assert info.value.path == str(path) and info.value.line == 3 and info.value.got == "I-PER"
+    assert f"{path}:3:" in str(info.value) and "IOB2" in str(info.value)
+    assert read_conll(FIXTURES / "iob2.tsv", strict=True).tag_repairs == 0
+    # Forced BIOES on an IOB2 file: B-PER -> I-PER is fine, I-PER -> O ("met", line 3) is not.
+    with pytest.raises(InputError) as info:
+        read_conll(FIXTURES / "iob2.tsv", scheme="BIOES", strict=True)
+    assert info.value.line == 3 and info.value.got == "O"
+
+
+BAD = [
+    ("one_column.conll", 2, "expected a token and a tag", "rejects"),
+    ("ragged.tsv", 2, "expected 3 columns", "rejects\tO"),
+    ("tag_per.conll", 3, "unknown tag shape", "PER"),
+    ("tag_xper.conll", 1, "unknown tag shape", "X-PER"),
+    ("undecodable.conll", 3, "undecodable bytes at byte 2 of the line", None),
+    ("empty_token.tsv", 2, "empty field", "\tO"),
+    ("empty_middle.tsv", 2, "empty field", "rejects\t\tO"),
+]
+
+
+@pytest.mark.parametrize("chunk_bytes", [conll.CHUNK_BYTES, 5])
+@pytest.mark.parametrize(("name", "line", "message", "got"), BAD)
+def test_bad_input_names_file_and_line(name, line, message, got, chunk_bytes):
+    path = FIXTURES / "bad" / name
+    with pytest.raises(InputError) as info:
+        read_conll(path, chunk_bytes=chunk_bytes)
+    err = info.value
+    assert (err.path, err.line) == (str(path), line)
+    assert message in err.message and err.got == got
+    assert str(err).startswith(f"{path}:{line}: ")
+    # The slow path alone gives the same error (the fast path only ever declines).
+    data = path.read_bytes()
+    if name != "tag_per.conll" and name != "tag_xper.conll":
+        with pytest.raises(InputError) as slow:
+            conll._parse_lines(data, path)
+        assert (slow.value.line, slow.value.message) == (line, err.message)
+
+
+def test_empty_split_names_the_file(tmp_path):
+    (tmp_path / "empty.conll").touch()
+    for path in (FIXTURES / "bad" / "only_docstart.conll", tmp_path / "empty.conll"):
+        with pytest.raises(InputError, match="empty split") as info:
+            read_conll(path)
+        assert info.value.path == str(path)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(InputError, match="file not found"):
+        read_conll(tmp_path / "nope.conll")
+    with pytest.raises(InputError, match="directory"):
+        read_conll(tmp_path)
+
+
+# Tokens: any text without ASCII whitespace (the field separators) and not a DOCSTART.
+token_st = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters=" \t\n\r\x0b\x0c"),
+    min_size=1,
+    max_size=6,
+).filter(lambda t: t != conll.DOCSTART)
+tag_st = st.sampled_from(["O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "E-LOC", "S-ORG"])
+sentence_st = st.lists(st.tuples(token_st, tag_st), min_size=1, max_size=5)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sentences=st.lists(sentence_st, min_size=1, max_size=5),
+    sep=st.sampled_from(["\t", " "]),
+    middle=st.integers(0, 2),
+    crlf=st.booleans(),
+    final_newline=st.booleans(),
+    chunk_bytes=st.sampled_from([conll.CHUNK_BYTES, 3, 40]),
+)
+def test_random_files_read_back_exactly(
+    tmp_path_factory, sentences, sep, middle, crlf, final_newline, chunk_bytes
+):
+    eol = "\r\n" if crlf else "\n"
+    blocks = [
+        eol.join(sep.join([tok, *["X"] * middle, tag]) for tok, tag in sentence)
+        for sentence in sentences
+    ]
+    text = (eol + eol).join(blocks) + (eol if final_newline else "")
+    path = tmp_path_factory.mktemp("conll") / "random.conll"
+    path.write_bytes(text.encode("utf-8"))
+    fast, slow = _both_paths(path)
+    got = as_golden(slow)
+    assert [s["tokens"] for s in got["sentences"]] == [[t for t, _ in s] for s in sentences]
+    assert [s["tags"] for s in got["sentences"]] == [[g for _, g in s] for s in sentences]
+    lines = np.cumsum([1] + [len(s) + 1 for s in sentences[:-1]]).tolist()
+    assert [s["line"] for s in got["sentences"]] == lines
+    for sentence, expected in zip(got["sentences"], sentences, strict=True):
+        ents = get_entities([g for _, g in expected])
+        assert [(t, s, e - 1) for s, e, t, _ in sentence["entities"]] == ents
+        assert [x for *_, x in sentence["entities"]] == [
+            " ".join(t for t, _ in expected[s : e + 1]) for _, s, e in ents
+        ]
+    if fast is not None:
+        assert as_golden(fast) == got
+        assert fast.table.equals(slow.table)
+    whole = read_conll(path, chunk_bytes=chunk_bytes)
+    assert as_golden(whole)["sentences"] == got["sentences"]
+    assert whole.table.equals(slow.table) and whole.spans.equals(slow.spans)
