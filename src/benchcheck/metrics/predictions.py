@@ -23,12 +23,9 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
     """
     from seqeval.metrics import f1_score
 
-    if predicted.n != gold.n:
-        raise InputError(
-            f"predictions have {predicted.n} sentences, the {gold.name} split has {gold.n}",
-            path=predicted.source,
-        )
-    g, p = gold.table.get_column("x_hash"), predicted.table.get_column("x_hash")
+    n = min(gold.n, predicted.n)
+    g = gold.table.get_column("x_hash").head(n)
+    p = predicted.table.get_column("x_hash").head(n)
     differs = (g != p).arg_true()
     if differs.len():
         k = int(differs[0])
@@ -37,6 +34,21 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
             f"{int(gold.table['line'][k])})",
             path=predicted.source,
             line=int(predicted.table["line"][k]),
+        )
+    if predicted.n > gold.n:
+        raise InputError(
+            f"predictions have {predicted.n} sentences, the {gold.name} split has {gold.n}: "
+            f"sentence {gold.n + 1} has no counterpart",
+            path=predicted.source,
+            line=int(predicted.table["line"][gold.n]),
+        )
+    if predicted.n < gold.n:
+        raise InputError(
+            f"predictions end after {predicted.n} sentences (the last starts here), the "
+            f"{gold.name} split has {gold.n}; its sentence {n + 1} is at its line "
+            f"{int(gold.table['line'][n])}",
+            path=predicted.source,
+            line=int(predicted.table["line"][n - 1]),
         )
     return float(f1_score(sentences_of(gold), sentences_of(predicted)))
 
