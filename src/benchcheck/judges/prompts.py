@@ -47,9 +47,11 @@ class ChatRequest:
     user: str
     labels: tuple[str, ...]
     verbalisers: tuple[str, ...]
+    #: The example's raw fields (name, text), for judges that read the pair itself (NLI).
+    fields: tuple[tuple[str, str], ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
-        """The request as chat messages (OpenAI / HF chat-template format)."""
+        """Return the request as chat messages (OpenAI / HF chat-template format)."""
         out = [] if self.system is None else [{"role": "system", "content": self.system}]
         out.append({"role": "user", "content": self.user})
         return out
@@ -115,7 +117,8 @@ class PromptTemplate:
                 f"prompt {self.name!r} needs the field {exc.args[0]!r}; "
                 f"the example has {sorted(example)}"
             ) from None
-        return ChatRequest(self.system, user, self.labels, self.verbalisers)
+        raw = tuple((k, str(example[k])) for k in ("text", "text_a", "text_b") if k in example)
+        return ChatRequest(self.system, user, self.labels, self.verbalisers, raw)
 
 
 def _binary(name: str, a: str, b: str, question: str) -> PromptTemplate:
