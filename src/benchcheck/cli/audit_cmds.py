@@ -22,7 +22,7 @@ import typer
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import dumps, parse_assignments, write_json
 from benchcheck.cli.stats_cmds import DataArg, JsonOpt, SchemeOpt, SplitOpt, StrictOpt
-from benchcheck.errors import BenchcheckError, MissingExtraError, UsageError
+from benchcheck.errors import JudgeUnavailable, MissingExtraError, UsageError
 
 #: Rows of flagged examples kept inside results.json (the CSV/JSONL files hold all).
 MAX_FLAGS_IN_JSON = 1000
@@ -231,16 +231,14 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
     started = time.perf_counter()
     try:
         judge = make_judge(inp.judge)
-    except MissingExtraError as exc:
-        raise Skip(str(exc)) from None
+    except (MissingExtraError, JudgeUnavailable) as exc:
+        raise Skip(f"judge unavailable: {exc}") from None
     try:
         with JudgeCache(default_cache_path()) as cache, judge:
             judgments = judge_frame(frame, [judge], prompts, cache=cache)
             identity = judge.identity
-    except BenchcheckError as exc:
-        if type(exc).__name__ in ("JudgeUnavailable", "MissingExtraError"):
-            raise Skip(f"judge unavailable: {exc}") from None
-        raise
+    except (MissingExtraError, JudgeUnavailable) as exc:
+        raise Skip(f"judge unavailable: {exc}") from None
     seconds = time.perf_counter() - started
     ens = ensemble(judgments)
     flags = flag_examples(frame, ens, threshold=inp.threshold, bins=DEFAULT_BINS,

@@ -110,7 +110,7 @@ def render_markdown(results: Mapping[str, Any]) -> str:
     ]
     if results.get("inputs"):
         out.append("## Inputs\n")
-        out += [f"- **{md_text(k)}**: `{md_text(v)}`" for k, v in results["inputs"].items()]
+        out += [f"- **{md_text(k)}**: {md_text(v)}" for k, v in results["inputs"].items()]
         out.append("")
     if results.get("analyses"):
         out.append("## Analyses\n")
@@ -239,7 +239,7 @@ def _diagnostics(diag: Mapping[str, Any]) -> list[str]:
     models = diag.get("models", {})
     out = [
         "## Diagnostic evaluation\n",
-        f"Suite `{md_text(suite.get('source'))}`: {_num(suite.get('n_examples'))} examples. "
+        f"Suite {md_text(suite.get('source'))}: {_num(suite.get('n_examples'))} examples. "
         "Score: Gorodkin's R_K (↑ better; 1 perfect, 0 chance) with bootstrap intervals.\n",
         f"> **Categories are not comparable with each other.** {md_text(diag.get('note', ''))}\n",
     ]
