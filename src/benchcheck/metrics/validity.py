@@ -37,7 +37,10 @@ def entity_imbalance_degree(split: Split) -> float | None:
     definition="Eq. 9: share of instances without any entity.",
 )
 def entity_null_rate(split: Split) -> float | None:
-    """Entity-Null Rate, Eq. 9: the share of instances with no entity. ``None`` for n = 0."""
+    """Entity-Null Rate, Eq. 9: the share of instances with no entity.
+
+    Edge rule: ``None`` for n = 0.
+    """
     if split.n == 0:
         return None
     return float((split.table.get_column("n_entities") == 0).mean())  # type: ignore[arg-type]
