@@ -24,7 +24,9 @@ def entity_imbalance_degree(split: Split) -> float | None:
     """
     if split.spans is None or split.spans.height == 0:
         return None
-    counts = split.spans.get_column("type").value_counts(name="c")["c"].to_numpy()
+    # value_counts comes in hash order; sort so the float sums (hence the last bit of the
+    # result) do not change from run to run.
+    counts = np.sort(split.spans.get_column("type").value_counts(name="c")["c"].to_numpy())
     return float(np.std(counts / counts.sum(), ddof=0))
 
 
