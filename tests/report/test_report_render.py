@@ -256,3 +256,12 @@ def test_samples_json_has_every_section(samples) -> None:
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)
+
+
+def test_audit_compare(tmp_path: Path) -> None:
+    results = _audit(tmp_path, str(NER_SAMPLE), "--compare", f"again={NER_SAMPLE}")
+    datasets = results["comparison"]["datasets"]
+    assert list(datasets) == ["ner", "again"]
+    assert datasets["again"]["metrics"] == datasets["ner"]["metrics"]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert 'id="comparison-table"' in page and "Profile: again" in page

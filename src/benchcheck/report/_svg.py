@@ -210,7 +210,8 @@ def interval_plot(
         )
     for r, (group, points) in enumerate(rows):
         y0 = top_pad + r * row
-        body.append(_text(label_width - 8, y0 + row / 2 + 4, _clip(group, 32), anchor="end",
+        body.append(_text(label_width - 8, y0 + row / 2 + 4,
+                          _clip(group, int(label_width / 6.4)), anchor="end",
                           cls="lbl"))
         if r:
             body.append(

@@ -100,6 +100,10 @@ def _num_cell(value: object, tip: str, digits: int = 3) -> str:
     return f'<td class="n" title="{esc(tip)}"{sort}>{esc(num(value, digits))}</td>'
 
 
+def _pct(value: object) -> str:
+    return f"{value:.0%}" if isinstance(value, float) else num(value)
+
+
 def _card(key: str, value: object, tip: str, digits: int = 3) -> str:
     return (
         f'<div class="card" title="{esc(tip)}"><div class="k">{esc(key)}</div>'
@@ -424,10 +428,11 @@ def _flag_table(le: Mapping[str, Any]) -> str:
     if not text_cols:
         text_cols = [c for c in ("text", "text_a", "text_b") if any(c in e for e in examples)]
     labels = list(le.get("summary", {}).get("labels", []))
+    named = dict((le.get("dataset") or {}).get("columns") or {})
     shown = examples[:MAX_ROWS]
     head = (
         '<th class="n" title="1 = most confident flag">rank</th><th>id</th>'
-        + "".join(f"<th>{esc(c)}</th>" for c in text_cols)
+        + "".join(f'<th title="{esc(c)}">{esc(named.get(c, c))}</th>' for c in text_cols)
         + '<th title="label in the dataset">original</th><th title="ensemble label">LLM</th>'
         + '<th class="n" title="ensemble probability of the LLM label; ↑ more likely an error">'
         "confidence</th><th>bin</th>"
@@ -443,7 +448,7 @@ def _flag_table(le: Mapping[str, Any]) -> str:
             f"<td>{show_text(e.get('label'))}</td>",
             f"<td>{show_text(e.get('llm_label'))}</td>",
             _num_cell(e.get("confidence"), "ensemble probability of the LLM label", 3),
-            f"<td>{show_text(e.get('bin'))}</td>",
+            f'<td class="nw">{show_text(e.get("bin"))}</td>',
             *[_num_cell(e.get(f"p_{lab}"), f"ensemble P(label = {lab})") for lab in labels],
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -473,7 +478,7 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         f"{esc(num(suite.get('n_examples')))} examples ({esc(num(suite.get('n_pairs')))} pairs, "
         f"both directions), taxonomy {show_text(suite.get('taxonomy'))}. Score: Gorodkin's "
         "R<sub>K</sub>, the K-class Matthews correlation (1 perfect, 0 chance; ↑ better), with "
-        f"{esc(num(diag.get('confidence')))} percentile-bootstrap intervals "
+        f"{esc(_pct(diag.get('confidence')))} percentile-bootstrap intervals "
         f"({esc(num(diag.get('n_resamples')))} resamples, seed {esc(num(diag.get('seed')))}).</p>",
         f'<p class="note" id="not-comparable"><b>Categories are not comparable with each '
         f"other.</b> {esc(diag.get('note', ''))}</p>",
@@ -500,7 +505,7 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         parts.append("<h3>R<sub>K</sub> per coarse category</h3>")
         parts.append(_figure(
             interval_plot(rows, series=names, label="R_K per category", lo=-1.0, hi=1.0,
-                          tips=tips, ref=0.0),
+                          tips=tips, ref=0.0, label_width=250, width=620),
             "Compare models within a row, never rows with each other. Dashed line: chance (0).",
         ))
         fine_names = list(dict.fromkeys(t for m in models.values() for t in m.get("fine", {})))
