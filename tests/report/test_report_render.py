@@ -264,4 +264,4 @@ def test_audit_compare(tmp_path: Path) -> None:
     assert list(datasets) == ["ner", "again"]
     assert datasets["again"]["metrics"] == datasets["ner"]["metrics"]
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert 'id="comparison-table"' in page and "Profile: again" in page
+    assert 'id="comparison-table"' in page and "Profile: <bdi>again</bdi>" in page
