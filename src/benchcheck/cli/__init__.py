@@ -13,11 +13,13 @@ from benchcheck.errors import BenchcheckError
 
 # Command modules register their commands on ``app`` when imported.
 from benchcheck.cli import stats_cmds  # noqa: E402,F401  isort: skip
+from benchcheck.cli import adjust_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import judge_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import diagnostic_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import label_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import audit_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import report_cmds  # noqa: E402,F401  isort: skip
+from benchcheck.cli import scale_cmds  # noqa: E402,F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -93,7 +93,9 @@ def load(
     """Load a dataset from a folder, a file, or explicit ``splits`` (name → file).
 
     ``keep_tokens=False`` reads NER CoNLL files in bounded memory without their token table
-    (enough for every statistic; see :func:`benchcheck.io.conll.read_conll`).
+    (enough for every statistic; see :func:`benchcheck.io.conll.read_conll`). A folder of
+    Parquet shards written by ``benchcheck convert`` is read shard by shard the same way
+    (see :mod:`benchcheck.engine.shards`).
 
     >>> from benchcheck.io.load import load
     >>> from benchcheck.sample_data import NER_SAMPLE
@@ -124,6 +126,12 @@ def load(
 
             if hf.is_saved_hf(path):
                 return hf.read_hf_ner(path, scheme=scheme, strict=strict)
+            from benchcheck.engine import shards
+
+            if shards.is_shard_folder(path):  # written by `benchcheck convert`
+                return shards.read_shards(
+                    path, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
+                )
             files = discover_splits(path)
         else:
             files = {split_name_of(path) or path.stem: path}

@@ -1,0 +1,352 @@
+"""Parquet shards of NER splits: convert once, then read shard by shard in bounded memory.
+
+Layout written by :func:`convert` (``benchcheck convert DATA -o data.parquet/``)::
+
+    data.parquet/
+      _benchcheck_shards.json        manifest: format, task, dataset name, splits → shards
+      train/part-00000.parquet       token rows: sentence, token, tag, line
+      train/part-00001.parquet
+      test/part-00000.parquet
+
+One shard per CoNLL chunk (chunks end at blank lines, so a sentence never straddles two
+shards). ``sentence`` is the sentence's 0-based index in its split (global, not per shard),
+``line`` its token's 1-based line in the original file, whose path the manifest keeps as the
+split's ``source``: errors found later still name the original ``file:line``, and the
+statistics read from shards are exactly, byte for byte, those read from the CoNLL files.
+
+:func:`read_shards` builds each shard's lean per-sentence and per-span tables with
+:func:`benchcheck.io._ner.build_ner_split` and joins them with
+:func:`benchcheck.io._ner.combine_splits`, as the CoNLL reader does with its chunks. The
+distributed engine (:mod:`benchcheck.engine.ray_engine`) runs :func:`shard_split` on
+workers and the same combination on the driver.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from benchcheck.data import schemes
+from benchcheck.data.model import Dataset, Split
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io._ner import build_ner_split, combine_splits
+
+MANIFEST = "_benchcheck_shards.json"
+FORMAT = "benchcheck-ner-shards"
+VERSION = 1
+#: Columns of a shard, in order.
+COLUMNS = ("sentence", "token", "tag", "line")
+SCHEMA = {"sentence": pl.Int64, "token": pl.String, "tag": pl.String, "line": pl.Int64}
+
+
+@dataclass(frozen=True)
+class ShardSplit:
+    """One split of a shard folder: its original source and its shard files, in order."""
+
+    name: str
+    source: str
+    shards: tuple[Path, ...]
+    n_sentences: int
+    n_tokens: int
+
+
+@dataclass(frozen=True)
+class ShardFolder:
+    """A converted dataset: where it is, its name and its splits (read from the manifest)."""
+
+    root: Path
+    name: str
+    task: str
+    splits: Mapping[str, ShardSplit] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the manifest-like JSON summary (shard paths relative to the folder)."""
+        return {
+            "output": str(self.root),
+            "name": self.name,
+            "task": self.task,
+            "splits": {
+                k: {
+                    "source": s.source,
+                    "n_shards": len(s.shards),
+                    "n_sentences": s.n_sentences,
+                    "n_tokens": s.n_tokens,
+                }
+                for k, s in self.splits.items()
+            },
+        }
+
+
+def is_shard_folder(path: str | Path) -> bool:
+    """Say whether ``path`` is a folder written by :func:`convert` (it holds the manifest).
+
+    >>> is_shard_folder(".")
+    False
+    """
+    return (Path(path) / MANIFEST).is_file()
+
+
+def open_shards(path: str | Path) -> ShardFolder:
+    """Read and check the manifest of a shard folder; errors name the folder."""
+    root = Path(path)
+    manifest = root / MANIFEST
+    try:
+        meta = json.loads(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(
+            f"not a benchcheck shard folder (no {MANIFEST}); write one with benchcheck convert",
+            path=root,
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"unreadable shard manifest: {exc}", path=manifest) from None
+    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+        raise InputError(
+            f"unknown shard format; expected {FORMAT} version {VERSION}",
+            path=manifest,
+            got=f"{meta.get('format')} {meta.get('version')}",
+        )
+    splits = {}
+    for name, info in meta["splits"].items():
+        files = tuple(root / name / f for f in info["shards"])
+        missing = [f for f in files if not f.is_file()]
+        if missing:
+            raise InputError("shard listed in the manifest is missing", path=missing[0])
+        splits[name] = ShardSplit(
+            name=name,
+            source=info["source"],
+            shards=files,
+            n_sentences=int(info["n_sentences"]),
+            n_tokens=int(info["n_tokens"]),
+        )
+    return ShardFolder(root=root, name=meta["name"], task=meta["task"], splits=splits)
+
+
+def convert(
+    source: str | Path | None = None,
+    output: str | Path = "data.parquet",
+    *,
+    splits: Mapping[str, str | Path] | None = None,
+    name: str | None = None,
+    chunk_bytes: int | None = None,
+    compression: str = "zstd",
+) -> ShardFolder:
+    """Write each CoNLL split of ``source`` (folder, file, or ``splits``) as Parquet shards.
+
+    Never overwrites: ``output`` must not exist. Shards are written into a temporary sibling
+    folder that is renamed to ``output`` only once every split is complete, so an
+    interrupted conversion leaves no folder that looks valid. Tag shapes are checked on the
+    way (unknown shapes raise :class:`~benchcheck.errors.InputError` with file and line);
+    scheme transitions are checked when the shards are read, as for the CoNLL files.
+    """
+    from benchcheck.io import conll
+    from benchcheck.io.load import discover_splits, split_name_of
+
+    out = Path(output)
+    if out.exists():
+        raise UsageError(f"{out} exists; benchcheck convert never overwrites, choose a new path")
+    if (source is None) == (not splits):
+        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
+    if splits:
+        files = {str(k): Path(v) for k, v in splits.items()}
+        title = name or "dataset"
+    else:
+        path = Path(str(source))
+        if not path.exists():
+            raise InputError("no such file or folder", path=path)
+        title = name or path.name
+        files = discover_splits(path) if path.is_dir() else {split_name_of(path) or path.stem: path}
+    for file in files.values():
+        if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
+            raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        meta: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "task": "ner",
+            "name": title,
+            "splits": {},
+        }
+        for split, file in files.items():
+            meta["splits"][split] = _convert_file(
+                file, tmp / split, chunk_bytes or conll.CHUNK_BYTES, compression
+            )
+        (tmp / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return open_shards(out)
+
+
+def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) -> dict[str, Any]:
+    """Write one CoNLL file's chunks as shards; return its manifest entry."""
+    from benchcheck.io import conll
+
+    folder.mkdir(parents=True)
+    shards: list[str] = []
+    n_sent = n_tok = 0
+    fmt = None
+    for data, first_line in conll._chunks(path, chunk_bytes):
+        if fmt is None:
+            fmt = conll._format_of(data, path, first_line)
+        parsed = conll._parse_fast(data, fmt, first_line=first_line) or conll._parse_lines(
+            data, path, fmt, first_line=first_line
+        )
+        token, tag, line, start = parsed
+        if token.len() == 0:
+            continue
+        _check_tags(tag, line, path)
+        sentence = np.cumsum(start, dtype=np.int64) - 1 + n_sent
+        frame = pl.DataFrame(
+            {
+                "sentence": sentence,
+                "token": token,
+                "tag": tag,
+                "line": np.asarray(line, dtype=np.int64),
+            },
+            schema=SCHEMA,
+        )
+        shard = f"part-{len(shards):05d}.parquet"
+        frame.write_parquet(folder / shard, compression=compression, statistics=True)
+        shards.append(shard)
+        n_sent = int(sentence[-1]) + 1
+        n_tok += token.len()
+    if not shards:
+        raise InputError(
+            "empty split: expected at least one sentence with tokens and tags", path=path
+        )
+    return {"source": str(path), "shards": shards, "n_sentences": n_sent, "n_tokens": n_tok}
+
+
+def _check_tags(tag: pl.Series, line: np.ndarray, path: Path) -> None:
+    """Raise on the first tag whose shape is not ``O`` or a known prefix and a type."""
+    for value in tag.unique(maintain_order=True).to_list():
+        if schemes.parse_tag(value) is None:
+            row = int(np.flatnonzero((tag == value).to_numpy())[0])
+            raise InputError(
+                "unknown tag shape; expected 'O' or a prefix B-, I-, E- or S- followed by a type",
+                path=path,
+                line=int(line[row]),
+                got=value,
+            )
+
+
+def shard_split(
+    frame: pl.DataFrame,
+    *,
+    name: str,
+    source: str,
+    scheme: str | None = None,
+    strict: bool = False,
+    keep_tokens: bool = False,
+) -> Split:
+    """Build the split of one shard's token rows (sentence ids local to the shard).
+
+    ``frame`` holds the shard's ``sentence``, ``token``, ``tag`` and ``line`` columns in file
+    order; a new sentence starts wherever ``sentence`` changes.
+    """
+    sentence = frame.get_column("sentence").to_numpy()
+    start = np.ones(sentence.size, dtype=bool)
+    if sentence.size > 1:
+        start[1:] = sentence[1:] != sentence[:-1]
+    return build_ner_split(
+        name=name,
+        source=source,
+        token=frame.get_column("token"),
+        tag=frame.get_column("tag"),
+        sentence_start=start,
+        line=frame.get_column("line").to_numpy(),
+        scheme=scheme,
+        strict=strict,
+        keep_tokens=keep_tokens,
+    )
+
+
+def read_shard(path: Path) -> pl.DataFrame:
+    """Read one shard's columns; errors name the file."""
+    try:
+        return pl.read_parquet(path, columns=list(COLUMNS))
+    except Exception as exc:  # noqa: BLE001 - any arrow/polars error is a bad shard here
+        raise InputError(f"cannot read shard: {exc}", path=path) from None
+
+
+def iter_shard_splits(
+    split: ShardSplit,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    keep_tokens: bool = False,
+) -> Iterator[Split]:
+    """Yield the split of each shard in order, checking that sentence ids run on."""
+    expected = 0
+    for path in split.shards:
+        frame = read_shard(path)
+        if frame.height == 0:
+            continue
+        first = int(frame.get_column("sentence")[0])
+        if first != expected:
+            raise InputError(
+                f"shard starts at sentence {first}, expected {expected}: shards missing or "
+                "out of order",
+                path=path,
+            )
+        part = shard_split(
+            frame, name=split.name, source=split.source, scheme=scheme, strict=strict,
+            keep_tokens=keep_tokens,
+        )
+        del frame
+        expected += part.n
+        yield part
+
+
+def read_shard_split(
+    split: ShardSplit,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    keep_tokens: bool = False,
+) -> Split:
+    """Read one split shard by shard and combine the parts exactly (as the CoNLL reader)."""
+    parts = list(
+        iter_shard_splits(
+            split, scheme=scheme, strict=strict and scheme is not None, keep_tokens=keep_tokens
+        )
+    )
+    if not parts:
+        raise InputError("empty split: its shards hold no tokens", path=split.source)
+    combined = combine_splits(parts, scheme=scheme)
+    if strict and combined.tag_repairs:
+        # As read_conll: the scheme is known once every shard is read; read again forcing it,
+        # to stop at the first invalid transition with its line.
+        for _ in iter_shard_splits(split, scheme=combined.scheme, strict=True):
+            pass
+    return combined
+
+
+def read_shards(
+    path: str | Path,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    keep_tokens: bool = False,
+    name: str | None = None,
+) -> Dataset:
+    """Load a shard folder as a :class:`~benchcheck.data.Dataset` (see :func:`read_shard_split`)."""
+    folder = open_shards(path)
+    out = {
+        split: read_shard_split(info, scheme=scheme, strict=strict, keep_tokens=keep_tokens)
+        for split, info in folder.splits.items()
+    }
+    return Dataset(task="ner", splits=out, name=name or folder.name)

@@ -1,0 +1,33 @@
+"""CLI: convert, stats over shards, help examples of the scale commands."""
+
+import json
+
+import pytest
+
+from benchcheck.cli import main
+from benchcheck.sample_data import NER_SAMPLE
+
+
+def test_convert_then_stats_identical(tmp_path, capsys):
+    out = tmp_path / "ner.parquet"
+    c_json = str(tmp_path / "c.json")
+    assert main(["convert", str(NER_SAMPLE), "-o", str(out), "--json", c_json]) == 0
+    summary = json.loads((tmp_path / "c.json").read_text())
+    assert summary["splits"]["train"] == {
+        "source": str(NER_SAMPLE / "train.txt"),
+        "n_shards": 1,
+        "n_sentences": 22,
+        "n_tokens": 194,
+    }
+    assert main(["stats", str(out), "--json", str(tmp_path / "a.json")]) == 0
+    assert main(["stats", str(NER_SAMPLE), "--json", str(tmp_path / "b.json")]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    capsys.readouterr()
+    assert main(["convert", str(NER_SAMPLE), "-o", str(out)]) == 2  # never overwrites
+    assert "never overwrites" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["convert", "leakage"])
+def test_help_has_example(command, capsys):
+    assert main([command, "--help"]) == 0
+    assert "Example: benchcheck " + command in capsys.readouterr().out

@@ -1,0 +1,154 @@
+"""Parquet shards: convert, read back shard by shard, byte-identical statistics."""
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchcheck.cli._common import dumps
+from benchcheck.engine import shards
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.conll import read_conll
+from benchcheck.io.load import load
+from benchcheck.metrics.compute import compute_stats
+from benchcheck.sample_data import NER_SAMPLE
+
+TAGS = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "E-LOC", "S-ORG", "I-ORG"]
+
+
+def random_conll(rng: np.random.Generator, n_sent: int, *, docstart: bool = False) -> str:
+    """Random sentences over a small vocabulary (repeats and leaks happen), any tag order."""
+    vocab = ["a", "b", "c", "EU", '"', "NA", "null", "d\u00a0e", "x"]
+    out = []
+    if docstart:
+        out.append("-DOCSTART- -X- O O\n")
+    for _ in range(n_sent):
+        k = int(rng.integers(1, 7))
+        words = rng.choice(vocab, size=k)
+        tags = rng.choice(TAGS, size=k)
+        out.append("".join(f"{w} {t}\n" for w, t in zip(words, tags, strict=True)))
+    return "\n".join(out)
+
+
+def _stats_text(dataset) -> str:
+    return dumps(compute_stats(dataset).to_json())
+
+
+def _write_split_files(folder: Path, rng: np.random.Generator, sizes=(60, 15, 20)) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, n in zip(("train", "dev", "test"), sizes, strict=True):
+        (folder / f"{name}.txt").write_text(random_conll(rng, n, docstart=True), encoding="utf-8")
+    return folder
+
+
+def test_sample_identical_json(tmp_path):
+    out = tmp_path / "sample.parquet"
+    folder = shards.convert(NER_SAMPLE, out, chunk_bytes=120)  # many small shards
+    assert all(len(s.shards) > 2 for s in folder.splits.values())
+    assert shards.is_shard_folder(out)
+    whole = load(NER_SAMPLE)  # keep_tokens=True, one read per file
+    assert _stats_text(load(out)) == _stats_text(whole)
+    assert _stats_text(load(out, keep_tokens=False)) == _stats_text(whole)
+    # Rows written: exactly the reader's tokens, tags and lines, sentence ids global.
+    token_rows = pl.concat([pl.read_parquet(p) for p in folder.splits["train"].shards])
+    ref = read_conll(Path(NER_SAMPLE) / "train.txt")
+    assert token_rows["token"].to_list() == ref.tokens["token"].to_list()
+    assert token_rows["tag"].to_list() == ref.tokens["tag"].to_list()
+    assert token_rows["sentence"].to_list() == ref.tokens["sentence"].cast(pl.Int64).to_list()
+    first_lines = token_rows.group_by("sentence", maintain_order=True).first()["line"]
+    assert first_lines.to_list() == ref.table["line"].to_list()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chunk=st.integers(16, 400))
+def test_random_corpora_identical(tmp_path_factory, seed, chunk):
+    rng = np.random.default_rng(seed)
+    src = _write_split_files(tmp_path_factory.mktemp("conll"), rng)
+    out = tmp_path_factory.mktemp("o") / "shards"
+    shards.convert(src, out, chunk_bytes=chunk)
+    whole = load(src)
+    from_shards = load(out, keep_tokens=True)
+    assert _stats_text(from_shards) == _stats_text(whole)
+    for name in whole.split_names:
+        a, b = whole[name], from_shards[name]
+        assert a.table.equals(b.table.cast(a.table.schema))
+        assert a.spans.cast({"type": pl.String}).equals(b.spans.cast({"type": pl.String}))
+        assert a.tokens.equals(b.tokens.cast(a.tokens.schema))
+        assert (a.scheme, a.tag_repairs, dict(a.scheme_violations)) == (
+            b.scheme,
+            b.tag_repairs,
+            dict(b.scheme_violations),
+        )
+
+
+def test_never_overwrites(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(UsageError, match="never overwrites"):
+        shards.convert(NER_SAMPLE, out)
+    assert list(out.iterdir()) == []
+
+
+def test_bad_tag_names_original_line_and_leaves_nothing(tmp_path):
+    src = tmp_path / "train.txt"
+    src.write_text("EU B-ORG\nrejects O\n\nPeter PER\n", encoding="utf-8")
+    out = tmp_path / "out"
+    with pytest.raises(InputError) as info:
+        shards.convert(src, out)
+    assert info.value.line == 4 and info.value.got == "PER" and info.value.path == str(src)
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["train.txt"]
+
+
+def test_strict_error_matches_conll(tmp_path):
+    text = "a B-PER\nb I-PER\n\n" * 30 + "c O\nd I-LOC\n\n" + "e B-LOC\n\n" * 30
+    src = tmp_path / "train.txt"
+    src.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    shards.convert(src, out, chunk_bytes=64)
+    with pytest.raises(InputError) as want:
+        load(src, strict=True, scheme="IOB2")
+    with pytest.raises(InputError) as got:
+        load(out, strict=True, scheme="IOB2")
+    # 30 three-line sentences, then "c O" on line 91 and the bad "d I-LOC" on 92.
+    assert str(got.value) == str(want.value) and got.value.line == 92
+    with pytest.raises(InputError) as got_detected:
+        load(out, strict=True)  # scheme detected over all shards, then enforced
+    with pytest.raises(InputError) as want_detected:
+        load(src, strict=True)
+    assert str(got_detected.value) == str(want_detected.value)
+
+
+def test_missing_and_reordered_shards(tmp_path):
+    out = tmp_path / "out"
+    folder = shards.convert(NER_SAMPLE, out, chunk_bytes=120)
+    parts = folder.splits["train"].shards
+    parts[1].rename(tmp_path / "moved.parquet")
+    with pytest.raises(InputError, match="missing"):
+        load(out)
+    (tmp_path / "moved.parquet").rename(parts[1])
+    parts[1].rename(tmp_path / "x.parquet")
+    parts[2].rename(parts[1])
+    (tmp_path / "x.parquet").rename(parts[2])
+    with pytest.raises(InputError, match="out of order"):
+        load(out)
+
+
+def test_rejects_non_conll_and_empty(tmp_path):
+    jl = tmp_path / "train.jsonl"
+    jl.write_text('{"tokens": ["a"], "tags": ["O"]}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="reads CoNLL"):
+        shards.convert(jl, tmp_path / "o1")
+    empty = tmp_path / "test.txt"
+    empty.write_text("\n\n-DOCSTART- O\n\n", encoding="utf-8")
+    with pytest.raises(InputError, match="empty split"):
+        shards.convert(empty, tmp_path / "o2")
+    assert not (tmp_path / "o2").exists()
+
+
+def test_bad_manifest(tmp_path):
+    (tmp_path / shards.MANIFEST).write_text('{"format": "other", "version": 9}', encoding="utf-8")
+    with pytest.raises(InputError, match="unknown shard format"):
+        load(tmp_path)
