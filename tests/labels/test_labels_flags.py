@@ -6,6 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 from _labels_synth import make_case
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.ensemble import ensemble, judgment_labels, read_judgments
@@ -150,3 +152,24 @@ def test_confident_learning_matches_cleanlab_and_overlap():
     assert (ov.both, ov.only_a, ov.only_b) == (1, 2, 1) and ov.jaccard == pytest.approx(0.25)
     with pytest.raises(UsageError, match="shape"):
         confident_learning_flags(labels, probs[:5], ["0", "1"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.5, 1.0))
+def test_property_flags_and_order_invariance(seed, threshold):
+    data, j, _, _ = make_case(25, seed=seed % 50)
+    d = data.with_columns(pl.col("label").cast(pl.String))
+    shuffled = j.sample(fraction=1.0, shuffle=True, seed=seed)
+    e1, e2 = ensemble(j), ensemble(shuffled)
+    assert (
+        e1.sort("id").select("id", "llm_label").rows()
+        == e2.sort("id").select("id", "llm_label").rows()
+    )
+    np.testing.assert_allclose(e1.sort("id")["p_1"].to_numpy(), e2.sort("id")["p_1"].to_numpy())
+    f = flag_examples(d, e1, threshold=threshold)
+    flagged = f.filter(pl.col("flagged"))
+    assert (flagged["disagree"]).all() and (flagged["confidence"] >= threshold).all()
+    assert sorted(flagged["rank"].to_list()) == list(range(1, flagged.height + 1))
+    conf = flagged.sort("rank")["confidence"].to_list()
+    assert conf == sorted(conf, reverse=True)
+    assert f.filter(~pl.col("flagged"))["rank"].null_count() == f.height - flagged.height
