@@ -30,8 +30,14 @@ def llama_judge(small_gguf):
 
 
 PAIRS = [
-    {"text_a": "The bakery opens at seven and closes at two.", "text_b": "The bakery closes at two."},
-    {"text_a": "The bakery opens at seven and closes at two.", "text_b": "The bakery is open at night."},
+    {
+        "text_a": "The bakery opens at seven and closes at two.",
+        "text_b": "The bakery closes at two.",
+    },
+    {
+        "text_a": "The bakery opens at seven and closes at two.",
+        "text_b": "The bakery is open at night.",
+    },
     {"text_a": "Omar grew beans; his tomatoes failed.", "text_b": "Omar's tomatoes did well."},
 ]
 

@@ -29,7 +29,9 @@ def ok_body(user: str, p1: float = 0.8) -> dict:
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": "1"},
-                "logprobs": {"content": [{"token": "1", "logprob": math.log(p1), "top_logprobs": top}]},
+                "logprobs": {
+                    "content": [{"token": "1", "logprob": math.log(p1), "top_logprobs": top}]
+                },
                 "finish_reason": "length",
             }
         ],

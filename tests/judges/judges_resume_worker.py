@@ -41,9 +41,15 @@ class SlowJudge(Judge):
 
 if __name__ == "__main__":
     cache_path, log_path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    frame = pl.DataFrame({"id": [f"e{i}" for i in range(n)], "text_a": ["ground"] * n,
-                          "text_b": [f"h{i}" for i in range(n)]})
+    frame = pl.DataFrame(
+        {
+            "id": [f"e{i}" for i in range(n)],
+            "text_a": ["ground"] * n,
+            "text_b": [f"h{i}" for i in range(n)],
+        }
+    )
     with JudgeCache(cache_path) as cache:
-        out = judge_frame(frame, [SlowJudge(log_path)], select_prompts("nli"), cache=cache,
-                          batch_size=16)
+        out = judge_frame(
+            frame, [SlowJudge(log_path)], select_prompts("nli"), cache=cache, batch_size=16
+        )
     print(out.height, int(out["cached"].sum()))

@@ -31,8 +31,9 @@ def test_default_path_is_under_user_cache_dir():
 def test_wal_and_round_trip(tmp_path):
     with JudgeCache(tmp_path / "c.sqlite") as c:
         mode = c._db.execute("PRAGMA journal_mode").fetchone()[0]
-        s = JudgeScore(("a", "b", "c"), (0.2, 0.3, 0.5), (-1.0, None, -0.1), 7, 0.25,
-                       (("n_evaluated", 3),))
+        s = JudgeScore(
+            ("a", "b", "c"), (0.2, 0.3, 0.5), (-1.0, None, -0.1), 7, 0.25, (("n_evaluated", 3),)
+        )
         assert c.put("k", s)
         assert c.get_many(["k", "missing"]) == {"k": s}
     assert mode == "wal"
@@ -50,8 +51,17 @@ def test_key_changes_with_each_part():
     t2 = BUILTIN_PROMPTS["nli"].with_verbalisers(["A", "B"]).template_hash
     assert t1 != t2
     k = JudgeCache.key("j", t1, "e")
-    assert len({k, JudgeCache.key("j2", t1, "e"), JudgeCache.key("j", t2, "e"),
-                JudgeCache.key("j", t1, "e2")}) == 4
+    assert (
+        len(
+            {
+                k,
+                JudgeCache.key("j2", t1, "e"),
+                JudgeCache.key("j", t2, "e"),
+                JudgeCache.key("j", t1, "e2"),
+            }
+        )
+        == 4
+    )
 
 
 def _stored_ids(cache_path: Path) -> int:
@@ -63,8 +73,12 @@ def test_killed_run_resumes_without_recomputing_or_losing(tmp_path):
     n = 150
     cache_path, log1, log2 = tmp_path / "c.sqlite", tmp_path / "run1.log", tmp_path / "run2.log"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen([sys.executable, str(WORKER), str(cache_path), str(log1), str(n)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(cache_path), str(log1), str(n)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not (log1.exists() and len(log1.read_text().splitlines()) >= 40):
         assert proc.poll() is None, proc.stderr.read().decode()
@@ -78,17 +92,31 @@ def test_killed_run_resumes_without_recomputing_or_losing(tmp_path):
     # every stored result was computed; at most the one in flight was computed but not stored
     assert len(computed_run1) - stored_after_kill in (0, 1)
 
-    done = subprocess.run([sys.executable, str(WORKER), str(cache_path), str(log2), str(n)],
-                          env=env, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, str(WORKER), str(cache_path), str(log2), str(n)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert done.stdout.split() == [str(n), str(stored_after_kill)]  # rows, served from cache
     computed_run2 = log2.read_text().splitlines()
     assert len(computed_run2) == n - stored_after_kill  # nothing stored was recomputed
     assert set(computed_run2).isdisjoint(set(computed_run1[:stored_after_kill]))
-    assert set(computed_run1[:stored_after_kill]) | set(computed_run2) == {f"h{i}" for i in range(n)}
+    assert set(computed_run1[:stored_after_kill]) | set(computed_run2) == {
+        f"h{i}" for i in range(n)
+    }
     assert _stored_ids(cache_path) == n  # nothing lost, nothing duplicated
 
-    again = subprocess.run([sys.executable, str(WORKER), str(cache_path), str(tmp_path / "r3.log"),
-                            str(n)], env=env, capture_output=True, text=True, timeout=60, check=True)
+    again = subprocess.run(
+        [sys.executable, str(WORKER), str(cache_path), str(tmp_path / "r3.log"), str(n)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert again.stdout.split() == [str(n), str(n)]  # a finished run re-run: all from cache
     assert not (tmp_path / "r3.log").exists() or not (tmp_path / "r3.log").read_text()
 
@@ -98,8 +126,9 @@ def test_judge_frame_dedupes_identical_examples(tmp_path):
 
     from benchcheck.judges.run import judge_frame
 
-    frame = pl.DataFrame({"id": ["a", "b", "c"], "text_a": ["g", "g", "g"],
-                          "text_b": ["x", "x", "y"]})
+    frame = pl.DataFrame(
+        {"id": ["a", "b", "c"], "text_a": ["g", "g", "g"], "text_b": ["x", "x", "y"]}
+    )
     judge = SlowJudge(str(tmp_path / "log"))
     with JudgeCache(tmp_path / "c.sqlite") as cache:
         out = judge_frame(frame, [judge], [BUILTIN_PROMPTS["nli"]], cache=cache)

@@ -42,8 +42,10 @@ def test_matches_direct_logits_computation(llama_judge, pairs):
     text, has_bos = llama_judge.prompt_text(req)
     assert text.startswith("<|im_start|>system\n")  # Qwen's chat template was applied
     tokens = llm.tokenize(text.encode(), add_bos=not has_bos, special=True)
-    ids = [llm.tokenize(b"0", add_bos=False, special=False)[0],
-           llm.tokenize(b"1", add_bos=False, special=False)[0]]
+    ids = [
+        llm.tokenize(b"0", add_bos=False, special=False)[0],
+        llm.tokenize(b"1", add_bos=False, special=False)[0],
+    ]
 
     def direct(chunk):
         llm.reset()

@@ -114,8 +114,9 @@ def test_faults_lose_and_duplicate_no_cache_rows(tmp_path):
     exactly once; the re-run asks the server only for what is missing."""
     texts = [f"claim {i}" + (" LOW" if i % 3 == 0 else "") for i in range(12)]
     texts[7] = "claim 7 FAIL"
-    frame = pl.DataFrame({"id": [f"e{i}" for i in range(12)], "text_a": ["g"] * 12,
-                          "text_b": texts})
+    frame = pl.DataFrame(
+        {"id": [f"e{i}" for i in range(12)], "text_a": ["g"] * 12, "text_b": texts}
+    )
     prompts = select_prompts("nli,evidence")
     cache = JudgeCache(tmp_path / "c.sqlite")
     with FaultServer(["429", "500", "malformed", "slow", "ok", "500"], slow_seconds=0.5) as server:

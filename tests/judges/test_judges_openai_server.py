@@ -1,4 +1,4 @@
-"""OpenAI judge against a real llama-cpp-python server on loopback (same GGUF as the local judge)."""
+"""OpenAI judge against a real llama-cpp-python server on loopback (the local judge's GGUF)."""
 
 from __future__ import annotations
 
@@ -30,13 +30,30 @@ def server(small_gguf, tmp_path_factory):
     pytest.importorskip("sse_starlette")
     httpx = pytest.importorskip("httpx")
     port = _free_port()
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(small_gguf.path),
-           "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1",
-           "--n_threads_batch", "1", "--n_ctx", "1024", "--logits_all", "true"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(small_gguf.path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_threads",
+        "1",
+        "--n_threads_batch",
+        "1",
+        "--n_ctx",
+        "1024",
+        "--logits_all",
+        "true",
+    ]
     log_path = tmp_path_factory.mktemp("server") / "server.log"
     log = open(log_path, "wb")  # a file, not a pipe: the verbose server would fill a pipe
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "NO_PROXY": "127.0.0.1"})
+    proc = subprocess.Popen(
+        cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"}
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 90

@@ -35,12 +35,17 @@ def _tokenizer(extra_special=("[CLS]", "[SEP]")):
         [pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)]
     )
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
         special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
     )
     fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", eos_token="[EOS]",
-        cls_token="[CLS]", sep_token="[SEP]",
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        eos_token="[EOS]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
     )
     return fast, vocab
 
@@ -50,8 +55,13 @@ def causal():
     tok, vocab = _tokenizer()
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
-        vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
         pad_token_id=vocab["[PAD]"],
     )
     return transformers.LlamaForCausalLM(config), tok
@@ -95,10 +105,16 @@ def cross_encoder():
     tok, vocab = _tokenizer()
     torch.manual_seed(1)
     config = transformers.BertConfig(
-        vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, max_position_embeddings=128, num_labels=3,
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        num_labels=3,
         id2label={0: "contradiction", 1: "entailment", 2: "neutral"},
-        label2id={"contradiction": 0, "entailment": 1, "neutral": 2}, pad_token_id=0,
+        label2id={"contradiction": 0, "entailment": 1, "neutral": 2},
+        pad_token_id=0,
     )
     return transformers.BertForSequenceClassification(config).eval(), tok
 
@@ -128,8 +144,13 @@ def test_nli_judge_runs_through_judge_frame(cross_encoder, tmp_path):
     from benchcheck.judges.run import judge_frame
 
     model, tok = cross_encoder
-    frame = pl.DataFrame({"id": ["a", "b", "c"], "text_a": [e["text_a"] for e in TEXTS],
-                          "text_b": [e["text_b"] for e in TEXTS]})
+    frame = pl.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "text_a": [e["text_a"] for e in TEXTS],
+            "text_b": [e["text_b"] for e in TEXTS],
+        }
+    )
     judge = NLIJudge("tiny-bert-nli", model=model, tokenizer=tok)
     with JudgeCache(tmp_path / "c.sqlite") as cache:
         out = judge_frame(frame, [judge], select_prompts("nli,nli3"), cache=cache)

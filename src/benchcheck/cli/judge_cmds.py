@@ -95,7 +95,9 @@ def judge(
         for spec in judges or ["llama-cpp"]:
             console_err.print(f"loading judge {spec} ...", highlight=False)
             built.append(
-                make_judge(spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env)
+                make_judge(
+                    spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
+                )
             )
         start = time.perf_counter()
         result = _run_with_progress(frame, built, templates, store, judge_frame)
@@ -115,7 +117,8 @@ def judge(
     summary = summarise(result, price_per_1k_tokens=price)
     rate = summary.n_computed / wall if wall > 0 else float("nan")
     cost = "" if summary.cost is None else f", cost {summary.cost:.4f}"
-    console.print(
+    shown = console_err if json_path == "-" else console  # keep stdout pure JSON with --json -
+    shown.print(
         f"wrote {result.height} judgements to {out_path} ({summary.n_computed} computed, "
         f"{summary.n_cached} from cache); {summary.prompt_tokens} prompt tokens, "
         f"{summary.seconds:.1f} s judge time, {wall:.1f} s wall, {rate:.2f} judgements/s{cost}",

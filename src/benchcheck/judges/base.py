@@ -1,9 +1,9 @@
-"""The one judge interface: score a batch of chat requests -> label probabilities.
+r"""The one judge interface: score a batch of chat requests -> label probabilities.
 
 A judge never reads generated text: it reads the log-probabilities of the label tokens at
 the answer position and normalises them over the labels (methods.md, section 2, step 1):
 
-.. math:: P(y = l \\mid x) = \\frac{\\exp z_l}{\\sum_{l'} \\exp z_{l'}}
+.. math:: P(y = l \mid x) = \frac{\exp z_l}{\sum_{l'} \exp z_{l'}}
 
 where :math:`z_l` is the log-probability (or logit) of label ``l``'s verbaliser token.
 Caching, ordering and progress live in :mod:`benchcheck.judges.run`, not in backends.
@@ -90,7 +90,7 @@ class JudgeScore:
         return self.probs[self.labels.index(label)]
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-safe dict (the cache's payload)."""
+        """Return a JSON-safe dict (the cache's payload)."""
         d = asdict(self)
         d["extra"] = [list(kv) for kv in self.extra]
         return d

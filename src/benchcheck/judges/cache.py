@@ -73,12 +73,12 @@ class JudgeCache:
 
     @staticmethod
     def key(judge_key: str, template_hash: str, ex_hash: str) -> str:
-        """The row key: sha256 of the three parts."""
+        """Return the row key: sha256 of the three parts."""
         raw = "\x1f".join((judge_key, template_hash, ex_hash)).encode("utf-8")
         return hashlib.sha256(raw).hexdigest()
 
     def get_many(self, keys: Iterable[str]) -> dict[str, JudgeScore]:
-        """The stored scores among ``keys``."""
+        """Return the stored scores among ``keys``."""
         out: dict[str, JudgeScore] = {}
         keys = list(keys)
         for i in range(0, len(keys), 500):
@@ -92,7 +92,12 @@ class JudgeCache:
         return out
 
     def put(
-        self, key: str, score: JudgeScore, *, judge: str = "", template_hash: str = "",
+        self,
+        key: str,
+        score: JudgeScore,
+        *,
+        judge: str = "",
+        template_hash: str = "",
         ex_hash: str = "",
     ) -> bool:
         """Store one score and commit; False when the key was already stored."""

@@ -1,6 +1,6 @@
-"""A judge on local Hugging Face causal-LM weights (``transformers``), batched on CPU or GPU.
+r"""A judge on local Hugging Face causal-LM weights (``transformers``), batched on CPU or GPU.
 
-Prompts are rendered with the tokenizer's chat template (raw ``system\\n\\nuser\\n`` text
+Prompts are rendered with the tokenizer's chat template (raw ``system\n\nuser\n`` text
 when it has none), padded on the **left** and run in batches of ``batch_size`` through one
 forward pass; the logits at the last position (the next token after each prompt) are read
 at the verbaliser tokens. Position ids are computed from the attention mask, so a prompt
@@ -30,7 +30,8 @@ def weights_hash(model: Any, source: str | None = None) -> str:
         from benchcheck.judges.resolve import file_sha256
 
         files = sorted(
-            p for p in Path(source).iterdir()
+            p
+            for p in Path(source).iterdir()
             if p.suffix in (".safetensors", ".bin", ".pt", ".gguf") and p.is_file()
         )
         if files:
@@ -87,7 +88,9 @@ class TransformersJudge(Judge):
         self.use_chat = bool(chat_template and getattr(self.tok, "chat_template", None))
         self._takes_positions = "position_ids" in inspect.signature(self.model.forward).parameters
         self.identity = JudgeIdentity(
-            self.backend, name, weights_hash(self.model, name),
+            self.backend,
+            name,
+            weights_hash(self.model, name),
             (("chat", "1" if self.use_chat else "0"),),
         )
 

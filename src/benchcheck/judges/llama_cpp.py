@@ -49,9 +49,9 @@ def default_threads() -> int:
 
 
 class LlamaCppJudge(Judge):
-    """Score chat requests with a GGUF model (path, bundle alias or hub id).
+    r"""Score chat requests with a GGUF model (path, bundle alias or hub id).
 
-    ``chat_template=False`` sends ``system + "\\n\\n" + user + "\\n"`` as raw text (for
+    ``chat_template=False`` sends ``system + "\n\n" + user + "\n"`` as raw text (for
     base models without a template). ``seed`` is passed to the engine; scoring is
     deterministic for a given build and thread count.
     """
@@ -121,7 +121,7 @@ class LlamaCppJudge(Judge):
 
     # -- tokens -----------------------------------------------------------------------
     def label_token(self, verbaliser: str) -> int:
-        """The single token id of a verbaliser; :class:`UsageError` when it is not one token."""
+        """Return the verbaliser's single token id; :class:`UsageError` if it is not one token."""
         if verbaliser not in self._label_ids:
             ids = self.llm.tokenize(verbaliser.encode("utf-8"), add_bos=False, special=False)
             if len(ids) != 1:
@@ -133,7 +133,7 @@ class LlamaCppJudge(Judge):
         return self._label_ids[verbaliser]
 
     def prompt_text(self, request: ChatRequest) -> tuple[str, bool]:
-        """The text sent to the model, and whether it already holds the BOS token."""
+        """Return the text sent to the model, and whether it already holds the BOS token."""
         if self._formatter is None:
             head = f"{request.system}\n\n" if request.system else ""
             return f"{head}{request.user}\n", False
@@ -179,7 +179,7 @@ class LlamaCppJudge(Judge):
         return len(tokens) - keep
 
     def last_logits(self) -> Any:
-        """A copy of the next-token logits after the last evaluated token (numpy)."""
+        """Return a copy of the next-token logits after the last evaluated token (numpy)."""
         import numpy as np
 
         ptr = self._lib.llama_get_logits_ith(self.llm.ctx, -1)
@@ -203,8 +203,12 @@ class LlamaCppJudge(Judge):
             self.tokens_evaluated += evaluated
             score = JudgeScore.from_logprobs(requests[i].labels, logprobs, len(tokens), seconds)
             score = JudgeScore(
-                score.labels, score.probs, score.logprobs, score.n_prompt_tokens,
-                score.seconds, (("n_evaluated", evaluated),),
+                score.labels,
+                score.probs,
+                score.logprobs,
+                score.n_prompt_tokens,
+                score.seconds,
+                (("n_evaluated", evaluated),),
             )
             out[i] = score
             if on_result is not None:

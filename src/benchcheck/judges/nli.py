@@ -1,10 +1,10 @@
-"""A judge on a sequence-classification NLI cross-encoder (``transformers``).
+r"""A judge on a sequence-classification NLI cross-encoder (``transformers``).
 
 The cross-encoder reads the pair itself (``text_a`` as premise, ``text_b`` as hypothesis),
 not the prompt text; its class probabilities come from a softmax over its logits.
 
-- Binary prompts (labels ``("0", "1")``): :math:`P(1) = P(\\text{entailment})` and
-  :math:`P(0) = 1 - P(\\text{entailment})` (consistent = entailed).
+- Binary prompts (labels ``("0", "1")``): :math:`P(1) = P(\text{entailment})` and
+  :math:`P(0) = 1 - P(\text{entailment})` (consistent = entailed).
 - Three-way prompts (labels named like the model's classes, e.g. ``nli3``): each label gets
   the probability of the model class of the same name (case-insensitive).
 
@@ -60,7 +60,9 @@ class NLIJudge(Judge):
             entailment_index = hits[0]
         self.entailment_index = entailment_index
         self.identity = JudgeIdentity(
-            self.backend, name, weights_hash(self.model, name),
+            self.backend,
+            name,
+            weights_hash(self.model, name),
             (("entailment_index", str(entailment_index)),),
         )
 
@@ -97,8 +99,11 @@ class NLIJudge(Judge):
                 pairs.append((f["text_a"], f["text_b"]))
             t0 = time.perf_counter()
             enc = self.tok(
-                [a for a, _ in pairs], [b for _, b in pairs],
-                return_tensors="pt", padding=True, truncation=True,
+                [a for a, _ in pairs],
+                [b for _, b in pairs],
+                return_tensors="pt",
+                padding=True,
+                truncation=True,
             ).to(self.device)
             with torch.inference_mode():
                 probs = torch.softmax(self.model(**enc).logits.double(), dim=-1).cpu().tolist()

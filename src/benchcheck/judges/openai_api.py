@@ -1,4 +1,4 @@
-"""A judge behind any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama).
+r"""A judge behind any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama).
 
 One request per prompt: ``temperature=0``, ``max_tokens=2``, ``logprobs=true`` and
 ``top_logprobs=k``. The answer position is the first generated position whose token
@@ -6,10 +6,10 @@ One request per prompt: ``temperature=0``, ``max_tokens=2``, ``logprobs=true`` a
 log-probabilities list one. At that position (methods.md, section 2, step 1):
 
 - every verbaliser in ``top_logprobs``: renormalise over them,
-  :math:`P(l) = e^{z_l} / \\sum_{l'} e^{z_{l'}}`;
+  :math:`P(l) = e^{z_l} / \sum_{l'} e^{z_{l'}}`;
 - otherwise, for two labels: :math:`p_t = e^{z_t}` for the generated label ``t`` and
   :math:`1 - p_t` for the other (the paper's rule); for more labels, the labels not listed
-  share :math:`1 - \\sum_{listed} e^{z_l}` equally.
+  share :math:`1 - \sum_{listed} e^{z_l}` equally.
 
 Tokens that differ only by surrounding whitespace (``"1"``, ``" 1"``) are pooled
 (log-sum-exp). The API key is read from an environment variable at request time and never
@@ -156,7 +156,9 @@ class OpenAIJudge(Judge):
         if max_retries < 0:
             raise UsageError(f"max_retries must be >= 0, got {max_retries}")
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+            "/"
+        )
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_retries = max_retries
@@ -166,7 +168,10 @@ class OpenAIJudge(Judge):
         self.top_logprobs = top_logprobs
         self._rng = random.Random(seed)
         self.identity = JudgeIdentity(
-            self.backend, model, "", (("base_url", self.base_url), ("top_logprobs", str(top_logprobs)))
+            self.backend,
+            model,
+            "",
+            (("base_url", self.base_url), ("top_logprobs", str(top_logprobs))),
         )
         self.attempts = 0  # HTTP requests sent, retries included
 
@@ -193,7 +198,9 @@ class OpenAIJudge(Judge):
         }
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
-        backoff = min(self.backoff_max, self.backoff_base * (2**attempt)) * self._rng.uniform(0.5, 1.0)
+        backoff = min(self.backoff_max, self.backoff_base * (2**attempt)) * self._rng.uniform(
+            0.5, 1.0
+        )
         return backoff if retry_after is None else max(backoff, retry_after)
 
     def _parse(self, data: Any, req: ChatRequest, seconds: float) -> JudgeScore:
@@ -201,7 +208,9 @@ class OpenAIJudge(Judge):
             choice = data["choices"][0]
         except (KeyError, IndexError, TypeError):
             raise _Retryable("response has no choices[0]") from None
-        content = ((choice.get("logprobs") or {}).get("content")) if isinstance(choice, dict) else None
+        content = (
+            ((choice.get("logprobs") or {}).get("content")) if isinstance(choice, dict) else None
+        )
         if not content:
             raise JudgeError(
                 f"{self.url} returned no logprobs for model {self.model!r}; this judge needs a "

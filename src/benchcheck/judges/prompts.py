@@ -105,7 +105,7 @@ class PromptTemplate:
         return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
     def with_verbalisers(self, verbalisers: Sequence[str]) -> PromptTemplate:
-        """The same template answering with other label tokens."""
+        """Return the same template answering with other label tokens."""
         return replace(self, verbalisers=tuple(verbalisers))
 
     def render(self, example: Mapping[str, str]) -> ChatRequest:
@@ -130,9 +130,7 @@ def _binary(name: str, a: str, b: str, question: str) -> PromptTemplate:
 
 
 BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
-    "nli": _binary(
-        "nli", "Premise", "Hypothesis", "Does the premise entail the hypothesis?"
-    ),
+    "nli": _binary("nli", "Premise", "Hypothesis", "Does the premise entail the hypothesis?"),
     "document": _binary(
         "document",
         "Document",
@@ -145,9 +143,7 @@ BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
         "Generated text",
         "Is every fact in the generated text supported by the grounding?",
     ),
-    "evidence": _binary(
-        "evidence", "Evidence", "Claim", "Does the evidence support the claim?"
-    ),
+    "evidence": _binary("evidence", "Evidence", "Claim", "Does the evidence support the claim?"),
     "nli3": PromptTemplate(
         name="nli3",
         user=(

@@ -69,8 +69,14 @@ BUNDLES: dict[str, Bundle] = {
 
 #: Hub-only aliases (the offline bundle does not carry these weights).
 HUB_ALIASES: dict[str, tuple[str, str]] = {
-    "qwen2.5-1.5b-instruct": ("Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf"),
-    "qwen2.5-0.5b-instruct": ("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf"),
+    "qwen2.5-1.5b-instruct": (
+        "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+        "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+    ),
+    "qwen2.5-0.5b-instruct": (
+        "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
+        "qwen2.5-0.5b-instruct-q4_k_m.gguf",
+    ),
 }
 
 #: The embedded default judge's model (see docs/judges.md for why).

@@ -37,15 +37,17 @@ def make_judge(
 ) -> Judge:
     """Build a judge from ``backend:model`` (``llama-cpp`` alone = the embedded default).
 
-    >>> make_judge("nope:x")
+    >>> make_judge("nope:x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    benchcheck.errors.UsageError: --judge: unknown backend 'nope'; choose one of llama-cpp, openai, transformers, nli, vllm
+    benchcheck.errors.UsageError: --judge: unknown backend 'nope'; choose one of llama-cpp, ...
     """
     backend, _, model = spec.partition(":")
     backend = backend.strip().lower()
     if backend not in BACKENDS:
-        raise UsageError(f"--judge: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        raise UsageError(
+            f"--judge: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+        )
     if backend == "llama-cpp":
         from benchcheck.judges.llama_cpp import LlamaCppJudge
         from benchcheck.judges.resolve import DEFAULT_MODEL
@@ -56,7 +58,9 @@ def make_judge(
     if backend == "openai":
         from benchcheck.judges.openai_api import OpenAIJudge
 
-        return OpenAIJudge(model, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env)
+        return OpenAIJudge(
+            model, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
+        )
     if backend == "transformers":
         from benchcheck.judges.hf_local import TransformersJudge
 
@@ -134,7 +138,14 @@ def judge_frame(
             chunk = pending[start : start + batch_size]
             requests = [prompts[pi].render(examples[ei]) for _, (pi, ei) in chunk]
 
-            def on_result(i: int, score: JudgeScore, chunk=chunk) -> None:  # noqa: B023
+            def on_result(
+                i: int,
+                score: JudgeScore,
+                chunk=chunk,
+                results=results,
+                ident=ident,
+                counts=counts,
+            ) -> None:
                 nonlocal done
                 key, (pi, ei) = chunk[i]
                 if key in results:
@@ -142,7 +153,10 @@ def judge_frame(
                 results[key] = (score, False)
                 if cache is not None:
                     cache.put(
-                        key, score, judge=ident.key, template_hash=prompts[pi].template_hash,
+                        key,
+                        score,
+                        judge=ident.key,
+                        template_hash=prompts[pi].template_hash,
                         ex_hash=ex_hashes[ei],
                     )
                 done += counts[key]
@@ -170,13 +184,21 @@ def judge_frame(
                     cached=was_cached,
                 )
                 records.append(row)
-    schema: dict[str, pl.DataType] = {"id": pl.String(), "judge": pl.String(), "prompt": pl.String()}
+    schema: dict[str, pl.DataType] = {
+        "id": pl.String(),
+        "judge": pl.String(),
+        "prompt": pl.String(),
+    }
     for lab in labels:
         schema[f"p_{lab}"] = pl.Float64()
         schema[f"logprob_{lab}"] = pl.Float64()
     schema.update(
-        model=pl.String(), weights_hash=pl.String(), template_hash=pl.String(),
-        n_prompt_tokens=pl.Int64(), seconds=pl.Float64(), cached=pl.Boolean(),
+        model=pl.String(),
+        weights_hash=pl.String(),
+        template_hash=pl.String(),
+        n_prompt_tokens=pl.Int64(),
+        seconds=pl.Float64(),
+        cached=pl.Boolean(),
     )
     return pl.DataFrame(records, schema=schema)
 
@@ -214,4 +236,6 @@ def summarise(frame: pl.DataFrame, *, price_per_1k_tokens: float | None = None) 
     tokens = int(fresh["n_prompt_tokens"].sum() or 0)
     seconds = float(fresh["seconds"].sum() or 0.0)
     cost = None if price_per_1k_tokens is None else tokens / 1000.0 * price_per_1k_tokens
-    return JudgeRunSummary(frame.height, fresh.height, frame.height - fresh.height, tokens, seconds, cost)
+    return JudgeRunSummary(
+        frame.height, fresh.height, frame.height - fresh.height, tokens, seconds, cost
+    )
