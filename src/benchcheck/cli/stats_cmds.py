@@ -118,6 +118,10 @@ def run_stats(
             )
         model_scores = score_prediction_files(dataset["test"], files, scheme=scheme)
     result = compute_stats(dataset, scores=model_scores).to_json()
+    if files:
+        from benchcheck.metrics.buckets import bucket_prediction_files
+
+        result["buckets"] = bucket_prediction_files(dataset, files, scheme=scheme)
     if near_duplicates:
         from benchcheck.metrics.neardup import near_duplicates as near
 
