@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from rich.markup import escape
+
 from benchcheck.cli._app import app, console_err
 from benchcheck.errors import BenchcheckError
 
@@ -41,7 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, standalone_mode=False)
     except BenchcheckError as exc:
-        console_err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        # One line, verbatim: no wrapping at the console width, and no markup read into a
+        # message that quotes user text (a path like data[train]/ would lose "[train]").
+        message = escape(str(exc))
+        console_err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
         return exc.exit_code
     except SystemExit as exc:  # typer/click exits on --help and usage errors
         return int(exc.code or 0)
@@ -49,12 +54,13 @@ def main(argv: list[str] | None = None) -> int:
         console_err.print("interrupted")
         return 130
     except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
+        # By class name: recent typer vendors its own copy of click (typer._click), whose
+        # exceptions are not click's, and a usage error must not end in a traceback.
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if "ClickException" in names:
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        if "Abort" in names:
             return 1
         raise
     return 0
