@@ -19,71 +19,64 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+def _grouped(dimensions: Mapping[str, Mapping[str, str]], present) -> list[tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+    """Metrics that ``present(key)`` accepts, grouped by dimension in the given order."""
+    groups: dict[str, list[str]] = {}
+    for key, spec in dimensions.items():
+        if present(key):
+            groups.setdefault(spec["dimension"], []).append(key)
+    return list(groups.items())
+
+
 def stats_table(result: Mapping[str, Any], *, title: str | None = None) -> Table:
-    """One row per metric, grouped by dimension; a column for the dataset value and each split."""
+    """One row per metric under a heading row per dimension; the dataset value and each split.
+
+    Dimensions head their group of rows rather than fill a column of their own, so that the
+    table fits 80 columns without truncating a name.
+    """
     splits = list(result.get("splits", {}))
+    dims = result["dimensions"]
     table = Table(
         title=title or f"{result.get('dataset', 'dataset')} ({result.get('task')})",
         title_justify="left",
     )
-    table.add_column("dimension", style="bold")
-    table.add_column(
-        "metric", no_wrap=True, min_width=max(map(len, result["dimensions"]), default=10)
-    )
-    table.add_column("", justify="center")
-    table.add_column("dataset", justify="right", style="bold")
+    table.add_column("metric", no_wrap=True, min_width=2 + max(map(len, dims), default=10))
+    table.add_column("", justify="center", no_wrap=True)
+    table.add_column("dataset", justify="right", style="bold", no_wrap=True)
     for name in splits:
-        table.add_column(name, justify="right")
-    current = None
-    for key, spec in result["dimensions"].items():
-        if key not in result["metrics"]:
-            continue
-        dim = spec["dimension"]
-        if dim != current and current is not None:
-            table.add_section()
-        label = dim if dim != current else ""
-        current = dim
-        cells = [
-            fmt(result["splits"][s].get(key)) if key in result["splits"][s] else "" for s in splits
-        ]
-        table.add_row(label, key, ARROW[spec["better"]], fmt(result["metrics"][key]), *cells)
-    table.add_section()
-    table.add_row(
-        "", "n_instances", "", "", *[fmt(result["splits"][s]["n_instances"]) for s in splits]
-    )
+        table.add_column(name, justify="right", no_wrap=True)
+    for dim, keys in _grouped(dims, lambda k: k in result["metrics"]):
+        table.add_row(f"[bold]{dim}[/]")
+        for key in keys:
+            cells = [
+                fmt(result["splits"][s].get(key)) if key in result["splits"][s] else ""
+                for s in splits
+            ]
+            arrow = ARROW[dims[key]["better"]]
+            table.add_row(f"  {key}", arrow, fmt(result["metrics"][key]), *cells)
+        table.add_section()
+    table.add_row("n_instances", "", "", *[fmt(result["splits"][s]["n_instances"]) for s in splits])
     if result.get("task") == "ner":
-        table.add_row(
-            "",
-            "tag_repairs",
-            "",
-            "",
-            *[fmt(result["splits"][s].get("tag_repairs")) for s in splits],
-        )
+        repairs = [fmt(result["splits"][s].get("tag_repairs")) for s in splits]
+        table.add_row("tag_repairs", "", "", *repairs)
     return table
 
 
 def compare_table(results: Mapping[str, Mapping[str, Any]]) -> Table:
-    """Several datasets side by side: one row per metric, one column per dataset."""
+    """Several datasets side by side: one row per metric under its dimension's heading row."""
     names = list(results)
     table = Table(title="comparison", title_justify="left")
-    table.add_column("dimension", style="bold")
     table.add_column("metric", no_wrap=True)
-    table.add_column("", justify="center")
+    table.add_column("", justify="center", no_wrap=True)
     for name in names:
         table.add_column(name, justify="right")
-    first = next(iter(results.values()))
-    current = None
-    for key, spec in first["dimensions"].items():
-        if not any(key in r["metrics"] for r in results.values()):
-            continue
-        dim = spec["dimension"]
-        if dim != current and current is not None:
+    dims = next(iter(results.values()))["dimensions"]
+    groups = _grouped(dims, lambda k: any(k in r["metrics"] for r in results.values()))
+    for k, (dim, keys) in enumerate(groups):
+        if k:
             table.add_section()
-        table.add_row(
-            dim if dim != current else "",
-            key,
-            ARROW[spec["better"]],
-            *[fmt(results[n]["metrics"].get(key)) for n in names],
-        )
-        current = dim
+        table.add_row(f"[bold]{dim}[/]")
+        for key in keys:
+            values = [fmt(results[n]["metrics"].get(key)) for n in names]
+            table.add_row(f"  {key}", ARROW[dims[key]["better"]], *values)
     return table
