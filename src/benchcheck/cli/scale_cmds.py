@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import polars as pl
 import typer
 
 from benchcheck.cli._app import app, console
@@ -56,3 +57,86 @@ def convert(
                 f"in {info['n_shards']} shard(s)"
             )
         console.print(f"wrote {folder.root}")
+
+
+@app.command("leakage")
+def leakage(
+    test: Annotated[
+        Path,
+        typer.Option("--test", help="Test items: JSONL, CSV, TSV or Parquet with a text column."),
+    ],
+    corpus: Annotated[
+        list[str],
+        typer.Option(
+            "--corpus", help="Parquet corpus: glob (quote it), file or folder; repeatable."
+        ),
+    ],
+    text_column: Annotated[
+        str, typer.Option("--text-column", help="Text column of the corpus (and of the test file).")
+    ] = "text",
+    test_column: Annotated[
+        str | None,
+        typer.Option("--test-column", help="Text column of the test file, if different."),
+    ] = None,
+    id_column: Annotated[
+        str | None,
+        typer.Option("--id-column", help="Id column of the test file (default: id, else row)."),
+    ] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="Words per n-gram.")] = 13,
+    batch_rows: Annotated[
+        int, typer.Option("--batch-rows", min=1, help="Corpus documents held at once.")
+    ] = 8192,
+    show: Annotated[int, typer.Option("--show", min=0, help="Contaminated items to list.")] = 10,
+    json_out: JsonOpt = None,
+) -> None:
+    """Test-set contamination against a corpus streamed shard by shard (never all in memory).
+
+    Exact and normalised (NFKC, casefold, whitespace) matches of whole documents, and word
+    n-gram overlap in the style of benchmark decontamination (an item is contaminated when
+    any of its n-grams occurs in the corpus).
+
+    Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
+    """
+    from benchcheck.engine.leakage import corpus_leakage
+    from benchcheck.errors import InputError
+    from benchcheck.io.tables import read_rows
+
+    rows = read_rows(test)
+    column = test_column or text_column
+    if column not in rows.columns:
+        raise InputError(
+            f"no column {column!r}; the file has {', '.join(rows.columns)} (choose --test-column)",
+            path=test,
+        )
+    texts = rows.get_column(column)
+    if texts.dtype != pl.String or texts.null_count():
+        raise InputError(f"column {column!r} must hold text in every row", path=test)
+    id_name = id_column or ("id" if "id" in rows.columns else None)
+    ids = rows.get_column(id_name).cast(pl.String).to_list() if id_name else None
+    result = corpus_leakage(
+        texts.to_list(), corpus, ids=ids, n=n, text_column=text_column, batch_rows=batch_rows
+    )
+    payload = result.to_json()
+    write_json(payload, json_out)
+    if json_out != "-":
+        m = payload["metrics"]
+
+        def pct(v: float | None) -> str:
+            return "–" if v is None else f"{100 * v:.2f}%"
+
+        console.print(
+            f"{payload['n_items']} test items against {payload['corpus']['documents']} documents "
+            f"in {payload['corpus']['files']} file(s); n = {n}"
+        )
+        console.print(
+            f"contaminated {pct(m['contaminated_rate'])}: exact {pct(m['exact_rate'])}, "
+            f"normalised {pct(m['normalised_rate'])}, {n}-gram {pct(m['ngram_rate'])} "
+            f"({payload['n_short_items']} items shorter than {n} words)"
+        )
+        listed = [i for i in payload["items"] if i["contaminated"]][:show]
+        for i in listed:
+            overlap = "–" if i["ngram_overlap"] is None else f"{i['ngram_overlap']:.2f}"
+            console.print(
+                f"  {i['id']}: exact {i['exact_matches']}, normalised {i['normalised_matches']}, "
+                f"{n}-gram overlap {overlap}"
+            )

@@ -303,7 +303,11 @@ def iter_shard_splits(
                 path=path,
             )
         part = shard_split(
-            frame, name=split.name, source=split.source, scheme=scheme, strict=strict,
+            frame,
+            name=split.name,
+            source=split.source,
+            scheme=scheme,
+            strict=strict,
             keep_tokens=keep_tokens,
         )
         del frame
