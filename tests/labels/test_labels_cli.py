@@ -347,3 +347,31 @@ def test_bad_input_names_file_and_line(case, capsys):
     assert "data.jsonl" in capsys.readouterr().err
     assert main(["review", "export", "data.jsonl", "-o", "rx"]) == 2
     assert "data.jsonl" in capsys.readouterr().err
+
+
+def test_flags_as_csv_and_source_column_guess(case, capsys):
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.csv"]) == 0
+    capsys.readouterr()
+    assert main(["review", "export", "flags.csv", "-o", "rv", "--json", "-"]) == 0
+    exp = json.loads(capsys.readouterr().out)
+    n_flagged = sum(1 for r in pl.read_csv("flags.csv").iter_rows(named=True) if r["flagged"])
+    assert exp["n_items"] == n_flagged > 0
+    assert main(["remedy", "data.jsonl", "--flags", "flags.csv", "-o", "out", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_selected"] > 0
+    # "llm" finds the llm_label column by itself
+    assert (
+        main(
+            [
+                "agreement",
+                "--source",
+                "original=flags.csv",
+                "--source",
+                "llm=flags.csv",
+                "--json",
+                "-",
+            ]
+        )
+        == 0
+    )
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["weighted_f1"]["f1"]["original"]["llm"] < 1.0

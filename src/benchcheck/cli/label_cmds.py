@@ -539,7 +539,12 @@ def remedy(
             bins=(0.0, 1.0),
         )
     else:
-        flagged = read_rows(flags).with_columns(pl.col("id").cast(pl.String))  # type: ignore[arg-type]
+        from benchcheck.labels.flags import normalise_flags
+
+        flagged = normalise_flags(
+            read_rows(flags).with_columns(pl.col("id").cast(pl.String)),  # type: ignore[arg-type]
+            source=flags,
+        )
         need = {"id", "llm_label", "confidence", "disagree"}
         if not need <= set(flagged.columns):
             raise InputError(f"not a flags file: needs columns {sorted(need)}", path=flags)
@@ -661,7 +666,12 @@ def _read_source(name: str, spec: str) -> dict[str, str]:
     path, _, column = spec.partition("#")
     frame = read_rows(path)
     if not column:
-        column = name if name in frame.columns else "label"
+        for guess in (name, f"{name}_label", "label"):
+            if guess in frame.columns:
+                column = guess
+                break
+        else:
+            column = "label"
     for c in ("id", column):
         if c not in frame.columns:
             shown = [x for x in frame.columns if x != "__line__"]

@@ -31,6 +31,7 @@ __all__ = [
     "confident_learning_flags",
     "detector_overlap",
     "flag_examples",
+    "normalise_flags",
     "parse_bins",
     "summarize_flags",
 ]
@@ -171,6 +172,41 @@ class FlagSummary:
             "flagged_by_bin": dict(self.flagged_by_bin),
             "labels": list(self.labels),
         }
+
+
+def normalise_flags(flags: pl.DataFrame, *, source: object = None) -> pl.DataFrame:
+    """Give a flags table read back from CSV its types: booleans, floats, integer ranks.
+
+    >>> f = pl.DataFrame({"flagged": ["true", "False"], "confidence": ["0.9", ""]})
+    >>> normalise_flags(f).rows()
+    [(True, 0.9), (False, None)]
+    """
+    casts = []
+    for col in ("flagged", "disagree"):
+        if col in flags.columns and flags[col].dtype == pl.String:
+            low = pl.col(col).str.strip_chars().str.to_lowercase()
+            casts.append(
+                pl.when(low.is_in(["true", "1"]))
+                .then(True)
+                .when(low.is_in(["false", "0", ""]) | low.is_null())
+                .then(False)
+                .otherwise(None)
+                .alias(col)
+            )
+    for col, dtype in (("confidence", pl.Float64), ("rank", pl.Int64)):
+        if col in flags.columns and flags[col].dtype == pl.String:
+            casts.append(
+                pl.when(pl.col(col).str.strip_chars() == "")
+                .then(None)
+                .otherwise(pl.col(col))
+                .cast(dtype, strict=False)
+                .alias(col)
+            )
+    out = flags.with_columns(casts) if casts else flags
+    for col in ("flagged", "disagree"):
+        if col in out.columns and out[col].null_count() > flags[col].null_count():
+            raise InputError(f"column {col!r} must hold true/false", path=source)  # type: ignore[arg-type]
+    return out
 
 
 def summarize_flags(

@@ -34,6 +34,7 @@ from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
 from benchcheck.labels._io import write_table
 from benchcheck.labels.ensemble import label_sort_key
+from benchcheck.labels.flags import normalise_flags
 from benchcheck.stats.agreement import cohen_kappa, fleiss_kappa, percent_agreement
 
 __all__ = [
@@ -104,7 +105,7 @@ def export_review(
     text_cols = [c for c in TEXT_COLUMNS if c in flags.columns]
     if not text_cols:
         raise InputError("the flags file has no text column (text, or text_a and text_b)")
-    flags = flags.drop([c for c in ("__line__",) if c in flags.columns])
+    flags = normalise_flags(flags.drop([c for c in ("__line__",) if c in flags.columns]))
     flagged_idx = np.flatnonzero(flags["flagged"].fill_null(False).to_numpy())
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(flagged_idx))
