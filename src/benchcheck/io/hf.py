@@ -48,20 +48,33 @@ def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Sp
             raise InputError(
                 "'ner_tags' is not a sequence of ClassLabel: cannot name its tags", path=source
             )
-        frame = _frame(table, "ner_tags")
-        tag = pl.Series(names, dtype=pl.String).gather(frame.get_column("ner_tags").explode())
+        frame = _frame(table, "ner_tags", source)
+        rows = _token_rows(frame)
+        index = frame.get_column("ner_tags").explode()
+        bad = (index.is_null() | (index < 0) | (index >= len(names))).arg_true()
+        if bad.len():
+            k = int(bad[0])
+            raise InputError(
+                f"tag index out of range for {len(names)} ClassLabel names",
+                path=source,
+                line=int(rows[k]),
+                got=index[k],
+            )
+        tag = pl.Series(names, dtype=pl.String).gather(index)
     elif "tags" in part.column_names:
-        frame = _frame(table, "tags")
+        frame = _frame(table, "tags", source)
+        rows = _token_rows(frame)
         tag = frame.get_column("tags").explode()
+        _no_missing(tag, rows, "tags", source)
     else:
         raise InputError(
             f"no 'ner_tags' or 'tags' column; columns are {part.column_names}", path=source
         )
     lengths = frame.get_column("tokens").list.len().to_numpy()
     token = frame.get_column("tokens").explode()
+    _no_missing(token, rows, "tokens", source)
     starts = np.zeros(int(lengths.sum()), dtype=bool)
     starts[np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)] = True
-    rows = np.repeat(np.arange(1, lengths.size + 1), lengths)
     return build_ner_split(
         name=name,
         source=source,
@@ -74,9 +87,37 @@ def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Sp
     )
 
 
-def _frame(table, tag_column: str) -> pl.DataFrame:  # type: ignore[no-untyped-def]
-    """Tokens and tags of the non-empty sentences, as a polars frame."""
+def _frame(table, tag_column: str, source: str) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    """Tokens and tags of the non-empty sentences, with their 1-based ``row`` in the split.
+
+    Raises :class:`InputError` naming the row where tokens and tags differ in length.
+    """
     frame = pl.from_arrow(table.select(["tokens", tag_column]))
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         raise TypeError("expected a table")
-    return frame.filter(pl.col("tokens").list.len() > 0)
+    frame = frame.with_row_index("row", offset=1).filter(pl.col("tokens").list.len() > 0)
+    ragged = frame.filter(
+        pl.col(tag_column).list.len().fill_null(-1) != pl.col("tokens").list.len()
+    )
+    if ragged.height:
+        raise InputError(
+            f"'tokens' and '{tag_column}' must be lists of the same length",
+            path=source,
+            line=int(ragged["row"][0]),
+        )
+    return frame
+
+
+def _token_rows(frame: pl.DataFrame) -> np.ndarray:
+    """Give every token the split row it comes from."""
+    lengths = frame.get_column("tokens").list.len().to_numpy()
+    return np.repeat(frame.get_column("row").to_numpy().astype(np.int64), lengths)
+
+
+def _no_missing(values: pl.Series, rows: np.ndarray, column: str, source: str) -> None:
+    """Reject null or empty strings (a token or tag must be a non-empty string)."""
+    bad = (values.is_null() | (values == "")).fill_null(True).arg_true()
+    if bad.len():
+        raise InputError(
+            f"'{column}' must hold non-empty strings", path=source, line=int(rows[int(bad[0])])
+        )
