@@ -105,3 +105,44 @@ def test_unknown_tag_in_hf_names_the_row(tmp_path):
     with pytest.raises(InputError, match="unknown tag shape") as info:
         load(folder)
     assert info.value.line == 2 and info.value.got == "PER"
+
+
+def test_rows_are_numbered_in_the_saved_split(tmp_path):
+    # An empty sentence in the middle must not shift the row numbers of the later ones.
+    folder = _save(
+        tmp_path,
+        {"test": {"tokens": [["a"], [], ["Ann", "left"]], "ner_tags": [[0], [], [1, 2]]}},
+        _class_label_features(),
+    )
+    split = load(folder)["test"]
+    assert split.table["line"].to_list() == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "message"),
+    [
+        ({"tokens": [["a"], ["b", "c"]], "ner_tags": [[0], [0]]}, 2, "same length"),
+        ({"tokens": [["a"], ["b", None]], "ner_tags": [[0], [0, 0]]}, 2, "non-empty strings"),
+        ({"tokens": [["a", ""], ["b"]], "ner_tags": [[0, 0], [0]]}, 1, "non-empty strings"),
+        # ClassLabel stores -1 for a missing label: not a tag.
+        ({"tokens": [["a"], ["b", "c"]], "ner_tags": [[0], [1, -1]]}, 2, "out of range"),
+    ],
+)
+def test_bad_rows_name_their_row(tmp_path, rows, line, message):
+    folder = _save(tmp_path, {"train": rows}, _class_label_features())
+    with pytest.raises(InputError, match=message) as info:
+        load(folder)
+    assert info.value.line == line and info.value.path.endswith("[train]")
+
+
+def test_missing_string_tag_names_its_row(tmp_path):
+    features = datasets.Features(
+        {
+            "tokens": datasets.Sequence(datasets.Value("string")),
+            "tags": datasets.Sequence(datasets.Value("string")),
+        }
+    )
+    folder = _save(tmp_path, {"dev": {"tokens": [["a", "b"]], "tags": [["O", None]]}}, features)
+    with pytest.raises(InputError, match="non-empty strings") as info:
+        load(folder)
+    assert info.value.line == 1
