@@ -94,6 +94,9 @@ def run_stats(
     """Load, score predictions if given, compute every metric; the canonical JSON object."""
     from benchcheck.metrics.compute import compute_stats
 
+    # Once, here: the prediction files are read with the same scheme as the dataset.
+    scheme = scheme.upper() if scheme else None
+
     # Statistics need no token table: without predictions, read in bounded memory.
     dataset = _load(
         data,
