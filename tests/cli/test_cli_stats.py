@@ -74,6 +74,11 @@ def test_stats_explicit_splits_scores_and_predictions(capsys, tmp_path):
         f"b={files['test']}",
     )
     assert b["model_scores"] == {"a": 100.0, "b": 100.0}
+    # A lower-case --scheme applies to the prediction files too.
+    c = run_json(
+        capsys, "stats", NER_SAMPLE, "--scheme", "iob2", "--predictions", f"a={files['test']}"
+    )
+    assert c["model_scores"] == {"a": 100.0}
     assert b["metrics"]["model_differentiation"] == 0.0
     assert {k: v for k, v in b["metrics"].items() if k != "model_differentiation"} == {
         k: v for k, v in a["metrics"].items() if k != "model_differentiation"
@@ -249,6 +254,10 @@ def test_other_bad_inputs(capsys, tmp_path):
         (["stats", "--scheme", "BIO"], "scheme"),
         (["compare", "justapath"], "NAME=VALUE"),
         (["stats", "--split", "train"], "--split"),
+        (
+            ["stats", "--split", f"train={NER_SAMPLE / 'train.txt'}", "--predictions", "m=p.txt"],
+            "test",
+        ),
     ],
 )
 def test_usage_errors_exit_2(capsys, argv, needle):
