@@ -375,3 +375,15 @@ def test_flags_as_csv_and_source_column_guess(case, capsys):
     )
     rep = json.loads(capsys.readouterr().out)
     assert rep["weighted_f1"]["f1"]["original"]["llm"] < 1.0
+
+
+def test_bad_option_values_exit_2(case, capsys):
+    assert main(["error-rate", "--errors", "1", "--sample", "10", "--confidence", "2"]) == 2
+    assert "confidence" in capsys.readouterr().err
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--threshold", "1.5"]) == 2
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--bins", "0.9,0.5"]) == 2
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--judges", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+    Path("empty_gold.jsonl").write_text('{"id": "1", "label": "1", "gold": null}\n')
+    assert main(["rerank", "--gold", "empty_gold.jsonl", "--scores", "a=data.jsonl"]) == 2
+    assert main(["ensemble-curve", "j.parquet", "--gold", "empty_gold.jsonl", "--unit", "x"]) == 2

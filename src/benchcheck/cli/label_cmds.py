@@ -5,7 +5,9 @@ flag, review export|import, error-rate, bins, remedy, rerank, agreement, ensembl
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +17,7 @@ from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import BenchcheckError, InputError, UsageError
 
 JsonOpt = Annotated[
     str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
@@ -34,6 +36,23 @@ review_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(review_app, name="review")
+
+
+def _guard(fn: Callable[..., None]) -> Callable[..., None]:
+    """Turn stray ValueErrors (bad option values reaching the statistics) into usage errors."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except ValueError as exc:
+            if isinstance(exc, BenchcheckError):
+                raise
+            raise UsageError(str(exc)) from None
+        except pl.exceptions.PolarsError as exc:
+            raise InputError(f"cannot process the input: {exc}") from None
+
+    return wrapper
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -139,6 +158,7 @@ def _read_pred_probs(path: str, ids: list[str], labels: tuple[str, ...]) -> Any:
 
 
 @app.command("flag")
+@_guard
 def flag(
     judgments: Annotated[str, typer.Argument(help="Judgments file (Parquet, JSONL or CSV).")],
     data: Annotated[str, typer.Option("--data", help="The dataset: id, text(s) and label.")],
@@ -251,6 +271,7 @@ def flag(
 
 
 @review_app.command("export")
+@_guard
 def review_export(
     flags: Annotated[str, typer.Argument(help="Flags file written by `benchcheck flag -o`.")],
     output: Annotated[str, typer.Option("-o", "--output", help="Folder for the review package.")],
@@ -303,6 +324,7 @@ def review_export(
 
 
 @review_app.command("import")
+@_guard
 def review_import(
     experts: Annotated[list[str], typer.Argument(help="Expert label files (CSV or LS JSON).")],
     output: Annotated[str, typer.Option("-o", "--output", help="Write the gold table here.")],
@@ -360,6 +382,7 @@ def review_import(
 
 
 @app.command("error-rate")
+@_guard
 def error_rate(
     gold: Annotated[
         str | None, typer.Argument(help="Gold file from `review import` (or give counts).")
@@ -425,6 +448,7 @@ def error_rate(
 
 
 @app.command("bins")
+@_guard
 def bins_cmd(
     gold: Annotated[str, typer.Argument(help="Gold file from `review import`.")],
     bins: Annotated[str, typer.Option("--bins", help="Confidence bin edges.")] = (
@@ -478,6 +502,7 @@ def bins_cmd(
 
 
 @app.command("remedy")
+@_guard
 def remedy(
     data: Annotated[str, typer.Argument(help="Training split (JSONL, CSV, TSV or Parquet).")],
     output: Annotated[str, typer.Option("-o", "--output", help="Folder for the new splits.")],
@@ -579,6 +604,7 @@ def remedy(
 
 
 @app.command("rerank")
+@_guard
 def rerank_cmd(
     gold: Annotated[str, typer.Option("--gold", help="Gold file from `review import`.")],
     scores: Annotated[
@@ -610,6 +636,8 @@ def rerank_cmd(
         if c not in g.columns:
             raise InputError(f"the gold file has no {c!r} column", path=gold)
     g = g.filter(pl.col("gold").is_not_null())
+    if g.height == 0:
+        raise InputError("the gold file has no example with a gold label", path=gold)
     models = [read_model_scores(n, p) for n, p in files.items()]
     res = rerank(
         g["id"].cast(pl.String).to_list(),
@@ -689,6 +717,7 @@ def _read_source(name: str, spec: str) -> dict[str, str]:
 
 
 @app.command("agreement")
+@_guard
 def agreement(
     source: Annotated[
         list[str] | None,
@@ -791,6 +820,7 @@ def agreement(
 
 
 @app.command("ensemble-curve")
+@_guard
 def ensemble_curve_cmd(
     judgments: Annotated[str, typer.Argument(help="Judgments file.")],
     gold: Annotated[str, typer.Option("--gold", help="Gold file from `review import`.")],
@@ -852,6 +882,7 @@ def ensemble_curve_cmd(
 
 
 @app.command("flag-spans")
+@_guard
 def flag_spans(
     gold: Annotated[str, typer.Argument(help="Gold NER file (CoNLL).")],
     output: Annotated[
