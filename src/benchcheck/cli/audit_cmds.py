@@ -91,7 +91,7 @@ def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
 
     dataset = _load(inp.ner, inp.ner_splits, inp.scheme, inp.strict, None)
     scores = _scores(inp.scores)
-    files = parse_assignments(inp.ner_predictions, "--predictions")
+    files: dict[str, str | Path] = dict(parse_assignments(inp.ner_predictions, "--predictions"))
     if files:
         from benchcheck.metrics.predictions import score_prediction_files
 
@@ -470,6 +470,10 @@ def audit(
         for a in results["analyses"]:
             mark = "[green]ok[/]" if a["status"] == "ok" else "[dim]skipped[/]"
             console.print(f"{mark} {a['name']}: {a['detail']}", highlight=False)
+        seconds = side["timings"].get("judge_seconds")
+        if seconds is not None:
+            console.print(f"[dim]judge time (model load + scoring, cached results free): "
+                          f"{seconds:.1f} s[/]", highlight=False)
         console.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
     for a in results["analyses"]:
         if a["status"] == "skipped" and "unavailable" in a["detail"]:

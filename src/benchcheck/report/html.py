@@ -340,10 +340,10 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
         parts.append(f'<div class="cards">{"".join(cards)}</div>')
         by_bin = summary.get("flagged_by_bin") or {}
         if by_bin:
-            items = [(b, c, f"{c} flagged examples with confidence in {b}")
-                     for b, c in by_bin.items()]
+            bars = [(b, c, f"{c} flagged examples with confidence in {b}")
+                    for b, c in by_bin.items()]
             parts.append(_figure(
-                hbars(items, label="flags per confidence bin",
+                hbars(bars, label="flags per confidence bin",
                       vmax=max([1, *by_bin.values()]), label_width=110, width=460),
                 "Flagged examples per confidence bin ([a, b), the last closed). In the paper, "
                 "over two thirds of the flags above 0.95 were true label errors.",
@@ -486,21 +486,21 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
     names = list(models)
     if names:
         coarse = list(next(iter(models.values())).get("coarse", {}))
-        rows = []
+        rows: list[tuple[str, list[tuple[Any, Any, Any]]]] = []
         tips = []
         for group in ["overall", *coarse]:
-            cells = []
+            points: list[tuple[Any, Any, Any]] = []
             tip_row = []
             for m in names:
                 c = models[m]["overall"] if group == "overall" else models[m]["coarse"].get(
                     group, {})
                 ci = c.get("ci") or [None, None]
-                cells.append((c.get("r_k"), ci[0], ci[1]))
+                points.append((c.get("r_k"), ci[0], ci[1]))
                 tip_row.append(f"{m} · {group}: R_K {num(c.get('r_k'))} "
                                f"(interval {num(ci[0])}–{num(ci[1])}), n={c.get('n')}; ↑ better")
             n = models[names[0]]["overall" if group == "overall" else "coarse"]
             n = n.get("n") if group == "overall" else n.get(group, {}).get("n")
-            rows.append((f"{group} (n={n})", cells))
+            rows.append((f"{group} (n={n})", points))
             tips.append(tip_row)
         parts.append("<h3>R<sub>K</sub> per coarse category</h3>")
         parts.append(_figure(
