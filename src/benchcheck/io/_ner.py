@@ -214,14 +214,18 @@ def build_ner_split(
             "n_entities": n_entities.astype(np.int32),
         }
     )
-    tokens = None if not keep_tokens else pl.DataFrame(
-        {
-            "sentence": sentence,
-            "position": position.astype(np.int32),
-            "token": token,
-            "tag": tag,
-            "token_hash": token_h,
-        }
+    tokens = (
+        None
+        if not keep_tokens
+        else pl.DataFrame(
+            {
+                "sentence": sentence,
+                "position": position.astype(np.int32),
+                "token": token,
+                "tag": tag,
+                "token_hash": token_h,
+            }
+        )
     )
     return Split(
         name=name,
@@ -245,10 +249,15 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
         return parts[0]
     offsets = np.cumsum([0] + [p.n for p in parts[:-1]])
     table = pl.concat(
-        [p.table.with_columns(pl.col("sentence") + int(o)) for p, o in zip(parts, offsets, strict=True)]
+        [
+            p.table.with_columns(pl.col("sentence") + int(o))
+            for p, o in zip(parts, offsets, strict=True)
+        ]
     )
     assert all(p.spans is not None for p in parts)  # NER parts always carry spans
-    types = sorted({t for p in parts for t in p.spans.get_column("type").cast(pl.String).unique().to_list()})  # type: ignore[union-attr]
+    types = sorted(
+        {t for p in parts for t in p.spans.get_column("type").cast(pl.String).unique().to_list()}
+    )  # type: ignore[union-attr]
     spans = pl.concat(
         [
             p.spans.with_columns(  # type: ignore[union-attr]
@@ -260,7 +269,10 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
     tokens = None
     if all(p.tokens is not None for p in parts):
         tokens = pl.concat(
-            [p.tokens.with_columns(pl.col("sentence") + int(o)) for p, o in zip(parts, offsets, strict=True)]  # type: ignore[union-attr]
+            [
+                p.tokens.with_columns(pl.col("sentence") + int(o))
+                for p, o in zip(parts, offsets, strict=True)
+            ]  # type: ignore[union-attr]
         )
     violations = {k: sum(p.scheme_violations.get(k, 0) for p in parts) for k in schemes.SCHEMES}
     used = scheme or schemes.best_scheme(violations)

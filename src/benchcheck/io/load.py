@@ -139,7 +139,9 @@ def load(
     for split, file in files.items():
         reader = _ner_reader(file)
         kwargs: dict[str, object] = (
-            {"label_names": label_names} if reader is read_ner_jsonl else {"keep_tokens": keep_tokens}
+            {"label_names": label_names}
+            if reader is read_ner_jsonl
+            else {"keep_tokens": keep_tokens}
         )
         out[split] = reader(file, name=split, scheme=scheme, strict=strict, **kwargs)
     return Dataset(task="ner", splits=out, name=title)
