@@ -77,6 +77,16 @@ def bin_label(confidence: float | None, edges: Sequence[float] = DEFAULT_BINS) -
     return f"[{edges[i]:g}, {edges[i + 1]:g}{closing}"
 
 
+def _bin_labels(conf: np.ndarray, edges: Sequence[float]) -> list[str | None]:
+    """Vectorised :func:`bin_label` over an array (NaN / out of range → None)."""
+    names = [bin_label(a, edges) for a in edges[:-1]]
+    conf = np.asarray(conf, dtype=float)
+    idx = np.searchsorted(np.asarray(edges), conf, side="right") - 1
+    idx = np.where(conf == edges[-1], len(edges) - 2, idx)
+    ok = ~np.isnan(conf) & (conf >= edges[0]) & (conf <= edges[-1])
+    return [names[i] if k else None for i, k in zip(idx.tolist(), ok.tolist(), strict=True)]
+
+
 def flag_examples(
     data: pl.DataFrame,
     ens: pl.DataFrame,
@@ -131,20 +141,15 @@ def flag_examples(
         (pl.col("disagree") & (pl.col("confidence") >= threshold))
         .fill_null(False)
         .alias("flagged"),
-        pl.Series(
-            "bin", [bin_label(c, bins) for c in out["confidence"].to_list()], dtype=pl.String
-        ),
+        pl.Series("bin", _bin_labels(out["confidence"].to_numpy(), bins), dtype=pl.String),
     )
     order = np.lexsort((np.arange(out.height), -out["confidence"].fill_null(-1).to_numpy()))
-    rank = np.zeros(out.height, dtype=np.int64)
     flagged = out["flagged"].to_numpy()
-    r = 0
-    for i in order:
-        if flagged[i]:
-            r += 1
-            rank[i] = r
+    hits = order[flagged[order]]
+    rank = np.full(out.height, -1, dtype=np.int64)
+    rank[hits] = np.arange(1, hits.size + 1)
     return out.with_columns(
-        pl.Series("rank", [int(v) if v else None for v in rank], dtype=pl.Int64)
+        pl.when(pl.Series(rank) > 0).then(pl.Series(rank)).otherwise(None).alias("rank")
     )
 
 
