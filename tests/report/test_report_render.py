@@ -265,3 +265,11 @@ def test_audit_compare(tmp_path: Path) -> None:
     assert datasets["again"]["metrics"] == datasets["ner"]["metrics"]
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert 'id="comparison-table"' in page and "Profile: <bdi>again</bdi>" in page
+
+
+def test_audit_classification_skips_pair_prompts(tmp_path: Path) -> None:
+    results = _audit(tmp_path, str(PAIR_SAMPLE), "--text", "grounding")
+    status = {a["name"]: a for a in results["analyses"]}
+    assert status["label errors"]["status"] == "skipped"
+    assert "need fields" in status["label errors"]["detail"]
+    assert results["table_stats"]["task"] == "classification"

@@ -228,6 +228,17 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
 
     frame = _read_examples(inp)
     prompts = select_prompts(inp.prompts)
+    unusable = [p.name for p in prompts if not p.fields <= set(frame.columns)]
+    if unusable:
+        raise Skip(
+            f"prompt(s) {unusable} need fields the examples lack (they have "
+            f"{[c for c in ('text', 'text_a', 'text_b') if c in frame.columns]}); run "
+            "`benchcheck judge` with a prompt file, then `benchcheck flag`"
+        )
+    labels = sorted({lab for p in prompts for lab in p.labels})
+    bad = sorted(set(frame["label"].cast(pl.String).to_list()) - set(labels))
+    if bad:
+        raise Skip(f"labels {bad[:5]} are not among the prompts' labels {labels}")
     started = time.perf_counter()
     try:
         judge = make_judge(inp.judge)
