@@ -161,3 +161,25 @@ def test_label_studio_json_and_three_experts(tmp_path):
     )
     assert "fleiss_kappa" in s.agreement_before
     assert s.experts == ("expert_a", "expert_b", "expert_c")
+
+
+def test_sampled_review_marks_the_rest_not_reviewed(tmp_path):
+    from benchcheck.labels.analysis import gold_error_rate
+
+    export_review(_flags(), tmp_path, seed=5, sample=3)
+    key = read_rows(tmp_path / "key.jsonl")
+    rids = [r for r in key["review_id"].to_list() if r is not None]
+    for name in ("expert_a", "expert_b"):
+        (tmp_path / f"{name}.csv").write_text(
+            "review_id,label\n" + "".join(f"{r},0\n" for r in rids)
+        )
+    gold, s = import_review([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
+    assert s.status_counts == {
+        "llm_agrees": 4,
+        "experts_agree": 3,
+        "reconciled": 0,
+        "unresolved": 0,
+        "not_reviewed": 5,
+    }
+    res, left = gold_error_rate(gold, population=50)
+    assert res.sample == 7 and left["not_reviewed"] == 5
