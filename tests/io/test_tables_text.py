@@ -130,3 +130,16 @@ def test_load_folder_and_saved_hf(tmp_path):
     ds = load(tmp_path / "hf", task="classification")
     assert set(ds.split_names) == {"train", "dev"}
     assert ds["train"].table["label"].to_list() == ["neg", "pos"]
+
+
+def test_jsonl_fast_and_general_paths_agree(tmp_path):
+    """The column-subset reader and the general one give the same strings."""
+    body = ['{"text": "x", "label": %s, "id": 7}', '{"text": "y z", "label": %s, "id": 8}']
+    for a, b in (("1", "2"), ("1.0", "2"), ('"p"', '"q"'), ("true", "false")):
+        plain = "\n".join([body[0] % a, body[1] % b]) + "\n"
+        (tmp_path / "fast.jsonl").write_text(plain, encoding="utf-8")
+        (tmp_path / "slow.jsonl").write_text(plain.replace("\n", "\n\n", 1), encoding="utf-8")
+        fast = read_text_split(tmp_path / "fast.jsonl", task="classification").table
+        slow = read_text_split(tmp_path / "slow.jsonl", task="classification").table
+        assert fast.select("id", "text", "label").equals(slow.select("id", "text", "label"))
+        assert fast["xy_hash"].to_list() == slow["xy_hash"].to_list()

@@ -15,6 +15,7 @@ collide with probability about 2**-64 per pair.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -308,10 +309,12 @@ def read_text_split(
     ``hypothesis`` or ``sentence1``/``sentence2`` (pair), ``label``, ``id``.
     """
     path = Path(path)
-    frame = read_rows(path)
     label = label or "label"
+    frame = _read_jsonl_columns(path, task, text, text_a, text_b, label, id)
+    if frame is None:
+        frame = read_rows(path)
     if task == "pair" and text_a is None and text_b is None:
-        for a, b in (("text_a", "text_b"), ("premise", "hypothesis"), ("sentence1", "sentence2")):
+        for a, b in _PAIR_DEFAULTS:
             if a in frame.columns and b in frame.columns:
                 text_a, text_b = a, b
                 break
@@ -330,6 +333,57 @@ def read_text_split(
     return build_text_split(
         table, task=task, name=name or path.stem, source=str(path), label_names=label_names
     )
+
+
+_PAIR_DEFAULTS = (("text_a", "text_b"), ("premise", "hypothesis"), ("sentence1", "sentence2"))
+
+
+def _read_jsonl_columns(
+    path: Path,
+    task: str,
+    text: str | None,
+    text_a: str | None,
+    text_b: str | None,
+    label: str,
+    id: str | None,  # noqa: A002
+) -> pl.DataFrame | None:
+    """Read only the needed JSONL fields, as strings (about 2× faster than inferring all).
+
+    Used when the file is plain (see :func:`_read_jsonl_fast`) and its first object has
+    every needed key; otherwise ``None``, and the general reader gives the precise error.
+    """
+    if path.suffix.lower() not in (".jsonl", ".ndjson") or not path.is_file():
+        return None
+    data = path.read_bytes()
+    if not data or data.startswith((b"\n", b"\xef\xbb\xbf")) or b"\n\n" in data or b"\r" in data:
+        return None
+    try:
+        keys = set(json.loads(data[: data.find(b"\n") if b"\n" in data else None]))
+    except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
+        return None
+    if task == "pair" and text_a is None and text_b is None:
+        found = [(a, b) for a, b in _PAIR_DEFAULTS if a in keys and b in keys]
+        if not found:
+            return None
+        text_a, text_b = found[0]
+    if task == "classification":
+        text = text or "text"
+    wanted = [c for c in (text, text_a, text_b, label, id) if c is not None]
+    if id is None and "id" in keys:
+        wanted.append("id")
+    if not set(wanted) <= keys or "__line__" in keys:
+        return None
+    # A float label would read "1" here but "1.0" through the general reader: leave it to that.
+    if re.search(rb'"' + re.escape(label.encode()) + rb'"\s*:\s*-?[0-9]+[.eE]', data):
+        return None
+    try:
+        frame = pl.read_ndjson(data, schema=dict.fromkeys(wanted, pl.String))
+    except Exception:  # noqa: BLE001 - anything unusual: the general reader decides
+        return None
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if frame.height != n_lines:
+        return None
+    return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
 
 
 def read_hf_text(
