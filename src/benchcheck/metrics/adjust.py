@@ -438,7 +438,7 @@ def _shift(dataset: Dataset, split: str, rows: np.ndarray) -> dict[str, Any]:
         p_src = types.get_column("type").value_counts(normalize=True, name="p")
         chosen = types.filter(pl.col("sentence").is_in(pl.Series(rows, dtype=pl.UInt32).implode()))
         p_sub = chosen.get_column("type").value_counts(normalize=True, name="q")
-        both = p_src.join(p_sub, on="type", how="full", coalesce=True).fill_null(0.0)
+        both = p_src.join(p_sub, on="type", how="full", coalesce=True).fill_null(0.0).sort("type")
         out["entity_type_tvd"] = float(0.5 * (both["p"] - both["q"]).abs().sum())
         out["entity_null_rate_source"] = float((src.table["n_entities"] == 0).mean())  # type: ignore[arg-type]
         out["entity_null_rate_subset"] = (
@@ -448,7 +448,7 @@ def _shift(dataset: Dataset, split: str, rows: np.ndarray) -> dict[str, Any]:
         lab = src.table.get_column("label")
         p_src = lab.value_counts(normalize=True, name="p")
         p_sub = lab.gather(rows).value_counts(normalize=True, name="q")
-        both = p_src.join(p_sub, on="label", how="full", coalesce=True).fill_null(0.0)
+        both = p_src.join(p_sub, on="label", how="full", coalesce=True).fill_null(0.0).sort("label")
         out["label_tvd"] = float(0.5 * (both["p"] - both["q"]).abs().sum())
     return out
 

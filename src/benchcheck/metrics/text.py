@@ -54,7 +54,8 @@ def label_imbalance_degree(split: Split) -> float | None:
     """
     if split.n == 0:
         return None
-    counts = split.table.get_column("label").value_counts(name="c")["c"].to_numpy()
+    # Sorted: value_counts comes in hash order, and the float sum must not depend on it.
+    counts = np.sort(split.table.get_column("label").value_counts(name="c")["c"].to_numpy())
     return float(np.std(counts / counts.sum(), ddof=0))
 
 
