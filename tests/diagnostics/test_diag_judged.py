@@ -16,15 +16,20 @@ class OverlapJudge(Judge):
     identity = JudgeIdentity("fake", "overlap")
 
     def __init__(self):
+        from benchcheck.judges.prompts import BUILTIN_PROMPTS
+
         self.calls = 0
+        suite = load_suite(sample_suite_path())
+        self.answer = {
+            BUILTIN_PROMPTS["nli3"].render(r).user: overlap_baseline(r["text_a"], r["text_b"])
+            for r in suite.table.iter_rows(named=True)
+        }
 
     def score(self, requests, *, on_result=None):
         out = []
         for i, req in enumerate(requests):
             self.calls += 1
-            premise = req.user.split("Premise: ")[1].split("\n\nHypothesis: ")[0]
-            hypothesis = req.user.split("Hypothesis: ")[1].split("\n\nAnswer")[0]
-            guess = overlap_baseline(premise, hypothesis)
+            guess = self.answer[req.user]
             lp = [math.log(0.8 if lab == guess else 0.1) for lab in LABELS]
             score = JudgeScore.from_logprobs(LABELS, lp, 10, 0.0)
             if on_result:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from benchcheck.cli._app import app, console
+from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.errors import BenchcheckError, UsageError
 
@@ -115,20 +115,27 @@ def _judge(suite: Any, specs: list[str], base_url: str | None, cache: str | None
         store = None if no_cache else stack.enter_context(
             JudgeCache(cache or default_cache_path()))
         built = [stack.enter_context(make_judge(s, base_url=base_url)) for s in specs]
-        return judge_predictions(suite, built, cache=store)
+        from rich.progress import Progress
+
+        with Progress(console=console_err, transient=True) as bar:
+            task = bar.add_task("judging", total=None)
+            return judge_predictions(
+                suite, built, cache=store,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
 
 
 def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
     """Print the per-category table, the direction and monotonicity checks, and the note."""
     models = list(payload["models"])
     first = payload["models"][models[0]]
-    table = Table(title=f"R_K per phenomenon — {payload['suite']['source']}", show_lines=False)
+    table = Table(title=f"R_K [95% CI] per phenomenon — {payload['suite']['source']}")
     table.add_column("category / tag")
     table.add_column("n", justify="right")
     for m in models:
-        table.add_column(f"{m}: R_K [95% CI]", justify="right")
+        table.add_column(m, justify="right", overflow="fold")
     if len(models) > 1:
-        table.add_column("ranking (paired p)")
+        table.add_column("ranking (> : paired p < 0.05)", overflow="fold")
 
     def ranking(group: str, key: str | None) -> str:
         rk = payload.get("rankings", {}).get(group, {})

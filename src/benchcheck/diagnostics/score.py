@@ -360,12 +360,18 @@ def _monotonicity(
         "base_false_entailment_rate": base,
         "n_base": len(rest),
         "ids": [suite.ids[i] for i in items],
-        "reading": (
-            "no downward-monotone pair is entailed in exactly one direction"
-            if not items
-            else f"predicts entailment on {rate:.0%} of {len(items)} specific→general "
-            f"downward-monotone items vs {base if base is not None else float('nan'):.0%} on "
-            "other non-entailment examples; a much higher rate suggests the upward-monotone "
-            "shortcut"
-        ),
+        "reading": _mono_reading(rate, base, len(items)),
     }
+
+
+def _mono_reading(rate: float | None, base: float | None, n: int) -> str:
+    if rate is None:
+        return "no Downward Monotone pair is entailed in exactly one direction"
+    head = (f"predicts entailment on {rate:.0%} of {n} specific→general downward-monotone "
+            f"items")
+    if base is None:
+        return head
+    head += f" vs {base:.0%} on other non-entailment examples"
+    if rate > base:
+        return head + ": higher, as the upward-monotone shortcut would make it"
+    return head + ": no sign of the upward-monotone shortcut"
