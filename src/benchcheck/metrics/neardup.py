@@ -234,13 +234,14 @@ def candidate_pairs(keys: np.ndarray, group: np.ndarray, active: np.ndarray) -> 
     Returns unique pairs ``(u, v)``, u < v, as an int64 array of shape (k, 2).
     """
     idx = np.flatnonzero(active)
+    g = group[idx]
+    salt = mix64(g.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
     out = []
     for key in keys:
-        k = key[idx]
-        g = group[idx]
-        order = np.lexsort((idx, k, g))
-        ks, gs, ds = k[order], g[order], idx[order]
-        new = np.r_[True, (ks[1:] != ks[:-1]) | (gs[1:] != gs[:-1])]
+        k = key[idx] ^ salt
+        order = np.argsort(k, kind="stable")  # idx ascending inside a bucket
+        ks, ds = k[order], idx[order]
+        new = np.r_[True, ks[1:] != ks[:-1]]
         head = ds[np.maximum.accumulate(np.where(new, np.arange(ds.size), 0))]
         linked = ~new
         if linked.any():
@@ -248,14 +249,21 @@ def candidate_pairs(keys: np.ndarray, group: np.ndarray, active: np.ndarray) -> 
     if not out:
         return np.zeros((0, 2), dtype=np.int64)
     pairs = np.concatenate(out)
-    return np.unique(pairs, axis=0)
+    pairs = pairs[group[pairs[:, 0]] == group[pairs[:, 1]]]  # a 64-bit key collision
+    if pairs.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    n = np.int64(max(int(active.size), 1))
+    code = np.unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])  # sorted by (u, v)
+    return np.stack([code // n, code % n], axis=1)
 
 
 def exact_jaccard(pairs: np.ndarray, doc: np.ndarray, shingle: np.ndarray) -> np.ndarray:
     """Exact Jaccard similarity of the shingle sets of each pair (u, v)."""
     if pairs.size == 0:
         return np.zeros(0)
-    involved = np.isin(doc, np.unique(pairs))
+    mark = np.zeros(int(doc.max()) + 1 if doc.size else 0, dtype=bool)
+    mark[pairs.ravel()] = True
+    involved = mark[doc]
     sets = pl.DataFrame({"doc": doc[involved], "h": shingle[involved]}).unique()
     size = sets.group_by("doc").len("n")
     e = pl.DataFrame({"e": np.arange(pairs.shape[0]), "u": pairs[:, 0], "v": pairs[:, 1]})
