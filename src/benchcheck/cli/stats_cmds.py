@@ -90,6 +90,9 @@ def run_stats(
     near_duplicates: bool = False,
     near_threshold: float = 0.8,
     seed: int = 1,
+    engine: str = "embedded",
+    address: str | None = None,
+    ray_cpus: int | None = None,
 ) -> dict[str, Any]:
     """Load, score predictions if given, compute every metric; the canonical JSON object."""
     from benchcheck.metrics.compute import compute_stats
@@ -98,16 +101,24 @@ def run_stats(
     scheme = scheme.upper() if scheme else None
 
     # Statistics need no token table: without predictions, read in bounded memory.
-    dataset = _load(
-        data,
-        split,
-        scheme,
-        strict,
-        label_names,
-        task,
-        columns,
-        keep_tokens=bool(predictions) or near_duplicates,
-    )
+    if engine != "embedded":  # --engine ray: shards read and built on a Ray cluster
+        from benchcheck.engine import load_with_engine
+
+        dataset = load_with_engine(
+            engine, data, split=split, scheme=scheme, strict=strict, task=task,
+            keep_tokens=bool(predictions) or near_duplicates, address=address, num_cpus=ray_cpus,
+        )
+    else:
+        dataset = _load(
+            data,
+            split,
+            scheme,
+            strict,
+            label_names,
+            task,
+            columns,
+            keep_tokens=bool(predictions) or near_duplicates,
+        )
     model_scores = _scores(scores)
     files = parse_assignments(predictions, "--predictions")
     if files and model_scores:
@@ -174,6 +185,15 @@ def stats(
         float, typer.Option("--near-threshold", help="Jaccard threshold of near-duplicates.")
     ] = 0.8,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the MinHash functions.")] = 1,
+    engine: Annotated[
+        str, typer.Option("--engine", help="embedded, or ray (a shard folder from convert).")
+    ] = "embedded",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (default: local).")
+    ] = None,
+    ray_cpus: Annotated[
+        int | None, typer.Option("--ray-cpus", min=1, help="CPUs of a local Ray cluster.")
+    ] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
@@ -181,6 +201,7 @@ def stats(
     Example: benchcheck stats data/conll2003/ --scores 93.1,92.8,92.4,91.9,91.0 --json out.json
     Example: benchcheck stats nli/ --task pair --text-a premise --text-b hypothesis --label label
     Example: benchcheck stats data/ --near-duplicates --near-threshold 0.8 --json out.json
+    Example: benchcheck stats data.parquet/ --engine ray --address auto --json out.json
     """
     from benchcheck.report.terminal import stats_table
 
@@ -197,6 +218,9 @@ def stats(
         near_duplicates=near_dups,
         near_threshold=near_threshold,
         seed=seed,
+        engine=engine,
+        address=address,
+        ray_cpus=ray_cpus,
     )
     write_json(result, json_out)
     if json_out != "-":
