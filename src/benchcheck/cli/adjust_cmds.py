@@ -98,7 +98,7 @@ def adjust_cmd(
         folder.mkdir(exist_ok=True)
         write_subset(src, sub.rows, folder / file_name)
         payload["subsets"][k]["file"] = str(folder / file_name)
-    write_json(payload, output / "adjustment.json")
+    write_json(payload, str(output / "adjustment.json"))
     if json_out is not None:
         write_json(payload, json_out)
     if json_out != "-":

@@ -66,8 +66,8 @@ def _read_jsonl(path: Path) -> pl.DataFrame:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raw = path.read_bytes()
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("undecodable bytes; expected UTF-8", path=path, line=line) from None
+        bad = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("undecodable bytes; expected UTF-8", path=path, line=bad) from None
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -197,17 +197,22 @@ def _indicator(dataset: Dataset, split: str, metric: str) -> np.ndarray:
     return s.table.get_column("xy_hash").is_in(ref).to_numpy()
 
 
+def _spans_of(split: Split) -> pl.DataFrame:
+    if split.spans is None:
+        raise UsageError(f"split {split.name!r} has no entity spans (not an NER split)")
+    return split.spans
+
+
 def _flagged_surfaces(dataset: Dataset, split: str, metric: str) -> set[int]:
     if metric == "unseen_entity_ratio":
         if "train" not in dataset or split == "train":
             raise UsageError("unseen_entity_ratio needs a train split and another split to adjust")
-        train = set(dataset["train"].spans.get_column("surface_hash").to_list())  # type: ignore[union-attr]
-        return {
-            h for h in dataset[split].spans.get_column("surface_hash").to_list() if h not in train
-        }  # type: ignore[union-attr]
+        train = set(_spans_of(dataset["train"]).get_column("surface_hash").to_list())
+        test = _spans_of(dataset[split]).get_column("surface_hash").to_list()
+        return {h for h in test if h not in train}
     spans = pl.concat(
-        [s.spans.select("surface_hash", pl.col("type").cast(pl.String)) for s in dataset]
-    )  # type: ignore[union-attr]
+        [_spans_of(s).select("surface_hash", pl.col("type").cast(pl.String)) for s in dataset]
+    )
     amb = spans.unique().group_by("surface_hash").len().filter(pl.col("len") > 1)
     return set(amb.get_column("surface_hash").to_list())
 
@@ -439,7 +444,7 @@ def _shift(dataset: Dataset, split: str, rows: np.ndarray) -> dict[str, Any]:
         chosen = types.filter(pl.col("sentence").is_in(pl.Series(rows, dtype=pl.UInt32).implode()))
         p_sub = chosen.get_column("type").value_counts(normalize=True, name="q")
         both = p_src.join(p_sub, on="type", how="full", coalesce=True).fill_null(0.0).sort("type")
-        out["entity_type_tvd"] = float(0.5 * (both["p"] - both["q"]).abs().sum())
+        out["entity_type_tvd"] = 0.5 * float((both["p"] - both["q"]).abs().sum())
         out["entity_null_rate_source"] = float((src.table["n_entities"] == 0).mean())  # type: ignore[arg-type]
         out["entity_null_rate_subset"] = (
             float((src.table["n_entities"].to_numpy()[rows] == 0).mean()) if rows.size else None
@@ -449,7 +454,7 @@ def _shift(dataset: Dataset, split: str, rows: np.ndarray) -> dict[str, Any]:
         p_src = lab.value_counts(normalize=True, name="p")
         p_sub = lab.gather(rows).value_counts(normalize=True, name="q")
         both = p_src.join(p_sub, on="label", how="full", coalesce=True).fill_null(0.0).sort("label")
-        out["label_tvd"] = float(0.5 * (both["p"] - both["q"]).abs().sum())
+        out["label_tvd"] = 0.5 * float((both["p"] - both["q"]).abs().sum())
     return out
 
 

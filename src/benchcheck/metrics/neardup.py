@@ -78,9 +78,9 @@ def input_texts(split: Split) -> pl.Series:
     if "text" in t.columns:
         return t.get_column("text")
     if "text_a" in t.columns:
-        return pl.concat_str([t["text_a"], pl.lit(" ||| "), t["text_b"]], separator="").alias(
-            "text"
-        )
+        return t.select(
+            pl.concat_str([pl.col("text_a"), pl.lit(" ||| "), pl.col("text_b")]).alias("text")
+        ).to_series()
     if split.tokens is None:
         raise UsageError(f"split {split.name!r} has neither texts nor tokens")
     joined = split.tokens.group_by("sentence", maintain_order=True).agg(
