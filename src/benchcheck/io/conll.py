@@ -66,7 +66,7 @@ def read_conll(
     parts: list[Split] = []
     fmt: Format | None = None
     for data, first_line in _chunks(path, chunk_bytes):
-        if fmt is None:
+        if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
             fmt = _format_of(data, path, first_line)
         parsed = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
             data, path, fmt, first_line=first_line
@@ -134,16 +134,26 @@ def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
 
 
 def _format_of(data: bytes, path: Path, first_line: int) -> Format:
-    """Separator and field count from the first content line (not blank, not -DOCSTART-)."""
-    for raw in data.split(b"\n", 64):
-        text = raw.strip(_WS_BYTES)
-        if text and not text.startswith(DOCSTART.encode()):
-            tab = b"\t" in text
-            fields = [
-                f
-                for f in (text.split(b"\t") if tab else re.split(rb"[ \t]+", text))
-                if f.strip(_WS_BYTES)
-            ]
+    """Separator and field count from the first content line (not blank, not -DOCSTART-).
+
+    ``(tab in data, 0)`` when ``data`` has no content line (0: width not known yet).
+    """
+    start = 0
+    while start < len(data):
+        # Line by line up to the first content line, however many blank lines come first.
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        text = data[start:end].strip(_WS_BYTES)
+        start = end + 1
+        if not text:
+            continue
+        tab = b"\t" in text
+        fields = [
+            f
+            for f in (text.split(b"\t") if tab else re.split(rb"[ \t]+", text))
+            if f.strip(_WS_BYTES)
+        ]
+        if fields[0].strip(b" ") != DOCSTART.encode():  # as the parsers tell a DOCSTART line
             return tab, len(fields)
     return b"\t" in data, 0
 
@@ -172,8 +182,12 @@ def _parse_fast(
     sep = b"\t" if tab else b" "
     if not data or data[:1] in (b"\n", b"\r", b" ", b"\t"):
         return None
-    if tab and (b" \t" in data or b"\t " in data or b"\t\t" in data):
-        return None  # padded or empty fields: the slow path strips or names them
+    if (
+        tab
+        and any(pad in data for pad in (b" \t", b"\t ", b"\t\t", b" \n", b"\n ", b" \r"))
+        or (tab and data.endswith(b" "))
+    ):
+        return None  # padded (also at a line's ends) or empty fields: the slow path handles them
     if not tab and b"\t" in data:
         return None  # a tab in a space-separated file: whitespace, the slow path splits on it
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
@@ -196,7 +210,15 @@ def _parse_fast(
     blank = token.is_null()
     if (blank ^ tag.is_null()).any():
         return None  # a short row or an empty first field: let the slow path name it
-    blank = (blank | (token == DOCSTART)).to_numpy()
+    # polars ignores fields beyond the projected columns: a row with too many fields would
+    # pass with a middle field read as its tag. Every content row has n_fields - 1
+    # separators, and blank rows none, or the file is not this simple (C-speed count).
+    if data.count(sep) != (n_fields - 1) * (token.len() - int(blank.sum())):
+        return None
+    docstart = token == DOCSTART
+    if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
+        docstart |= token.str.starts_with(DOCSTART + " ")
+    blank = (blank | docstart).to_numpy()
     token, tag, rows, starts = _columns(token, tag, blank)
     return token, tag, rows + (first_line - 1), starts
 
@@ -229,6 +251,11 @@ def _parse_lines(
     for number, raw in enumerate(lines, start=first_line):
         stripped = raw.strip(_WS)
         if not stripped:
+            tokens.append(None)
+            tags.append(None)
+            continue
+        if _SPACES.split(stripped, maxsplit=1)[0] == DOCSTART:
+            # A document marker, whatever separates its fields (often spaces in tab files).
             tokens.append(None)
             tags.append(None)
             continue
