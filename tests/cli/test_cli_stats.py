@@ -196,6 +196,7 @@ def test_audit_writes_results_json(capsys, tmp_path):
 BAD_CONLL = [
     ("one_column.conll", 2),
     ("ragged.tsv", 2),
+    ("ragged_more.tsv", 3),
     ("tag_per.conll", 3),
     ("tag_xper.conll", 1),
     ("undecodable.conll", 3),

@@ -134,6 +134,8 @@ def test_strict_rejects_i_after_o_with_its_line(chunk_bytes):
 BAD = [
     ("one_column.conll", 2, "expected a token and a tag", "rejects"),
     ("ragged.tsv", 2, "expected 3 columns", "rejects\tO"),
+    ("ragged_more.conll", 2, "expected 3 columns", "rejects VBZ O X"),
+    ("ragged_more.tsv", 3, "expected 3 columns", "New\tYork\tNNP\tB-LOC"),
     ("tag_per.conll", 3, "unknown tag shape", "PER"),
     ("tag_xper.conll", 1, "unknown tag shape", "X-PER"),
     ("undecodable.conll", 3, "undecodable bytes at byte 2 of the line", None),
@@ -166,6 +168,16 @@ def test_empty_split_names_the_file(tmp_path):
         with pytest.raises(InputError, match="empty split") as info:
             read_conll(path)
         assert info.value.path == str(path)
+
+
+def test_many_leading_blank_lines(tmp_path):
+    # The format is read from the first content line, however far down it is.
+    path = tmp_path / "lead.conll"
+    path.write_text("\n" * 70 + " \t\n" + "EU NNP B-ORG\nrejects VBZ O\n", encoding="utf-8")
+    for chunk_bytes in (conll.CHUNK_BYTES, 16):
+        split = read_conll(path, chunk_bytes=chunk_bytes)
+        assert split.table["line"].to_list() == [72]
+        assert split.tokens["token"].to_list() == ["EU", "rejects"]
 
 
 def test_missing_file_and_directory(tmp_path):
