@@ -185,3 +185,29 @@ def test_label_imbalance(counts, target, seed):
     assert abs(float(np.std(shares)) - res.subsets[0].achieved) < 1e-12
     assert abs(res.subsets[0].achieved - target) <= 0.02 + 1e-12
     assert all(c[k] <= counts[int(k[1:])] for k in c)
+
+
+def test_leakage_on_pairs():
+    rng = np.random.default_rng(4)
+
+    def rows(n, tag):
+        return [
+            {"id": f"{tag}{i}", "text_a": f"p{rng.integers(50)}", "text_b": f"h{i}", "label": "e"}
+            for i in range(n)
+        ]
+
+    train = rows(60, "tr")
+    test = rows(40, "te") + [dict(r, id=f"leak{i}") for i, r in enumerate(train[:20])]
+    ds = Dataset(
+        task="pair",
+        splits={
+            name: build_text_split(pl.DataFrame(r), task="pair", name=name, source=name)
+            for name, r in (("train", train), ("test", test))
+        },
+    )
+    res = adjust(ds, split="test", metric="leakage_ratio", targets=[0.5, 0.25], size=30, seed=0)
+    for sub, k in zip(res.subsets, (15, 8), strict=True):  # round(0.25 * 30) = 8 (banker's: 7.5→8)
+        assert sum(test[r]["id"].startswith("leak") for r in sub.rows) == k
+        assert sub.achieved == k / 30
+    with pytest.raises(UsageError, match="it needs 24 leaked instances"):
+        adjust(ds, split="test", metric="leakage_ratio", targets=[0.8], size=30)
