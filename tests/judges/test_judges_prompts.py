@@ -29,11 +29,14 @@ def test_four_binary_framings_name_their_roles():
     hashes = set()
     for name, (a, b) in roles.items():
         r = BUILTIN_PROMPTS[name].render({"text_a": "AAA", "text_b": "BBB"})
-        assert f"{a}: AAA" in r.user and f"{b}: BBB" in r.user
-        assert r.user.index("AAA") > r.user.index("Answer 1")  # instruction first: shared prefix
+        assert r.user.startswith("AAA\n") and f"the {a.lower()}." in r.user
+        assert f"{b}: BBB" in r.user
         assert r.verbalisers == ("0", "1") and r.labels == ("0", "1")
         hashes.add(BUILTIN_PROMPTS[name].template_hash)
     assert len(hashes) == 4
+    # the four framings of one example share system message + grounding as a prefix
+    rendered = [BUILTIN_PROMPTS[n].render({"text_a": "G" * 50, "text_b": "x"}) for n in roles]
+    assert len({(r.system, r.user[:51]) for r in rendered}) == 1
 
 
 def test_template_hash_is_stable_and_content_based():

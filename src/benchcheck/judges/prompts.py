@@ -7,8 +7,10 @@ with several zero-shot framings of the same question; the four built-in binary f
 (grounding / generated text) and ``evidence`` (evidence / claim). ``nli3`` asks the
 three-way NLI question (entailment / neutral / contradiction).
 
-Every template puts its fixed instruction *before* the example, so that prompts of one
-template share a token prefix and a local engine can reuse its KV cache for it.
+Every built-in template starts with the first text (the grounding) and names its role
+only after it, so that the four framings of one example share the token prefix
+system message + grounding: a local engine evaluates a (long) grounding once per example
+instead of once per prompt, and only the short framing-specific tail four times.
 
 >>> t = BUILTIN_PROMPTS["grounding"]
 >>> t.labels, t.verbalisers
@@ -123,8 +125,8 @@ class PromptTemplate:
 
 def _binary(name: str, a: str, b: str, question: str) -> PromptTemplate:
     user = (
-        f"{question} Answer 1 if it is, 0 if it is not.\n\n"
-        f"{a}: {{text_a}}\n\n{b}: {{text_b}}\n\nAnswer (0 or 1):"
+        f"{{text_a}}\n\nThe text above is the {a.lower()}.\n{b}: {{text_b}}\n\n"
+        f"{question} Answer 1 for yes, 0 for no.\nAnswer (0 or 1):"
     )
     return PromptTemplate(name=name, user=user)
 
@@ -147,9 +149,9 @@ BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
     "nli3": PromptTemplate(
         name="nli3",
         user=(
+            "{text_a}\n\nThe text above is the premise.\nHypothesis: {text_b}\n\n"
             "Does the premise entail the hypothesis, is it neutral, or does it contradict it? "
-            "Answer 0 for entailment, 1 for neutral, 2 for contradiction.\n\n"
-            "Premise: {text_a}\n\nHypothesis: {text_b}\n\nAnswer (0, 1 or 2):"
+            "Answer 0 for entailment, 1 for neutral, 2 for contradiction.\nAnswer (0, 1 or 2):"
         ),
         labels=("entailment", "neutral", "contradiction"),
         verbalisers=("0", "1", "2"),

@@ -170,7 +170,7 @@ def assemble_bundle(name: str, target_dir: Path | None = None) -> Path:
     with tmp.open("wb") as out:
         for part in parts:
             with part.open("rb") as fh:
-                for block in iter(lambda fh=fh: fh.read(1 << 22), b""):
+                while block := fh.read(1 << 22):
                     digest.update(block)
                     out.write(block)
     if digest.hexdigest() != bundle.sha256:
