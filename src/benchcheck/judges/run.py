@@ -27,6 +27,10 @@ BACKENDS: tuple[str, ...] = ("llama-cpp", "openai", "transformers", "nli", "vllm
 
 _TEXT_FIELDS = ("text", "text_a", "text_b")
 
+#: Prompts ``benchcheck audit`` uses with the embedded judge: the two framings that agreed
+#: best with the bundled sample's true labels, and half the time of all four (docs/judges.md).
+AUDIT_PROMPTS = "nli,document"
+
 
 def make_judge(
     spec: str,
