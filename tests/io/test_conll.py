@@ -235,3 +235,42 @@ def test_random_files_read_back_exactly(
     whole = read_conll(path, chunk_bytes=chunk_bytes)
     assert as_golden(whole)["sentences"] == got["sentences"]
     assert whole.table.equals(slow.table) and whole.spans.equals(slow.spans)
+
+
+# Differential fuzzing: files glued from tokens, tags, separators, line ends and markers.
+piece_st = st.sampled_from(
+    [
+        "EU", '"', "NA", "B-PER", "I-PER", "O", "S-LOC", "PER", "\u00a0", "é", "\x0b",
+        " ", "  ", "\t", "\n", "\n", "\n", "\r\n", "\r", "\t\n", " \n",
+        "-DOCSTART-", "-DOCSTART- O", "EU\tNNP\tB-PER", "x\tVB\tO", "y O", "a b c",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(piece_st, max_size=30))
+def test_fuzzed_files_read_the_same_every_way(tmp_path_factory, parts):
+    data = "".join(parts).encode("utf-8")
+    path = tmp_path_factory.mktemp("fuzz") / "f.conll"
+    path.write_bytes(data)
+    fast = conll._parse_fast(data)
+    try:
+        slow = conll._parse_lines(data, path)
+    except InputError:
+        slow = None
+    if fast is not None:
+        # The fast path may only decline, never accept what the slow path rejects.
+        assert slow is not None
+        assert fast[0].to_list() == slow[0].to_list() and fast[1].to_list() == slow[1].to_list()
+        assert fast[2].tolist() == slow[2].tolist() and fast[3].tolist() == slow[3].tolist()
+
+    def outcome(chunk_bytes):  # type: ignore[no-untyped-def]
+        try:
+            s = read_conll(path, chunk_bytes=chunk_bytes)
+        except InputError:
+            return None
+        return as_golden(s), s.table.rows()
+
+    whole, chunked = outcome(conll.CHUNK_BYTES), outcome(4)
+    assert (whole is None) == (chunked is None)
+    assert whole == chunked
