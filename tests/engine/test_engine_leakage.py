@@ -137,8 +137,7 @@ def test_against_plain_python(tmp_path_factory, test, docs, n, batch_rows):
         )
     result = corpus_leakage(test, folder, n=n, batch_rows=batch_rows)
     got = [
-        (i.exact_matches, i.normalised_matches, i.n_ngrams, i.n_ngrams_found)
-        for i in result.items
+        (i.exact_matches, i.normalised_matches, i.n_ngrams, i.n_ngrams_found) for i in result.items
     ]
     assert got == _reference(test, docs, n)
 

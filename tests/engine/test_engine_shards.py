@@ -62,7 +62,7 @@ def test_sample_identical_json(tmp_path):
     assert first_lines.to_list() == ref.table["line"].to_list()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), chunk=st.integers(16, 400))
 def test_random_corpora_identical(tmp_path_factory, seed, chunk):
     rng = np.random.default_rng(seed)
