@@ -45,7 +45,7 @@ tag_st = st.one_of(
 corpus_st = st.lists(st.lists(tag_st, min_size=1, max_size=12), min_size=1, max_size=6)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(corpus_st)
 def test_decode_spans_equals_seqeval(sentences):
     assert _ours(sentences) == _seqeval(sentences)
