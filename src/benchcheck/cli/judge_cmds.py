@@ -15,7 +15,7 @@ from benchcheck.errors import UsageError
 
 @app.command("judge")
 def judge(
-    data: Annotated[str, typer.Argument(help="Examples: JSONL, CSV, TSV or Parquet.")],
+    data: Annotated[str, typer.Argument(help="The examples to judge: JSONL, CSV, TSV or Parquet.")],
     output: Annotated[
         str, typer.Option("-o", "--output", help="Judgements file: .parquet or .jsonl.")
     ] = "judgments.parquet",
@@ -74,8 +74,8 @@ def judge(
     Reads label-token log-probabilities from one forward pass (never generated text);
     results are cached and a killed run resumes where it stopped.
 
-    Example: ``benchcheck judge data.jsonl --text-a grounding --text-b generated_text
-    --prompts all -o judgments.parquet``
+    Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
+    --prompts all -o judgments.parquet
     """
     from benchcheck.io.tables import read_table
     from benchcheck.judges.cache import JudgeCache, default_cache_path
