@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 ARROW = {"higher": "↑", "lower": "↓"}
@@ -36,15 +37,16 @@ def stats_table(result: Mapping[str, Any], *, title: str | None = None) -> Table
     """
     splits = list(result.get("splits", {}))
     dims = result["dimensions"]
+    # Dataset and split names come from the user: escaped, so "[...]" is not read as markup.
     table = Table(
-        title=title or f"{result.get('dataset', 'dataset')} ({result.get('task')})",
+        title=title or escape(f"{result.get('dataset', 'dataset')} ({result.get('task')})"),
         title_justify="left",
     )
     table.add_column("metric", no_wrap=True, min_width=2 + max(map(len, dims), default=10))
     table.add_column("", justify="center", no_wrap=True)
     table.add_column("dataset", justify="right", style="bold", no_wrap=True)
     for name in splits:
-        table.add_column(name, justify="right", no_wrap=True)
+        table.add_column(escape(name), justify="right", no_wrap=True)
     for dim, keys in _grouped(dims, lambda k: k in result["metrics"]):
         table.add_row(f"[bold]{dim}[/]")
         for key in keys:
@@ -69,7 +71,7 @@ def compare_table(results: Mapping[str, Mapping[str, Any]]) -> Table:
     table.add_column("metric", no_wrap=True)
     table.add_column("", justify="center", no_wrap=True)
     for name in names:
-        table.add_column(name, justify="right")
+        table.add_column(escape(name), justify="right")
     dims = next(iter(results.values()))["dimensions"]
     groups = _grouped(dims, lambda k: any(k in r["metrics"] for r in results.values()))
     for k, (dim, keys) in enumerate(groups):
