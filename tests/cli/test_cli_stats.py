@@ -300,3 +300,16 @@ def test_every_command_has_help_with_an_example(capsys, path):
     rc, out, err = run(capsys, *path, "--help")
     assert rc == 0, err
     assert "Example" in out, f"`benchcheck {' '.join(path)} --help` shows no example"
+
+
+def test_user_names_are_shown_verbatim(capsys, tmp_path):
+    folder = tmp_path / "data[bold]"
+    folder.mkdir()
+    shutil.copy(IO_FIXTURES / "iob2.tsv", folder / "train.tsv")
+    rc, out, err = run(capsys, "stats", "--split", f"[x]={folder / 'train.tsv'}")
+    assert rc == 0, err
+    assert "[x]" in out
+    rc, out, err = run(capsys, "stats", folder)
+    assert rc == 0 and "data[bold]" in out
+    rc, out, err = run(capsys, "compare", f"[a]={folder}", f"b={folder}")
+    assert rc == 0 and "[a]" in out
