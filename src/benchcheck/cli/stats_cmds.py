@@ -90,6 +90,8 @@ def run_stats(
     near_duplicates: bool = False,
     near_threshold: float = 0.8,
     seed: int = 1,
+    semantic_duplicates: bool = False,
+    semantic_threshold: float = 0.9,
     engine: str = "embedded",
     address: str | None = None,
     ray_cpus: int | None = None,
@@ -106,7 +108,8 @@ def run_stats(
 
         dataset = load_with_engine(
             engine, data, split=split, scheme=scheme, strict=strict, task=task,
-            keep_tokens=bool(predictions) or near_duplicates, address=address, num_cpus=ray_cpus,
+            keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
+            address=address, num_cpus=ray_cpus,
         )
     else:
         dataset = _load(
@@ -117,7 +120,7 @@ def run_stats(
             label_names,
             task,
             columns,
-            keep_tokens=bool(predictions) or near_duplicates,
+            keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
         )
     model_scores = _scores(scores)
     files = parse_assignments(predictions, "--predictions")
@@ -140,6 +143,10 @@ def run_stats(
         from benchcheck.metrics.neardup import near_duplicates as near
 
         result["near_duplicates"] = near(dataset, threshold=near_threshold, seed=seed).to_json()
+    if semantic_duplicates:
+        from benchcheck.metrics.neardup import semantic_duplicates as semantic
+
+        result["semantic_duplicates"] = semantic(dataset, threshold=semantic_threshold).to_json()
     return result
 
 
@@ -185,6 +192,16 @@ def stats(
         float, typer.Option("--near-threshold", help="Jaccard threshold of near-duplicates.")
     ] = 0.8,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the MinHash functions.")] = 1,
+    semantic_dups: Annotated[
+        bool,
+        typer.Option(
+            "--semantic-duplicates",
+            help="Add embedding near-duplicates (offline all-MiniLM-L6-v2; 'semantic' extra).",
+        ),
+    ] = False,
+    semantic_threshold: Annotated[
+        float, typer.Option("--semantic-threshold", help="Cosine threshold of semantic duplicates.")
+    ] = 0.9,
     engine: Annotated[
         str, typer.Option("--engine", help="embedded, or ray (a shard folder from convert).")
     ] = "embedded",
@@ -218,6 +235,8 @@ def stats(
         near_duplicates=near_dups,
         near_threshold=near_threshold,
         seed=seed,
+        semantic_duplicates=semantic_dups,
+        semantic_threshold=semantic_threshold,
         engine=engine,
         address=address,
         ray_cpus=ray_cpus,
@@ -225,12 +244,14 @@ def stats(
     write_json(result, json_out)
     if json_out != "-":
         console.print(stats_table(result))
-        if "near_duplicates" in result:
-            nd = result["near_duplicates"]["metrics"]
-            console.print(
-                "near-duplicates: "
-                + ", ".join(f"{k} {'–' if v is None else f'{v:.4f}'}" for k, v in nd.items())
-            )
+        for block in ("near_duplicates", "semantic_duplicates"):
+            if block in result:
+                nd = result[block]["metrics"]
+                console.print(
+                    block.replace("_", "-")
+                    + ": "
+                    + ", ".join(f"{k} {'–' if v is None else f'{v:.4f}'}" for k, v in nd.items())
+                )
         for note in result["notes"]:
             console.print(f"[dim]note:[/] {note}")
 
