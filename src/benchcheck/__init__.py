@@ -1,16 +1,88 @@
-"""benchcheck: audit NLP datasets and benchmarks before you trust them."""
+"""benchcheck: audit NLP datasets and benchmarks before you trust them.
 
-from benchcheck.data import Dataset, Split
-from benchcheck.errors import BenchcheckError, InputError, JudgeError, JudgeUnavailable
+The public API, one place. Names load on first use (PEP 562), so ``import benchcheck`` and
+the command line stay fast; every name below is importable as ``from benchcheck import X``.
+
+>>> import benchcheck as bc
+>>> from benchcheck.sample_data import NER_SAMPLE
+>>> round(bc.compute_stats(bc.load(NER_SAMPLE)).metrics["leakage_ratio"], 3)
+0.25
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BenchcheckError",
-    "Dataset",
-    "InputError",
-    "JudgeError",
-    "JudgeUnavailable",
-    "Split",
-    "__version__",
-]
+#: public name → module that defines it
+_EXPORTS: dict[str, str] = {
+    # errors
+    "BenchcheckError": "benchcheck.errors",
+    "InputError": "benchcheck.errors",
+    "UsageError": "benchcheck.errors",
+    "JudgeError": "benchcheck.errors",
+    "JudgeUnavailable": "benchcheck.errors",
+    # dataset model and readers
+    "Dataset": "benchcheck.data.model",
+    "Split": "benchcheck.data.model",
+    "load": "benchcheck.io.load",
+    "read_conll": "benchcheck.io.conll",
+    "read_table": "benchcheck.io.tables",
+    # statistical dataset evaluation
+    "compute_stats": "benchcheck.metrics.compute",
+    "StatsResult": "benchcheck.metrics.compute",
+    "REGISTRY": "benchcheck.metrics.registry",
+    "draw_sample": "benchcheck.metrics.accuracy",
+    "score_annotations": "benchcheck.metrics.accuracy",
+    # judges
+    "Judge": "benchcheck.judges",
+    "JudgeScore": "benchcheck.judges",
+    "JudgeCache": "benchcheck.judges",
+    "PromptTemplate": "benchcheck.judges",
+    "judge_frame": "benchcheck.judges",
+    "make_judge": "benchcheck.judges",
+    "resolve_model": "benchcheck.judges",
+    # label-error detection
+    "ensemble": "benchcheck.labels",
+    "read_judgments": "benchcheck.labels",
+    "flag_examples": "benchcheck.labels",
+    "export_review": "benchcheck.labels",
+    "import_review": "benchcheck.labels",
+    "gold_error_rate": "benchcheck.labels",
+    "bin_agreement": "benchcheck.labels",
+    "ensemble_curve": "benchcheck.labels",
+    "agreement_report": "benchcheck.labels",
+    "apply_remedy": "benchcheck.labels",
+    "rerank": "benchcheck.labels",
+    "compare_spans": "benchcheck.labels",
+    # statistics (arrays in, numbers out)
+    "error_rate_interval": "benchcheck.stats.intervals",
+    "clopper_pearson": "benchcheck.stats.intervals",
+    "cohen_kappa": "benchcheck.stats.agreement",
+    "fleiss_kappa": "benchcheck.stats.agreement",
+    "weighted_f1_matrix": "benchcheck.stats.agreement",
+    "rk_from_confusion": "benchcheck.stats.correlation",
+    # diagnostic evaluation
+    "load_suite": "benchcheck.diagnostics",
+    "diagnose_suite": "benchcheck.diagnostics",
+    "check_suite": "benchcheck.diagnostics",
+    "human_baseline": "benchcheck.diagnostics",
+    "partial_input_audit": "benchcheck.diagnostics",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'benchcheck' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

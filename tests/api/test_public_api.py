@@ -1,0 +1,26 @@
+"""The public surface: every exported name resolves, and the package import stays light."""
+
+import subprocess
+import sys
+
+import benchcheck
+
+
+def test_every_exported_name_resolves():
+    missing = [n for n in benchcheck.__all__ if n != "__version__" and getattr(benchcheck, n, None) is None]
+    assert missing == []
+
+
+def test_unknown_name_raises_attribute_error():
+    try:
+        benchcheck.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("expected AttributeError")
+
+
+def test_import_does_not_pull_heavy_dependencies():
+    code = "import sys, benchcheck; print(','.join(m for m in ('sklearn','scipy','torch','llama_cpp','polars') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
