@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
@@ -107,9 +108,15 @@ def run_stats(
         from benchcheck.engine import load_with_engine
 
         dataset = load_with_engine(
-            engine, data, split=split, scheme=scheme, strict=strict, task=task,
+            engine,
+            data,
+            split=split,
+            scheme=scheme,
+            strict=strict,
+            task=task,
             keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
-            address=address, num_cpus=ray_cpus,
+            address=address,
+            num_cpus=ray_cpus,
         )
     else:
         dataset = _load(
@@ -307,7 +314,7 @@ def sample(
     output.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
-    console.print(f"wrote {len(rows)} rows to {output}")
+    console.print(f"wrote {len(rows)} rows to {escape(str(output))}")
 
 
 @app.command("accuracy")
@@ -367,7 +374,11 @@ def accuracy(
             table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
         for name, s in scored.items():
             table.add_row(
-                name, str(s.n), fmt(s.accuracy), fmt(s.kappa_mean), ", ".join(s.annotators)
+                escape(name),
+                str(s.n),
+                fmt(s.accuracy),
+                fmt(s.kappa_mean),
+                escape(", ".join(s.annotators)),
             )
         table.add_section()
         table.add_row(
@@ -379,4 +390,4 @@ def accuracy(
         )
         console.print(table)
     for w in warnings:
-        console_err.print(f"[yellow]warning:[/] {w}")
+        console_err.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
