@@ -313,3 +313,16 @@ def test_user_names_are_shown_verbatim(capsys, tmp_path):
     assert rc == 0 and "data[bold]" in out
     rc, out, err = run(capsys, "compare", f"[a]={folder}", f"b={folder}")
     assert rc == 0 and "[a]" in out
+
+
+def test_accuracy_shows_annotator_and_split_names_verbatim(capsys, tmp_path):
+    ann = tmp_path / "out[1]" / "ann.jsonl"
+    ann.parent.mkdir()
+    rows = [("[dev]", {"[ann]": x, "b": y}) for x, y in ((1, 1), (1, 0), (0, 1), (0, 0))]
+    ann.write_text("".join(json.dumps({"split": s, "annotations": a}) + "\n" for s, a in rows))
+    rc, out, err = run(capsys, "accuracy", ann)
+    assert rc == 0 and "[dev]" in out and "[ann]" in out
+    assert "[dev]: mean pairwise Cohen's kappa 0.000 is below 0.75" in err.replace("\n", "")
+    target = tmp_path / "s[2].jsonl"
+    rc, out, err = run(capsys, "sample", NER_SAMPLE, "--per-split", 1, "-o", target)
+    assert rc == 0 and str(target) in out.replace("\n", "")
