@@ -156,7 +156,7 @@ def _normalise(
     elif "id" in frame.columns:
         columns["id"] = frame["id"].cast(pl.String)
     else:
-        columns["id"] = pl.Series("id", [str(i) for i in range(frame.height)])
+        columns["id"] = pl.int_range(0, frame.height, eager=True).cast(pl.String).alias("id")
     for new, old in wanted.items():
         if old is None:
             continue
@@ -170,8 +170,8 @@ def _normalise(
             first = out.with_row_index("_r").filter(pl.col(name).is_null())["_r"][0]
             line = int(out["line"][first]) if "line" in out.columns else None
             raise InputError(f"missing value in column {wanted[name]!r}", path=path, line=line)
-    dup = out["id"].is_duplicated()
-    if dup.any():
+    dup = out["id"].is_duplicated() if id is not None or "id" in frame.columns else None
+    if dup is not None and dup.any():
         raise InputError("ids must be unique", path=path, got=out["id"].filter(dup)[0])
     return out
 
