@@ -33,3 +33,16 @@ def test_sample_suite_covers_every_category():
     assert res["models"]["overlap"]["coarse"]["Knowledge"]["r_k"] == 0.0
     assert res["models"]["overlap"]["monotonicity"]["entailment_rate"] > \
         res["models"]["overlap"]["monotonicity"]["base_false_entailment_rate"]
+
+
+def test_readme_numbers_hold():
+    # src/benchcheck/sample_data/diagnostic/README.md quotes these (seed 0, 1000 resamples).
+    suite = load_suite(sample_suite_path())
+    preds = read_predictions(sample_predictions_path(), ids=suite.ids,
+                             label_names=suite.label_names)
+    res = diagnose_suite(suite, {"overlap": dict(preds.labels)}, seed=0).to_json()
+    cell = res["models"]["overlap"]["overall"]
+    assert round(cell["r_k"], 2) == 0.23
+    assert [round(x, 2) for x in cell["ci"]] == [0.05, 0.38]
+    mono = res["models"]["overlap"]["monotonicity"]
+    assert (mono["n"], round(mono["entailment_rate"] * mono["n"])) == (3, 2)

@@ -135,3 +135,15 @@ def test_bad_inputs(suite):
     preds = {i: "maybe" for i in suite.ids}
     with pytest.raises(UsageError, match="outside"):
         diagnose_suite(suite, {"m": preds})
+
+
+def test_paired_test_is_symmetric(suite):
+    a, b = _noisy_gold(suite, 3, 0.5), _noisy_gold(suite, 4, 0.7)
+    ab = diagnose_suite(suite, {"a": a, "b": b}, n_resamples=300).to_json()["rankings"]
+    ba = diagnose_suite(suite, {"b": b, "a": a}, n_resamples=300).to_json()["rankings"]
+    for group in ("coarse", "fine"):
+        for key, entry in ab[group].items():
+            (t1,) = entry["paired_tests"]
+            (t2,) = ba[group][key]["paired_tests"]
+            assert t1 == t2  # same order and same resamples whatever the input order
+            assert 0.0 <= t1["p_value"] <= 1.0

@@ -132,8 +132,11 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
     table = Table(title=f"R_K [95% CI] per phenomenon — {payload['suite']['source']}")
     table.add_column("category / tag")
     table.add_column("n", justify="right")
+    # Long names (e.g. judges) make the table unreadable: show letters and a legend.
+    short = len(models) > 1 and max(len(m) for m in models) > 12
+    alias = {m: (chr(ord("A") + i) if short else m) for i, m in enumerate(models)}
     for m in models:
-        table.add_column(m, justify="right", overflow="fold")
+        table.add_column(alias[m], justify="right", overflow="fold")
     if len(models) > 1:
         table.add_column("ranking (> : paired p < 0.05)", overflow="fold")
 
@@ -144,10 +147,10 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
             return ""
         order = entry["order"]
         tests = {(t["a"], t["b"]): t["p_value"] for t in entry["paired_tests"]}
-        parts = [order[0]]
+        parts = [alias[order[0]]]
         for a, b in zip(order, order[1:], strict=False):
             p = tests.get((a, b))
-            parts.append(f"{'>' if p is not None and p < 0.05 else '≈'} {b}")
+            parts.append(f"{'>' if p is not None and p < 0.05 else '≈'} {alias[b]}")
         return " ".join(parts)
 
     def row(label: str, group: str, key: str | None, style: str = "") -> None:
@@ -170,6 +173,8 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
         if tag not in shown:
             row(f"  {tag}", "fine", tag)
     console.print(table)
+    if short:
+        console.print("  ".join(f"{alias[m]} = {m}" for m in models), highlight=False)
     for m in models:
         d = payload["models"][m]["directions"]["overall"]
         mono = payload["models"][m]["monotonicity"]

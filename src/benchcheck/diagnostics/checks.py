@@ -153,7 +153,7 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
         if fwd is None and bwd is None:
             fwd = members[0]["label"]
         by_source.setdefault(_key(members[0]["source"]), {})[pid] = (fwd, bwd)
-    sets = []
+    sets: list[dict[str, list[Any]]] = []
     for pairs in by_source.values():
         if len(pairs) > 1 and len(set(pairs.values())) > 1:
             sets.append({"pairs": list(pairs),

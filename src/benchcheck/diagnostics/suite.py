@@ -98,7 +98,7 @@ def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) ->
         for tag, column in zip(tags, columns, strict=True):
             canon = tax.canonical(tag)
             if column is not None:  # GLUE TSV: the column names the coarse category
-                cat = tax.canonical(column) if tax.is_coarse(column) else column
+                cat = (tax.canonical(column) if tax.is_coarse(column) else None) or column
                 if canon is None:
                     unknown.append(tag)
                 if not tax.is_coarse(tag) and (canon or tag) not in fine:

@@ -55,7 +55,7 @@ NLI_LABELS: tuple[str, ...] = ("entailment", "neutral", "contradiction")
 
 _META = {"id", "index", "domain", "premise", "hypothesis", "label", "sentence1", "sentence2"}
 _EMPTY = {"", "nan", "none", "null"}
-_SCHEMA = {
+_SCHEMA: dict[str, Any] = {
     "id": pl.String,
     "pair_id": pl.String,
     "direction": pl.String,
@@ -76,8 +76,11 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, li
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("undecodable bytes; expected UTF-8", path=path) from None
-    quoting = csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.reader(text.splitlines(keepends=True), delimiter=sep, quoting=quoting)
+    lines = text.splitlines(keepends=True)
+    if sep == "\t":
+        reader = csv.reader(lines, delimiter=sep, quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(lines, delimiter=sep, quoting=csv.QUOTE_MINIMAL)
     rows: list[tuple[int, list[str]]] = []
     header: list[str] | None = None
     try:
@@ -386,9 +389,10 @@ def read_predictions(
     else:
         wanted = set(ids)
         for line, rec in records:
-            ex_id = _cell(rec.get(id_col))
-            if ex_id is None:
+            cell = _cell(rec.get(id_col))
+            if cell is None:
                 raise InputError(f"empty id in column {id_col!r}", path=path, line=line)
+            ex_id = cell
             if ex_id.endswith(".0") and ex_id[:-2].isdigit():  # ints written as floats
                 ex_id = ex_id[:-2]
             if ex_id not in wanted:
