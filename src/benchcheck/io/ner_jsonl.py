@@ -29,11 +29,16 @@ def read_ner_jsonl(
     """Read an NER JSONL file. Errors name the file, line and what was expected."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as the CoNLL reader
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes().count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
         raise InputError("undecodable bytes; expected UTF-8 text", path=path, line=line) from None
     tokens: list[str] = []
     tags: list[str] = []

@@ -87,7 +87,7 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     try:
         # Newlines only: splitlines() would also cut at U+0085/U+2028, which the sample file
         # (written with ensure_ascii=False) may hold inside a token.
-        lines = path.read_text(encoding="utf-8").split("\n")
+        lines = path.read_text(encoding="utf-8-sig").split("\n")  # -sig: a BOM is dropped
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except UnicodeDecodeError:
