@@ -113,6 +113,12 @@ def test_label_index_errors(tmp_path):
     assert info.value.got == -1
 
 
+def test_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"tokens": ["a"], "tags": ["S-LOC"]}\n')
+    assert _entities(read_ner_jsonl(path)) == [(0, 0, 1, "LOC", "a")]
+
+
 def test_crlf_lines(tmp_path):
     path = tmp_path / "crlf.jsonl"
     path.write_bytes(

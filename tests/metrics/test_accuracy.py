@@ -123,3 +123,9 @@ def test_sample_round_trip_with_unicode_line_separators(tmp_path):
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     assert read_annotations(path) == [("test", {"a": 1, "b": 1}), ("test", {"a": 0, "b": 1})]
+
+
+def test_annotations_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "ann.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"split": "dev", "annotations": {"a": "yes"}}\n')
+    assert read_annotations(path) == [("dev", {"a": 1})]
