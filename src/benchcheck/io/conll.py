@@ -218,8 +218,8 @@ def _parse_fast(
     docstart = token == DOCSTART
     if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
         docstart |= token.str.starts_with(DOCSTART + " ")
-    blank = (blank | docstart).to_numpy()
-    token, tag, rows, starts = _columns(token, tag, blank)
+    dropped = (blank | docstart).to_numpy()
+    token, tag, rows, starts = _columns(token, tag, dropped)
     return token, tag, rows + (first_line - 1), starts
 
 
