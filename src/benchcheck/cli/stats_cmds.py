@@ -358,7 +358,7 @@ def accuracy(
         for name, s in scored.items()
         if s.kappa_mean is None
     ]
-    payload = {
+    payload: dict[str, Any] = {
         "metrics": {
             "accuracy": float(np.mean(accs)) if accs else None,
             "kappa_mean": float(np.mean(kappas)) if kappas else None,

@@ -255,24 +255,26 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
         ]
     )
     assert all(p.spans is not None for p in parts)  # NER parts always carry spans
+    span_frames = [p.spans for p in parts if p.spans is not None]
     types = sorted(
-        {t for p in parts for t in p.spans.get_column("type").cast(pl.String).unique().to_list()}
-    )  # type: ignore[union-attr]
+        {t for f in span_frames for t in f.get_column("type").cast(pl.String).unique().to_list()}
+    )
     spans = pl.concat(
         [
-            p.spans.with_columns(  # type: ignore[union-attr]
+            f.with_columns(
                 pl.col("sentence") + int(o), pl.col("type").cast(pl.String).cast(pl.Enum(types))
             )
-            for p, o in zip(parts, offsets, strict=True)
+            for f, o in zip(span_frames, offsets, strict=True)
         ]
     )
     tokens = None
-    if all(p.tokens is not None for p in parts):
+    token_frames = [p.tokens for p in parts if p.tokens is not None]
+    if len(token_frames) == len(parts):
         tokens = pl.concat(
             [
-                p.tokens.with_columns(pl.col("sentence") + int(o))
-                for p, o in zip(parts, offsets, strict=True)
-            ]  # type: ignore[union-attr]
+                f.with_columns(pl.col("sentence") + int(o))
+                for f, o in zip(token_frames, offsets, strict=True)
+            ]
         )
     violations = {k: sum(p.scheme_violations.get(k, 0) for p in parts) for k in schemes.SCHEMES}
     used = scheme or schemes.best_scheme(violations)

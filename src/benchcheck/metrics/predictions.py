@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from benchcheck.data.model import Split
@@ -54,7 +55,7 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
 
 
 def score_prediction_files(
-    gold: Split, files: dict[str, str | Path], *, scheme: str | None = None
+    gold: Split, files: Mapping[str, str | Path], *, scheme: str | None = None
 ) -> dict[str, float]:
     """Seqeval micro F1 × 100 (the unit of published scores) for each named prediction file."""
     from benchcheck.io.load import _ner_reader
