@@ -276,6 +276,7 @@ def _select_surfaces(
     bins: np.ndarray,
     share: np.ndarray,
     rng,  # type: ignore[no-untyped-def]
+    info: dict[str, int] | None = None,
 ) -> np.ndarray:
     spans = split.spans
     assert spans is not None
@@ -299,6 +300,8 @@ def _select_surfaces(
     for s in rng.permutation(np.fromiter(surf_of, dtype=np.int64)).tolist():
         f = [h in flagged for h in surf_of[s]]
         queues["pos" if all(f) else "neg" if not any(f) else "mix"].append(s)
+    if info is not None:
+        info.update({k: len(v) for k, v in queues.items()}, null=int(null.size))
     heads = {k: 0 for k in queues}
     seen: dict[int, bool] = {}
     n_flag = 0
@@ -531,6 +534,7 @@ def adjust(
     subsets: list[Subset] = []
     notes: list[str] = []
     for t in targets:
+        reason = ""
         if metric in ("leakage_ratio", "entity_null_rate"):
             flag = _indicator(dataset, split, metric)
             what = "leaked" if metric == "leakage_ratio" else "entity-free"
@@ -551,7 +555,14 @@ def adjust(
             )
         else:
             flagged = _flagged_surfaces(dataset, split, metric)
-            rows = _select_surfaces(src, flagged, t, size, bins, share, rng)
+            info: dict[str, int] = {}
+            rows = _select_surfaces(src, flagged, t, size, bins, share, rng, info)
+            what = "unseen" if metric == "unseen_entity_ratio" else "ambiguous"
+            reason = (
+                f" (the split has {info['pos']} sentences whose entities are all {what}, "
+                f"{info['neg']} with none {what}, {info['mix']} mixed and {info['null']} "
+                "without entities)"
+            )
         achieved = measure(dataset, split, metric, rows.tolist())
         if achieved is None:
             raise UsageError(f"{metric} is not defined on the subset (no entity in it)")
@@ -559,8 +570,8 @@ def adjust(
         if abs(achieved - t) > allowed + 1e-12:
             raise UsageError(
                 f"target {t} for {metric} is out of reach at size {size}: the closest subset "
-                f"found reaches {achieved:.4f} (tolerance {allowed:.4f}); try a smaller --size "
-                "or a target nearer the split's own value"
+                f"found reaches {achieved:.4f} (tolerance {allowed:.4f}){reason}; try a smaller "
+                "--size or a target nearer the split's own value"
             )
         subsets.append(
             Subset(
