@@ -122,3 +122,26 @@ def test_adjust_classification_csv_and_jsonl(tmp_path):
     assert rc == 0
     got = (tmp_path / "o2" / "train.jsonl").read_text(encoding="utf-8").splitlines()
     assert set(got) <= set(lines)
+
+
+def test_adjust_ner_jsonl_keeps_original_lines(tmp_path):
+    blocks = (NER_SAMPLE / "train.txt").read_text(encoding="utf-8").strip().split("\n\n")
+    rows = []
+    for b in blocks:
+        pairs = [line.split(" ") for line in b.split("\n") if not line.startswith("-DOCSTART-")]
+        if pairs:
+            rows.append(
+                json.dumps({"tokens": [p[0] for p in pairs], "tags": [p[1] for p in pairs]})
+            )
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "train.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "o"
+    rc = main(
+        ["adjust", str(data), "--split", "train", "--metric", "entity_null_rate"]
+        + ["--target", "0.5", "--size", "8", "-o", str(out)]
+    )
+    assert rc == 0
+    got = (out / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(got) == 8 and set(got) <= set(rows)
+    assert sum(all(t == "O" for t in json.loads(g)["tags"]) for g in got) == 4
