@@ -166,3 +166,43 @@ def test_stats_near_duplicates_flag(tmp_path, capsys):
     assert nd["parameters"]["threshold"] == 0.8
     assert nd["metrics"]["near_leakage_ratio"] == 1.0  # sets of 9 words, 8 shared: J = 8/10
     assert nd["leaks"][0]["matches"] == [{"split": "train", "id": "0"}]
+
+
+words = st.sampled_from(["a", "B", "b", "c", "ﬁ", "fi", " ", "\t"])
+texts = st.lists(words, max_size=6).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    train=st.lists(texts, min_size=1, max_size=12),
+    test=st.lists(texts, min_size=1, max_size=12),
+    test_first=st.booleans(),
+)
+def test_levels_are_nested_and_exact_at_threshold_one(train, test, test_first):
+    from benchcheck.data.model import Dataset
+    from benchcheck.io.tables import build_text_split
+    from benchcheck.metrics.reliability import duplicate_ratio, text_leakage_ratio
+
+    def split(name, rows):
+        frame = pl.DataFrame(
+            {"id": [str(i) for i in range(len(rows))], "text": rows, "label": ["0"] * len(rows)}
+        )
+        return build_text_split(frame, task="classification", name=name, source=name)
+
+    order = [("test", test), ("train", train)] if test_first else [("train", train), ("test", test)]
+    ds = Dataset(task="classification", splits={k: split(k, v) for k, v in order})
+    res = near_duplicates(ds, threshold=1.0, seed=0)
+    for name in ("train", "test"):
+        s = res.splits[name]
+        assert s["near_duplicate_ratio"] >= s["normalized_duplicate_ratio"] - 1e-12
+        assert s["normalized_duplicate_ratio"] >= duplicate_ratio(ds[name]) - 1e-12
+    m = res.metrics
+    assert m["near_leakage_ratio"] >= m["normalized_leakage_ratio"] >= text_leakage_ratio(ds)
+
+    # Threshold 1: equal word sets (or equal normalised texts) — found exactly.
+    def key(t):
+        n = _ref_normalise(t)
+        return frozenset(n.split(" ")) - {""} or ("empty", n)
+
+    ref = {key(t) for t in train}
+    assert m["near_leakage_ratio"] == sum(key(t) in ref for t in test) / len(test)

