@@ -199,7 +199,10 @@ def test_audit_pair_with_judge(tmp_path: Path, monkeypatch) -> None:
     expect.sort(key=lambda t: -t[1])
     assert [e["id"] for e in le["examples"]] == [i for i, _ in expect]
     assert le["summary"]["flagged"] == len(expect)
-    assert le["judge"]["prompts"] == ["nli", "document", "grounding", "evidence"]
+    from benchcheck.judges.run import AUDIT_PROMPTS
+
+    assert le["judge"]["prompts"] == AUDIT_PROMPTS.split(",")
+    assert le["judge"]["members"] == len(AUDIT_PROMPTS.split(","))
     flagged = pl.read_csv(tmp_path / "flagged.csv")
     assert flagged["id"].to_list() == [i for i, _ in expect]
     lines = (tmp_path / "flagged.jsonl").read_text(encoding="utf-8").splitlines()

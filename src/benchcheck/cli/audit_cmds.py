@@ -50,7 +50,7 @@ class AuditInputs:
     label: str | None = None
     id: str | None = None
     judge: str | None = "llama-cpp"
-    prompts: str = "all"
+    prompts: str | None = None
     threshold: float = 0.5
     suite: str | None = None
     suite_predictions: dict[str, str] = field(default_factory=dict)
@@ -200,6 +200,15 @@ def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     return f"{kind}, {len(dataset.split_names)} split(s), {sum(s.n for s in dataset)} examples"
 
 
+def _audit_prompts() -> str:
+    """Return the judges' prompt set for audit (fewer framings than ``all``: faster)."""
+    try:
+        from benchcheck.judges.run import AUDIT_PROMPTS
+    except ImportError:  # pragma: no cover - older judges module
+        return "all"
+    return str(AUDIT_PROMPTS)
+
+
 def _read_examples(inp: AuditInputs) -> Any:
     from benchcheck.io.tables import read_table
 
@@ -227,7 +236,7 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
         raise Skip(f"the judges are not available in this build ({exc})") from None
 
     frame = _read_examples(inp)
-    prompts = select_prompts(inp.prompts)
+    prompts = select_prompts(inp.prompts or _audit_prompts())
     unusable = [p.name for p in prompts if not p.fields <= set(frame.columns)]
     if unusable:
         raise Skip(
@@ -425,7 +434,11 @@ def audit(
                      "(default: the embedded llama.cpp model)."),
     ] = "llama-cpp",
     no_judge: Annotated[bool, typer.Option("--no-judge", help="Skip label-error flags.")] = False,
-    prompts: Annotated[str, typer.Option("--prompts", help="Prompt framings: all or a,b.")] = "all",
+    prompts: Annotated[
+        str | None,
+        typer.Option("--prompts", help="Prompt framings: 'all' or names, e.g. nli,document "
+                     "(default: the judges' audit set, two framings, to keep audit fast)."),
+    ] = None,
     threshold: Annotated[
         float, typer.Option("--threshold", help="Minimum confidence of a flag.")
     ] = 0.5,
