@@ -59,3 +59,10 @@ def test_deterministic_and_validates():
     assert a == b
     with pytest.raises(UsageError, match="two labels"):
         partial_input_audit(["a", "b"], ["x", "x"], ["c"], ["x"])
+
+
+def test_max_train_subsample():
+    rng = np.random.default_rng(4)
+    tr, ev = make(rng, 300, True), make(rng, 60, True)
+    res = partial_input_audit(*tr, *ev, seed=1, n_resamples=20, max_train=120)
+    assert res.n_train == 120 and res.meta["n_train_available"] == 300

@@ -277,6 +277,7 @@ def run_artifacts(
     seed: int = 0,
     top: int = 10,
     resamples: int = 1000,
+    max_train: int | None = None,
 ) -> dict[str, Any]:
     """Read the two splits, run the partial-input audit; return the JSON payload."""
     from benchcheck.diagnostics.artifacts import partial_input_audit
@@ -300,7 +301,7 @@ def run_artifacts(
     pick = (lambda p: p.hypotheses) if side == "hypothesis" else (lambda p: p.premises)
     result = partial_input_audit(
         pick(tr), tr.labels, pick(ev), ev.labels, seed=seed, top_k=top,
-        n_resamples=resamples, input_name=side,
+        n_resamples=resamples, input_name=side, max_train=max_train,
         meta={"train": str(train_file), "eval": str(eval_file),
               "train_skipped_rows": tr.n_skipped, "eval_skipped_rows": ev.n_skipped,
               "eval_kind": ev.kind},
@@ -350,6 +351,9 @@ def artifacts(
     seed: SeedOpt = 0,
     top: Annotated[int, typer.Option("--top", help="Cue n-grams listed per label.")] = 10,
     resamples: ResamplesOpt = 1000,
+    max_train: Annotated[
+        int | None, typer.Option("--max-train", help="Train on a seeded subset of this size.")
+    ] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
@@ -362,7 +366,7 @@ def artifacts(
     """
     payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
                             text_b=text_b, label=label, side=side, seed=seed, top=top,
-                            resamples=resamples)
+                            resamples=resamples, max_train=max_train)
     if json_out != "-":
         render_artifacts(payload)
     write_json(payload, json_out)
