@@ -40,6 +40,10 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap (and
 ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
 
 
+#: Rows with fewer examples are dimmed in the table.
+SMALL_N = 10
+
+
 def _label_map(value: str | None) -> dict[str, str] | None:
     if not value:
         return None
@@ -157,6 +161,8 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
         cells = [payload["models"][m][group] if key is None else payload["models"][m][group][key]
                  for m in models]
         extra = [ranking(group, key)] if len(models) > 1 else []
+        if not style and cells[0]["n"] < SMALL_N:
+            style = "dim"
         table.add_row(label, str(cells[0]["n"]), *[_fmt_cell(c) for c in cells], *extra,
                       style=style)
 
@@ -187,6 +193,8 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
         )
         for note in payload.get("prediction_notes", {}).get(m, []):
             console.print(f"  note: {note}", highlight=False)
+    console.print(f"Dim rows have fewer than {SMALL_N} examples: their intervals are wide; "
+                  "read them as indications.", highlight=False)
     console.print(f"[italic]{payload['note']}[/]", highlight=False)
 
 
