@@ -137,3 +137,17 @@ def test_artifacts_folder_and_files(tmp_path, capsys):
     assert main(["artifacts", "--train", str(tmp_path / "odd.jsonl"), "--eval", SUITE]) == 2
     assert "odd.jsonl" in capsys.readouterr().err
     assert main(["artifacts", str(tmp_path / "missing_dir")]) == 2
+
+
+def test_artifacts_label_map(tmp_path, capsys):
+    rows = [{"premise": "p", "hypothesis": f"h {i} {'nobody' if i % 3 == 2 else ''}",
+             "label": i % 3} for i in range(60)]
+    _pairs(tmp_path / "train.jsonl", rows)
+    # Integer labels against the suite's names: refused with a hint, then mapped.
+    assert main(["artifacts", "--train", str(tmp_path / "train.jsonl"), "--eval", SUITE]) == 2
+    assert "--label-map" in capsys.readouterr().err
+    out = tmp_path / "a.json"
+    assert main(["artifacts", "--train", str(tmp_path / "train.jsonl"), "--eval", SUITE,
+                 "--label-map", "0=entailment,1=neutral,2=contradiction", "--resamples", "20",
+                 "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["cues"]["contradiction"][0]["feature"] == "nobody"

@@ -286,6 +286,7 @@ def run_artifacts(
     top: int = 10,
     resamples: int = 1000,
     max_train: int | None = None,
+    label_map: str | None = None,
 ) -> dict[str, Any]:
     """Read the two splits, run the partial-input audit; return the JSON payload."""
     from benchcheck.diagnostics.artifacts import partial_input_audit
@@ -306,9 +307,12 @@ def run_artifacts(
         ev = read_pairs(eval_file)
     else:
         ev = read_pairs(eval_file, text_a=text_a, text_b=text_b, label=label)
+    mapping = _label_map(label_map) or {}
+    tr_labels = [mapping.get(x, x) for x in tr.labels]
+    ev_labels = [mapping.get(x, x) for x in ev.labels]
     pick = (lambda p: p.hypotheses) if side == "hypothesis" else (lambda p: p.premises)
     result = partial_input_audit(
-        pick(tr), tr.labels, pick(ev), ev.labels, seed=seed, top_k=top,
+        pick(tr), tr_labels, pick(ev), ev_labels, seed=seed, top_k=top,
         n_resamples=resamples, input_name=side, max_train=max_train,
         meta={"train": str(train_file), "eval": str(eval_file),
               "train_skipped_rows": tr.n_skipped, "eval_skipped_rows": ev.n_skipped,
@@ -362,6 +366,11 @@ def artifacts(
     max_train: Annotated[
         int | None, typer.Option("--max-train", help="Train on a seeded subset of this size.")
     ] = None,
+    label_map: Annotated[
+        str | None,
+        typer.Option("--label-map", help="Rename labels in both splits, e.g. "
+                     "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI)."),
+    ] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
@@ -374,7 +383,7 @@ def artifacts(
     """
     payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
                             text_b=text_b, label=label, side=side, seed=seed, top=top,
-                            resamples=resamples, max_train=max_train)
+                            resamples=resamples, max_train=max_train, label_map=label_map)
     if json_out != "-":
         render_artifacts(payload)
     write_json(payload, json_out)

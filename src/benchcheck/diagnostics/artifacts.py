@@ -146,6 +146,11 @@ def partial_input_audit(
         raise UsageError(f"the training split needs at least two labels, found {classes}")
     if not eval_texts:
         raise UsageError("the evaluation split is empty")
+    if not set(train_labels) & set(eval_labels):
+        raise UsageError(
+            f"training labels {sorted(set(train_labels))[:5]} and evaluation labels "
+            f"{sorted(set(eval_labels))[:5]} share nothing; map them (--label-map 0=entailment,...)"
+        )
     labels = tuple(sorted(set(train_labels) | set(eval_labels)))
     from threadpoolctl import threadpool_limits
 
