@@ -151,3 +151,16 @@ def test_artifacts_label_map(tmp_path, capsys):
                  "--label-map", "0=entailment,1=neutral,2=contradiction", "--resamples", "20",
                  "--json", str(out)]) == 0
     assert json.loads(out.read_text())["cues"]["contradiction"][0]["feature"] == "nobody"
+
+
+def test_check_suite_custom_taxonomy(tmp_path, capsys):
+    tax = tmp_path / "tax.toml"
+    tax.write_text('name = "mini"\n[categories]\n"Logic" = ["Negation"]\n')
+    out = tmp_path / "c.json"
+    assert main(["check-suite", str(DATA / "suite_mini.jsonl"), "--taxonomy", str(tax),
+                 "--json", str(out)]) == 0
+    payload = json.loads(out.read_text())
+    assert list(payload["categories"]) == ["Logic"]
+    assert set(payload["unknown_tags"]) == {"lexical entailment", "Universal",
+                                            "Downward Monotone", "Core Arguments",
+                                            "World Knowledge", "Telepathy"}
