@@ -175,3 +175,30 @@ def test_random_tokens_read_back(tmp_path_factory, sentences):
     assert _sentences(split) == [(r["tokens"], r["tags"]) for r in rows]
     assert split.table["line"].to_list() == list(range(1, len(rows) + 1))
     assert split.tokens["token"].dtype == pl.String
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(["Ann", "Lee", "Paris", "."]), st.sampled_from(LABELS)),
+            min_size=1,
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_jsonl_and_conll_read_the_same(tmp_path_factory, sentences):
+    # Same corpus, two formats: same hashes, spans and surfaces (so leakage across formats works).
+    from benchcheck.io.conll import read_conll
+
+    folder = tmp_path_factory.mktemp("fmt")
+    rows = [{"tokens": [t for t, _ in s], "tags": [g for _, g in s]} for s in sentences]
+    j = read_ner_jsonl(_write(folder / "a.jsonl", rows))
+    text = "\n\n".join("\n".join(f"{t} {g}" for t, g in s) for s in sentences) + "\n"
+    (folder / "a.conll").write_text(text, encoding="utf-8")
+    c = read_conll(folder / "a.conll")
+    keys = ["x_hash", "xy_hash", "n_tokens", "n_entities"]
+    assert j.table.select(keys).equals(c.table.select(keys))
+    assert j.spans.equals(c.spans) and j.scheme == c.scheme and j.tag_repairs == c.tag_repairs
