@@ -146,3 +146,28 @@ def test_missing_string_tag_names_its_row(tmp_path):
     with pytest.raises(InputError, match="non-empty strings") as info:
         load(folder)
     assert info.value.line == 1
+
+
+def test_hf_and_conll_hash_alike(tmp_path):
+    # Leakage between a saved HF split and a CoNLL file needs identical instance hashes.
+    from benchcheck.io.conll import read_conll
+
+    sentences = [(["Angela", "Merkel", "spoke"], [1, 2, 0]), (["Paris"], [3])]
+    folder = _save(
+        tmp_path,
+        {"test": {"tokens": [t for t, _ in sentences], "ner_tags": [g for _, g in sentences]}},
+        _class_label_features(),
+    )
+    conll = tmp_path / "test.conll"
+    conll.write_text(
+        "\n\n".join(
+            "\n".join(f"{t} {NAMES[g]}" for t, g in zip(*s, strict=True)) for s in sentences
+        )
+        + "\n"
+    )
+    hf_split, conll_split = load(folder)["test"], read_conll(conll)
+    keys = ["x_hash", "xy_hash", "n_entities"]
+    assert hf_split.table.select(keys).equals(conll_split.table.select(keys))
+    assert hf_split.spans.select("surface_hash", "surface").equals(
+        conll_split.spans.select("surface_hash", "surface")
+    )
