@@ -93,15 +93,15 @@ def ray_cluster():
 
 def test_ray_identical_json(ray_cluster, tmp_path):
     rng = np.random.default_rng(7)
-    src = _write_split_files(tmp_path / "conll", rng, sizes=(400, 50, 80))
+    src = _write_split_files(tmp_path / "conll", rng, sizes=(150, 30, 40))
     out = tmp_path / "s.parquet"
-    shards.convert(src, out, chunk_bytes=700)  # several shards per split
+    shards.convert(src, out, chunk_bytes=400)  # several shards per split
     ray_json, emb_json, conll_json = (tmp_path / f"{k}.json" for k in ("ray", "emb", "conll"))
     assert main(["stats", str(out), "--engine", "ray", "--json", str(ray_json)]) == 0
     assert main(["stats", str(out), "--json", str(emb_json)]) == 0
     assert main(["stats", str(src), "--json", str(conll_json)]) == 0
     assert ray_json.read_bytes() == emb_json.read_bytes() == conll_json.read_bytes()
-    assert json.loads(ray_json.read_text())["splits"]["train"]["n_instances"] == 400
+    assert json.loads(ray_json.read_text())["splits"]["train"]["n_instances"] == 150
 
     # Force small blocks: sentences straddle blocks, the result does not move.
     ctx = ray_cluster.data.DataContext.get_current()
@@ -122,3 +122,52 @@ def test_ray_strict_error_names_line(ray_cluster, tmp_path, capsys):
     shards.convert(src, out, chunk_bytes=50)
     assert main(["stats", str(out), "--engine", "ray", "--strict", "--scheme", "iob2"]) == 2
     assert f"{src}:62: invalid IOB2 tag transition" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ray_judge_same_scores_and_cache(ray_cluster, tmp_path):
+    """llama.cpp actors via map_batches: the local judge's bits, cache served, resumable."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    from benchcheck.engine.ray_judge import RayJudge
+    from benchcheck.errors import JudgeUnavailable
+    from benchcheck.judges.cache import JudgeCache
+    from benchcheck.judges.llama_cpp import LlamaCppJudge
+    from benchcheck.judges.prompts import select_prompts
+    from benchcheck.judges.resolve import resolve_model
+    from benchcheck.judges.run import judge_frame
+
+    model = "qwen2.5-coder-0.5b-instruct"
+    try:
+        resolve_model(model)
+    except JudgeUnavailable as exc:
+        pytest.skip(f"offline model bundle not installed: {exc}")
+    frame = pl.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "text_a": [
+                "The bakery opens at seven.",
+                "The bakery opens at seven.",
+                "Omar grew beans.",
+            ],
+            "text_b": ["The bakery opens.", "The bakery is open at night.", "Omar grew nothing."],
+        }
+    )
+    prompts = select_prompts("nli")
+    options = {"n_threads": 1, "n_ctx": 512}
+    local = LlamaCppJudge(model, **options)
+    try:
+        want = judge_frame(frame, [local], prompts)
+        # Resumable: one judgement already stored (from the local judge: same identity).
+        cache = JudgeCache(tmp_path / "c.sqlite")
+        judge_frame(frame.head(1), [local], prompts, cache=cache)
+    finally:
+        local.close()
+    remote = RayJudge(f"llama-cpp:{model}", actors=1, options=options)
+    assert remote.identity == local.identity
+    got = judge_frame(frame, [remote], prompts, cache=cache, batch_size=10**6)
+    assert got["cached"].to_list() == [True, False, False]
+    cols = ["id", "p_0", "p_1"]
+    assert got.select(cols).equals(want.select(cols))
+    again = judge_frame(frame, [remote], prompts, cache=cache, batch_size=10**6)
+    assert again["cached"].to_list() == [True, True, True] and len(cache) == 3
+    cache.close()
