@@ -68,6 +68,15 @@ def judge(
     json_path: Annotated[
         str | None, typer.Option("--json", help="Write the run summary as JSON ('-' = stdout).")
     ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="embedded, or ray (judge actors via Ray Data).")
+    ] = "embedded",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (default: local).")
+    ] = None,
+    actors: Annotated[
+        int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
+    ] = 1,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
@@ -94,6 +103,13 @@ def judge(
     try:
         for spec in judges or ["llama-cpp"]:
             console_err.print(f"loading judge {spec} ...", highlight=False)
+            if engine == "ray":  # same cache semantics: RayJudge is a Judge like any other
+                from benchcheck.engine.ray_judge import RayJudge
+
+                built.append(RayJudge(spec, actors=actors, address=address))
+                continue
+            if engine != "embedded":
+                raise UsageError(f"--engine: expected embedded or ray, got {engine!r}")
             built.append(
                 make_judge(
                     spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
