@@ -65,7 +65,9 @@ def read_conll(
     path = Path(path)
     parts: list[Split] = []
     fmt: Format | None = None
+    last_line = 0
     for data, first_line in _chunks(path, chunk_bytes):
+        last_line = first_line + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
         if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
             fmt = _format_of(data, path, first_line)
         parsed = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
@@ -88,8 +90,12 @@ def read_conll(
             )
         )
     if not parts:
+        # Named at the file's last line: everything up to it was blank or -DOCSTART-.
         raise InputError(
-            "empty split: expected at least one sentence with tokens and tags", path=path
+            "empty split: expected at least one sentence with tokens and tags, found only "
+            "blank and -DOCSTART- lines up to here",
+            path=path,
+            line=last_line or None,
         )
     split = combine_splits(parts, scheme=scheme)
     if strict and split.tag_repairs:

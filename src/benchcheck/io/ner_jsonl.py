@@ -85,6 +85,14 @@ def read_ner_jsonl(
         tags.extend(row_tags)
         lines.extend([number] * len(row_tokens))
         starts.extend([True] + [False] * (len(row_tokens) - 1))
+    if not tokens:
+        last = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+        raise InputError(
+            "empty split: expected at least one row with tokens, found only blank lines and "
+            "empty sentences up to here",
+            path=path,
+            line=last or None,
+        )
     return build_ner_split(
         name=name or path.stem,
         source=str(path),
