@@ -222,7 +222,7 @@ def test_bad_conll_exits_2_naming_file_and_line(capsys, tmp_path, command, name,
 
 def test_other_bad_inputs(capsys, tmp_path):
     empty = IO_FIXTURES / "bad" / "only_docstart.conll"
-    assert "empty split" in _bad(capsys, "stats", empty, where=f"{empty}: ")
+    assert "empty split" in _bad(capsys, "stats", empty, where=f"{empty}:4: ")
     missing = tmp_path / "missing"
     _bad(capsys, "stats", missing, where=str(missing))
     jsonl = tmp_path / "train.jsonl"

@@ -163,11 +163,16 @@ def test_bad_input_names_file_and_line(name, line, message, got, chunk_bytes):
 
 
 def test_empty_split_names_the_file(tmp_path):
-    (tmp_path / "empty.conll").touch()
-    for path in (FIXTURES / "bad" / "only_docstart.conll", tmp_path / "empty.conll"):
+    # Named at the last line: only blank and -DOCSTART- lines up to there.
+    path = FIXTURES / "bad" / "only_docstart.conll"
+    for chunk_bytes in (conll.CHUNK_BYTES, 5):
         with pytest.raises(InputError, match="empty split") as info:
-            read_conll(path)
-        assert info.value.path == str(path)
+            read_conll(path, chunk_bytes=chunk_bytes)
+        assert (info.value.path, info.value.line) == (str(path), 4)
+    (tmp_path / "empty.conll").touch()
+    with pytest.raises(InputError, match="empty split") as info:
+        read_conll(tmp_path / "empty.conll")
+    assert (info.value.path, info.value.line) == (str(tmp_path / "empty.conll"), None)
 
 
 def test_many_leading_blank_lines(tmp_path):

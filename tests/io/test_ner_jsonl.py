@@ -137,8 +137,9 @@ def test_undecodable_empty_and_missing(tmp_path):
         read_ner_jsonl(path)
     assert info.value.line == 2
     path.write_text('\n{"tokens": [], "tags": []}\n')
-    with pytest.raises(InputError, match="empty split"):
+    with pytest.raises(InputError, match="empty split") as info:
         read_ner_jsonl(path)
+    assert info.value.line == 2
     with pytest.raises(InputError, match="file not found"):
         read_ner_jsonl(tmp_path / "nope.jsonl")
 
