@@ -31,3 +31,10 @@ def test_convert_then_stats_identical(tmp_path, capsys):
 def test_help_has_example(command, capsys):
     assert main([command, "--help"]) == 0
     assert "Example: benchcheck " + command in capsys.readouterr().out
+
+
+def test_judge_unknown_engine(tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "1", "text": "a"}\n', encoding="utf-8")
+    assert main(["judge", str(data), "--engine", "spark", "--no-cache"]) == 2
+    assert "--engine: expected embedded or ray" in capsys.readouterr().err

@@ -83,6 +83,9 @@ class RayJudge(Judge):
         self.cpus_per_actor = cpus_per_actor
         self.batch_size = batch_size
         self.options = dict(options or {})
+        if spec.partition(":")[0].strip().lower() == "llama-cpp":
+            # One llama.cpp thread per reserved CPU: actors must not oversubscribe a node.
+            self.options.setdefault("n_threads", max(1, int(cpus_per_actor)))
         # The identity (model, weights hash, options) keys the cache: ask a worker for it,
         # so the driver never loads the model.
         task = self.ray.remote(num_cpus=cpus_per_actor)(_identity)
