@@ -326,3 +326,16 @@ def test_accuracy_shows_annotator_and_split_names_verbatim(capsys, tmp_path):
     target = tmp_path / "s[2].jsonl"
     rc, out, err = run(capsys, "sample", NER_SAMPLE, "--per-split", 1, "-o", target)
     assert rc == 0 and str(target) in out.replace("\n", "")
+
+
+def test_stats_on_jsonl_with_label_names(capsys, tmp_path):
+    rows = [
+        {"tokens": ["Ann", "Lee", "left"], "ner_tags": [1, 2, 0]},
+        {"tokens": ["ok"], "ner_tags": [0]},
+    ]
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    payload = run_json(capsys, "stats", path, "--label-names", "O,B-PER,I-PER")
+    assert payload["splits"]["train"]["n_entities"] == 1
+    assert payload["splits"]["train"]["entity_null_rate"] == 0.5
+    assert "--label-names" in _bad(capsys, "stats", path, where=f"{path}:1: ")
