@@ -61,10 +61,10 @@ def test_429_with_retry_after_then_500_then_success():
 
 
 def test_slow_response_times_out_and_is_retried():
-    with FaultServer(["slow"], slow_seconds=1.0) as server:
-        judge = _judge(server, timeout=0.3)
+    with FaultServer(["slow"], slow_seconds=2.0) as server:
+        judge = _judge(server, timeout=0.6)
         s = judge.score([_req()])[0]
-    assert judge.attempts == 2
+    assert judge.attempts >= 2  # the slow answer timed out; a busy machine may add one more
     assert s.probs[1] > 0.5
 
 
