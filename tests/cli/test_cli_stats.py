@@ -189,6 +189,8 @@ def test_audit_writes_results_json(capsys, tmp_path):
     stats = run_json(capsys, "stats", NER_SAMPLE)
     assert results["stats"]["metrics"] == stats["metrics"]
     assert "redundancy" in out
+    printed = run_json(capsys, "audit", NER_SAMPLE, "-o", tmp_path / "again")
+    assert printed["stats"]["metrics"] == stats["metrics"]
 
 
 # bad input --------------------------------------------------------------------------------
