@@ -13,11 +13,15 @@ in bounded memory. Then, each in a fresh process (peak RSS from ``ru_maxrss``):
    one chunk per file) against the chunked read, compared as canonical JSON text;
 3. ``benchcheck convert`` once per size, and ``stats`` over the shards;
 4. with ``--ray``: ``stats --engine ray`` over the smallest corpus' shards on a local cluster
-   of 1 and of 2 CPUs (same JSON as the embedded engine is checked).
+   of 1 and of 2 CPUs (same JSON as the embedded engine is checked);
+5. with ``--judge N``: judging N synthetic pairs (one prompt, no cache) with the small
+   offline model: embedded llama.cpp on one thread, then Ray with 1 and 2 one-CPU actors
+   (judgements/s; the probabilities are checked equal).
 
 Medians of ``--repeat`` runs; the machine's load average is printed beside the numbers.
 
     python benchmarks/scale_bench.py [--sizes 1000000,3000000,10000000] [--repeat 3] [--ray]
+    python benchmarks/scale_bench.py --sizes 0 --judge 48
 """
 
 from __future__ import annotations
@@ -167,8 +171,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--ray", action="store_true", help="add the Ray rows (needs ray[data])")
     parser.add_argument("--skip-exact", action="store_true")
+    parser.add_argument("--judge", type=int, default=0, help="pairs to judge (0: skip)")
     opts = parser.parse_args()
-    sizes = [int(s) for s in opts.sizes.split(",")]
+    sizes = [int(s) for s in opts.sizes.split(",") if int(s) > 0]
+    if opts.judge:
+        judge_rows(opts.judge)
+    if not sizes:
+        return
     out_json = DATA / "scale_out"
     out_json.mkdir(parents=True, exist_ok=True)
     print(f"load average at start: {os.getloadavg()}, cpus: {os.cpu_count()}", flush=True)
@@ -205,7 +214,7 @@ def main() -> None:
             f"  {n:>10,}: CoNLL {per:.2f} s/M (x{per / base:.2f} of smallest), "
             f"{r['rss_mb'] / (total / 1e6):.0f} MB/M peak; shards {per_s:.2f} s/M"
         )
-    if not opts.skip_exact:
+    if not opts.skip_exact and sizes:
         n = sizes[0]
         folder = corpus(n)
         a = child("whole", [str(folder), str(out_json / "whole.json")])
@@ -244,6 +253,49 @@ def main() -> None:
                 flush=True,
             )
     print(f"load average at end: {os.getloadavg()}")
+
+
+def judge_rows(n_pairs: int, model: str = "qwen2.5-coder-0.5b-instruct") -> None:
+    """Judgements/s: embedded llama.cpp (1 thread) vs Ray with 1 and 2 one-CPU actors."""
+    import polars as pl
+
+    from benchcheck.engine.ray_engine import connect
+    from benchcheck.engine.ray_judge import RayJudge
+    from benchcheck.judges.llama_cpp import LlamaCppJudge
+    from benchcheck.judges.prompts import select_prompts
+    from benchcheck.judges.run import judge_frame
+
+    rng = np.random.default_rng(0)
+    nouns = ["bakery", "river", "council", "engine", "garden", "museum", "harbour", "school"]
+    verbs = ["opens", "closes", "floods", "expands", "moves", "sells", "grows", "fails"]
+    a = [f"The {rng.choice(nouns)} {rng.choice(verbs)} at {k % 12 + 1}." for k in range(n_pairs)]
+    b = [f"The {rng.choice(nouns)} {rng.choice(verbs)}." for _ in range(n_pairs)]
+    frame = pl.DataFrame({"id": [str(k) for k in range(n_pairs)], "text_a": a, "text_b": b})
+    prompts = select_prompts("nli")
+    opts = {"n_threads": 1, "n_ctx": 512}
+    local = LlamaCppJudge(model, **opts)
+    t = time.perf_counter()
+    ref = judge_frame(frame, [local], prompts)
+    base = n_pairs / (time.perf_counter() - t)
+    local.close()
+    print(
+        f"judging {n_pairs} pairs, embedded llama.cpp 1 thread: {base:.2f} judgements/s "
+        f"(model load excluded) | load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    connect(None, 2)
+    for actors in (1, 2):
+        t = time.perf_counter()
+        judge = RayJudge(f"llama-cpp:{model}", actors=actors, options=opts, batch_size=8)
+        got = judge_frame(frame, [judge], prompts, batch_size=10**9)
+        wall = time.perf_counter() - t
+        same = got.select("p_0", "p_1").equals(ref.select("p_0", "p_1"))
+        print(
+            f"ray {actors} actor(s): {n_pairs / wall:.2f} judgements/s including actor start "
+            f"and model loads ({wall:.1f} s); same probabilities: {same} "
+            f"| load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
