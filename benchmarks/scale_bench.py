@@ -14,7 +14,9 @@ in bounded memory. Then, each in a fresh process (peak RSS from ``ru_maxrss``):
 3. ``benchcheck convert`` once per size, and ``stats`` over the shards;
 4. with ``--ray``: ``stats --engine ray`` over the smallest corpus' shards on a local cluster
    of 1 and of 2 CPUs (same JSON as the embedded engine is checked);
-5. with ``--judge N``: judging N synthetic pairs (one prompt, no cache) with the small
+5. with ``--leakage``: ``benchcheck leakage`` of 2,000 test sentences (5% copied from train)
+   against the 1M training sentences written as a text corpus in 8 Parquet shards;
+6. with ``--judge N``: judging N synthetic pairs (one prompt, no cache) with the small
    offline model: embedded llama.cpp on one thread, then Ray with 1 and 2 one-CPU actors
    (judgements/s; the probabilities are checked equal).
 
@@ -172,10 +174,13 @@ def main() -> None:
     parser.add_argument("--ray", action="store_true", help="add the Ray rows (needs ray[data])")
     parser.add_argument("--skip-exact", action="store_true")
     parser.add_argument("--judge", type=int, default=0, help="pairs to judge (0: skip)")
+    parser.add_argument("--leakage", action="store_true", help="time benchcheck leakage")
     opts = parser.parse_args()
     sizes = [int(s) for s in opts.sizes.split(",") if int(s) > 0]
     if opts.judge:
         judge_rows(opts.judge)
+    if opts.leakage:
+        leakage_rows(opts.repeat)
     if not sizes:
         return
     out_json = DATA / "scale_out"
@@ -253,6 +258,56 @@ def main() -> None:
                 flush=True,
             )
     print(f"load average at end: {os.getloadavg()}")
+
+
+def leakage_rows(repeat: int, n: int = 1_000_000) -> None:
+    """Contamination of 2,000 test sentences against the 1M training sentences as text."""
+    import polars as pl
+
+    shards = shards_of(n, corpus(n))
+    text_dir = DATA / f"scale_{n}_text"
+    test_file = DATA / f"scale_{n}_test2000.jsonl"
+    if not text_dir.exists():
+        text_dir.mkdir()
+        for split, target in (("train", None), ("test", test_file)):
+            rows = pl.scan_parquet(str(shards / split / "*.parquet"))
+            docs = (
+                rows.group_by("sentence", maintain_order=True)
+                .agg(pl.col("token").str.join(" ").alias("text"))
+                .collect()
+            )
+            if target is None:
+                size = -(-docs.height // 8)
+                for k in range(8):
+                    docs.slice(k * size, size).select("text").write_parquet(
+                        text_dir / f"part-{k:05d}.parquet"
+                    )
+            else:
+                docs.head(2000).select(
+                    pl.col("sentence").cast(pl.String).alias("id"), "text"
+                ).write_ndjson(target)
+    out = DATA / "scale_out" / "leakage.json"
+    r = median_run(
+        "cli",
+        [
+            "leakage",
+            "--test",
+            str(test_file),
+            "--corpus",
+            str(text_dir / "*.parquet"),
+            "--json",
+            str(out),
+        ],
+        repeat,
+    )
+    m = json.loads(out.read_text())["metrics"]
+    print(
+        f"leakage: 2,000 items vs {n:,} documents in 8 shards: {r['wall_s']:.1f} s, "
+        f"{r['rss_mb']:,.0f} MB peak {r['runs']}; exact {m['exact_rate']:.4f}, normalised "
+        f"{m['normalised_rate']:.4f}, 13-gram {m['ngram_rate']:.4f} "
+        f"| load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
 
 def judge_rows(n_pairs: int, model: str = "qwen2.5-coder-0.5b-instruct") -> None:

@@ -102,12 +102,14 @@ class RayJudge(Judge):
             {"index": i, "request": pickle.dumps(requests[i], protocol=pickle.HIGHEST_PROTOCOL)}
             for i in order
         ]
-        ds = self.ray.data.from_items(items, override_num_blocks=max(1, len(items) // 64))
+        # Enough blocks that every actor gets work (one block goes to one actor).
+        blocks = min(len(items), max(4 * self.actors, len(items) // 64))
+        ds = self.ray.data.from_items(items, override_num_blocks=blocks)
         scored = ds.map_batches(
             _JudgeWorker,
             fn_constructor_kwargs={"spec": self.spec, "options": self.options},
             batch_size=self.batch_size,
-            concurrency=self.actors,
+            compute=self.ray.data.ActorPoolStrategy(size=self.actors),
             num_cpus=self.cpus_per_actor,
         )
         out: list[JudgeScore | None] = [None] * len(requests)
