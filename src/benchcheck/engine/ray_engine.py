@@ -80,8 +80,9 @@ def build_block(
 
 def _map_batch(batch: Any, name: str, source: str, scheme: str | None) -> dict:
     """Build one block for ``map_batches``: Arrow table in, one pickled part per output row."""
-    frame = pl.from_arrow(batch).select(COLUMNS)
-    assert isinstance(frame, pl.DataFrame)
+    table = pl.from_arrow(batch)
+    assert isinstance(table, pl.DataFrame)  # an Arrow table, never a bare array
+    frame = table.select(COLUMNS)
     parts = build_block(frame, name=name, source=source, scheme=scheme)
     return {"part": [pickle.dumps(p, protocol=pickle.HIGHEST_PROTOCOL) for p in parts]}
 

@@ -198,7 +198,7 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
     shards: list[str] = []
     n_sent = n_tok = 0
     fmt = None
-    for data, first_line in conll._chunks(path, chunk_bytes):
+    for data, first_line, _n_lines in conll._chunks(path, chunk_bytes):
         if fmt is None:
             fmt = conll._format_of(data, path, first_line)
         parsed = conll._parse_fast(data, fmt, first_line=first_line) or conll._parse_lines(
@@ -219,7 +219,7 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
             schema=SCHEMA,
         )
         shard = f"part-{len(shards):05d}.parquet"
-        frame.write_parquet(folder / shard, compression=compression, statistics=True)
+        frame.write_parquet(folder / shard, compression=compression, statistics=True)  # type: ignore[arg-type]
         shards.append(shard)
         n_sent = int(sentence[-1]) + 1
         n_tok += token.len()
