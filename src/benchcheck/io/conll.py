@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import io
 import re
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,8 @@ DOCSTART = "-DOCSTART-"
 _WS = " \t\r"
 _WS_BYTES = b" \t\r"
 _SPACES = re.compile(r"[ \t]+")
-CHUNK_BYTES = 64 << 20
+CHUNK_BYTES = 16 << 20
+_WORKERS = 2
 
 #: (tab-separated?, number of fields), decided by the file's first content line.
 Format = tuple[bool, int]
@@ -66,29 +69,43 @@ def read_conll(
     parts: list[Split] = []
     fmt: Format | None = None
     last_line = 0
-    for data, first_line in _chunks(path, chunk_bytes):
-        last_line = first_line + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
-        if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
-            fmt = _format_of(data, path, first_line)
-        parsed = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
+
+    def read_part(data: bytes, first_line: int, fmt: Format) -> Split | None:
+        token, tag, line, sentence_start = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
             data, path, fmt, first_line=first_line
         )
-        token, tag, line, sentence_start = parsed
         if token.len() == 0:
-            continue
-        parts.append(
-            build_ner_split(
-                name=name or path.stem,
-                source=str(path),
-                token=token,
-                tag=tag,
-                sentence_start=sentence_start,
-                line=line,
-                scheme=scheme,
-                strict=strict and scheme is not None,
-                keep_tokens=keep_tokens,
-            )
+            return None
+        return build_ner_split(
+            name=name or path.stem,
+            source=str(path),
+            token=token,
+            tag=tag,
+            sentence_start=sentence_start,
+            line=line,
+            scheme=scheme,
+            strict=strict and scheme is not None,
+            keep_tokens=keep_tokens,
         )
+
+    # Chunks are parsed and hashed on two threads (polars and numpy release the GIL); at most
+    # two chunks are in flight, and results are taken in file order, so the first error in
+    # the file is the one raised.
+    pending: deque[Future[Split | None]] = deque()
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        for data, first_line, n_lines in _chunks(path, chunk_bytes):
+            last_line = first_line + n_lines - (1 if data.endswith(b"\n") else 0)
+            if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
+                fmt = _format_of(data, path, first_line)
+            pending.append(pool.submit(read_part, data, first_line, fmt))
+            while len(pending) > _WORKERS:
+                part = pending.popleft().result()
+                if part is not None:
+                    parts.append(part)
+        while pending:
+            part = pending.popleft().result()
+            if part is not None:
+                parts.append(part)
     if not parts:
         # Named at the file's last line: everything up to it was blank or -DOCSTART-.
         raise InputError(
@@ -108,7 +125,7 @@ def read_conll(
 
 
 def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
-    """Yield (bytes, first line number) pieces of the file, each ending at a blank line."""
+    """Yield (bytes, first line number, newline count) pieces, each ending at a blank line."""
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -128,15 +145,16 @@ def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
                     data = data[3:]
             if len(block) < chunk_bytes:  # end of file
                 if data:
-                    yield data, line_no
+                    yield data, line_no, data.count(b"\n")
                 return
             cut = max(data.rfind(b"\n\n") + 2, data.rfind(b"\n\r\n") + 3)
             if cut < 3:
                 carry = data
                 continue
             piece, carry = data[:cut], data[cut:]
-            yield piece, line_no
-            line_no += piece.count(b"\n")
+            n_lines = piece.count(b"\n")
+            yield piece, line_no, n_lines
+            line_no += n_lines
 
 
 def _format_of(data: bytes, path: Path, first_line: int) -> Format:
