@@ -4,7 +4,7 @@ Generates (once, cached in benchmarks/_data/) CoNLL corpora of N training senten
 N/10 test sentences (~14 tokens each, Zipf vocabulary with ``"``/``NA``/``null`` tokens,
 entities of 1-3 tokens from a Zipf list of surfaces, 2% repeated training sentences, 5%
 test sentences copied from train), written block by block so that generation itself runs
-in bounded memory. Then, each in a fresh process (peak RSS from ``ru_maxrss``):
+in bounded memory. Then, each in a fresh process (peak RSS: the child's ``VmHWM``):
 
 1. ``benchcheck stats DIR`` (embedded engine, CoNLL read in chunks, no token table) at each
    size: wall seconds, peak RSS, seconds and MB per million sentences, and the growth of the
@@ -45,29 +45,33 @@ TYPES = ("PER", "ORG", "LOC", "MISC")
 BLOCK = 200_000
 
 # Runs in a fresh interpreter: time the whole command (imports included), report peak RSS.
+# Peak RSS is VmHWM of this process: ru_maxrss would carry the parent's peak across exec.
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 t0 = time.perf_counter()
 mode, args = sys.argv[1], sys.argv[2:]
 if mode == "cli":
     from benchcheck.cli import main
     rc = main(args)
-else:  # "load": whole-file or chunked read of a folder, canonical JSON to args[1]
+else:  # "whole" / "chunked" read of a folder's CoNLL files, canonical JSON to args[1]
+    from pathlib import Path
     from benchcheck.cli._common import dumps
+    from benchcheck.data.model import Dataset
     from benchcheck.io.conll import read_conll
-    from benchcheck.io.load import load
+    from benchcheck.io.load import discover_splits
     from benchcheck.metrics.compute import compute_stats
-    import benchcheck.io.conll as conll
-    if mode == "whole":
-        conll.CHUNK_BYTES = 1 << 40  # one chunk per file: the plain in-memory read
-        ds = load(args[0], keep_tokens=True)
+    folder = Path(args[0])
+    if mode == "whole":  # one chunk per file, token table kept: the plain in-memory read
+        kw = {"keep_tokens": True, "chunk_bytes": 1 << 40}
     else:
-        ds = load(args[0], keep_tokens=False)
+        kw = {"keep_tokens": False}
+    splits = {k: read_conll(p, name=k, **kw) for k, p in discover_splits(folder).items()}
+    ds = Dataset(task="ner", splits=splits, name=folder.name)
     open(args[1], "w").write(dumps(compute_stats(ds).to_json()))
     rc = 0
 wall = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"rc": rc, "wall_s": wall, "rss_mb": rss}))
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+print(json.dumps({"rc": rc, "wall_s": wall, "rss_mb": int(hwm.split()[1]) / 1024}))
 """
 
 

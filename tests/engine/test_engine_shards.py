@@ -152,3 +152,13 @@ def test_bad_manifest(tmp_path):
     (tmp_path / shards.MANIFEST).write_text('{"format": "other", "version": 9}', encoding="utf-8")
     with pytest.raises(InputError, match="unknown shard format"):
         load(tmp_path)
+
+
+def test_empty_split_error_matches_conll(tmp_path):
+    empty = tmp_path / "test.txt"
+    empty.write_text("-DOCSTART- -X- O O\n\n\n", encoding="utf-8")
+    with pytest.raises(InputError) as want:
+        read_conll(empty)
+    with pytest.raises(InputError) as got:
+        shards.convert(empty, tmp_path / "o", chunk_bytes=4)
+    assert str(got.value) == str(want.value) and got.value.line == want.value.line

@@ -29,8 +29,11 @@ def convert(
         list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")
     ] = None,
     chunk_mb: Annotated[
-        int, typer.Option("--chunk-mb", min=1, help="CoNLL bytes per shard (cut at blank lines).")
-    ] = 64,
+        int | None,
+        typer.Option(
+            "--chunk-mb", min=1, help="CoNLL megabytes per shard, cut at blank lines (default 16)."
+        ),
+    ] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
@@ -46,7 +49,7 @@ def convert(
         data,
         output,
         splits=parse_assignments(split, "--split") or None,
-        chunk_bytes=chunk_mb << 20,
+        chunk_bytes=None if chunk_mb is None else chunk_mb << 20,
     )
     payload = folder.to_json()
     write_json(payload, json_out)

@@ -198,8 +198,10 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
     shards: list[str] = []
     n_sent = n_tok = 0
     fmt = None
-    for data, first_line, _n_lines in conll._chunks(path, chunk_bytes):
-        if fmt is None:
+    last_line = 0
+    for data, first_line, n_lines in conll._chunks(path, chunk_bytes):
+        last_line = first_line + n_lines - (1 if data.endswith(b"\n") else 0)
+        if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
             fmt = conll._format_of(data, path, first_line)
         parsed = conll._parse_fast(data, fmt, first_line=first_line) or conll._parse_lines(
             data, path, fmt, first_line=first_line
@@ -223,9 +225,12 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
         shards.append(shard)
         n_sent = int(sentence[-1]) + 1
         n_tok += token.len()
-    if not shards:
+    if not shards:  # as read_conll: named at the last line, all blank or -DOCSTART- up to it
         raise InputError(
-            "empty split: expected at least one sentence with tokens and tags", path=path
+            "empty split: expected at least one sentence with tokens and tags, found only "
+            "blank and -DOCSTART- lines up to here",
+            path=path,
+            line=last_line or None,
         )
     return {"source": str(path), "shards": shards, "n_sentences": n_sent, "n_tokens": n_tok}
 
