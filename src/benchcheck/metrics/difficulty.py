@@ -101,8 +101,15 @@ def entity_density(split: Split) -> float | None:
     spans = _spans(split)
     per_sentence = np.zeros(split.n, dtype=np.float64)
     if spans.height:
-        counts = spans.select("sentence", "surface_hash").unique().get_column("sentence").to_numpy()
-        per_sentence = np.bincount(counts, minlength=split.n).astype(np.float64)
+        # Distinct (sentence, surface) pairs by sorting, not by a hash table: the same counts,
+        # and +0.1 GB instead of +2.2 GB of peak memory on 13M spans (docs/scale.md).
+        sentence = spans.get_column("sentence").to_numpy()
+        surface = spans.get_column("surface_hash").to_numpy()
+        order = np.lexsort((surface, sentence))
+        sentence, surface = sentence[order], surface[order]
+        first = np.ones(sentence.size, dtype=bool)
+        first[1:] = (sentence[1:] != sentence[:-1]) | (surface[1:] != surface[:-1])
+        per_sentence = np.bincount(sentence[first], minlength=split.n).astype(np.float64)
     tokens = split.table.get_column("n_tokens").to_numpy()
     return float(np.mean(per_sentence / tokens))
 
