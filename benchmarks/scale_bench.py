@@ -61,11 +61,12 @@ else:  # "whole" / "chunked" read of a folder's CoNLL files, canonical JSON to a
     from benchcheck.io.load import discover_splits
     from benchcheck.metrics.compute import compute_stats
     folder = Path(args[0])
-    if mode == "whole":  # one chunk per file, token table kept: the plain in-memory read
-        kw = {"keep_tokens": True, "chunk_bytes": 1 << 40}
-    else:
-        kw = {"keep_tokens": False}
-    splits = {k: read_conll(p, name=k, **kw) for k, p in discover_splits(folder).items()}
+    def read(name, path):
+        if mode == "whole":  # one chunk per file, token table kept: the plain in-memory read
+            size = path.stat().st_size + 1
+            return read_conll(path, name=name, keep_tokens=True, chunk_bytes=size)
+        return read_conll(path, name=name, keep_tokens=False)
+    splits = {k: read(k, p) for k, p in discover_splits(folder).items()}
     ds = Dataset(task="ner", splits=splits, name=folder.name)
     open(args[1], "w").write(dumps(compute_stats(ds).to_json()))
     rc = 0
