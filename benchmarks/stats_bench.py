@@ -130,7 +130,7 @@ BENCHCHECK = r"""
 import sys, json
 from benchcheck.io.load import load
 from benchcheck.metrics.compute import compute_stats
-r = compute_stats(load(sys.argv[1])).to_json()
+r = compute_stats(load(sys.argv[1], keep_tokens=False)).to_json()
 print(json.dumps({k: r["metrics"][k] for k in ("leakage_ratio", "unseen_entity_ratio")}))
 """
 

@@ -6,6 +6,8 @@ its type is its label. Sets of surfaces are compared through their 64-bit hashes
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import polars as pl
 
@@ -32,12 +34,25 @@ def ambiguous_surfaces(split: Split) -> pl.DataFrame:
     )
 
 
+#: e* of the last few span tables seen (Eq. 5 and its variant both need it); keyed by the
+#: table's identity, holding the table so that the id cannot be reused while cached.
+_E_STAR: OrderedDict[int, tuple[pl.DataFrame, int]] = OrderedDict()
+
+
 def _n_ambiguous(split: Split) -> int:
+    """e*: the number of distinct entity surfaces labelled with two or more types."""
     spans = _spans(split)
-    if spans.height == 0:
-        return 0
-    per_surface = spans.select("surface_hash", "type").unique().get_column("surface_hash")
-    return int((per_surface.value_counts(name="c")["c"] > 1).sum())
+    hit = _E_STAR.get(id(spans))
+    if hit is not None and hit[0] is spans:
+        return hit[1]
+    value = 0
+    if spans.height:
+        n_types = spans.group_by("surface_hash").agg(pl.col("type").n_unique()).get_column("type")
+        value = int((n_types > 1).sum())
+    _E_STAR[id(spans)] = (spans, value)
+    while len(_E_STAR) > 8:
+        _E_STAR.popitem(last=False)
+    return value
 
 
 @register(
