@@ -171,3 +171,23 @@ def test_ray_judge_same_scores_and_cache(ray_cluster, tmp_path):
     again = judge_frame(frame, [remote], prompts, cache=cache, batch_size=10**6)
     assert again["cached"].to_list() == [True, True, True] and len(cache) == 3
     cache.close()
+
+
+def test_unreachable_cluster_is_a_usage_error(monkeypatch):
+    """ray.init's ConnectionError becomes one message and exit code 2, not a traceback."""
+    import sys
+    import types
+
+    from benchcheck.engine.ray_engine import connect
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs.get('address')}")
+
+    fake = types.ModuleType("ray")
+    fake.is_initialized = lambda: False
+    fake.init = refuse
+    fake.data = types.ModuleType("ray.data")
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    monkeypatch.setitem(sys.modules, "ray.data", fake.data)
+    with pytest.raises(UsageError, match="cannot start or join the Ray cluster at 10.0.0.9:6379"):
+        connect("10.0.0.9:6379")

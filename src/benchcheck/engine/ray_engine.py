@@ -30,7 +30,7 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.engine.shards import COLUMNS, ShardSplit, open_shards, shard_split
-from benchcheck.errors import BenchcheckError, InputError, require
+from benchcheck.errors import BenchcheckError, InputError, UsageError, require
 from benchcheck.io._ner import combine_splits
 
 
@@ -130,10 +130,14 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
             "log_to_driver": False,
             "include_dashboard": False,
         }
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(num_cpus=num_cpus or os.cpu_count(), **kwargs)
+        try:
+            if address:
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=num_cpus or os.cpu_count(), **kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+            raise UsageError(f"cannot start or join {where}: {exc}") from None
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     if hasattr(ctx, "use_datasource_v2"):
