@@ -22,6 +22,7 @@ larger than memory streams through in bounded memory and gives the same numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from collections import deque
@@ -68,44 +69,56 @@ def read_conll(
     path = Path(path)
     parts: list[Split] = []
     fmt: Format | None = None
-    last_line = 0
 
-    def read_part(data: bytes, first_line: int, fmt: Format) -> Split | None:
-        token, tag, line, sentence_start = _parse_fast(data, fmt, first_line=first_line) or _parse_lines(
-            data, path, fmt, first_line=first_line
-        )
-        if token.len() == 0:
-            return None
-        return build_ner_split(
-            name=name or path.stem,
-            source=str(path),
-            token=token,
-            tag=tag,
-            sentence_start=sentence_start,
-            line=line,
-            scheme=scheme,
-            strict=strict and scheme is not None,
-            keep_tokens=keep_tokens,
-        )
+    def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
+        """Parse and hash one chunk with line numbers relative to it; count its lines."""
+        parsed = _parse_fast(data, fmt) or _parse_lines(data, path, fmt)
+        token, tag, line, sentence_start = parsed
+        part = None
+        if token.len():
+            part = build_ner_split(
+                name=name or path.stem,
+                source=str(path),
+                token=token,
+                tag=tag,
+                sentence_start=sentence_start,
+                line=line,
+                scheme=scheme,
+                strict=strict and scheme is not None,
+                keep_tokens=keep_tokens,
+            )
+        return part, data.count(b"\n")
 
-    # Chunks are parsed and hashed on two threads (polars and numpy release the GIL); at most
-    # two chunks are in flight, and results are taken in file order, so the first error in
-    # the file is the one raised.
-    pending: deque[Future[Split | None]] = deque()
+    def take(future: Future[tuple[Split | None, int]], offset: int) -> int:
+        """Collect one chunk (in file order), shifting its line numbers by ``offset``."""
+        try:
+            part, n_lines = future.result()
+        except InputError as exc:
+            if exc.line is None or exc.path != str(path):
+                raise
+            raise InputError(exc.message, path=exc.path, line=exc.line + offset, got=exc.got) from None
+        if part is not None:
+            table = part.table.with_columns(pl.col("line") + offset)
+            parts.append(dataclasses.replace(part, table=table))
+        return offset + n_lines
+
+    # Chunks are parsed and hashed on two threads (polars and numpy release the GIL), each
+    # counting its own lines; at most two are in flight, and they are collected in file
+    # order, so line numbers are exact and the first error in the file is the one raised.
+    pending: deque[Future[tuple[Split | None, int]]] = deque()
+    offset = 0
+    ends_with_newline = True
     with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-        for data, first_line, n_lines in _chunks(path, chunk_bytes):
-            last_line = first_line + n_lines - (1 if data.endswith(b"\n") else 0)
+        for data in _pieces(path, chunk_bytes):
+            ends_with_newline = data.endswith(b"\n")
             if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
-                fmt = _format_of(data, path, first_line)
-            pending.append(pool.submit(read_part, data, first_line, fmt))
+                fmt = _format_of(data, path, 1)
+            pending.append(pool.submit(read_part, data, fmt))
             while len(pending) > _WORKERS:
-                part = pending.popleft().result()
-                if part is not None:
-                    parts.append(part)
+                offset = take(pending.popleft(), offset)
         while pending:
-            part = pending.popleft().result()
-            if part is not None:
-                parts.append(part)
+            offset = take(pending.popleft(), offset)
+    last_line = offset + (0 if ends_with_newline else 1)
     if not parts:
         # Named at the file's last line: everything up to it was blank or -DOCSTART-.
         raise InputError(
@@ -124,15 +137,14 @@ def read_conll(
     return split
 
 
-def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
-    """Yield (bytes, first line number, newline count) pieces, each ending at a blank line."""
+def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
+    """Yield pieces of the file of about ``chunk_bytes``, each ending at a blank line."""
     try:
         handle = path.open("rb")
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:
         raise InputError("expected a file, found a directory", path=path) from None
-    line_no = 1
     carry = b""
     first = True
     with handle:
@@ -145,16 +157,27 @@ def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
                     data = data[3:]
             if len(block) < chunk_bytes:  # end of file
                 if data:
-                    yield data, line_no, data.count(b"\n")
+                    yield data
                 return
-            cut = max(data.rfind(b"\n\n") + 2, data.rfind(b"\n\r\n") + 3)
-            if cut < 3:
+            # The last blank line (LF or CRLF); the CRLF search only looks past the last
+            # "\n\n", so an LF file is not scanned whole for a pattern it never has.
+            lf = data.rfind(b"\n\n")
+            crlf = data.rfind(b"\n\r\n", max(lf, 0))
+            cut = max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
+            if cut == 0:
                 carry = data
                 continue
             piece, carry = data[:cut], data[cut:]
-            n_lines = piece.count(b"\n")
-            yield piece, line_no, n_lines
-            line_no += n_lines
+            yield piece
+
+
+def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
+    """Yield (bytes, first line number, newline count) pieces, each ending at a blank line."""
+    line_no = 1
+    for piece in _pieces(path, chunk_bytes):
+        n_lines = piece.count(b"\n")
+        yield piece, line_no, n_lines
+        line_no += n_lines
 
 
 def _format_of(data: bytes, path: Path, first_line: int) -> Format:
