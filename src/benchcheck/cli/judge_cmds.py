@@ -87,6 +87,7 @@ def judge(
     --prompts all -o judgments.parquet
     """
     from benchcheck.io.tables import read_table
+    from benchcheck.judges.base import Judge
     from benchcheck.judges.cache import JudgeCache, default_cache_path
     from benchcheck.judges.prompts import load_prompt_file, select_prompts
     from benchcheck.judges.run import judge_frame, make_judge, summarise
@@ -99,7 +100,7 @@ def judge(
     verb = [v.strip() for v in verbalisers.split(",")] if verbalisers else None
     templates = select_prompts(prompts, extra=extra, verbalisers=verb)
     store = None if no_cache else JudgeCache(cache or default_cache_path())
-    built = []
+    built: list[Judge] = []
     try:
         for spec in judges or ["llama-cpp"]:
             console_err.print(f"loading judge {spec} ...", highlight=False)

@@ -22,6 +22,7 @@ buckets of a pair is the whole split, whose F1 is seqeval's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ def bucket_scores(
 
 def bucket_prediction_files(
     dataset: Dataset,
-    files: dict[str, str | Path],
+    files: Mapping[str, str | Path],
     *,
     split: str = "test",
     scheme: str | None = None,
