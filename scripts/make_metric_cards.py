@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent / "docs" / "metrics"
 
 
 def card(name: str) -> str:
-    """The Markdown card of one metric."""
+    """Render the Markdown card of one metric."""
     spec = REGISTRY[name]
     doc = inspect.cleandoc(spec.function.__doc__ or "").split(">>>")[0].strip()
     arrow = "↑ higher is better" if spec.better == "higher" else "↓ lower is better"

@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cards_module():
-    spec = importlib.util.spec_from_file_location("make_metric_cards", ROOT / "scripts" / "make_metric_cards.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_metric_cards", ROOT / "scripts" / "make_metric_cards.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -28,7 +28,10 @@ def _clean(value: Any) -> Any:
 
 def dumps(payload: dict[str, Any]) -> str:
     """Canonical JSON text: ``schema_version`` first, stable key order inside, 2-space indent."""
-    body = {"schema_version": SCHEMA_VERSION, **{k: v for k, v in payload.items() if k != "schema_version"}}
+    body = {
+        "schema_version": SCHEMA_VERSION,
+        **{k: v for k, v in payload.items() if k != "schema_version"},
+    }
     return json.dumps(_clean(body), indent=2, ensure_ascii=False) + "\n"
 
 

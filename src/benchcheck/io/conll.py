@@ -96,7 +96,9 @@ def read_conll(
         except InputError as exc:
             if exc.line is None or exc.path != str(path):
                 raise
-            raise InputError(exc.message, path=exc.path, line=exc.line + offset, got=exc.got) from None
+            raise InputError(
+                exc.message, path=exc.path, line=exc.line + offset, got=exc.got
+            ) from None
         if part is not None:
             table = part.table.with_columns(pl.col("line") + offset)
             parts.append(dataclasses.replace(part, table=table))

@@ -146,7 +146,9 @@ def _first_in_sentence(sentence: np.ndarray, surface: np.ndarray, *, window: int
         idx = np.flatnonzero(long_)
         order = idx[np.lexsort((surface[idx], sentence[idx]))]
         keep = np.ones(order.size, dtype=bool)
-        keep[1:] = (sentence[order][1:] != sentence[order][:-1]) | (surface[order][1:] != surface[order][:-1])
+        keep[1:] = (sentence[order][1:] != sentence[order][:-1]) | (
+            surface[order][1:] != surface[order][:-1]
+        )
         first[idx] = False
         first[order[keep]] = True
     return first
