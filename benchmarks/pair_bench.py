@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _harness import timed
 
 HERE = Path(__file__).resolve().parent
 LABELS = ("entailment", "neutral", "contradiction")
@@ -84,15 +83,6 @@ print(json.dumps({k: r["metrics"][k] for k in ("leakage_ratio", "text_a_leakage_
 """
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB, max over children so far) and stdout of a child process."""
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return wall, peak, done.stdout.strip()
-
-
 def main() -> None:
     """Generate the data if needed, time both paths, print the ratio."""
     parser = argparse.ArgumentParser()
@@ -117,7 +107,7 @@ def main() -> None:
             wall, peak, out = timed(cmd)
             walls.append(wall)
             peaks.append(peak)
-        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb_upper": max(peaks)}
+        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb": max(peaks)}
         print(f"{name:12s} median {statistics.median(walls):7.2f} s  ({out[:90]})", file=sys.stderr)
     summary = {
         "corpus_mb": round(sum(Path(f).stat().st_size for f in files) / 1e6, 1),

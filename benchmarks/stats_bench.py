@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _harness import timed
 
 HERE = Path(__file__).resolve().parent
 TYPES = ("PER", "ORG", "LOC", "MISC")
@@ -135,17 +134,6 @@ print(json.dumps({k: r["metrics"][k] for k in ("leakage_ratio", "unseen_entity_r
 """
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) of a fresh child process, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the max over all children so far: run the heavy ones last.
-    return wall, max(peak, before) / 1024, done.stdout.strip()
-
-
 def main() -> None:
     """Generate the corpus if needed, time the three paths, print ratios."""
     parser = argparse.ArgumentParser()
@@ -176,7 +164,7 @@ def main() -> None:
             wall, peak, out = timed(cmd)
             walls.append(wall)
             peaks.append(peak)
-        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb_upper": max(peaks)}
+        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb": max(peaks)}
         print(f"{name:15s} median {statistics.median(walls):7.2f} s  ({out[:90]})", file=sys.stderr)
     raw = results["raw"]["median_s"]
     bc = results["benchcheck"]["median_s"]
