@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from benchcheck.errors import UsageError
 from benchcheck.judges.prompts import ChatRequest
 
 #: Called by a backend as each result arrives: (index in the batch, score).
@@ -118,6 +119,24 @@ def softmax(values: Sequence[float]) -> list[float]:
     exps = [math.exp(v - top) for v in values]
     total = sum(exps)
     return [e / total for e in exps]
+
+
+def single_token(verbaliser: str, ids: Sequence[int], judge: str) -> int:
+    """Return the verbaliser's one token id; :class:`UsageError` if it tokenises into several.
+
+    >>> single_token("yes", [9], "x:m")
+    9
+    >>> single_token("10", [1, 0], "x:m")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: verbaliser '10' is 2 tokens [1, 0] for x:m; each label's ...
+    """
+    if len(ids) != 1:
+        raise UsageError(
+            f"verbaliser {verbaliser!r} is {len(ids)} tokens {list(ids)} for "
+            f"{judge}; each label's answer must be one token"
+        )
+    return int(ids[0])
 
 
 def log_softmax_at(logits: Any, ids: Sequence[int]) -> list[float]:

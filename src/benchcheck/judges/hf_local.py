@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchcheck.errors import JudgeUnavailable, UsageError, require
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult
+from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult, single_token
 from benchcheck.judges.prompts import ChatRequest
 
 
@@ -97,12 +97,7 @@ class TransformersJudge(Judge):
     def label_token(self, verbaliser: str) -> int:
         """Return the verbaliser's single token id; :class:`UsageError` if it is not one token."""
         ids = self.tok.encode(verbaliser, add_special_tokens=False)
-        if len(ids) != 1:
-            raise UsageError(
-                f"verbaliser {verbaliser!r} is {len(ids)} tokens {ids} for "
-                f"{self.identity.label}; each label's answer must be one token"
-            )
-        return int(ids[0])
+        return single_token(verbaliser, ids, self.identity.label)
 
     def prompt_text(self, req: ChatRequest) -> str:
         """Render the request with the chat template (or as raw text)."""

@@ -22,7 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchcheck.errors import JudgeUnavailable, UsageError, require
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult, log_softmax_at
+from benchcheck.judges.base import (
+    Judge,
+    JudgeIdentity,
+    JudgeScore,
+    OnResult,
+    log_softmax_at,
+    single_token,
+)
 from benchcheck.judges.prompts import ChatRequest
 from benchcheck.judges.resolve import DEFAULT_MODEL, resolve_model
 
@@ -124,12 +131,7 @@ class LlamaCppJudge(Judge):
         """Return the verbaliser's single token id; :class:`UsageError` if it is not one token."""
         if verbaliser not in self._label_ids:
             ids = self.llm.tokenize(verbaliser.encode("utf-8"), add_bos=False, special=False)
-            if len(ids) != 1:
-                raise UsageError(
-                    f"verbaliser {verbaliser!r} is {len(ids)} tokens {ids} for "
-                    f"{self.identity.label}; each label's answer must be one token"
-                )
-            self._label_ids[verbaliser] = int(ids[0])
+            self._label_ids[verbaliser] = single_token(verbaliser, ids, self.identity.label)
         return self._label_ids[verbaliser]
 
     def prompt_text(self, request: ChatRequest) -> tuple[str, bool]:

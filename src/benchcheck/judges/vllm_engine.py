@@ -23,8 +23,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from benchcheck.errors import JudgeError, JudgeUnavailable, UsageError, require
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult
+from benchcheck.errors import JudgeError, JudgeUnavailable, require
+from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult, single_token
 from benchcheck.judges.openai_api import label_probs_from_logprobs
 from benchcheck.judges.prompts import ChatRequest
 
@@ -70,12 +70,7 @@ class VLLMJudge(Judge):
     def label_token(self, verbaliser: str) -> int:
         """Return the verbaliser's single token id; :class:`UsageError` if it is not one token."""
         ids = self.tok.encode(verbaliser, add_special_tokens=False)
-        if len(ids) != 1:
-            raise UsageError(
-                f"verbaliser {verbaliser!r} is {len(ids)} tokens {ids} for "
-                f"{self.identity.label}; each label's answer must be one token"
-            )
-        return int(ids[0])
+        return single_token(verbaliser, ids, self.identity.label)
 
     def score(
         self, requests: Sequence[ChatRequest], *, on_result: OnResult | None = None
