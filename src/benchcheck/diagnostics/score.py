@@ -165,18 +165,25 @@ def rk_cell(
     (0.5774, 4, ((2, 0), (1, 1)))
     """
     index = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
     g = np.array([index[x] for x in gold], dtype=np.int64)
     q = np.array([index[x] for x in pred], dtype=np.int64)
+    idx = _rng(seed, key).integers(0, g.size, size=(n_resamples, g.size)) if g.size else None
+    return _cell(g, q, len(labels), idx, confidence)[0]
+
+
+def _cell(
+    g: np.ndarray, q: np.ndarray, k: int, idx: np.ndarray | None, confidence: float
+) -> tuple[Cell, np.ndarray | None]:
+    """Cell of gold codes ``g`` vs predicted ``q`` and its bootstrap R_K values (resamples idx)."""
     conf = np.zeros((k, k), dtype=np.int64)
     np.add.at(conf, (g, q), 1)
     confusion = tuple(map(tuple, conf.tolist()))
-    if g.size == 0:
-        return Cell(None, 0, (None, None), confusion, None)
-    idx = _rng(seed, key).integers(0, g.size, size=(n_resamples, g.size))
+    if idx is None:
+        return Cell(None, 0, (None, None), confusion, None), None
     boot = rk_from_confusions(_boot_confusions(g * k + q, idx, k))
-    return Cell(rk_from_confusion(conf), int(g.size), _quantiles(boot, confidence), confusion,
+    cell = Cell(rk_from_confusion(conf), int(g.size), _quantiles(boot, confidence), confusion,
                 _accuracy(g, q))
+    return cell, boot
 
 
 def diagnose_suite(
@@ -236,16 +243,9 @@ def diagnose_suite(
         boot: dict[str, np.ndarray] = {}
         idx = _rng(seed, f"{group}/{key}").integers(0, n, size=(n_resamples, n)) if n else None
         for model, p in preds.items():
-            g, q = gold[rows], p[rows]
-            conf = np.zeros((k, k), dtype=np.int64)
-            np.add.at(conf, (g, q), 1)
-            if n == 0:
-                cell = Cell(None, 0, (None, None), tuple(map(tuple, conf.tolist())), None)
-            else:
-                assert idx is not None
-                boot[model] = rk_from_confusions(_boot_confusions(g * k + q, idx, k))
-                cell = Cell(rk_from_confusion(conf), n, _quantiles(boot[model], confidence),
-                            tuple(map(tuple, conf.tolist())), _accuracy(g, q))
+            cell, values = _cell(gold[rows], p[rows], k, idx, confidence)
+            if values is not None:
+                boot[model] = values
             cells[model][group][key] = cell
         if len(preds) > 1:
             rankings[group][key] = _rank(group, key, cells, boot, confidence)
