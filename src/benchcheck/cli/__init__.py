@@ -41,7 +41,8 @@ def version() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
-        app(args=argv, standalone_mode=False)
+        # Without standalone mode, click returns a command's typer.Exit code instead of exiting.
+        result = app(args=argv, standalone_mode=False)
     except BenchcheckError as exc:
         # One line, verbatim: no wrapping at the console width, and no markup read into a
         # message that quotes user text (a path like data[train]/ would lose "[train]").
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         if "Abort" in names:
             return 1
         raise
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 def _entry() -> None:  # pragma: no cover - console script shim
