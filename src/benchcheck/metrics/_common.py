@@ -28,9 +28,23 @@ def reference_splits(dataset: Dataset, names: tuple[str, ...]) -> list[Split]:
     return [dataset[name] for name in names if name in dataset]
 
 
-def share_in(values: pl.Series, reference: pl.Series) -> float | None:
-    """Share of ``values`` (with multiplicity) that occur in ``reference``; None when empty."""
-    if values.len() == 0:
+def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
+    """Per test instance: does its ``column`` value occur in train or dev.
+
+    ``None`` (undefined) when there is no test split, no train or dev split, or the test split
+    is empty.
+    """
+    if "test" not in dataset:
         return None
+    refs = reference_splits(dataset, ("train", "dev"))
+    if not refs or dataset["test"].n == 0:
+        return None
+    reference = pl.concat([r.table.get_column(column) for r in refs]).unique().implode()
     # implode(): membership in the whole reference (a same-type Series is deprecated there).
-    return float(values.is_in(reference.unique().implode()).mean())  # type: ignore[arg-type]
+    return dataset["test"].table.get_column(column).is_in(reference).to_numpy()  # hash join
+
+
+def leak_share(dataset: Dataset, column: str) -> float | None:
+    """Share of test instances (with multiplicity) whose ``column`` occurs in train or dev."""
+    hit = leaked_test_mask(dataset, column)
+    return None if hit is None else float(hit.mean())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.metrics._common import duplicates_over_n, pairs_over_n, reference_splits, share_in
+from benchcheck.metrics._common import duplicates_over_n, leak_share, pairs_over_n
 from benchcheck.metrics.registry import register
 
 _ALL = ("ner", "classification", "pair")
@@ -59,16 +59,6 @@ def duplicate_ratio(split: Split) -> float | None:
     return duplicates_over_n(instance_hash(split))
 
 
-def _test_vs(dataset: Dataset, column: str) -> float | None:
-    if "test" not in dataset:
-        return None
-    refs = reference_splits(dataset, ("train", "dev"))
-    if not refs:
-        return None
-    reference = pl.concat([r.table.get_column(column) for r in refs])
-    return share_in(dataset["test"].table.get_column(column), reference)
-
-
 @register(
     dimension="reliability",
     better="lower",
@@ -83,7 +73,7 @@ def leakage_ratio(dataset: Dataset) -> float | None:
     Counted with multiplicity over test. Edge rule: ``None`` when there is no test split, no
     train or dev split, or the test split is empty.
     """
-    return _test_vs(dataset, "xy_hash")
+    return leak_share(dataset, "xy_hash")
 
 
 @register(
@@ -100,4 +90,4 @@ def text_leakage_ratio(dataset: Dataset) -> float | None:
     A leaked text with a different label is a second problem (an annotation conflict), which
     is why this is reported beside :func:`leakage_ratio`. Edge rule as there.
     """
-    return _test_vs(dataset, "x_hash")
+    return leak_share(dataset, "x_hash")

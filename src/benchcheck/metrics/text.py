@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.metrics._common import duplicates_over_n, reference_splits
+from benchcheck.metrics._common import duplicates_over_n, leak_share, leaked_test_mask
 from benchcheck.metrics.registry import register
 
 _TEXT = ("classification", "pair")
@@ -186,22 +186,6 @@ def text_b_duplicate_ratio(split: Split) -> float | None:
     return duplicates_over_n(split.table.get_column("b_hash"))
 
 
-def _in_refs(dataset: Dataset, column: str) -> np.ndarray | None:
-    """Per test instance: does its ``column`` hash occur in train or dev (None: undefined)."""
-    if "test" not in dataset:
-        return None
-    refs = reference_splits(dataset, ("train", "dev"))
-    if not refs or dataset["test"].n == 0:
-        return None
-    ref = pl.concat([r.table.get_column(column) for r in refs]).unique().implode()
-    return dataset["test"].table.get_column(column).is_in(ref).to_numpy()  # hash join
-
-
-def _side_leak(dataset: Dataset, column: str) -> float | None:
-    hit = _in_refs(dataset, column)
-    return None if hit is None else float(hit.mean())
-
-
 @register(
     dimension="reliability",
     better="lower",
@@ -216,7 +200,7 @@ def text_a_leakage_ratio(dataset: Dataset) -> float | None:
     Includes leaked pairs; see :func:`partial_leakage_ratio` for a side leaked without its
     pair. Edge rule as :func:`~benchcheck.metrics.reliability.leakage_ratio`.
     """
-    return _side_leak(dataset, "a_hash")
+    return leak_share(dataset, "a_hash")
 
 
 @register(
@@ -229,7 +213,7 @@ def text_a_leakage_ratio(dataset: Dataset) -> float | None:
 )
 def text_b_leakage_ratio(dataset: Dataset) -> float | None:
     """Eq. 3 on the second text alone (text_b against train/dev text_b). Edge rule as Eq. 3."""
-    return _side_leak(dataset, "b_hash")
+    return leak_share(dataset, "b_hash")
 
 
 @register(
@@ -246,7 +230,7 @@ def partial_leakage_ratio(dataset: Dataset) -> float | None:
     A leaked premise with a new hypothesis: reported apart from the leaked pair
     (``text_leakage_ratio``). Edge rule as Eq. 3.
     """
-    pair, a, b = (_in_refs(dataset, c) for c in ("x_hash", "a_hash", "b_hash"))
+    pair, a, b = (leaked_test_mask(dataset, c) for c in ("x_hash", "a_hash", "b_hash"))
     if pair is None or a is None or b is None:
         return None
     return float(((a | b) & ~pair).mean())
