@@ -87,6 +87,31 @@ def test_interval_covers_truth_reasonably(suite):
     assert cell["ci"][0] <= cell["r_k"] <= cell["ci"][1]
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_interval_and_paired_test_match_a_plain_resampling_loop(suite):
+    # The vectorised bootstrap (bincount of confusions) against a plain loop: the same
+    # resampled indices (generator seeded by seed and group), scored by scikit-learn.
+    import zlib
+
+    a, b = _noisy_gold(suite, 4, 0.5), _noisy_gold(suite, 5, 0.7)
+    res = diagnose_suite(suite, {"a": a, "b": b}, seed=11, n_resamples=150).to_json()
+    gold = np.array(suite.table["label"].to_list())
+    pa = np.array([a[i] for i in suite.ids])
+    pb = np.array([b[i] for i in suite.ids])
+    rng = np.random.default_rng([11, zlib.crc32(b"overall/overall")])
+    idx = rng.integers(0, gold.size, size=(150, gold.size))
+    ra = np.array([matthews_corrcoef(gold[i], pa[i]) for i in idx])
+    rb = np.array([matthews_corrcoef(gold[i], pb[i]) for i in idx])
+    cell = res["models"]["a"]["overall"]
+    assert cell["ci"] == pytest.approx(list(np.quantile(ra, [0.025, 0.975])), abs=1e-9)
+    (test,) = res["rankings"]["overall"]["paired_tests"]
+    first, second = (ra, rb) if test["a"] == "a" else (rb, ra)
+    d = first - second
+    assert test["ci"] == pytest.approx(list(np.quantile(d, [0.025, 0.975])), abs=1e-9)
+    p = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
+    assert test["p_value"] == pytest.approx(p)
+
+
 def test_directions_and_monotonicity(suite):
     gold = dict(zip(suite.ids, suite.table["label"].to_list(), strict=True))
     # A model that is right except that it says entailment on the specific→general
