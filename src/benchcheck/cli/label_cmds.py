@@ -5,9 +5,10 @@ flag, review export|import, error-rate, bins, remedy, rerank, agreement, ensembl
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -53,6 +54,17 @@ def _guard(fn: Callable[..., None]) -> Callable[..., None]:
             raise InputError(f"cannot process the input: {exc}") from None
 
     return wrapper
+
+
+@contextlib.contextmanager
+def _in_file(path: str) -> Iterator[None]:
+    """Name ``path`` in an InputError raised without a file (e.g. a missing column)."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.path is None:
+            raise InputError(exc.message, path=path) from None
+        raise
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -297,14 +309,10 @@ def review_export(
     from benchcheck.labels.review import export_review
 
     frame = read_rows(flags)
-    try:
+    with _in_file(flags):
         res = export_review(
             frame, output, experts=experts, seed=seed, sample=sample, labels=_csv(labels)
         )
-    except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.message, path=flags) from None
-        raise
     payload = res.to_dict()
     write_json(payload, json_out)
     if json_out != "-":
@@ -407,14 +415,10 @@ def error_rate(
     if gold is not None:
         if errors is not None or sample is not None:
             raise UsageError("give either a gold file or --errors/--sample, not both")
-        try:
+        with _in_file(gold):
             res, left = gold_error_rate(
                 read_rows(gold), population=population, confidence=confidence
             )
-        except InputError as exc:
-            if exc.path is None:
-                raise InputError(exc.message, path=gold) from None
-            raise
     else:
         if errors is None or sample is None:
             raise UsageError("give a gold file, or both --errors and --sample")
@@ -470,14 +474,10 @@ def bins_cmd(
     from benchcheck.labels.flags import parse_bins
 
     edges = parse_bins(bins)
-    try:
+    with _in_file(gold):
         stats = bin_agreement(
             read_rows(gold), bins=edges, n_resamples=bootstrap, seed=seed, min_bin=min_bin
         )
-    except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.message, path=gold) from None
-        raise
     payload = {"bootstrap": bootstrap, "seed": seed, "bins": [s.to_dict() for s in stats]}
     write_json(payload, json_out)
     if json_out == "-":
@@ -845,14 +845,10 @@ def ensemble_curve_cmd(
     from benchcheck.labels.ensemble import read_judgments
 
     g = read_rows(gold)
-    try:
+    with _in_file(gold):
         points, members = ensemble_curve(
             read_judgments(judgments), g, unit=unit, repeats=repeats, seed=seed, positive=positive
         )
-    except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.message, path=gold) from None
-        raise
     payload = {
         "unit": unit,
         "repeats": repeats,
