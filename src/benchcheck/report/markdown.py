@@ -12,10 +12,11 @@ True
 from __future__ import annotations
 
 import html
-import math
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from benchcheck.report._svg import num
 
 __all__ = ["render_markdown", "md_text"]
 
@@ -51,14 +52,9 @@ def md_text(value: object, *, limit: int | None = None) -> str:
 
 
 def _num(value: object, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return "—" if not math.isfinite(value) else f"{value:.{digits}f}"
+    """Numbers as the HTML page shows them (:func:`num`); anything else as escaped text."""
+    if value is None or isinstance(value, int | float):
+        return num(value, digits)
     return md_text(value)
 
 
