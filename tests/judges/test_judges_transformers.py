@@ -158,3 +158,27 @@ def test_nli_judge_runs_through_judge_frame(cross_encoder, tmp_path):
     assert out.height == 6 and again["cached"].all()
     assert {"p_0", "p_1", "p_entailment", "p_neutral", "p_contradiction"} <= set(out.columns)
     assert out.filter(pl.col("prompt") == "nli")["p_entailment"].is_null().all()
+
+
+def test_nli_judge_loads_a_saved_folder_by_name(cross_encoder, tmp_path, monkeypatch):
+    import hashlib
+
+    from benchcheck.judges.nli import NLIJudge
+
+    monkeypatch.setenv("BENCHCHECK_MODELS_DIR", str(tmp_path / "models"))  # hash sidecar
+    model, tok = cross_encoder
+    folder = tmp_path / "tiny-bert-nli"
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    loaded = NLIJudge(str(folder))
+    given = NLIJudge("tiny-bert-nli", model=model, tokenizer=tok)
+    assert loaded.entailment_index == 1
+    reqs = [BUILTIN_PROMPTS["nli3"].render(e) for e in TEXTS]
+    for a, b in zip(loaded.score(reqs), given.score(reqs), strict=True):
+        assert a.probs == pytest.approx(b.probs, abs=1e-9)
+    # the identity of a folder is the sha256 of its weight files, computed here by hand
+    weights = sorted(p for p in folder.iterdir() if p.suffix in (".safetensors", ".bin"))
+    digest = hashlib.sha256()
+    for f in weights:
+        digest.update(f"{f.name}:{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    assert weights and loaded.identity.weights_hash == digest.hexdigest()
