@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import time
-from collections.abc import Sequence
+from abc import abstractmethod
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +47,63 @@ def weights_hash(model: Any, source: str | None = None) -> str:
     return digest.hexdigest()
 
 
-def _load_pair(name: str, loader: str, **kwargs: Any) -> tuple[Any, Any]:
+def _load_pair(name: str, loader: str) -> tuple[Any, Any]:
     transformers = require("transformers", "transformers")
     try:
-        tok = transformers.AutoTokenizer.from_pretrained(name, **kwargs)
-        model = getattr(transformers, loader).from_pretrained(name, **kwargs)
+        tok = transformers.AutoTokenizer.from_pretrained(name)
+        model = getattr(transformers, loader).from_pretrained(name)
     except (OSError, ValueError) as exc:
         raise JudgeUnavailable(f"transformers cannot load {name!r}: {exc}") from None
     return tok, model
 
 
-class TransformersJudge(Judge):
+class BatchedTorchJudge(Judge):
+    """What the transformers and NLI judges share: model loading and batching.
+
+    The model and tokenizer are given, or loaded by name with ``loader`` (an ``Auto*`` class
+    of ``transformers``); the model is moved to ``device``. Subclasses implement
+    :meth:`score_batch`; :meth:`score` cuts the requests into batches of ``batch_size``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        loader: str,
+        extra: str,
+        *,
+        model: Any,
+        tokenizer: Any,
+        batch_size: int,
+        device: str,
+    ) -> None:
+        self.torch = require("torch", extra)
+        if batch_size < 1:
+            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
+        if model is None or tokenizer is None:
+            tokenizer, model = _load_pair(name, loader)
+        self.model = model.to(device).eval()
+        self.tok = tokenizer
+        self.device = device
+        self.batch_size = batch_size
+
+    @abstractmethod
+    def score_batch(self, batch: Sequence[ChatRequest]) -> Iterator[JudgeScore]:
+        """Yield one score per request of ``batch``, in order."""
+
+    def score(
+        self, requests: Sequence[ChatRequest], *, on_result: OnResult | None = None
+    ) -> list[JudgeScore]:
+        """Score in batches of ``batch_size``; report each score as it is made."""
+        out: list[JudgeScore] = []
+        for start in range(0, len(requests), self.batch_size):
+            for score in self.score_batch(requests[start : start + self.batch_size]):
+                if on_result is not None:
+                    on_result(len(out), score)
+                out.append(score)
+        return out
+
+
+class TransformersJudge(BatchedTorchJudge):
     """Score chat requests with a causal LM; pass ``model``/``tokenizer`` objects or a name."""
 
     backend = "transformers"
@@ -71,15 +118,15 @@ class TransformersJudge(Judge):
         device: str = "cpu",
         chat_template: bool = True,
     ) -> None:
-        self.torch = require("torch", "transformers")
-        if batch_size < 1:
-            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
-        if model is None or tokenizer is None:
-            tokenizer, model = _load_pair(name, "AutoModelForCausalLM")
-        self.model = model.to(device).eval()
-        self.tok = tokenizer
-        self.device = device
-        self.batch_size = batch_size
+        super().__init__(
+            name,
+            "AutoModelForCausalLM",
+            "transformers",
+            model=model,
+            tokenizer=tokenizer,
+            batch_size=batch_size,
+            device=device,
+        )
         self.tok.padding_side = "left"
         if self.tok.pad_token is None:
             if self.tok.eos_token is None:
@@ -110,35 +157,26 @@ class TransformersJudge(Judge):
         head = f"{req.system}\n\n" if req.system else ""
         return f"{head}{req.user}\n"
 
-    def score(
-        self, requests: Sequence[ChatRequest], *, on_result: OnResult | None = None
-    ) -> list[JudgeScore]:
-        """Score in left-padded batches; one forward pass per batch."""
+    def score_batch(self, batch: Sequence[ChatRequest]) -> Iterator[JudgeScore]:
+        """Score one left-padded batch in one forward pass."""
         torch = self.torch
-        out: list[JudgeScore] = []
-        for start in range(0, len(requests), self.batch_size):
-            batch = requests[start : start + self.batch_size]
-            ids = [[self.label_token(v) for v in r.verbalisers] for r in batch]
-            t0 = time.perf_counter()
-            enc = self.tok(
-                [self.prompt_text(r) for r in batch],
-                return_tensors="pt",
-                padding=True,
-                add_special_tokens=not self.use_chat,
-            ).to(self.device)
-            kwargs = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
-            if self._takes_positions:
-                pos = enc["attention_mask"].long().cumsum(-1) - 1
-                kwargs["position_ids"] = pos.clamp(min=0)
-            with torch.inference_mode():
-                logits = self.model(**kwargs).logits[:, -1, :].double()
-            logp = torch.log_softmax(logits, dim=-1).cpu()
-            seconds = (time.perf_counter() - t0) / len(batch)
-            lengths = enc["attention_mask"].sum(-1).tolist()
-            for j, req in enumerate(batch):
-                lps = [float(logp[j, i]) for i in ids[j]]
-                score = JudgeScore.from_logprobs(req.labels, lps, int(lengths[j]), seconds)
-                out.append(score)
-                if on_result is not None:
-                    on_result(start + j, score)
-        return out
+        ids = [[self.label_token(v) for v in r.verbalisers] for r in batch]
+        t0 = time.perf_counter()
+        enc = self.tok(
+            [self.prompt_text(r) for r in batch],
+            return_tensors="pt",
+            padding=True,
+            add_special_tokens=not self.use_chat,
+        ).to(self.device)
+        kwargs = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+        if self._takes_positions:
+            pos = enc["attention_mask"].long().cumsum(-1) - 1
+            kwargs["position_ids"] = pos.clamp(min=0)
+        with torch.inference_mode():
+            logits = self.model(**kwargs).logits[:, -1, :].double()
+        logp = torch.log_softmax(logits, dim=-1).cpu()
+        seconds = (time.perf_counter() - t0) / len(batch)
+        lengths = enc["attention_mask"].sum(-1).tolist()
+        for j, req in enumerate(batch):
+            lps = [float(logp[j, i]) for i in ids[j]]
+            yield JudgeScore.from_logprobs(req.labels, lps, int(lengths[j]), seconds)

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from benchcheck.errors import JudgeUnavailable, UsageError, require
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore, OnResult
-from benchcheck.judges.hf_local import _load_pair, weights_hash
+from benchcheck.errors import JudgeUnavailable, UsageError
+from benchcheck.judges.base import JudgeIdentity, JudgeScore
+from benchcheck.judges.hf_local import BatchedTorchJudge, weights_hash
 from benchcheck.judges.prompts import ChatRequest
 
 
-class NLIJudge(Judge):
+class NLIJudge(BatchedTorchJudge):
     """Score pairs with an NLI cross-encoder; ``model``/``tokenizer`` objects or a name."""
 
     backend = "nli"
@@ -41,14 +41,16 @@ class NLIJudge(Judge):
         device: str = "cpu",
         entailment_index: int | None = None,
     ) -> None:
-        self.torch = require("torch", "nli")
-        if model is None or tokenizer is None:
-            tokenizer, model = _load_pair(name, "AutoModelForSequenceClassification")
-        self.model = model.to(device).eval()
-        self.tok = tokenizer
-        self.device = device
-        self.batch_size = batch_size
-        id2label = {int(k): str(v) for k, v in model.config.id2label.items()}
+        super().__init__(
+            name,
+            "AutoModelForSequenceClassification",
+            "nli",
+            model=model,
+            tokenizer=tokenizer,
+            batch_size=batch_size,
+            device=device,
+        )
+        id2label = {int(k): str(v) for k, v in self.model.config.id2label.items()}
         self.classes = [id2label[i] for i in range(len(id2label))]
         if entailment_index is None:
             hits = [i for i, c in enumerate(self.classes) if c.lower().startswith("entail")]
@@ -83,36 +85,27 @@ class NLIJudge(Judge):
         pr = [x / total for x in pr]
         return pr, [math.log(x) if x > 0 else -math.inf for x in pr]
 
-    def score(
-        self, requests: Sequence[ChatRequest], *, on_result: OnResult | None = None
-    ) -> list[JudgeScore]:
-        """Score (text_a, text_b) pairs in batches."""
+    def score_batch(self, batch: Sequence[ChatRequest]) -> Iterator[JudgeScore]:
+        """Score one batch of (text_a, text_b) pairs."""
         torch = self.torch
-        out: list[JudgeScore] = []
-        for start in range(0, len(requests), self.batch_size):
-            batch = requests[start : start + self.batch_size]
-            pairs = []
-            for r in batch:
-                f = dict(r.fields)
-                if "text_a" not in f or "text_b" not in f:
-                    raise UsageError("the nli judge needs pair examples (--text-a and --text-b)")
-                pairs.append((f["text_a"], f["text_b"]))
-            t0 = time.perf_counter()
-            enc = self.tok(
-                [a for a, _ in pairs],
-                [b for _, b in pairs],
-                return_tensors="pt",
-                padding=True,
-                truncation=True,
-            ).to(self.device)
-            with torch.inference_mode():
-                probs = torch.softmax(self.model(**enc).logits.double(), dim=-1).cpu().tolist()
-            seconds = (time.perf_counter() - t0) / len(batch)
-            lengths = enc["attention_mask"].sum(-1).tolist()
-            for j, req in enumerate(batch):
-                pr, lps = self._map(req, probs[j])
-                score = JudgeScore(req.labels, tuple(pr), tuple(lps), int(lengths[j]), seconds)
-                out.append(score)
-                if on_result is not None:
-                    on_result(start + j, score)
-        return out
+        pairs = []
+        for r in batch:
+            f = dict(r.fields)
+            if "text_a" not in f or "text_b" not in f:
+                raise UsageError("the nli judge needs pair examples (--text-a and --text-b)")
+            pairs.append((f["text_a"], f["text_b"]))
+        t0 = time.perf_counter()
+        enc = self.tok(
+            [a for a, _ in pairs],
+            [b for _, b in pairs],
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+        ).to(self.device)
+        with torch.inference_mode():
+            probs = torch.softmax(self.model(**enc).logits.double(), dim=-1).cpu().tolist()
+        seconds = (time.perf_counter() - t0) / len(batch)
+        lengths = enc["attention_mask"].sum(-1).tolist()
+        for j, req in enumerate(batch):
+            pr, lps = self._map(req, probs[j])
+            yield JudgeScore(req.labels, tuple(pr), tuple(lps), int(lengths[j]), seconds)
