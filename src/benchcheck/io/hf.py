@@ -7,6 +7,7 @@ the features) or ``tags`` column.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -21,26 +22,40 @@ def is_saved_hf(path: Path) -> bool:
     return (path / "dataset_dict.json").exists() or (path / "dataset_info.json").exists()
 
 
-def read_hf_ner(path: str | Path, *, scheme: str | None = None, strict: bool = False) -> Dataset:
-    """Read a saved HuggingFace NER dataset into a :class:`Dataset`."""
+def saved_hf_parts(path: Path) -> list[tuple[str, str, Any]]:
+    """Load a ``save_to_disk`` folder as ``(split name, source, datasets.Dataset)`` triples.
+
+    Split names go through :data:`~benchcheck.data.model.SPLIT_ALIASES`; a lone ``Dataset`` is
+    ``train``; ``source`` names the folder and the split as saved, for error messages.
+    """
     datasets = require("datasets", "hf")
-    path = Path(path)
     try:
         loaded = datasets.load_from_disk(str(path))
     except Exception as exc:  # noqa: BLE001 - any loader error is a bad folder here
         raise InputError(f"cannot load a saved HuggingFace dataset: {exc}", path=path) from None
     parts = dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
-    splits: dict[str, Split] = {}
-    for raw_name, part in parts.items():
-        name = SPLIT_ALIASES.get(raw_name, raw_name)
-        splits[name] = _split(part, name, f"{path}[{raw_name}]", scheme, strict)
+    return [(SPLIT_ALIASES.get(raw, raw), f"{path}[{raw}]", part) for raw, part in parts.items()]
+
+
+def arrow_table(part: Any) -> Any:
+    """Return the pyarrow table behind a ``datasets.Dataset`` (unwrapping its memory/mmap table)."""
+    return part.data.table if hasattr(part.data, "table") else part.data
+
+
+def read_hf_ner(path: str | Path, *, scheme: str | None = None, strict: bool = False) -> Dataset:
+    """Read a saved HuggingFace NER dataset into a :class:`Dataset`."""
+    path = Path(path)
+    splits = {
+        name: _split(part, name, source, scheme, strict)
+        for name, source, part in saved_hf_parts(path)
+    }
     return Dataset(task="ner", splits=splits, name=path.name)
 
 
 def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Split:  # type: ignore[no-untyped-def]
     if "tokens" not in part.column_names:
         raise InputError(f"no 'tokens' column; columns are {part.column_names}", path=source)
-    table = part.data.table if hasattr(part.data, "table") else part.data
+    table = arrow_table(part)
     if "ner_tags" in part.column_names:
         feature = part.features["ner_tags"]
         names = getattr(getattr(feature, "feature", None), "names", None)

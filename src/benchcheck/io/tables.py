@@ -25,6 +25,7 @@ import polars as pl
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import mix64, string_hash
+from benchcheck.io.hf import arrow_table, saved_hf_parts
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 
@@ -402,21 +403,9 @@ def read_hf_text(
     A ``ClassLabel`` label column is mapped to its names (``label_names`` overrides them).
     Needs the ``hf`` extra.
     """
-    from benchcheck.data.model import SPLIT_ALIASES
-    from benchcheck.errors import require
-
-    datasets = require("datasets", "hf")
-    path = Path(path)
-    try:
-        loaded = datasets.load_from_disk(str(path))
-    except Exception as exc:  # noqa: BLE001 - any loader error is a bad folder here
-        raise InputError(f"cannot load a saved HuggingFace dataset: {exc}", path=path) from None
-    parts = dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
     out: dict[str, Split] = {}
-    for raw_name, part in parts.items():
-        source = f"{path}[{raw_name}]"
-        arrow = part.data.table if hasattr(part.data, "table") else part.data
-        frame = pl.from_arrow(arrow)
+    for name, source, part in saved_hf_parts(Path(path)):
+        frame = pl.from_arrow(arrow_table(part))
         assert isinstance(frame, pl.DataFrame)
         lab = label or "label"
         names = label_names
@@ -441,7 +430,6 @@ def read_hf_text(
             label=lab,
             id=id,
         ).with_columns(pl.int_range(1, frame.height + 1).alias("line"))
-        name = SPLIT_ALIASES.get(raw_name, raw_name)
         out[name] = build_text_split(table, task=task, name=name, source=source, label_names=names)
     return out
 
