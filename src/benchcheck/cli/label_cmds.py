@@ -422,10 +422,7 @@ def error_rate(
     else:
         if errors is None or sample is None:
             raise UsageError("give a gold file, or both --errors and --sample")
-        try:
-            res = error_rate_interval(errors, sample, population, confidence=confidence)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        res = error_rate_interval(errors, sample, population, confidence=confidence)
     payload: dict[str, Any] = res.to_dict()
     if left:
         payload["excluded"] = left
