@@ -10,10 +10,7 @@ import typer
 
 from benchcheck.cli._app import app, console
 from benchcheck.cli._common import parse_assignments, write_json
-
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
+from benchcheck.cli.stats_cmds import JsonOpt, SplitOpt
 
 
 @app.command("convert")
@@ -25,9 +22,7 @@ def convert(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="New folder to write (never overwritten).")
     ] = Path("data.parquet"),
-    split: Annotated[
-        list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")
-    ] = None,
+    split: SplitOpt = None,
     chunk_mb: Annotated[
         int | None,
         typer.Option(
