@@ -22,15 +22,8 @@ _K3 = np.uint64(0x94D049BB133111EB)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, vectorised (wrapping uint64 arithmetic)."""
-    x = x.astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= _K2
-        x ^= x >> np.uint64(27)
-        x *= _K3
-        x ^= x >> np.uint64(31)
-    return x
+    """SplitMix64 finaliser, vectorised (wrapping uint64 arithmetic), on a uint64 copy of x."""
+    return _mix_inplace(x.astype(np.uint64, copy=True))
 
 
 def _position_keys(size: int) -> np.ndarray:
@@ -57,6 +50,7 @@ def sequence_hash(
 
 
 def _mix_inplace(x: np.ndarray) -> np.ndarray:
+    """:func:`mix64` overwriting ``x`` (uint64), for arrays the caller no longer needs."""
     with np.errstate(over="ignore"):
         x ^= x >> np.uint64(30)
         x *= _K2
