@@ -11,11 +11,9 @@ from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
+from benchcheck.cli.stats_cmds import JsonOpt
 from benchcheck.errors import BenchcheckError, UsageError
 
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
 TaxonomyOpt = Annotated[
     str | None,
     typer.Option("--taxonomy", help="TOML/JSON taxonomy replacing the GLUE one (coarse → tags)."),
