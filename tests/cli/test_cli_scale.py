@@ -37,4 +37,6 @@ def test_judge_unknown_engine(tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "1", "text": "a"}\n', encoding="utf-8")
     assert main(["judge", str(data), "--engine", "spark", "--no-cache"]) == 2
-    assert "--engine: expected embedded or ray" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--engine: expected embedded or ray" in err
+    assert "loading judge" not in err  # refused before any model is loaded

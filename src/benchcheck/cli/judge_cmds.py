@@ -86,6 +86,7 @@ def judge(
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
     --prompts all -o judgments.parquet
     """
+    from benchcheck.engine import ENGINES
     from benchcheck.io.tables import read_table
     from benchcheck.judges.base import Judge
     from benchcheck.judges.cache import JudgeCache, default_cache_path
@@ -95,6 +96,8 @@ def judge(
     out_path = Path(output)
     if out_path.suffix.lower() not in (".parquet", ".jsonl"):
         raise UsageError(f"-o must end in .parquet or .jsonl, got {output!r}")
+    if engine not in ENGINES:
+        raise UsageError(f"--engine: expected embedded or ray, got {engine!r}")
     frame = read_table(data, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
     extra = load_prompt_file(prompt_file) if prompt_file else None
     verb = [v.strip() for v in verbalisers.split(",")] if verbalisers else None
@@ -108,14 +111,12 @@ def judge(
                 from benchcheck.engine.ray_judge import RayJudge
 
                 built.append(RayJudge(spec, actors=actors, address=address))
-                continue
-            if engine != "embedded":
-                raise UsageError(f"--engine: expected embedded or ray, got {engine!r}")
-            built.append(
-                make_judge(
-                    spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
+            else:
+                built.append(
+                    make_judge(
+                        spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
+                    )
                 )
-            )
         start = time.perf_counter()
         result = _run_with_progress(frame, built, templates, store, judge_frame)
         wall = time.perf_counter() - start
