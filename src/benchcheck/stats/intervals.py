@@ -209,14 +209,7 @@ def proportion_bootstrap_ci(
     >>> 0.0 <= lo <= 0.75 <= hi <= 1.0
     True
     """
-    arr = np.asarray(successes, dtype=float)
-    return bootstrap_ci(
-        arr,
-        _mean,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-    )
+    return bootstrap_ci(successes, n_resamples=n_resamples, confidence=confidence, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -285,10 +278,6 @@ def paired_bootstrap(
     low, high = np.quantile(arr, [alpha / 2, 1 - alpha / 2])
     p = min(1.0, 2 * min(float(np.mean(arr <= 0)), float(np.mean(arr >= 0))))
     return PairedBootstrapResult(point, (float(low), float(high)), p, n_resamples, skipped)
-
-
-def _mean(x: np.ndarray) -> float:
-    return float(np.mean(x))
 
 
 def _check_counts(k: int, n: int) -> None:
