@@ -130,9 +130,17 @@ def test_judge_frame_dedupes_identical_examples(tmp_path):
         {"id": ["a", "b", "c"], "text_a": ["g", "g", "g"], "text_b": ["x", "x", "y"]}
     )
     judge = SlowJudge(str(tmp_path / "log"))
+    calls: list[tuple[int, int]] = []
     with JudgeCache(tmp_path / "c.sqlite") as cache:
-        out = judge_frame(frame, [judge], [BUILTIN_PROMPTS["nli"]], cache=cache)
+        out = judge_frame(
+            frame,
+            [judge],
+            [BUILTIN_PROMPTS["nli"]],
+            cache=cache,
+            progress=lambda done, total: calls.append((done, total)),
+        )
         assert len(cache) == 2
+    assert calls == [(0, 3), (2, 3), (3, 3)]  # a and b share one judgement: both done at once
     assert (tmp_path / "log").read_text().splitlines() == ["x", "y"]
     assert out["p_1"][0] == out["p_1"][1]
     assert out.columns[:7] == ["id", "judge", "prompt", "p_0", "logprob_0", "p_1", "logprob_1"]
