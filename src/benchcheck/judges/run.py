@@ -9,6 +9,7 @@ committing each new result to the cache as it arrives, and returns one row per
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -135,9 +136,7 @@ def judge_frame(
             if k not in results and k not in todo:
                 todo[k] = (pi, ei)
         pending = list(todo.items())
-        counts: dict[str, int] = {}
-        for k in keys.values():
-            counts[k] = counts.get(k, 0) + 1
+        counts = Counter(keys.values())  # duplicate examples share one key
         for start in range(0, len(pending), batch_size):
             chunk = pending[start : start + batch_size]
             requests = [prompts[pi].render(examples[ei]) for _, (pi, ei) in chunk]
