@@ -139,5 +139,8 @@ def test_paired_bootstrap_by_hand():
         idx = rng2.integers(0, 300, size=300)
         diffs.append(acc(y[idx], a[idx]) - acc(y[idx], b[idx]))
     assert r.ci == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])))
+    d = np.asarray(diffs)
+    assert r.p_value == min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
+    assert r.skipped == 0 and r.n_resamples == 400
     same = paired_bootstrap(y, a, a, acc, n_resamples=100, seed=1)
     assert same.difference == 0 and same.p_value == 1.0

@@ -38,6 +38,7 @@ __all__ = [
     "fpc_factor",
     "fpc_interval",
     "paired_bootstrap",
+    "percentile_test",
     "proportion_bootstrap_ci",
 ]
 
@@ -273,11 +274,26 @@ def paired_bootstrap(
         diffs.append(d)
     if not diffs:
         return PairedBootstrapResult(point, (math.nan, math.nan), math.nan, n_resamples, skipped)
-    arr = np.asarray(diffs)
+    ci, p = percentile_test(np.asarray(diffs), confidence)
+    return PairedBootstrapResult(point, ci, p, n_resamples, skipped)
+
+
+def percentile_test(
+    diffs: np.ndarray, confidence: float = 0.95
+) -> tuple[tuple[float, float], float]:
+    """Percentile interval and two-sided p-value of bootstrap differences ``d``.
+
+    ``ci = (q(alpha/2), q(1 - alpha/2))`` of ``d``, ``alpha = 1 - confidence``;
+    ``p = min(1, 2 * min(P(d <= 0), P(d >= 0)))`` (the percentile-bootstrap test of
+    "no difference").
+
+    >>> percentile_test(np.array([0.1, 0.2, 0.3, -0.1]), 0.5)
+    ((0.05, 0.225), 0.5)
+    """
     alpha = 1 - confidence
-    low, high = np.quantile(arr, [alpha / 2, 1 - alpha / 2])
-    p = min(1.0, 2 * min(float(np.mean(arr <= 0)), float(np.mean(arr >= 0))))
-    return PairedBootstrapResult(point, (float(low), float(high)), p, n_resamples, skipped)
+    low, high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2])
+    p = min(1.0, 2 * min(float(np.mean(diffs <= 0)), float(np.mean(diffs >= 0))))
+    return (float(low), float(high)), p
 
 
 def _check_counts(k: int, n: int) -> None:
