@@ -300,7 +300,7 @@ def _diagnostics(inp: AuditInputs, out: dict[str, Any]) -> str:
     if inp.suite is None:
         raise Skip("no diagnostic suite given")
     from benchcheck.diagnostics import check_suite, diagnose_suite, load_suite
-    from benchcheck.io.diagnostic import read_predictions
+    from benchcheck.io.diagnostic import read_model_predictions
 
     suite = load_suite(inp.suite)
     checks = check_suite(suite).to_json()
@@ -309,11 +309,8 @@ def _diagnostics(inp: AuditInputs, out: dict[str, Any]) -> str:
                               "labels": list(suite.label_names)}
         _fix_suite_source(out["diagnostics"], inp.suite)
         return "suite checks only (no --predictions)"
-    preds, notes = {}, {}
-    for name, path in inp.suite_predictions.items():
-        read = read_predictions(path, ids=suite.ids, label_names=suite.label_names)
-        preds[name] = dict(read.labels)
-        notes[name] = [f"matched by {read.keyed_by}", *read.notes]
+    preds, notes = read_model_predictions(inp.suite_predictions, ids=suite.ids,
+                                          label_names=suite.label_names)
     result = diagnose_suite(suite, preds, seed=inp.seed, n_resamples=inp.resamples,
                             prediction_notes=notes).to_json()
     result["checks"] = checks

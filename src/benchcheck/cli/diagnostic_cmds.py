@@ -81,19 +81,14 @@ def run_diagnose(
     """
     from benchcheck.diagnostics.score import diagnose_suite
     from benchcheck.diagnostics.suite import load_suite
-    from benchcheck.io.diagnostic import read_predictions
+    from benchcheck.io.diagnostic import read_model_predictions
 
     files = parse_assignments(predictions, "--predictions")
     if not files and not judges:
         raise UsageError("give at least one --predictions NAME=FILE or --judge BACKEND:MODEL")
     suite = load_suite(suite_path, taxonomy=taxonomy)
-    mapping = _label_map(label_map)
-    preds, notes = {}, {}
-    for name, path in files.items():
-        read = read_predictions(path, ids=suite.ids, label_names=suite.label_names,
-                                label_map=mapping, column=label_column)
-        preds[name] = dict(read.labels)
-        notes[name] = [f"matched by {read.keyed_by}", *read.notes]
+    preds, notes = read_model_predictions(files, ids=suite.ids, label_names=suite.label_names,
+                                          label_map=_label_map(label_map), column=label_column)
     if judges:
         for name, labels in _judge(suite, judges, base_url, cache, no_cache).items():
             if name in preds:

@@ -46,6 +46,7 @@ __all__ = [
     "looks_like_suite",
     "read_annotations",
     "read_pairs",
+    "read_model_predictions",
     "read_predictions",
     "suite_label_names",
 ]
@@ -412,6 +413,29 @@ def read_predictions(
         notes.append(f"integer predictions read as indices into {list(label_names)}")
     return Predictions(labels={i: labels[i] for i in ids}, source=str(path), keyed_by=keyed,
                        notes=tuple(notes))
+
+
+def read_model_predictions(
+    files: Mapping[str, str | Path],
+    *,
+    ids: Sequence[str],
+    label_names: Sequence[str],
+    label_map: Mapping[str, str] | None = None,
+    column: str | None = None,
+) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
+    """Read every model's file (``{model: path}``) with :func:`read_predictions`.
+
+    Returns ``({model: {example id: label}}, {model: notes})``; the notes say how rows were
+    matched, then :attr:`Predictions.notes`.
+    """
+    preds: dict[str, dict[str, str]] = {}
+    notes: dict[str, list[str]] = {}
+    for name, path in files.items():
+        read = read_predictions(path, ids=ids, label_names=label_names, label_map=label_map,
+                                column=column)
+        preds[name] = dict(read.labels)
+        notes[name] = [f"matched by {read.keyed_by}", *read.notes]
+    return preds, notes
 
 
 class _LabelConverter:
