@@ -9,7 +9,6 @@ with a unique most frequent label).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 from benchcheck.diagnostics.score import Cell, rk_cell
 from benchcheck.diagnostics.suite import DiagnosticSuite
 from benchcheck.errors import UsageError
+from benchcheck.stats.agreement import majority_vote
 
 __all__ = ["HumanBaseline", "human_baseline"]
 
@@ -93,17 +93,12 @@ def human_baseline(
         table, _ = aggregate_raters(data, n_cat=len(labels))
         value = float(fleiss_kappa(table, method="fleiss"))
         kappa = value if np.isfinite(value) else None
-    votes_ids, votes, ties = [], [], 0
-    for i in suite.ids:
-        given = [annotations[w][i] for w in names if i in annotations[w]]
-        if not given:
-            continue
-        top = Counter(given).most_common()
-        if len(top) > 1 and top[0][1] == top[1][1]:
-            ties += 1
-            continue
-        votes_ids.append(i)
-        votes.append(top[0][0])
+    rated = [i for i in suite.ids if any(i in annotations[w] for w in names)]
+    tie = object()
+    voted = majority_vote([[annotations[w].get(i) for w in names] for i in rated], tie=tie)
+    votes_ids = [i for i, v in zip(rated, voted, strict=True) if v is not tie]
+    votes = [str(v) for v in voted if v is not tie]
+    ties = len(rated) - len(votes_ids)
     majority = rk_cell([gold[i] for i in votes_ids], votes, labels, seed=seed,
                        key="human/majority", n_resamples=n_resamples, confidence=confidence)
     scores = [c.r_k for c in per.values() if c.r_k is not None]
