@@ -60,3 +60,11 @@ def write_jsonl(frame: pl.DataFrame, path: Path) -> Path:
         for row in frame.iter_rows(named=True):
             fh.write(json.dumps(row) + "\n")
     return path
+
+
+def cli_ok(*argv: str) -> None:
+    """Run ``benchcheck argv...`` in-process and require exit code 0."""
+    from benchcheck.cli import main
+
+    rc = main(list(argv))
+    assert rc == 0, f"benchcheck {' '.join(argv)} exited {rc}"

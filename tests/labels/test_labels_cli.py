@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from _labels_synth import make_case, write_jsonl
+from _labels_synth import cli_ok, make_case, write_jsonl
 
 from benchcheck.cli import main
 
@@ -28,7 +28,7 @@ COMMANDS = [
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
 def test_help_has_example(cmd, capsys):
-    assert main([*cmd, "--help"]) == 0
+    cli_ok(*cmd, "--help")
     out = capsys.readouterr().out
     assert "Example:" in out and "benchcheck" in out
 
@@ -48,21 +48,7 @@ def _json(path):
 
 def test_flag_review_chain(case, capsys):
     data, j, truth, flipped = case
-    assert (
-        main(
-            [
-                "flag",
-                "j.parquet",
-                "--data",
-                "data.jsonl",
-                "-o",
-                "flags.jsonl",
-                "--json",
-                "flag.json",
-            ]
-        )
-        == 0
-    )
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl", "--json", "flag.json")
     out = capsys.readouterr().out
     assert "[0.95, 1]" in out and "Top" in out
     res = _json("flag.json")
@@ -70,9 +56,7 @@ def test_flag_review_chain(case, capsys):
     assert res["summary"]["flagged"] == sum(
         1 for r in open("flags.jsonl") if '"flagged": true' in r
     )
-    assert (
-        main(["review", "export", "flags.jsonl", "-o", "review", "--seed", "1", "--json", "-"]) == 0
-    )
+    cli_ok("review", "export", "flags.jsonl", "-o", "review", "--seed", "1", "--json", "-")
     exp = json.loads(capsys.readouterr().out)
     assert exp["n_items"] == res["summary"]["flagged"]
     # experts: both label with the truth
@@ -85,24 +69,19 @@ def test_flag_review_chain(case, capsys):
         f.with_columns(pl.Series("label", [tr[key[r]] for r in f["review_id"]])).write_csv(
             f"review/{name}.csv"
         )
-    assert (
-        main(
-            [
-                "review",
-                "import",
-                "review/expert_a.csv",
-                "review/expert_b.csv",
-                "-o",
-                "gold.jsonl",
-                "--json",
-                "imp.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "review",
+        "import",
+        "review/expert_a.csv",
+        "review/expert_b.csv",
+        "-o",
+        "gold.jsonl",
+        "--json",
+        "imp.json",
     )
     imp = _json("imp.json")
     assert imp["agreement_before"]["cohen_kappa"] == 1.0 and imp["unresolved"] == 0
-    assert main(["error-rate", "gold.jsonl", "--population", "1000", "--json", "er.json"]) == 0
+    cli_ok("error-rate", "gold.jsonl", "--population", "1000", "--json", "er.json")
     er = _json("er.json")
     assert set(er) >= {
         "errors",
@@ -116,23 +95,18 @@ def test_flag_review_chain(case, capsys):
     }
     gold = [json.loads(line) for line in open("gold.jsonl")]
     assert er["sample"] == 80 and er["errors"] == sum(g["gold"] != g["label"] for g in gold)
-    assert main(["bins", "gold.jsonl", "--bootstrap", "100", "--json", "bins.json"]) == 0
+    cli_ok("bins", "gold.jsonl", "--bootstrap", "100", "--json", "bins.json")
     assert len(_json("bins.json")["bins"]) == 6
     assert "warning" in capsys.readouterr().err  # small bins
-    assert (
-        main(
-            [
-                "ensemble-curve",
-                "j.parquet",
-                "--gold",
-                "gold.jsonl",
-                "--repeats",
-                "3",
-                "--json",
-                "curve.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "ensemble-curve",
+        "j.parquet",
+        "--gold",
+        "gold.jsonl",
+        "--repeats",
+        "3",
+        "--json",
+        "curve.json",
     )
     curve = _json("curve.json")
     assert [p["size"] for p in curve["points"]] == [1, 2, 3, 4]
@@ -144,23 +118,18 @@ def test_flag_review_chain(case, capsys):
         write_jsonl(
             pl.DataFrame({"id": [r["id"] for r in gold], "score": s}), Path(f"{name}.jsonl")
         )
-    assert (
-        main(
-            [
-                "rerank",
-                "--gold",
-                "gold.jsonl",
-                "--scores",
-                "a=a.jsonl",
-                "--scores",
-                "b=b.jsonl",
-                "--bootstrap",
-                "100",
-                "--json",
-                "rr.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "rerank",
+        "--gold",
+        "gold.jsonl",
+        "--scores",
+        "a=a.jsonl",
+        "--scores",
+        "b=b.jsonl",
+        "--bootstrap",
+        "100",
+        "--json",
+        "rr.json",
     )
     rr = _json("rr.json")
     assert rr["ranks"]["a"]["roc_auc"]["gold"] == 1 and len(rr["pairwise"]) == 3
@@ -168,25 +137,20 @@ def test_flag_review_chain(case, capsys):
         {"id": r["id"], "annotator": f"w{k}", "label": r["gold"]} for r in gold for k in range(3)
     ]
     pl.DataFrame(crowd).write_csv("crowd.csv")
-    assert (
-        main(
-            [
-                "agreement",
-                "--source",
-                "original=gold.jsonl#label",
-                "--source",
-                "llm=gold.jsonl#llm_label",
-                "--source",
-                "gold=gold.jsonl",
-                "--crowd",
-                "crowd.csv",
-                "--judgments",
-                "j.parquet",
-                "--json",
-                "ag.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "agreement",
+        "--source",
+        "original=gold.jsonl#label",
+        "--source",
+        "llm=gold.jsonl#llm_label",
+        "--source",
+        "gold=gold.jsonl",
+        "--crowd",
+        "crowd.csv",
+        "--judgments",
+        "j.parquet",
+        "--json",
+        "ag.json",
     )
     ag = _json("ag.json")
     assert ag["weighted_f1"]["f1"]["gold"]["crowd_majority"] == 1.0
@@ -197,50 +161,40 @@ def test_flag_review_chain(case, capsys):
 
 def test_remedy_cli(case, capsys):
     before = Path("data.jsonl").read_bytes()
-    assert (
-        main(
-            [
-                "remedy",
-                "data.jsonl",
-                "--judgments",
-                "j.parquet",
-                "--threshold",
-                "0.8",
-                "--mode",
-                "flip",
-                "--seed",
-                "0",
-                "-o",
-                "cleaned",
-                "--json",
-                "r.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "remedy",
+        "data.jsonl",
+        "--judgments",
+        "j.parquet",
+        "--threshold",
+        "0.8",
+        "--mode",
+        "flip",
+        "--seed",
+        "0",
+        "-o",
+        "cleaned",
+        "--json",
+        "r.json",
     )
     r = _json("r.json")
     assert Path("data.jsonl").read_bytes() == before
     assert r["n_selected"] == len(r["ablation_ids"]) > 0
     assert Path("cleaned/cleaned.jsonl").exists() and Path("cleaned/ablation_random.jsonl").exists()
-    assert main(["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl"]) == 0
-    assert (
-        main(
-            [
-                "remedy",
-                "data.jsonl",
-                "--flags",
-                "flags.jsonl",
-                "--threshold",
-                "0.8",
-                "--mode",
-                "filter",
-                "-o",
-                "f2",
-                "--json",
-                "r2.json",
-            ]
-        )
-        == 0
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl")
+    cli_ok(
+        "remedy",
+        "data.jsonl",
+        "--flags",
+        "flags.jsonl",
+        "--threshold",
+        "0.8",
+        "--mode",
+        "filter",
+        "-o",
+        "f2",
+        "--json",
+        "r2.json",
     )
     assert _json("r2.json")["selected_ids"] == r["selected_ids"]
     capsys.readouterr()
@@ -253,20 +207,8 @@ def test_flag_pred_probs(case, capsys):
     data, j, truth, flipped = case
     probs = np.stack([1 - truth, truth], axis=1) * 0.8 + 0.1
     np.save("probs.npy", probs)
-    assert (
-        main(
-            [
-                "flag",
-                "j.parquet",
-                "--data",
-                "data.jsonl",
-                "--pred-probs",
-                "probs.npy",
-                "--json",
-                "f.json",
-            ]
-        )
-        == 0
+    cli_ok(
+        "flag", "j.parquet", "--data", "data.jsonl", "--pred-probs", "probs.npy", "--json", "f.json"
     )
     cl = _json("f.json")["confident_learning"]
     assert cl["both"] > 0 and 0 <= cl["jaccard"] <= 1
@@ -276,28 +218,10 @@ def test_flag_pred_probs(case, capsys):
 
 
 def test_error_rate_counts_and_edges(capsys):
-    assert (
-        main(
-            [
-                "error-rate",
-                "--errors",
-                "12",
-                "--sample",
-                "200",
-                "--population",
-                "5000",
-                "--json",
-                "-",
-            ]
-        )
-        == 0
-    )
+    cli_ok("error-rate", "--errors", "12", "--sample", "200", "--population", "5000", "--json", "-")
     r = json.loads(capsys.readouterr().out)
     assert r["error_rate"] == 0.06 and r["ci_fpc"][0] > r["ci"][0]
-    assert (
-        main(["error-rate", "--errors", "0", "--sample", "10", "--population", "10", "--json", "-"])
-        == 0
-    )
+    cli_ok("error-rate", "--errors", "0", "--sample", "10", "--population", "10", "--json", "-")
     r = json.loads(capsys.readouterr().out)
     assert r["ci_fpc"] == [0.0, 0.0] and r["ci"][0] == 0.0
     assert main(["error-rate", "--errors", "11", "--sample", "10"]) == 2
@@ -350,28 +274,17 @@ def test_bad_input_names_file_and_line(case, capsys):
 
 
 def test_flags_as_csv_and_source_column_guess(case, capsys):
-    assert main(["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.csv"]) == 0
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.csv")
     capsys.readouterr()
-    assert main(["review", "export", "flags.csv", "-o", "rv", "--json", "-"]) == 0
+    cli_ok("review", "export", "flags.csv", "-o", "rv", "--json", "-")
     exp = json.loads(capsys.readouterr().out)
     n_flagged = sum(1 for r in pl.read_csv("flags.csv").iter_rows(named=True) if r["flagged"])
     assert exp["n_items"] == n_flagged > 0
-    assert main(["remedy", "data.jsonl", "--flags", "flags.csv", "-o", "out", "--json", "-"]) == 0
+    cli_ok("remedy", "data.jsonl", "--flags", "flags.csv", "-o", "out", "--json", "-")
     assert json.loads(capsys.readouterr().out)["n_selected"] > 0
     # "llm" finds the llm_label column by itself
-    assert (
-        main(
-            [
-                "agreement",
-                "--source",
-                "original=flags.csv",
-                "--source",
-                "llm=flags.csv",
-                "--json",
-                "-",
-            ]
-        )
-        == 0
+    cli_ok(
+        "agreement", "--source", "original=flags.csv", "--source", "llm=flags.csv", "--json", "-"
     )
     rep = json.loads(capsys.readouterr().out)
     assert rep["weighted_f1"]["f1"]["original"]["llm"] < 1.0

@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-
-from benchcheck.cli import main
+from _labels_synth import cli_ok
 
 MODEL = "qwen2.5-coder-0.5b-instruct"
 COLOURS = ["red", "blue", "green", "yellow", "black", "white"]
@@ -68,43 +67,24 @@ def test_real_judge_flags_injected_flips(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     rows, truth, flip = _dataset()
     Path("data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert (
-        main(
-            [
-                "judge",
-                "data.jsonl",
-                "--judge",
-                f"llama-cpp:{MODEL}",
-                "--prompts",
-                "document",
-                "--text-a",
-                "text_a",
-                "--text-b",
-                "text_b",
-                "--label",
-                "label",
-                "--no-cache",
-                "-o",
-                "j.parquet",
-            ]
-        )
-        == 0
+    cli_ok(
+        "judge",
+        "data.jsonl",
+        "--judge",
+        f"llama-cpp:{MODEL}",
+        "--prompts",
+        "document",
+        "--text-a",
+        "text_a",
+        "--text-b",
+        "text_b",
+        "--label",
+        "label",
+        "--no-cache",
+        "-o",
+        "j.parquet",
     )
-    assert (
-        main(
-            [
-                "flag",
-                "j.parquet",
-                "--data",
-                "data.jsonl",
-                "-o",
-                "flags.jsonl",
-                "--json",
-                "flag.json",
-            ]
-        )
-        == 0
-    )
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl", "--json", "flag.json")
     flags = pl.DataFrame([json.loads(x) for x in open("flags.jsonl")], infer_schema_length=None)
     is_flip = dict(zip([r["id"] for r in rows], flip, strict=True))
     flagged = flags.filter(pl.col("flagged")).sort("rank")
@@ -116,7 +96,7 @@ def test_real_judge_flags_injected_flips(tmp_path, monkeypatch, capsys):
     print(f"e2e: flags={flagged.height} top={top.height} precision={precision:.3f} base={base:.3f}")
     assert precision > base, (precision, base, top.select("id", "confidence").rows())
     # blind review by two "experts" who know the truth, then the error rate
-    assert main(["review", "export", "flags.jsonl", "-o", "review", "--seed", "1"]) == 0
+    cli_ok("review", "export", "flags.jsonl", "-o", "review", "--seed", "1")
     key = {
         r["review_id"]: r["id"] for r in map(json.loads, open("review/key.jsonl")) if r["review_id"]
     }
@@ -126,11 +106,8 @@ def test_real_judge_flags_injected_flips(tmp_path, monkeypatch, capsys):
         e.with_columns(pl.Series("label", [true_of[key[r]] for r in e["review_id"]])).write_csv(
             f"review/{name}.csv"
         )
-    assert (
-        main(["review", "import", "review/expert_a.csv", "review/expert_b.csv", "-o", "gold.jsonl"])
-        == 0
-    )
-    assert main(["error-rate", "gold.jsonl", "--population", "240", "--json", "er.json"]) == 0
+    cli_ok("review", "import", "review/expert_a.csv", "review/expert_b.csv", "-o", "gold.jsonl")
+    cli_ok("error-rate", "gold.jsonl", "--population", "240", "--json", "er.json")
     er = json.loads(Path("er.json").read_text())
     flips_found = sum(is_flip[i] for i in flagged["id"])
     assert er["errors"] == flips_found and er["ci_fpc"][0] <= er["error_rate"] <= er["ci_fpc"][1]
