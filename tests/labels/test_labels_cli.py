@@ -1,6 +1,7 @@
 """Every label-error command: JSON keys, terminal output, bad input (exit 2), --help example."""
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 from _labels_synth import cli_ok, make_case, write_jsonl
+from statsmodels.stats.proportion import proportion_confint
 
 from benchcheck.cli import main
 
@@ -220,7 +222,11 @@ def test_flag_pred_probs(case, capsys):
 def test_error_rate_counts_and_edges(capsys):
     cli_ok("error-rate", "--errors", "12", "--sample", "200", "--population", "5000", "--json", "-")
     r = json.loads(capsys.readouterr().out)
-    assert r["error_rate"] == 0.06 and r["ci_fpc"][0] > r["ci"][0]
+    lo, hi = proportion_confint(12, 200, alpha=0.05, method="beta")
+    f = math.sqrt((5000 - 200) / (5000 - 1))
+    assert r["error_rate"] == 0.06 and r["ci"] == pytest.approx([lo, hi])
+    assert r["ci_fpc"] == pytest.approx([0.06 - f * (0.06 - lo), 0.06 + f * (hi - 0.06)])
+    assert r["population_errors_lower"] == math.ceil(r["ci_fpc"][0] * 5000)
     cli_ok("error-rate", "--errors", "0", "--sample", "10", "--population", "10", "--json", "-")
     r = json.loads(capsys.readouterr().out)
     assert r["ci_fpc"] == [0.0, 0.0] and r["ci"][0] == 0.0
