@@ -372,22 +372,18 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
     ba = results.get("bin_agreement")
     if ba and ba.get("bins"):
         bins = ba["bins"]
-        rows = [
-            (b["bin"] + f" (n={b.get('n')})", [
-                (b.get("with_llm"), *(b.get("with_llm_ci") or [None, None])),
-                (b.get("with_original"), *(b.get("with_original_ci") or [None, None])),
-            ])
-            for b in bins
-        ]
+        sides = (("with_llm", "the LLM"), ("with_original", "the original label"))
+
+        def point(b: Mapping[str, Any], key: str) -> tuple[Any, Any, Any]:
+            return (b.get(key), *(b.get(f"{key}_ci") or [None, None]))
+
+        rows = [(b["bin"] + f" (n={b.get('n')})", [point(b, key) for key, _ in sides])
+                for b in bins]
         tips = [
-            [f"bin {b['bin']}: experts agree with the LLM in {num(b.get('with_llm'))} "
-             f"(95% bootstrap {num((b.get('with_llm_ci') or [None])[0])}–"
-             f"{num((b.get('with_llm_ci') or [None, None])[1])}), n={b.get('n')}",
-             f"bin {b['bin']}: experts agree with the original label in "
-             f"{num(b.get('with_original'))} (95% bootstrap "
-             f"{num((b.get('with_original_ci') or [None])[0])}–"
-             f"{num((b.get('with_original_ci') or [None, None])[1])}), n={b.get('n')}"]
-            for b in bins
+            [f"bin {b['bin']}: experts agree with {who} in {num(v)} "
+             f"(95% bootstrap {num(lo)}–{num(hi)}), n={b.get('n')}"
+             for (v, lo, hi), (_, who) in zip(points, sides, strict=True)]
+            for b, (_, points) in zip(bins, rows, strict=True)
         ]
         parts.append("<h3>Expert agreement per confidence bin</h3>")
         parts.append(_figure(
@@ -491,16 +487,14 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         for group in ["overall", *coarse]:
             points: list[tuple[Any, Any, Any]] = []
             tip_row = []
-            for m in names:
-                c = models[m]["overall"] if group == "overall" else models[m]["coarse"].get(
-                    group, {})
+            cells = [models[m]["overall"] if group == "overall"
+                     else models[m]["coarse"].get(group, {}) for m in names]
+            for m, c in zip(names, cells, strict=True):
                 ci = c.get("ci") or [None, None]
                 points.append((c.get("r_k"), ci[0], ci[1]))
                 tip_row.append(f"{m} · {group}: R_K {num(c.get('r_k'))} "
                                f"(interval {num(ci[0])}–{num(ci[1])}), n={c.get('n')}; ↑ better")
-            n = models[names[0]]["overall" if group == "overall" else "coarse"]
-            n = n.get("n") if group == "overall" else n.get(group, {}).get("n")
-            rows.append((f"{group} (n={n})", points))
+            rows.append((f"{group} (n={cells[0].get('n')})", points))
             tips.append(tip_row)
         parts.append("<h3>R<sub>K</sub> per coarse category</h3>")
         parts.append(_figure(
