@@ -71,8 +71,9 @@ def test_slow_response_times_out_and_is_retried():
 def test_malformed_json_is_retried():
     with FaultServer(["malformed", "malformed"]) as server:
         judge = _judge(server)
-        judge.score([_req()])
+        s = judge.score([_req()])[0]
     assert judge.attempts == 3
+    assert s.probs == pytest.approx((0.15 / 0.95, 0.8 / 0.95))  # the third, well-formed answer
 
 
 def test_missing_logprobs_is_a_clear_error_without_retry():
