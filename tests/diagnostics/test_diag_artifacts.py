@@ -51,6 +51,29 @@ def test_no_cue_stays_near_chance():
     assert js["kind"] == "artifacts" and js["accuracy_ci"][0] <= js["accuracy"]
 
 
+def test_numbers_match_independent_libraries():
+    # Clopper–Pearson via statsmodels, the one-sided test via the binomial tail, the
+    # majority baseline and R_K recomputed from the reported confusion matrix (sklearn).
+    from sklearn.metrics import matthews_corrcoef
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(5)
+    (tr_x, tr_y), (ev_x, ev_y) = make(rng, 200, True), make(rng, 90, True)
+    res = partial_input_audit(tr_x, tr_y, ev_x, ev_y, seed=0, n_resamples=20)
+    conf = np.array(res.r_k.confusion)
+    k, n = int(np.trace(conf)), int(conf.sum())
+    assert n == 90 and res.accuracy == pytest.approx(k / n)
+    assert res.accuracy_ci == pytest.approx(proportion_confint(k, n, alpha=0.05, method="beta"))
+    majority = max(sorted(set(tr_y)), key=tr_y.count)
+    assert res.majority_label == majority
+    assert res.majority_accuracy == pytest.approx(ev_y.count(majority) / n)
+    best = max(res.majority_accuracy, 1 / 3)
+    assert res.p_value == pytest.approx(binom.sf(k - 1, n, best))
+    gold = [res.labels[i] for i in range(3) for j in range(3) for _ in range(conf[i, j])]
+    pred = [res.labels[j] for i in range(3) for j in range(3) for _ in range(conf[i, j])]
+    assert res.r_k.r_k == pytest.approx(matthews_corrcoef(gold, pred))
+
+
 def test_deterministic_and_validates():
     rng = np.random.default_rng(2)
     tr, ev = make(rng, 150, True), make(rng, 60, True)
