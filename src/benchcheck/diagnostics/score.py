@@ -250,13 +250,15 @@ def diagnose_suite(
         if len(preds) > 1:
             rankings[group][key] = _rank(group, key, cells, boot, confidence)
 
+    direction = np.array([d or "" for d in suite.table["direction"].to_list()])
+    fine_rows = {key: rows for group, key, rows in groups if group == "fine"}
     models = {
         m: ModelDiagnosis(
             name=m,
             overall=cells[m]["overall"]["overall"],
             coarse=cells[m]["coarse"],
             fine=cells[m]["fine"],
-            directions=_directions(suite, gold, preds[m]),
+            directions=_directions(direction, fine_rows, gold, preds[m]),
             monotonicity=_monotonicity(suite, gold, preds[m], labels),
         )
         for m in preds
@@ -297,10 +299,11 @@ def _rank(
     return {"order": order, "r_k": scores, "paired_tests": tests}
 
 
-def _directions(suite: DiagnosticSuite, gold: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
+def _directions(
+    direction: np.ndarray, fine_rows: Mapping[str, np.ndarray], gold: np.ndarray,
+    pred: np.ndarray,
+) -> dict[str, Any]:
     """Forward vs backward accuracy, overall and per fine tag (directions known only)."""
-    direction = np.array([d or "" for d in suite.table["direction"].to_list()])
-    fine_lists = suite.table["fine"].to_list()
 
     def one(mask: np.ndarray) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -311,11 +314,13 @@ def _directions(suite: DiagnosticSuite, gold: np.ndarray, pred: np.ndarray) -> d
         out["gap"] = None if f is None or b is None else f - b
         return out
 
+    def rows_mask(rows: np.ndarray) -> np.ndarray:
+        mask = np.zeros(len(direction), dtype=bool)
+        mask[rows] = True
+        return mask
+
     everything = np.ones(len(direction), dtype=bool)
-    per_tag = {}
-    for t in suite.fine_names():
-        mask = np.array([t in r for r in fine_lists], dtype=bool)
-        per_tag[t] = one(mask)
+    per_tag = {t: one(rows_mask(rows)) for t, rows in fine_rows.items()}
     return {"overall": one(everything), "fine": per_tag}
 
 
