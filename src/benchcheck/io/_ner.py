@@ -137,7 +137,6 @@ def build_ner_split(
     first = np.flatnonzero(sentence_start)
     n_sent = first.size
     lengths = np.diff(np.append(first, n_tok))
-    sentence = np.repeat(np.arange(n_sent, dtype=np.uint32), lengths)
     position = np.arange(n_tok, dtype=np.int32)
     position -= np.repeat(first.astype(np.int32), lengths)
     token_h = string_hash(token)
@@ -161,7 +160,8 @@ def build_ner_split(
     inner_pos = np.arange(inner.size, dtype=np.int64) - np.repeat(span_first, span_len)
     inner += inner_pos
     surface_hash = sequence_hash(token_h[inner], inner_pos, span_first, span_len)
-    span_sentence = sentence[s_idx] if s_idx.size else np.zeros(0, np.uint32)
+    # Each span's sentence: the last sentence start at or before its first token.
+    span_sentence = (np.searchsorted(first, s_idx, side="right") - 1).astype(np.uint32)
     span_type = type_id[s_idx] if s_idx.size else np.zeros(0, np.int32)
 
     # Surface strings, joined once per distinct surface.
@@ -213,8 +213,8 @@ def build_ner_split(
         if not keep_tokens
         else pl.DataFrame(
             {
-                "sentence": sentence,
-                "position": position.astype(np.int32),
+                "sentence": np.repeat(np.arange(n_sent, dtype=np.uint32), lengths),
+                "position": position,
                 "token": token,
                 "tag": tag,
                 "token_hash": token_h,
