@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -237,35 +236,6 @@ def diagnose(
 
 
 # -------------------------------------------------------------------------------- artifacts
-_SPLIT_WORDS = {"train": "train", "training": "train", "dev": "dev", "valid": "dev",
-                "validation": "dev", "val": "dev", "test": "test"}
-_PAIR_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
-
-
-def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
-    """Find the train file and the evaluation file (test, else dev) of a pair dataset folder."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder; give --train and --eval for files")
-    found: dict[str, list[Path]] = {}
-    for path in sorted(folder.iterdir()):
-        if path.suffix.lower() not in _PAIR_SUFFIXES:
-            continue
-        words = re.split(r"[._\-\s]+", path.stem.casefold())
-        split = next((_SPLIT_WORDS[w] for w in words if w in _SPLIT_WORDS), None)
-        if split is not None:
-            found.setdefault(split, []).append(path)
-    train = found.get("train", [])
-    evals = found.get("test") or found.get("dev") or []
-    if len(train) != 1 or len(evals) != 1:
-        names = {k: [p.name for p in v] for k, v in found.items()}
-        raise UsageError(
-            f"{folder}: expected one train file and one test (or dev) file, found {names}; "
-            "give --train and --eval instead"
-        )
-    return train[0], evals[0]
-
-
 def run_artifacts(
     data: str | None,
     *,
@@ -283,7 +253,7 @@ def run_artifacts(
 ) -> dict[str, Any]:
     """Read the two splits, run the partial-input audit; return the JSON payload."""
     from benchcheck.diagnostics.artifacts import partial_input_audit
-    from benchcheck.io.diagnostic import looks_like_suite, read_pairs
+    from benchcheck.io.diagnostic import find_pair_splits, looks_like_suite, read_pairs
 
     if side not in ("hypothesis", "premise"):
         raise UsageError(f"--input must be 'hypothesis' or 'premise', got {side!r}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +36,12 @@ from typing import Any
 import polars as pl
 
 from benchcheck.data import Dataset, Split
-from benchcheck.errors import InputError
+from benchcheck.errors import InputError, UsageError
 
 __all__ = [
     "NLI_LABELS",
     "Predictions",
+    "find_pair_splits",
     "read_diagnostic",
     "read_diagnostic_jsonl",
     "read_glue_diagnostic_tsv",
@@ -562,6 +564,35 @@ class PairTexts:
     source: str
     kind: str  # "suite" or "table"
     n_skipped: int = 0
+
+
+_SPLIT_WORDS = {"train": "train", "training": "train", "dev": "dev", "valid": "dev",
+                "validation": "dev", "val": "dev", "test": "test"}
+_PAIR_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
+
+
+def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
+    """Find the train file and the evaluation file (test, else dev) of a pair dataset folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder; give --train and --eval for files")
+    found: dict[str, list[Path]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in _PAIR_SUFFIXES:
+            continue
+        words = re.split(r"[._\-\s]+", path.stem.casefold())
+        split = next((_SPLIT_WORDS[w] for w in words if w in _SPLIT_WORDS), None)
+        if split is not None:
+            found.setdefault(split, []).append(path)
+    train = found.get("train", [])
+    evals = found.get("test") or found.get("dev") or []
+    if len(train) != 1 or len(evals) != 1:
+        names = {k: [p.name for p in v] for k, v in found.items()}
+        raise UsageError(
+            f"{folder}: expected one train file and one test (or dev) file, found {names}; "
+            "give --train and --eval instead"
+        )
+    return train[0], evals[0]
 
 
 def looks_like_suite(path: str | Path) -> bool:
