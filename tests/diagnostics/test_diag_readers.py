@@ -183,3 +183,18 @@ def test_glue_taxonomy_shape():
     assert GLUE_TAXONOMY.coarse_names == ["Lexical Semantics", "Predicate-Argument Structure",
                                           "Logic", "Knowledge"]
     assert len(GLUE_TAXONOMY.fine_names) == 7 + 12 + 12 + 2
+
+
+def test_find_pair_splits_uses_the_loaders_split_words(tmp_path):
+    from benchcheck.errors import UsageError
+    from benchcheck.io.diagnostic import find_pair_splits
+
+    for name in ("snli_train.jsonl", "snli_validation.jsonl", "notes.txt", "README.md"):
+        (tmp_path / name).write_text("{}\n", encoding="utf-8")
+    assert find_pair_splits(tmp_path) == (tmp_path / "snli_train.jsonl",
+                                          tmp_path / "snli_validation.jsonl")
+    (tmp_path / "eng.testb.tsv").write_text("x\n", encoding="utf-8")  # test wins over dev
+    assert find_pair_splits(tmp_path)[1] == tmp_path / "eng.testb.tsv"
+    (tmp_path / "snli_test.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="one train file and one test"):
+        find_pair_splits(tmp_path)

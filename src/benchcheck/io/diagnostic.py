@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from benchcheck.data import Dataset, Split
+from benchcheck.data.model import SPLIT_ALIASES
 from benchcheck.errors import InputError, UsageError
 
 __all__ = [
@@ -566,13 +567,15 @@ class PairTexts:
     n_skipped: int = 0
 
 
-_SPLIT_WORDS = {"train": "train", "training": "train", "dev": "dev", "valid": "dev",
-                "validation": "dev", "val": "dev", "test": "test"}
 _PAIR_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 
 
 def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
-    """Find the train file and the evaluation file (test, else dev) of a pair dataset folder."""
+    """Find the train file and the evaluation file (test, else dev) of a pair dataset folder.
+
+    A file's split is the first word of its name found in
+    :data:`~benchcheck.data.model.SPLIT_ALIASES` (the loader's split words).
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give --train and --eval for files")
@@ -581,7 +584,7 @@ def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
         if path.suffix.lower() not in _PAIR_SUFFIXES:
             continue
         words = re.split(r"[._\-\s]+", path.stem.casefold())
-        split = next((_SPLIT_WORDS[w] for w in words if w in _SPLIT_WORDS), None)
+        split = next((SPLIT_ALIASES[w] for w in words if w in SPLIT_ALIASES), None)
         if split is not None:
             found.setdefault(split, []).append(path)
     train = found.get("train", [])
