@@ -56,7 +56,6 @@ class AuditInputs:
     suite_predictions: dict[str, str] = field(default_factory=dict)
     seed: int = 0
     resamples: int = 1000
-    output: Path = Path("report")
 
 
 Analysis = Callable[[AuditInputs, dict[str, Any]], str]
@@ -453,7 +452,7 @@ def audit(
     """
     from benchcheck.io.diagnostic import looks_like_suite
 
-    inp = AuditInputs(scheme=scheme, strict=strict, seed=seed, output=output,
+    inp = AuditInputs(scheme=scheme, strict=strict, seed=seed,
                       judge=None if no_judge else judge, prompts=prompts, threshold=threshold,
                       compare=parse_assignments(compare, "--compare"))
     named = parse_assignments(predictions, "--predictions")
