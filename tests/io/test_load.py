@@ -79,6 +79,11 @@ def test_explicit_splits_single_file_and_usage_errors(tmp_path):
         load(tmp_path / "missing")
     with pytest.raises(InputError, match="file not found"):
         load(splits={"train": tmp_path / "missing.txt"})
+    # The text tasks resolve their source the same way.
+    with pytest.raises(UsageError, match="not both"):
+        load(a, splits={"train": a}, task="classification")
+    with pytest.raises(InputError, match="no such file"):
+        load(tmp_path / "missing", task="pair")
 
 
 def test_split_name_of():

@@ -78,6 +78,26 @@ def discover_splits(folder: Path) -> dict[str, Path]:
     return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
 
 
+def _source_files(
+    source: str | Path | None, splits: Mapping[str, str | Path] | None, name: str | None
+) -> tuple[dict[str, Path], Path | None, str]:
+    """Resolve ``load``'s source: (split files, folder to inspect or None, dataset title).
+
+    A folder comes back for the caller to recognise (saved HF, shards) before
+    :func:`discover_splits`; its file mapping is then empty.
+    """
+    if (source is None) == (not splits):
+        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
+    if splits:
+        return {str(k): Path(v) for k, v in splits.items()}, None, name or "dataset"
+    path = Path(str(source))
+    if not path.exists():
+        raise InputError("no such file or folder", path=path)
+    if path.is_dir():
+        return {}, path, name or path.name
+    return {split_name_of(path) or path.stem: path}, None, name or path.name
+
+
 def load(
     source: str | Path | None = None,
     *,
@@ -110,31 +130,19 @@ def load(
         return _load_text(source, splits, task, label_names, name, dict(columns or {}))
     if task != "ner":
         raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
-    if (source is None) == (not splits):
-        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
-    files: dict[str, Path]
-    if splits:
-        files = {str(k): Path(v) for k, v in splits.items()}
-        title = name or "dataset"
-    else:
-        path = Path(str(source))
-        if not path.exists():
-            raise InputError("no such file or folder", path=path)
-        title = name or path.name
-        if path.is_dir():
-            from benchcheck.io import hf
+    files, folder, title = _source_files(source, splits, name)
+    if folder is not None:
+        from benchcheck.io import hf
 
-            if hf.is_saved_hf(path):
-                return hf.read_hf_ner(path, scheme=scheme, strict=strict)
-            from benchcheck.engine import shards
+        if hf.is_saved_hf(folder):
+            return hf.read_hf_ner(folder, scheme=scheme, strict=strict)
+        from benchcheck.engine import shards
 
-            if shards.is_shard_folder(path):  # written by `benchcheck convert`
-                return shards.read_shards(
-                    path, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
-                )
-            files = discover_splits(path)
-        else:
-            files = {split_name_of(path) or path.stem: path}
+        if shards.is_shard_folder(folder):  # written by `benchcheck convert`
+            return shards.read_shards(
+                folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
+            )
+        files = discover_splits(folder)
     out: dict[str, Split] = {}
     for split, file in files.items():
         reader = _ner_reader(file)
@@ -158,26 +166,15 @@ def _load_text(
     """Classification and pair datasets (see :mod:`benchcheck.io.tables`)."""
     from benchcheck.io import tables
 
-    if (source is None) == (not splits):
-        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
     cols = {k: v for k, v in columns.items() if v is not None}
-    if splits:
-        files = {str(k): Path(v) for k, v in splits.items()}
-        title = name or "dataset"
-    else:
-        path = Path(str(source))
-        if not path.exists():
-            raise InputError("no such file or folder", path=path)
-        title = name or path.name
-        if path.is_dir():
-            from benchcheck.io import hf
+    files, folder, title = _source_files(source, splits, name)
+    if folder is not None:
+        from benchcheck.io import hf
 
-            if hf.is_saved_hf(path):
-                read = tables.read_hf_text(path, task=task, label_names=label_names, **cols)
-                return Dataset(task=task, splits=read, name=title)  # type: ignore[arg-type]
-            files = discover_splits(path)
-        else:
-            files = {split_name_of(path) or path.stem: path}
+        if hf.is_saved_hf(folder):
+            read = tables.read_hf_text(folder, task=task, label_names=label_names, **cols)
+            return Dataset(task=task, splits=read, name=title)  # type: ignore[arg-type]
+        files = discover_splits(folder)
     out = {
         split: tables.read_text_split(file, task=task, name=split, label_names=label_names, **cols)
         for split, file in files.items()
