@@ -487,14 +487,14 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         for group in ["overall", *coarse]:
             points: list[tuple[Any, Any, Any]] = []
             tip_row = []
-            cells = [models[m]["overall"] if group == "overall"
+            found = [models[m]["overall"] if group == "overall"
                      else models[m]["coarse"].get(group, {}) for m in names]
-            for m, c in zip(names, cells, strict=True):
+            for m, c in zip(names, found, strict=True):
                 ci = c.get("ci") or [None, None]
                 points.append((c.get("r_k"), ci[0], ci[1]))
                 tip_row.append(f"{m} · {group}: R_K {num(c.get('r_k'))} "
                                f"(interval {num(ci[0])}–{num(ci[1])}), n={c.get('n')}; ↑ better")
-            rows.append((f"{group} (n={cells[0].get('n')})", points))
+            rows.append((f"{group} (n={found[0].get('n')})", points))
             tips.append(tip_row)
         parts.append("<h3>R<sub>K</sub> per coarse category</h3>")
         parts.append(_figure(
