@@ -523,13 +523,15 @@ def read_annotations(
         raise InputError("file not found", path=path)
     columns, records = _records(path)
     lower = {c.casefold(): c for c in columns}
-    id_col = next((lower[k] for k in _ID_KEYS if k in lower), None)
+    id_col = _pick(columns, None, _ID_KEYS, "id", path)
     if id_col is None:
         raise InputError(f"no id column (one of {list(_ID_KEYS)}); the file has {columns}",
                          path=path)
     wanted = set(ids)
     out: dict[str, dict[str, str]] = {}
     long = "annotator" in lower and "label" in lower
+    # One converter per column holding labels: the label column (long) or each annotator's.
+    convert = {c: _LabelConverter(path, label_names, label_map, c) for c in columns}
     for line, rec in records:
         ex_id = _cell(rec.get(id_col))
         if ex_id is None or ex_id not in wanted:
@@ -538,18 +540,15 @@ def read_annotations(
             who = _cell(rec.get(lower["annotator"]))
             if who is None:
                 raise InputError("empty annotator", path=path, line=line)
-            convert = _LabelConverter(path, label_names, label_map, lower["label"])
-            cells = {who: rec.get(lower["label"])}
+            cells = {who: (lower["label"], rec.get(lower["label"]))}
         else:
-            cells = {c: rec.get(c) for c in columns if c != id_col and _cell(rec.get(c))}
-        for who, raw in cells.items():
-            if not long:
-                convert = _LabelConverter(path, label_names, label_map, who)
+            cells = {c: (c, rec.get(c)) for c in columns if c != id_col and _cell(rec.get(c))}
+        for who, (column, raw) in cells.items():
             seen = out.setdefault(who, {})
             if ex_id in seen:
                 raise InputError(f"annotator {who!r} labels this id twice", path=path,
                                  line=line, got=ex_id)
-            seen[ex_id] = convert(raw, line)
+            seen[ex_id] = convert[column](raw, line)
     if not out:
         raise InputError("no annotations found", path=path)
     return out
