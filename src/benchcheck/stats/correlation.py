@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["confusion_matrix", "rk", "rk_from_confusion", "rk_from_confusions"]
+__all__ = ["rk", "rk_from_confusion", "rk_from_confusions"]
 
 
 def rk_from_confusion(confusion: np.ndarray | Sequence[Sequence[float]]) -> float:
@@ -61,28 +61,6 @@ def rk_from_confusions(confusions: np.ndarray) -> np.ndarray:
     out = np.zeros_like(num)
     ok = den > 0
     out[ok] = num[ok] / np.sqrt(den[ok])
-    return out
-
-
-def confusion_matrix(
-    y_true: Sequence[object], y_pred: Sequence[object], labels: Sequence[object]
-) -> np.ndarray:
-    """K×K integer confusion matrix, rows gold and columns predicted, in ``labels`` order.
-
-    Values outside ``labels`` raise :class:`ValueError`.
-
-    >>> confusion_matrix(["a", "b", "b"], ["a", "a", "b"], ["a", "b"]).tolist()
-    [[1, 0], [1, 1]]
-    """
-    index = {label: i for i, label in enumerate(labels)}
-    if len(y_true) != len(y_pred):
-        raise ValueError(f"y_true has {len(y_true)} values, y_pred {len(y_pred)}")
-    k = len(labels)
-    out = np.zeros((k, k), dtype=np.int64)
-    for a, b in zip(y_true, y_pred, strict=True):
-        if a not in index or b not in index:
-            raise ValueError(f"label {a if a not in index else b!r} not in {list(labels)}")
-        out[index[a], index[b]] += 1
     return out
 
 
