@@ -98,6 +98,14 @@ def test_jsonl_blank_lines_keep_line_numbers(tmp_path):
     path.write_text('{"text": "a", "label": 0}\n{"text": "b", "label: 1}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"x.jsonl:2: invalid JSON"):
         read_rows(path)
+    # U+2028/U+0085 are legal unescaped inside JSON strings: not line breaks (the blank line
+    # sends the file through the general reader).
+    rows = [{"text": "a\u2028b\u0085c", "label": 0}, {"text": "d", "label": 1}]
+    body = "\n\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+    path.write_text(body + "\n", encoding="utf-8")
+    got = read_rows(path)
+    assert got["text"].to_list() == ["a\u2028b\u0085c", "d"]
+    assert got["__line__"].to_list() == [1, 3]
 
 
 def test_load_folder_and_saved_hf(tmp_path):

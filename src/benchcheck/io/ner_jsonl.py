@@ -6,7 +6,6 @@ into a label list given by the caller).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import polars as pl
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split
+from benchcheck.io.tables import json_lines
 
 
 def read_ner_jsonl(
@@ -44,15 +44,7 @@ def read_ner_jsonl(
     tags: list[str] = []
     lines: list[int] = []
     starts: list[bool] = []
-    # Split on newlines only: str.splitlines() also breaks at U+0085, U+2028 and U+2029,
-    # which JSON strings may hold unescaped, and would shift every later line number.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+    for number, row in json_lines(text, path):
         if (
             not isinstance(row, dict)
             or "tokens" not in row

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -59,6 +60,26 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     )
 
 
+def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
+    r"""Yield ``(1-based line number, parsed value)`` for each non-blank line of JSONL text.
+
+    Splits on newlines only: ``str.splitlines()`` also breaks at U+0085, U+2028 and U+2029,
+    which JSON strings may hold unescaped. Invalid JSON raises :class:`InputError` naming
+    the line.
+
+    >>> list(json_lines('{"a": "x\u2028y"}\n\n[1]\n', "f.jsonl"))
+    [(1, {'a': 'x\u2028y'}), (3, [1])]
+    """
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+        yield number, value
+
+
 def _read_jsonl(path: Path) -> pl.DataFrame:
     fast = _read_jsonl_fast(path)
     if fast is not None:
@@ -70,13 +91,7 @@ def _read_jsonl(path: Path) -> pl.DataFrame:
         bad = raw.count(b"\n", 0, exc.start) + 1
         raise InputError("undecodable bytes; expected UTF-8", path=path, line=bad) from None
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+    for number, row in json_lines(text, path):
         if not isinstance(row, dict):
             raise InputError("expected one JSON object per line", path=path, line=number)
         row.setdefault("__line__", number)

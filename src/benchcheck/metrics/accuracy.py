@@ -9,7 +9,6 @@ trusts the figure only when the mean kappa exceeds 0.75.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 
 from benchcheck.data.model import Dataset
 from benchcheck.errors import InputError
+from benchcheck.io.tables import json_lines
 
 KAPPA_THRESHOLD = 0.75
 _TRUE = {True, "1", "true", "yes", "correct", "y"}
@@ -85,21 +85,13 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     """(split, {annotator: 0|1}) for each annotated row of a sample file."""
     path = Path(path)
     try:
-        # Newlines only: splitlines() would also cut at U+0085/U+2028, which the sample file
-        # (written with ensure_ascii=False) may hold inside a token.
-        lines = path.read_text(encoding="utf-8-sig").split("\n")  # -sig: a BOM is dropped
+        text = path.read_text(encoding="utf-8-sig")  # -sig: a BOM is dropped
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except UnicodeDecodeError:
         raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
     out = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+    for number, row in json_lines(text, path):
         if (
             not isinstance(row, dict)
             or "split" not in row
