@@ -22,7 +22,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -240,10 +239,6 @@ def _acc(t: np.ndarray, p: np.ndarray, pos: str) -> float:
     return float(accuracy_score(t, p))
 
 
-def _call_metric(fn: Any, t: np.ndarray, x: np.ndarray, *, positive: str) -> float:
-    return float(fn(t, x, positive))
-
-
 #: Metric name → (function(truth, output, positive label), needs the score column).
 METRICS = {"roc_auc": (_roc_auc, True), "f1": (_f1, False), "accuracy": (_acc, False)}
 
@@ -339,7 +334,7 @@ def rerank(
                 t_gold,
                 outputs[a][key],
                 outputs[b][key],
-                functools.partial(_call_metric, fn, positive=positive),
+                functools.partial(fn, pos=positive),
                 n_resamples=n_resamples,
                 seed=seed,
             )
