@@ -90,6 +90,10 @@ def test_bad_hf_folders(tmp_path):
     (broken / "dataset_dict.json").write_text("{not json")
     with pytest.raises(InputError, match="cannot load"):
         load(broken)
+    empty = tmp_path / "empty"
+    datasets.Dataset.from_dict({"tokens": [[]], "tags": [[]]}).save_to_disk(str(empty))
+    with pytest.raises(InputError, match="empty split"):
+        load(empty)
 
 
 def test_unknown_tag_in_hf_names_the_row(tmp_path):

@@ -111,6 +111,10 @@ def _frame(table, tag_column: str, source: str) -> pl.DataFrame:  # type: ignore
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         raise TypeError("expected a table")
     frame = frame.with_row_index("row", offset=1).filter(pl.col("tokens").list.len() > 0)
+    if frame.height == 0:  # checked here: an all-null column has no string operations
+        raise InputError(
+            "empty split: expected at least one sentence with tokens and tags", path=source
+        )
     ragged = frame.filter(
         pl.col(tag_column).list.len().fill_null(-1) != pl.col("tokens").list.len()
     )
