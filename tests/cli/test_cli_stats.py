@@ -269,6 +269,12 @@ def test_usage_errors_exit_2(capsys, argv, needle):
     assert needle in _bad(capsys, *argv, where="")
 
 
+def test_option_clash_is_reported_before_reading_the_data(capsys, tmp_path):
+    # The dataset does not exist: the option clash must be found without reading it.
+    argv = ["stats", str(tmp_path / "missing"), "--scores", "93", "--predictions", "m=p.txt"]
+    assert "not both" in _bad(capsys, *argv, where="")
+
+
 @pytest.mark.parametrize(
     "argv", [["stats", "--bogus"], ["no-such-command"], ["compare"], ["sample", "--per-split", "0"]]
 )

@@ -102,6 +102,11 @@ def run_stats(
 
     # Once, here: the prediction files are read with the same scheme as the dataset.
     scheme = scheme.upper() if scheme else None
+    # Usage errors before the (possibly long) read of the dataset.
+    model_scores = _scores(scores)
+    files = parse_assignments(predictions, "--predictions")
+    if files and model_scores:
+        raise UsageError("give either --scores or --predictions, not both (their units differ)")
 
     # Statistics need no token table: without predictions, read in bounded memory.
     if engine != "embedded":  # --engine ray: shards read and built on a Ray cluster
@@ -129,10 +134,6 @@ def run_stats(
             columns,
             keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
         )
-    model_scores = _scores(scores)
-    files = parse_assignments(predictions, "--predictions")
-    if files and model_scores:
-        raise UsageError("give either --scores or --predictions, not both (their units differ)")
     if files:
         from benchcheck.metrics.predictions import score_prediction_files
 
