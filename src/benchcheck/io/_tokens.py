@@ -1,0 +1,100 @@
+r"""Whitespace-token counts of a string column, read straight from its Arrow buffer.
+
+A text's length in whitespace tokens is the number of maximal runs of non-whitespace
+characters: ``len(re.findall(r"\S+", text))`` with Unicode ``White_Space`` (the regex
+crate's ``\s``: U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028,
+U+2029, U+202F, U+205F, U+3000).
+
+polars' ``str.count_matches(r"\S+")`` gives exactly that, but iterating regex matches runs at
+about 200 MB/s. Here the UTF-8 bytes are classified with numpy instead (a token starts at a
+non-whitespace byte that follows whitespace or opens the text), in cache-sized blocks. The
+byte test sees only the ASCII whitespace; the rare rows holding one of the multi-byte
+whitespace characters are found by their byte sequences and recounted with the regex.
+UTF-8 continuation bytes are >= 0x80, so an ASCII whitespace byte is always a character.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+_BLOCK_BYTES = 1 << 22
+# UTF-8 encodings of the non-ASCII White_Space characters, by lead byte.
+_MULTIBYTE_WS = tuple(
+    chr(c).encode()
+    for c in (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+)
+
+
+def whitespace_token_counts(texts: pl.Series) -> pl.Series:
+    r"""Count the ``\S+`` runs of each string (Int32; null stays null).
+
+    >>> whitespace_token_counts(pl.Series(["a b", "  x\u00a0y\tz ", "", None])).to_list()
+    [2, 3, 0, None]
+    """
+    texts = texts.cast(pl.String)
+    arr = texts.rechunk().to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    n = len(arr)
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    data = np.zeros(0, np.uint8) if data_buf is None else np.frombuffer(data_buf, np.uint8)
+    counts = np.zeros(n, dtype=np.int32)
+    redo: list[np.ndarray] = []
+    row = 0
+    while row < n:
+        end = int(np.searchsorted(offsets, offsets[row] + _BLOCK_BYTES, side="right")) - 1
+        end = min(max(end, row + 1), n)
+        counts[row:end], rows = _count_block(data, offsets[row : end + 1])
+        redo.append(rows + row)
+        row = end
+    out = pl.Series(texts.name, counts, dtype=pl.Int32)
+    again = np.concatenate(redo) if redo else np.zeros(0, dtype=np.int64)
+    if again.size:
+        exact = texts.gather(again).str.count_matches(r"\S+").cast(pl.Int32)
+        out = out.scatter(again, exact)
+    if texts.null_count():
+        out = pl.select(pl.when(texts.is_null()).then(None).otherwise(out)).to_series()
+    return out.alias(texts.name)
+
+
+def _count_block(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Token counts of the rows whose byte ranges ``offsets`` delimits, by ASCII whitespace.
+
+    Also returns the (block-relative) rows holding a multi-byte whitespace character, whose
+    counts must be redone.
+    """
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    counts = np.zeros(offsets.size - 1, dtype=np.int32)
+    if hi == lo:
+        return counts, np.zeros(0, dtype=np.int64)
+    block = data[lo:hi]
+    space = (block == 32) | ((block - np.uint8(9)) < 5)  # ' ' and \t \n \v \f \r
+    start = np.empty_like(space)
+    start[0] = not space[0]
+    np.less(space[1:], space[:-1], out=start[1:])  # whitespace, then not
+    firsts = offsets[:-1] - lo
+    nonempty = offsets[1:] > offsets[:-1]
+    heads = firsts[nonempty]
+    start[heads] = ~space[heads]  # a row's first byte opens a token unless it is whitespace
+    counts[nonempty] = np.add.reduceat(start.view(np.uint8), heads, dtype=np.int32)
+    return counts, _multibyte_whitespace_rows(block, firsts)
+
+
+def _multibyte_whitespace_rows(block: np.ndarray, firsts: np.ndarray) -> np.ndarray:
+    """Rows (by their first-byte positions ``firsts`` in ``block``) holding non-ASCII spaces."""
+    lead = np.flatnonzero((block == 0xC2) | ((block - np.uint8(0xE1)) < 3))
+    if lead.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    last = block.size - 1
+    hit = np.zeros(lead.size, dtype=bool)
+    for seq in _MULTIBYTE_WS:
+        match = block[lead] == seq[0]
+        for k in range(1, len(seq)):
+            match &= (lead + k <= last) & (block[np.minimum(lead + k, last)] == seq[k])
+        hit |= match
+    return np.unique(np.searchsorted(firsts, lead[hit], side="right") - 1)
