@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from benchcheck._hashset import member, unique_sorted, value_counts
 from benchcheck.data.model import Dataset, Split
 
 
@@ -13,14 +14,14 @@ def pairs_over_n(hashes: pl.Series) -> float | None:
     n = hashes.len()
     if n == 0:
         return None
-    counts = hashes.value_counts(name="c")["c"].to_numpy().astype(np.int64)
+    counts = value_counts(hashes.to_numpy())
     return float((counts * (counts - 1) // 2).sum()) / n
 
 
 def duplicates_over_n(hashes: pl.Series) -> float | None:
     """(n − number of distinct values) / n; ``None`` when n = 0."""
     n = hashes.len()
-    return None if n == 0 else (n - hashes.n_unique()) / n
+    return None if n == 0 else (n - unique_sorted(hashes.to_numpy()).size) / n
 
 
 def reference_splits(dataset: Dataset, names: tuple[str, ...]) -> list[Split]:
@@ -39,9 +40,8 @@ def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
     refs = reference_splits(dataset, ("train", "dev"))
     if not refs or dataset["test"].n == 0:
         return None
-    reference = pl.concat([r.table.get_column(column) for r in refs]).unique().implode()
-    # implode(): membership in the whole reference (a same-type Series is deprecated there).
-    return dataset["test"].table.get_column(column).is_in(reference).to_numpy()  # hash join
+    reference = np.concatenate([r.table.get_column(column).to_numpy() for r in refs])
+    return member(dataset["test"].table.get_column(column).to_numpy(), reference)
 
 
 def leak_share(dataset: Dataset, column: str) -> float | None:
