@@ -11,7 +11,9 @@ from collections import OrderedDict
 import numpy as np
 import polars as pl
 
+from benchcheck._hashset import member, unique_sorted
 from benchcheck.data.model import Dataset, Split
+from benchcheck.io._ner import mix64, string_hash
 from benchcheck.metrics.registry import register
 
 
@@ -154,30 +156,33 @@ def _first_in_sentence(sentence: np.ndarray, surface: np.ndarray, *, window: int
     return first
 
 
-def _entity_sets(dataset: Dataset, typed: bool) -> tuple[pl.Series, pl.Series] | None:
-    if "test" not in dataset or "train" not in dataset:
-        return None
-    cols = ["surface_hash", "type"] if typed else ["surface_hash"]
-    test = _spans(dataset["test"]).select(cols).unique()
-    train = _spans(dataset["train"]).select(cols).unique()
-    if typed:
-        return _typed_key(test), _typed_key(train)
-    return test.to_series(), train.to_series()
+_K_TYPE = np.uint64(0xD6E8FEB86659FD93)
 
 
-def _typed_key(frame: pl.DataFrame) -> pl.Series:
-    """One struct value (surface hash, type name) per row."""
-    return frame.select(
-        pl.struct(pl.col("surface_hash"), pl.col("type").cast(pl.String))
-    ).to_series()
+def _entity_keys(split: Split, typed: bool) -> np.ndarray:
+    """One uint64 per entity mention: its surface hash, mixed with its type name if typed.
+
+    Type names (not the split's own Enum codes) are hashed, so keys compare across splits.
+    """
+    spans = _spans(split)
+    surface = spans.get_column("surface_hash").to_numpy()
+    if not typed:
+        return surface
+    types = spans.get_column("type")
+    if isinstance(types.dtype, pl.Enum):  # hash each category once
+        name_key = mix64(string_hash(types.dtype.categories) ^ _K_TYPE)
+        return mix64(surface ^ name_key[types.to_physical().to_numpy()])
+    return mix64(surface ^ mix64(string_hash(types.cast(pl.String)) ^ _K_TYPE))
 
 
 def _unseen(dataset: Dataset, typed: bool) -> float | None:
-    sets = _entity_sets(dataset, typed)
-    if sets is None or sets[0].len() == 0:
+    if "test" not in dataset or "train" not in dataset:
         return None
-    test, train = sets
-    return float((~test.is_in(train.implode())).sum()) / test.len()
+    test = unique_sorted(_entity_keys(dataset["test"], typed))
+    if test.size == 0:
+        return None
+    seen = member(test, _entity_keys(dataset["train"], typed))
+    return float(test.size - int(seen.sum())) / test.size
 
 
 @register(
