@@ -210,7 +210,7 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
         parsed = conll._parse_fast(data, fmt, first_line=first_line) or conll._parse_lines(
             data, path, fmt, first_line=first_line
         )
-        token, tag, line, start = parsed
+        token, tag, line, start = parsed.token, parsed.tag, parsed.line, parsed.sentence_start
         if token.len() == 0:
             continue
         _check_tags(tag, line, path)

@@ -28,6 +28,7 @@ import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -47,6 +48,17 @@ _WORKERS = 2
 
 #: (tab-separated?, number of fields), decided by the file's first content line.
 Format = tuple[bool, int]
+
+
+class Parsed(NamedTuple):
+    """One parsed piece: token and tag per kept row, their 1-based lines, sentence starts."""
+
+    token: pl.Series
+    tag: pl.Series
+    line: np.ndarray
+    sentence_start: np.ndarray
+    #: Newlines in the piece (the next piece's line offset).
+    n_newlines: int
 
 
 def read_conll(
@@ -72,8 +84,9 @@ def read_conll(
 
     def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
         """Parse and hash one chunk with line numbers relative to it; count its lines."""
-        parsed = _parse_fast(data, fmt) or _parse_lines(data, path, fmt)
-        token, tag, line, sentence_start = parsed
+        token, tag, line, sentence_start, n_newlines = _parse_fast(data, fmt) or _parse_lines(
+            data, path, fmt
+        )
         part = None
         if token.len():
             part = build_ner_split(
@@ -87,7 +100,7 @@ def read_conll(
                 strict=strict and scheme is not None,
                 keep_tokens=keep_tokens,
             )
-        return part, data.count(b"\n")
+        return part, n_newlines
 
     def take(future: Future[tuple[Split | None, int]], offset: int) -> int:
         """Collect one chunk (in file order), shifting its line numbers by ``offset``."""
@@ -221,9 +234,7 @@ def _columns(
     return token.filter(mask), tag.filter(mask), rows + 1, starts
 
 
-def _parse_fast(
-    data: bytes, fmt: Format | None = None, *, first_line: int = 1
-) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
+def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) -> Parsed | None:
     """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
@@ -259,22 +270,25 @@ def _parse_fast(
     blank = token.is_null()
     if (blank ^ tag.is_null()).any():
         return None  # a short row or an empty first field: let the slow path name it
-    # polars ignores fields beyond the projected columns: a row with too many fields would
-    # pass with a middle field read as its tag. Every content row has n_fields - 1
-    # separators, and blank rows none, or the file is not this simple (C-speed count).
-    if data.count(sep) != (n_fields - 1) * (token.len() - int(blank.sum())):
+    # With middle columns projected away, polars ignores fields beyond the schema: a row with
+    # too many fields would pass with a middle field read as its tag. Every content row has
+    # n_fields - 1 separators, and blank rows none, or the file is not this simple
+    # (C-speed count). With two fields every column is read and polars rejects a longer row.
+    if n_fields > 2 and data.count(sep) != (n_fields - 1) * (token.len() - int(blank.sum())):
         return None
     docstart = token == DOCSTART
     if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
         docstart |= token.str.starts_with(DOCSTART + " ")
     dropped = (blank | docstart).to_numpy()
+    n_rows = token.len()  # one row per line, blank lines included
     token, tag, rows, starts = _columns(token, tag, dropped)
-    return token, tag, rows + (first_line - 1), starts
+    n_newlines = n_rows - (0 if data.endswith(b"\n") else 1)
+    return Parsed(token, tag, rows + (first_line - 1), starts, n_newlines)
 
 
 def _parse_lines(
     data: bytes, path: Path, fmt: Format | None = None, *, first_line: int = 1
-) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
+) -> Parsed:
     """Line-by-line parser for everything the fast path declines; exact errors.
 
     ``first_line`` is the file line of ``data``'s first line (for chunks).
@@ -339,4 +353,4 @@ def _parse_lines(
     token = pl.Series("token", tokens, dtype=pl.String)
     tag = pl.Series("tag", tags, dtype=pl.String)
     token, tag, rows, starts = _columns(token, tag, token.is_null().to_numpy())
-    return token, tag, rows + (first_line - 1), starts
+    return Parsed(token, tag, rows + (first_line - 1), starts, data.count(b"\n"))
