@@ -93,3 +93,18 @@ def test_split_name_of():
     # Two different split words: ambiguous, so no split.
     assert split_name_of(Path("train_test.txt")) is None
     assert split_name_of(Path("contest.txt")) is None  # "test" inside a word does not count
+
+
+@pytest.mark.parametrize("task", ["ner", "pair"])
+def test_splits_read_concurrently_raise_the_first_splits_error(tmp_path, task):
+    # Splits are read on threads; the error raised is still the first failing split's.
+    suffix = ".txt" if task == "ner" else ".jsonl"
+    good = "a O\n\n" if task == "ner" else '{"text_a": "x", "text_b": "y", "label": "0"}\n'
+    (tmp_path / f"train{suffix}").write_text(good * 1000, encoding="utf-8")
+    (tmp_path / f"dev{suffix}").write_bytes(b"\xff\xfe bad\n")
+    (tmp_path / f"test{suffix}").write_bytes(b"also \xff bad\n")
+    with pytest.raises(InputError) as err:
+        load(tmp_path, task=task)
+    assert err.value.path == str(tmp_path / f"dev{suffix}")
+    ds = load(splits={"train": tmp_path / f"train{suffix}"}, task=task)
+    assert ds["train"].n == 1000

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
@@ -143,7 +145,7 @@ def load(
                 folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
             )
         files = discover_splits(folder)
-    out: dict[str, Split] = {}
+    jobs: dict[str, Callable[[], Split]] = {}
     for split, file in files.items():
         reader = _ner_reader(file)
         kwargs: dict[str, object] = (
@@ -151,8 +153,21 @@ def load(
             if reader is read_ner_jsonl
             else {"keep_tokens": keep_tokens}
         )
-        out[split] = reader(file, name=split, scheme=scheme, strict=strict, **kwargs)
-    return Dataset(task="ner", splits=out, name=title)
+        jobs[split] = partial(reader, file, name=split, scheme=scheme, strict=strict, **kwargs)
+    return Dataset(task="ner", splits=_read_splits(jobs), name=title)
+
+
+def _read_splits(jobs: Mapping[str, Callable[[], Split]]) -> dict[str, Split]:
+    """Run the split readers concurrently (a small test file is read while train is).
+
+    The readers spend their time in polars and numpy, which release the GIL. Results and
+    errors come back in split order: the first failing split's error is the one raised.
+    """
+    if len(jobs) <= 1:
+        return {name: job() for name, job in jobs.items()}
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def _load_text(
@@ -175,8 +190,10 @@ def _load_text(
             read = tables.read_hf_text(folder, task=task, label_names=label_names, **cols)
             return Dataset(task=task, splits=read, name=title)  # type: ignore[arg-type]
         files = discover_splits(folder)
-    out = {
-        split: tables.read_text_split(file, task=task, name=split, label_names=label_names, **cols)
+    jobs = {
+        split: partial(
+            tables.read_text_split, file, task=task, name=split, label_names=label_names, **cols
+        )
         for split, file in files.items()
     }
-    return Dataset(task=task, splits=out, name=title)  # type: ignore[arg-type]
+    return Dataset(task=task, splits=_read_splits(jobs), name=title)  # type: ignore[arg-type]
