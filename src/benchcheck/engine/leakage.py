@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from benchcheck._hashset import member
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import _position_keys, mix64, string_hash
 
@@ -241,7 +242,7 @@ def corpus_leakage(
         if wanted.size:
             cw, clen = _words(norm)
             ch, cat = ngram_hashes(string_hash(cw), clen, n)
-            hit = np.isin(ch, wanted)
+            hit = member(ch, wanted)
             if hit.any():
                 for key, start in zip(ch[hit].tolist(), cat[hit].tolist(), strict=True):
                     gram = " ".join(cw.slice(start, n).to_list())

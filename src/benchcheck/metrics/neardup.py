@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from benchcheck._hashset import member, unique_sorted
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import UsageError
 from benchcheck.io._ner import mix64, string_hash
@@ -265,7 +266,7 @@ def candidate_pairs(
     if pairs.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     n = np.int64(max(int(active.size), 1))
-    code = np.unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])  # sorted by (u, v)
+    code = unique_sorted(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])  # sorted by (u, v)
     return np.stack([code // n, code % n], axis=1)
 
 
@@ -404,12 +405,11 @@ def near_duplicates(
             }
             continue
         c = comp[members]
-        n_comp = np.unique(c).size
-        counts = np.unique(c, return_counts=True)
-        big = counts[0][counts[1] > 1]
+        values, counts = np.unique(c, return_counts=True)
+        big = values[counts > 1]
         splits[name] = {
-            "near_duplicate_ratio": (members.size - n_comp) / members.size,
-            "normalized_duplicate_ratio": (members.size - np.unique(norm_hash[members]).size)
+            "near_duplicate_ratio": (members.size - values.size) / members.size,
+            "normalized_duplicate_ratio": (members.size - unique_sorted(norm_hash[members]).size)
             / members.size,
             "n_clusters": int(big.size),
         }
@@ -448,8 +448,9 @@ def near_duplicates(
         leaked = np.zeros(n, dtype=bool)
         leaked[cross[:, 1]] = True
         metrics["near_leakage_ratio"] = float(leaked[test_idx].mean())
-        ref_norm = np.unique(norm_hash[is_ref])
-        metrics["normalized_leakage_ratio"] = float(np.isin(norm_hash[test_idx], ref_norm).mean())
+        metrics["normalized_leakage_ratio"] = float(
+            member(norm_hash[test_idx], norm_hash[is_ref]).mean()
+        )
         by_test: dict[int, list[int]] = {}
         for u, v in cross.tolist():
             by_test.setdefault(v, []).append(u)
