@@ -12,6 +12,10 @@ On N paragraph-length (grounding, generated text) pairs, measured in one run:
 4. ``cached``: the same ``judge_frame`` call again, served entirely from the cache.
 
 Targets (issue 3): ensemble >= 90% of the raw limit, >= 3x naive, cached >= 100x faster.
+
+``--batch-curve`` also prints the engine's prompt-processing rate by batch size on the same
+tokens: on a CPU it flattens from about 64 tokens on, which bounds what batching several
+prompts into one decode could gain.
 Ratios are given on wall time and on process CPU time (robust to other processes on a
 shared machine; with one thread CPU time is the wall time a quiet machine would show).
 
@@ -89,11 +93,25 @@ def make_pairs(n: int, *, seed: int = 0, sentences: int = 6) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def batch_curve(judge: LlamaCppJudge, tokens: list[int], total: int = 512) -> dict[int, float]:
+    """Prompt-processing tokens/s when ``total`` tokens are evaluated in batches of b."""
+    llm, tokens = judge.llm, tokens[:total]
+    curve = {}
+    for b in (8, 16, 32, 64, 128, 256, 512):
+        llm.reset()
+        start = time.perf_counter()
+        for s in range(0, len(tokens), b):
+            llm.eval(tokens[s : s + b])
+        curve[b] = round(len(tokens) / (time.perf_counter() - start), 1)
+    return curve
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=8)
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--batch-curve", action="store_true")
     args = ap.parse_args()
 
     frame = make_pairs(args.n)
@@ -142,6 +160,10 @@ def main() -> None:
     naive_seconds = time.perf_counter() - start
     naive_cpu = time.process_time() - cpu0
 
+    curve = (
+        batch_curve(judge, [t for toks in token_lists for t in toks]) if args.batch_curve else {}
+    )
+
     n = args.n
     result = {
         "model": args.model,
@@ -164,6 +186,8 @@ def main() -> None:
         "cpu_ensemble_vs_raw_limit": round(raw_cpu / ens_cpu, 3),
         "cpu_ensemble_vs_naive": round(naive_cpu / ens_cpu, 2),
     }
+    if curve:
+        result["tokens_per_s_by_batch"] = curve
     for k, v in result.items():
         print(f"{k:32s} {v}")
     print(json.dumps(result))
