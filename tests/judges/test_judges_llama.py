@@ -47,16 +47,18 @@ def test_matches_direct_logits_computation(llama_judge, pairs):
         llm.tokenize(b"1", add_bos=False, special=False)[0],
     ]
 
-    def direct(chunk):
+    def direct(bounds):
         llm.reset()
-        for i in range(0, len(tokens), chunk):
-            llm.eval(tokens[i : i + chunk])
+        start = 0
+        for end in bounds:
+            llm.eval(tokens[start:end])
+            start = end
         return np.ctypeslib.as_array(
             llama_cpp.llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),)
         ).astype(np.float64)
 
-    # same chunking as the judge (16): the same numbers
-    logits = direct(llama_judge.chunk)
+    # the same batches as the judge's plan: the same numbers
+    logits = direct(llama_judge.plan(req, tokens))
     z = logits[ids]
     expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
     assert got.probs == pytest.approx(expected.tolist(), abs=1e-9)
@@ -64,7 +66,7 @@ def test_matches_direct_logits_computation(llama_judge, pairs):
     assert got.logprobs == pytest.approx(full[ids].tolist(), abs=1e-9)
     assert got.n_prompt_tokens == len(tokens)
     # one batch for the whole prompt: other kernels, same answer to a few thousandths
-    z = direct(512)[ids]
+    z = direct([len(tokens)])[ids]
     assert got.probs == pytest.approx((np.exp(z) / np.exp(z).sum()).tolist(), abs=0.02)
 
 
@@ -91,3 +93,24 @@ def test_multi_token_verbaliser_is_refused(llama_judge, pairs):
     t = BUILTIN_PROMPTS["nli"].with_verbalisers(["inconsistent", "consistent"])
     with pytest.raises(UsageError, match="verbaliser 'inconsistent' is .* tokens"):
         llama_judge.score([t.render(pairs[0])])
+
+
+def test_plan_shares_the_grounding_across_framings(llama_judge, pairs):
+    """The framings of one example reuse system + grounding and evaluate only their tails."""
+    reqs = [t.render(pairs[2]) for t in select_prompts("all")]
+    toks = [llama_judge.prompt_tokens(r) for r in reqs]
+    plans = [llama_judge.plan(r, t) for r, t in zip(reqs, toks, strict=True)]
+    shared = {p[-2] for p in plans}
+    assert len(shared) == 1  # one point: the end of the grounding, the same for all four
+    (point,) = shared
+    assert all(t[:point] == toks[0][:point] for t in toks)
+    assert all(
+        p[-1] == len(t) and list(p) == sorted(set(p)) for p, t in zip(plans, toks, strict=True)
+    )
+    text = llama_judge.llm.detokenize(toks[0][:point]).decode()
+    assert text.rstrip(".").endswith(pairs[2]["text_a"].rstrip(".")[-10:])
+    llama_judge.llm.reset()
+    before = llama_judge.tokens_evaluated
+    llama_judge.score(reqs)
+    tails = sum(len(t) - point for t in toks)
+    assert llama_judge.tokens_evaluated - before == point + tails
