@@ -73,7 +73,7 @@ def _csv(value: str | None) -> list[str] | None:
 
 def _fmt(v: Any, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
+        return "—"
     if isinstance(v, float):
         return f"{v:.{digits}f}"
     if isinstance(v, (list, tuple)):

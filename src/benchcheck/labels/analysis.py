@@ -348,9 +348,7 @@ def agreement_report(
                         else math.nan,
                         "cohen_kappa": cohen_kappa(
                             [labs[i] for i in shared], [t[i] for i in shared]
-                        )
-                        if shared
-                        else math.nan,
+                        ),
                     }
                 )
             pts = [
@@ -422,22 +420,22 @@ def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict
         lists: dict[str, list[str]] = raters["_lists"]  # type: ignore[assignment]
         items = {i: v for i, v in lists.items() if subset is None or i in subset}
         if not items:
-            return {"kappa": math.nan, "n_items": 0}
+            return {"kappa": None, "n_items": 0}
         modal = Counter(len(v) for v in items.values()).most_common(1)[0][0]
         rows = [v for v in items.values() if len(v) == modal]
         if modal < 2:
-            return {"kappa": math.nan, "n_items": 0, "raters": modal}
+            return {"kappa": None, "n_items": 0, "raters": modal}
         return {"kappa": fleiss_kappa(rows), "n_items": len(rows), "raters": modal}
     maps: list[Mapping[str, str]] = list(raters.values())  # type: ignore[arg-type]
     if len(maps) < 2:
-        return {"kappa": math.nan, "n_items": 0, "raters": len(maps)}
+        return {"kappa": None, "n_items": 0, "raters": len(maps)}
     shared = set(maps[0]).intersection(*maps[1:])
     if subset is not None:
         shared &= subset
     ids = sorted(shared, key=label_sort_key)
     rows = [[m[i] for m in maps] for i in ids]
     return {
-        "kappa": fleiss_kappa(rows) if rows else math.nan,
+        "kappa": fleiss_kappa(rows),
         "n_items": len(rows),
         "raters": len(maps),
     }

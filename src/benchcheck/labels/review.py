@@ -253,8 +253,8 @@ class ReviewSummary:
 
     experts: tuple[str, ...]
     n_reviewed: int
-    agreement_before: dict[str, float]
-    agreement_after: dict[str, float]
+    agreement_before: dict[str, float | None]
+    agreement_after: dict[str, float | None]
     status_counts: dict[str, int]
     changes: dict[str, int]
     sided_with_llm: int
@@ -279,8 +279,12 @@ class ReviewSummary:
         }
 
 
-def _agreement(columns: list[list[str | None]]) -> dict[str, float]:
-    """Cohen's kappa + % agreement for two raters; Fleiss' kappa + % unanimous for more."""
+def _agreement(columns: list[list[str | None]]) -> dict[str, float | None]:
+    """Cohen's kappa + % agreement for two raters; Fleiss' kappa + % unanimous for more.
+
+    A kappa is ``None`` where it is undefined (no shared items, or one single label
+    throughout: the rule of :mod:`benchcheck.stats.agreement`).
+    """
     if len(columns) < 2:
         return {}
     if len(columns) == 2:
@@ -292,7 +296,7 @@ def _agreement(columns: list[list[str | None]]) -> dict[str, float]:
         }
     rows = [list(r) for r in zip(*columns, strict=True) if all(v is not None for v in r)]
     return {
-        "fleiss_kappa": fleiss_kappa(rows) if rows else float("nan"),
+        "fleiss_kappa": fleiss_kappa(rows),
         "percent": float(np.mean([len(set(r)) == 1 for r in rows])) if rows else float("nan"),
         "n": len(rows),
     }

@@ -5,10 +5,15 @@ hashable values (strings, ints); ``None`` marks a missing label where stated.
 
 Definitions (methods.md section 2, step 5):
 
-* Cohen's kappa ``(p_o - p_e) / (1 - p_e)`` (scikit-learn). Rule for the undefined case
-  ``p_e = 1`` (both raters used one and the same category, so ``p_o = 1``): kappa is 1.0.
+* Cohen's kappa ``(p_o - p_e) / (1 - p_e)`` (scikit-learn ``cohen_kappa_score``).
 * Fleiss' kappa over items × raters (statsmodels ``fleiss_kappa`` on ``aggregate_raters``):
   ``(P_bar - P_e) / (1 - P_e)``; every item needs the same number of ratings.
+* Undefined kappa, one rule for both (and for every caller in benchcheck): when there are
+  no items, or every rating of every item is one and the same category, chance agreement
+  is already perfect (``p_e = P_e = 1``, hence ``p_o = P_bar = 1``) and kappa is 0/0. It
+  is returned as ``None`` (JSON ``null``; tables print ``—``), never 1.0 and never NaN:
+  perfect agreement on a single category says nothing about agreement beyond chance, and
+  ``None`` cannot slip unnoticed into a mean. scikit-learn and statsmodels return NaN here.
 * Weighted-F1 matrix: ``M[i][j] = f1_score(source_i, source_j, average="weighted")``,
   source ``i`` (the row) taken as the truth, on the items both sources label.
 * Crowd aggregation: majority vote (ties give ``tie``); strict vote: the ``negative`` label
@@ -38,22 +43,22 @@ __all__ = [
 
 def cohen_kappa(
     a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | None = None
-) -> float:
+) -> float | None:
     """Cohen's kappa between two raters, ``(p_o - p_e) / (1 - p_e)`` (scikit-learn).
 
-    Symmetric in ``a`` and ``b``; 1.0 for identical raters, including the case scikit-learn
-    leaves undefined (a single category used by both: ``p_e = 1``).
+    Positions where either label is missing (``None`` or NaN) are dropped. Symmetric in
+    ``a`` and ``b``; 1.0 for identical raters who use at least two categories. ``None``
+    when kappa is undefined (module rule): no items left, or both raters used one and the
+    same single category (``p_e = 1``).
 
     >>> cohen_kappa([0, 1, 1, 0], [0, 1, 0, 0])
     0.5
-    >>> cohen_kappa(["x", "x"], ["x", "x"])
-    1.0
+    >>> cohen_kappa(["x", "x"], ["x", "x"]) is None
+    True
     """
     x, y = _pair(a, b)
-    if len(x) == 0:
-        return math.nan
-    if list(x) == list(y):
-        return 1.0
+    if len(set(x) | set(y)) < 2:
+        return None
     return float(cohen_kappa_score(x, y, weights=weights))
 
 
@@ -69,20 +74,23 @@ def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     return float(np.mean([u == v for u, v in zip(x, y, strict=True)]))
 
 
-def fleiss_kappa(ratings: Sequence[Sequence[Hashable]], *, method: str = "fleiss") -> float:
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]], *, method: str = "fleiss") -> float | None:
     """Fleiss' kappa of an items × raters table of labels (statsmodels).
 
-    Every item must carry the same number of ratings (no ``None``). Returns NaN for no items;
-    1.0 when every rating of every item is the same single category (statsmodels' 0/0).
+    Every item must carry the same number of ratings (no ``None``). ``None`` when kappa is
+    undefined (module rule): no items, or every rating of every item is the same single
+    category (``P_e = 1``; statsmodels returns NaN).
 
     >>> round(fleiss_kappa([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 1, 0]]), 4)
     0.3333
+    >>> fleiss_kappa([["x", "x"], ["x", "x"]]) is None
+    True
     """
     from statsmodels.stats import inter_rater
 
     rows = [list(r) for r in ratings]
     if not rows:
-        return math.nan
+        return None
     width = len(rows[0])
     if width < 2:
         raise ValueError("Fleiss' kappa needs at least two ratings per item")
@@ -91,7 +99,7 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]], *, method: str = "fleiss
             raise ValueError(f"item {i} has {len(r)} ratings or a missing one; expected {width}")
     cats = sorted({v for r in rows for v in r}, key=repr)
     if len(cats) == 1:
-        return 1.0
+        return None
     code = {c: i for i, c in enumerate(cats)}
     coded = np.array([[code[v] for v in r] for r in rows])
     table, _ = inter_rater.aggregate_raters(coded, n_cat=len(cats))
