@@ -386,9 +386,12 @@ def render_human(payload: dict[str, Any]) -> None:
     table.add_row("majority vote", str(mv["n"]), _fmt_cell(mv), _fmt(mv["accuracy"]),
                   style="bold")
     console.print(table)
+    undefined = payload["fleiss_kappa"] is None and payload["n_items_kappa"] > 0
     console.print(
         f"Fleiss' kappa {_fmt(payload['fleiss_kappa'])} over {payload['n_items_kappa']} "
-        f"examples labelled by every annotator; mean annotator R_K {_fmt(payload['mean_r_k'])}.",
+        "examples labelled by every annotator"
+        + (" (undefined: every rating is the same label)" if undefined else "")
+        + f"; mean annotator R_K {_fmt(payload['mean_r_k'])}.",
         highlight=False,
     )
 

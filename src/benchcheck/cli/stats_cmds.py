@@ -327,6 +327,9 @@ def accuracy(
 ) -> None:
     """Accuracy per split (Eq. 2) and mean pairwise Cohen's kappa; warns below 0.75.
 
+    A pair whose kappa is undefined (both gave one and the same judgement throughout) shows
+    as — (JSON null) and is left out of the mean.
+
     Example: benchcheck accuracy annotated.jsonl --json accuracy.json
     """
     import numpy as np

@@ -1,7 +1,9 @@
 r"""Human baseline on a diagnostic suite: agreement between annotators and R_K against gold.
 
-Fleiss' kappa (statsmodels ``fleiss_kappa`` on ``aggregate_raters``) over the examples that
-every annotator labelled: :math:`\kappa = (\bar P - \bar P_e) / (1 - \bar P_e)`. Each
+Fleiss' kappa (:func:`benchcheck.stats.agreement.fleiss_kappa`: statsmodels ``fleiss_kappa``
+on ``aggregate_raters``) over the examples that every annotator labelled:
+:math:`\kappa = (\bar P - \bar P_e) / (1 - \bar P_e)`, ``None`` where it is undefined
+(every annotator gave every such example the same one label: 0/0). Each
 annotator's R_K against the gold labels (on the examples they labelled) with a seeded
 bootstrap interval; the mean over annotators; and the R_K of the majority vote (examples
 with a unique most frequent label).
@@ -18,7 +20,7 @@ import numpy as np
 from benchcheck.diagnostics.score import Cell, rk_cell
 from benchcheck.diagnostics.suite import DiagnosticSuite
 from benchcheck.errors import UsageError
-from benchcheck.stats.agreement import majority_vote
+from benchcheck.stats.agreement import fleiss_kappa, majority_vote
 
 __all__ = ["HumanBaseline", "human_baseline"]
 
@@ -63,10 +65,10 @@ def human_baseline(
 
     ``annotations`` is ``{annotator: {example id: label}}``; annotators may label different
     subsets. Kappa needs at least two annotators and uses only the examples all of them
-    labelled (``n_items_kappa``); it is None when there are none.
+    labelled (``n_items_kappa``); it is None when there are none, and None when every
+    rating of those examples is one and the same label (the undefined 0/0 case; the rule of
+    :mod:`benchcheck.stats.agreement`).
     """
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
     if not annotations:
         raise UsageError("no annotations given")
     labels = list(suite.label_names)
@@ -86,13 +88,11 @@ def human_baseline(
                            seed=seed, key=f"human/{who}", n_resamples=n_resamples,
                            confidence=confidence)
     common = [i for i in suite.ids if all(i in annotations[w] for w in names)]
-    kappa: float | None = None
-    if len(names) >= 2 and common:
-        index = {lab: j for j, lab in enumerate(labels)}
-        data = np.array([[index[annotations[w][i]] for w in names] for i in common])
-        table, _ = aggregate_raters(data, n_cat=len(labels))
-        value = float(fleiss_kappa(table, method="fleiss"))
-        kappa = value if np.isfinite(value) else None
+    kappa = (
+        fleiss_kappa([[annotations[w][i] for w in names] for i in common])
+        if len(names) >= 2
+        else None
+    )
     rated = [i for i in suite.ids if any(i in annotations[w] for w in names)]
     tie = object()
     voted = majority_vote([[annotations[w].get(i) for w in names] for i in rated], tie=tie)

@@ -2,8 +2,10 @@
 
 :func:`draw_sample` writes what annotators judge; :func:`score_annotations` reads their
 judgements back: per split, the share of sampled instances judged correct by a majority of
-the annotators who judged it, and the mean pairwise Cohen's kappa (scikit-learn). The paper
-trusts the figure only when the mean kappa exceeds 0.75.
+the annotators who judged it, and the mean pairwise Cohen's kappa
+(:func:`benchcheck.stats.agreement.cohen_kappa`). The paper trusts the figure only when the
+mean kappa exceeds 0.75. A pair whose kappa is undefined (both annotators gave one and the
+same judgement throughout: 0/0) has kappa ``None``, as everywhere in benchcheck.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 from benchcheck.data.model import Dataset
 from benchcheck.errors import InputError
 from benchcheck.io.tables import json_lines
+from benchcheck.stats.agreement import cohen_kappa
 
 KAPPA_THRESHOLD = 0.75
 _TRUE = {True, "1", "true", "yes", "correct", "y"}
@@ -122,16 +125,16 @@ def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, S
 
     An instance is correct when more than half of the annotators who judged it say so (a
     tie counts as not correct). Kappa for a pair of annotators uses the instances both
-    judged; a pair with fewer than two such instances, or with no variation at all, has no
-    kappa (``None``) and is left out of the mean.
+    judged; a pair with fewer than two such instances has no kappa (``None``), nor has a
+    pair whose kappa is undefined (both gave one and the same judgement on every shared
+    instance, the rule of :mod:`benchcheck.stats.agreement`). Such pairs are left out of
+    the mean, which is ``None`` when no pair has a kappa.
 
     >>> rows = [({"a": 1, "b": 1}), ({"a": 0, "b": 1}), ({"a": 0, "b": 0})]
     >>> r = score_annotations([("test", judged) for judged in rows])
     >>> r["test"].accuracy, round(r["test"].kappa_mean, 4)
     (0.3333333333333333, 0.4)
     """
-    from sklearn.metrics import cohen_kappa_score
-
     by_split: dict[str, list[dict[str, int]]] = {}
     for split, judged in rows:
         by_split.setdefault(split, []).append(judged)
@@ -141,13 +144,9 @@ def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, S
         correct = [sum(item.values()) * 2 > len(item) for item in items]
         pairs: dict[str, float | None] = {}
         for a, b in itertools.combinations(names, 2):
-            both = [(item[a], item[b]) for item in items if a in item and b in item]
-            if len(both) < 2 or len({v for pair in both for v in pair}) < 2:
-                pairs[f"{a}|{b}"] = None
-                continue
-            x, y = zip(*both, strict=True)
-            kappa = float(cohen_kappa_score(x, y))
-            pairs[f"{a}|{b}"] = kappa if np.isfinite(kappa) else None
+            x = [item[a] for item in items if a in item and b in item]
+            y = [item[b] for item in items if a in item and b in item]
+            pairs[f"{a}|{b}"] = cohen_kappa(x, y) if len(x) >= 2 else None
         kappas = [k for k in pairs.values() if k is not None]
         out[split] = SplitAccuracy(
             n=len(items),
