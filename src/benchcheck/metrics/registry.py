@@ -69,6 +69,21 @@ def specs_for(task: str, scope: Scope | None = None) -> list[MetricSpec]:
     return [s for s in REGISTRY.values() if task in s.tasks and (scope is None or s.scope == scope)]
 
 
+#: The metric modules, in the order the table lists their metrics.
+_MODULES = ("difficulty", "reliability", "text", "validity")
+
+
 def _load() -> None:
-    """Import the metric modules so that their ``@register`` lines have run."""
+    """Import the metric modules so that their ``@register`` lines have run; order the table.
+
+    The table lists the metrics module by module in :data:`_MODULES` order (each module's
+    in definition order) whichever module was imported first, so that results list the
+    metrics in one order, byte for byte.
+    """
     from benchcheck.metrics import difficulty, reliability, text, validity  # noqa: F401
+
+    rank = {f"benchcheck.metrics.{m}": i for i, m in enumerate(_MODULES)}
+    ordered = sorted(REGISTRY.values(), key=lambda s: rank.get(s.function.__module__, len(rank)))
+    if [s.name for s in ordered] != list(REGISTRY):
+        REGISTRY.clear()
+        REGISTRY.update((s.name, s) for s in ordered)
