@@ -70,6 +70,10 @@ _EXPORTS: dict[str, str] = {
     "check_suite": "benchcheck.diagnostics",
     "human_baseline": "benchcheck.diagnostics",
     "partial_input_audit": "benchcheck.diagnostics",
+    # the audit: every analysis that applies, as one results object
+    "run_audit": "benchcheck.audit",
+    "AuditInputs": "benchcheck.audit",
+    "AuditReport": "benchcheck.audit",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

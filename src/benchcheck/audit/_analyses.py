@@ -1,0 +1,275 @@
+"""The analyses of an audit, in the order they run (:data:`ANALYSES`).
+
+Each one takes the inputs and the results object, adds its section(s) and returns a one-line
+detail, or raises :class:`~benchcheck.audit._inputs.Skip` saying why it does not apply.
+Heavy dependencies (polars, the judges) are imported inside the analysis that needs them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from benchcheck.audit._inputs import Analysis, AuditInputs, Skip
+from benchcheck.errors import JudgeUnavailable, MissingExtraError, UsageError
+
+#: Rows of flagged examples kept inside results.json (the CSV/JSONL files hold all).
+MAX_FLAGS_IN_JSON = 1000
+
+
+def shown(path: str | Path) -> str:
+    """Show a path as written in results: bundled sample files by package path."""
+    from benchcheck.metrics.compute import display_source
+
+    return display_source(str(Path(path).resolve())) if _is_sample(path) else str(path)
+
+
+def _is_sample(path: str | Path) -> bool:
+    from benchcheck.sample_data import HERE
+
+    try:
+        Path(path).resolve().relative_to(HERE)
+    except ValueError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------ NER statistics
+
+
+def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
+    """Statistical dataset evaluation, per-split leakage/unseen bars, entity types."""
+    if inp.ner is None and not inp.ner_splits:
+        raise Skip("no NER dataset given")
+    from benchcheck.io.load import load
+    from benchcheck.metrics.compute import compute_stats
+    from benchcheck.metrics.splits import entity_types, split_overlap
+
+    dataset = load(
+        inp.ner,
+        splits=dict(inp.ner_splits) or None,
+        scheme=inp.scheme.upper() if inp.scheme is not None else None,
+        strict=inp.strict,
+    )
+    scores = dict(inp.scores)
+    if inp.ner_predictions:
+        from benchcheck.metrics.predictions import score_prediction_files
+
+        if "test" not in dataset:
+            raise UsageError(
+                "--predictions are scored on the test split, and this dataset has none"
+            )
+        scores = score_prediction_files(dataset["test"], inp.ner_predictions, scheme=inp.scheme)
+    stats = compute_stats(dataset, scores=scores).to_json()
+    out["stats"] = stats
+    if dataset.task == "ner":
+        out["split_overlap"] = split_overlap(dataset, test_metrics=stats["metrics"])
+        out["entity_types"] = entity_types(dataset)
+    n = sum(s.n for s in dataset)
+    return f"{dataset.task}, {len(dataset.split_names)} splits, {n} instances"
+
+
+def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
+    """Several datasets side by side (the main one first)."""
+    if not inp.compare:
+        raise Skip("no --compare datasets given")
+    from benchcheck.io.load import load
+    from benchcheck.metrics.compute import compute_stats
+
+    scheme = inp.scheme.upper() if inp.scheme else None
+    datasets: dict[str, Any] = {}
+    if "stats" in out:
+        datasets[out["stats"].get("dataset", "dataset")] = out["stats"]
+    for name, path in inp.compare.items():
+        # Statistics need no token table: read in bounded memory (as `benchcheck stats`).
+        dataset = load(path, scheme=scheme, strict=inp.strict, keep_tokens=False)
+        datasets[name] = compute_stats(dataset).to_json()
+    out["comparison"] = {"datasets": datasets}
+    return f"{len(datasets)} datasets"
+
+
+# ------------------------------------------------------------------------ pair / classification
+
+
+def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
+    """Statistics of a classification or pair file, when the reader for it exists (issue 6)."""
+    if inp.table is None:
+        raise Skip("no classification or pair file given")
+    import inspect
+
+    from benchcheck.io.load import load
+    from benchcheck.metrics.compute import compute_stats
+
+    kind = "pair" if inp.text_a else "classification"
+    if "columns" not in inspect.signature(load).parameters:
+        raise Skip(f"the dataset loader does not read {kind} files yet")
+    columns = {
+        "text": inp.text,
+        "text_a": inp.text_a,
+        "text_b": inp.text_b,
+        "label": inp.label or "label",
+        "id": inp.id,
+    }
+    dataset = load(inp.table, task=kind, columns=columns)
+    out["table_stats"] = compute_stats(dataset).to_json()
+    return f"{kind}, {len(dataset.split_names)} split(s), {sum(s.n for s in dataset)} examples"
+
+
+def _audit_prompts() -> str:
+    """Return the judges' prompt set for audit (fewer framings than ``all``: faster)."""
+    try:
+        from benchcheck.judges.run import AUDIT_PROMPTS
+    except ImportError:  # pragma: no cover - older judges module
+        return "all"
+    return str(AUDIT_PROMPTS)
+
+
+def _read_examples(inp: AuditInputs) -> Any:
+    from benchcheck.io.tables import read_table
+
+    assert inp.table is not None
+    return read_table(
+        inp.table,
+        text=inp.text,
+        text_a=inp.text_a,
+        text_b=inp.text_b,
+        label=inp.label or "label",
+        id=inp.id,
+    )
+
+
+def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
+    """Judge every example with the ensemble, flag disagreements (methods.md section 2)."""
+    if inp.table is None:
+        raise Skip("no classification or pair file given")
+    if not inp.judge:
+        raise Skip("--no-judge given")
+    import polars as pl
+
+    from benchcheck.labels.ensemble import ensemble
+    from benchcheck.labels.flags import DEFAULT_BINS, flag_examples, summarize_flags
+
+    try:
+        from benchcheck.judges.cache import JudgeCache, default_cache_path
+        from benchcheck.judges.prompts import select_prompts
+        from benchcheck.judges.run import judge_frame, make_judge
+    except ImportError as exc:
+        raise Skip(f"the judges are not available in this build ({exc})") from None
+
+    frame = _read_examples(inp)
+    prompts = select_prompts(inp.prompts or _audit_prompts())
+    unusable = [p.name for p in prompts if not p.fields <= set(frame.columns)]
+    if unusable:
+        raise Skip(
+            f"prompt(s) {unusable} need fields the examples lack (they have "
+            f"{[c for c in ('text', 'text_a', 'text_b') if c in frame.columns]}); run "
+            "`benchcheck judge` with a prompt file, then `benchcheck flag`"
+        )
+    labels = sorted({lab for p in prompts for lab in p.labels})
+    bad = sorted(set(frame["label"].cast(pl.String).to_list()) - set(labels))
+    if bad:
+        raise Skip(f"labels {bad[:5]} are not among the prompts' labels {labels}")
+    started = time.perf_counter()
+    try:
+        judge = make_judge(inp.judge)
+    except (MissingExtraError, JudgeUnavailable) as exc:
+        raise Skip(f"judge unavailable: {exc}") from None
+    try:
+        with JudgeCache(default_cache_path()) as cache, judge:
+            judgments = judge_frame(frame, [judge], prompts, cache=cache)
+            identity = judge.identity
+    except (MissingExtraError, JudgeUnavailable) as exc:
+        raise Skip(f"judge unavailable: {exc}") from None
+    seconds = time.perf_counter() - started
+    ens = ensemble(judgments)
+    flags = flag_examples(frame, ens, threshold=inp.threshold, bins=DEFAULT_BINS, source=inp.table)
+    summary = summarize_flags(flags, threshold=inp.threshold, bins=DEFAULT_BINS)
+    text_cols = [c for c in ("text", "text_a", "text_b") if c in frame.columns]
+    keep = ["rank", "id", *text_cols, "label", "llm_label", "confidence", "bin"]
+    keep += [c for c in flags.columns if c.startswith("p_")]
+    flagged = flags.filter(pl.col("flagged")).sort("rank").select(keep)
+    out["label_errors"] = {
+        "dataset": {
+            "source": shown(inp.table),
+            "n": frame.height,
+            "columns": {
+                k: v
+                for k, v in (
+                    ("text", inp.text),
+                    ("text_a", inp.text_a),
+                    ("text_b", inp.text_b),
+                    ("label", inp.label or "label"),
+                )
+                if v
+            },
+        },
+        "judge": {
+            "judge": identity.label,
+            "weights_sha256": identity.weights_hash,
+            "prompts": [p.name for p in prompts],
+            "members": int(judgments.select("judge", "prompt").unique().height),
+        },
+        "text_columns": text_cols,
+        "summary": summary.to_dict(),
+        "bins": list(DEFAULT_BINS),
+        "examples": flagged.head(MAX_FLAGS_IN_JSON).to_dicts(),
+        "examples_total": flagged.height,
+        "files": ["flagged.csv", "flagged.jsonl"] if flagged.height else [],
+    }
+    out.setdefault("_timings", {})["judge_seconds"] = seconds
+    out.setdefault("_frames", {})["flagged"] = flagged
+    return (
+        f"{summary.flagged} of {summary.n} examples flagged by {identity.label} × "
+        f"{len(prompts)} prompts"
+    )
+
+
+# ------------------------------------------------------------------------ diagnostics
+
+
+def _diagnostics(inp: AuditInputs, out: dict[str, Any]) -> str:
+    """R_K per category and tag for each model's predictions, and the suite's own checks."""
+    if inp.suite is None:
+        raise Skip("no diagnostic suite given")
+    from benchcheck.diagnostics import check_suite, diagnose_suite, load_suite
+    from benchcheck.io.diagnostic import read_model_predictions
+
+    suite = load_suite(inp.suite)
+    checks = check_suite(suite).to_json()
+    if not inp.suite_predictions:
+        out["diagnostics"] = {
+            "suite": suite.summary(),
+            "models": {},
+            "checks": checks,
+            "labels": list(suite.label_names),
+        }
+        _fix_suite_source(out["diagnostics"], inp.suite)
+        return "suite checks only (no --predictions)"
+    preds, notes = read_model_predictions(
+        inp.suite_predictions, ids=suite.ids, label_names=suite.label_names
+    )
+    result = diagnose_suite(
+        suite, preds, seed=inp.seed, n_resamples=inp.resamples, prediction_notes=notes
+    ).to_json()
+    result["checks"] = checks
+    _fix_suite_source(result, inp.suite)
+    out["diagnostics"] = result
+    return f"{len(preds)} model(s) on {suite.n} examples"
+
+
+def _fix_suite_source(payload: dict[str, Any], path: str) -> None:
+    for block in (payload, payload.get("checks") or {}):
+        if isinstance(block.get("suite"), dict):
+            block["suite"]["source"] = shown(path)
+
+
+#: (name in results.json["analyses"], analysis), in the order they run: comparison reads the
+#: statistics' section, so it comes after them.
+ANALYSES: tuple[tuple[str, Analysis], ...] = (
+    ("statistics", _ner_stats),
+    ("comparison", _comparison),
+    ("table statistics", _table_stats),
+    ("label errors", _label_errors),
+    ("diagnostics", _diagnostics),
+)
