@@ -242,3 +242,11 @@ def test_importing_the_audit_package_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == ""
+
+
+def test_scheme_is_read_in_any_case() -> None:
+    test = str(NER_SAMPLE / "test.txt")
+    lower = run_audit(AuditInputs(ner=str(NER_SAMPLE), scheme="iob2", ner_predictions={"g": test}))
+    upper = run_audit(AuditInputs(ner=str(NER_SAMPLE), scheme="IOB2", ner_predictions={"g": test}))
+    assert lower.results == upper.results
+    assert lower.results["stats"]["model_scores"] == {"g": 100.0}

@@ -68,3 +68,18 @@ def test_option_errors_exit_2_with_the_option_named(tmp_path, capsys, argv, mess
     assert main(["audit", *argv, "-o", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "results.json").exists()
+
+
+def test_scheme_in_any_case_reads_the_predictions_too(tmp_path: Path) -> None:
+    # --scheme iob2 was capitalised for the dataset but not for the prediction files, which
+    # then failed with "unknown tagging scheme" (stats capitalises it once for both).
+    rc, text = _cli(
+        tmp_path,
+        str(NER_SAMPLE),
+        "--scheme",
+        "iob2",
+        "--predictions",
+        f"gold={NER_SAMPLE / 'test.txt'}",
+    )
+    assert rc == 0
+    assert json.loads(text)["stats"]["model_scores"] == {"gold": 100.0}

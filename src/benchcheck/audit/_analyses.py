@@ -38,6 +38,11 @@ def _is_sample(path: str | Path) -> bool:
 # ------------------------------------------------------------------------ NER statistics
 
 
+def _scheme(inp: AuditInputs) -> str | None:
+    """Return the forced tagging scheme in capitals (as the readers take it), or ``None``."""
+    return inp.scheme.upper() if inp.scheme is not None else None
+
+
 def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     """Statistical dataset evaluation, per-split leakage/unseen bars, entity types."""
     if inp.ner is None and not inp.ner_splits:
@@ -49,7 +54,7 @@ def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     dataset = load(
         inp.ner,
         splits=dict(inp.ner_splits) or None,
-        scheme=inp.scheme.upper() if inp.scheme is not None else None,
+        scheme=_scheme(inp),
         strict=inp.strict,
     )
     scores = dict(inp.scores)
@@ -60,7 +65,7 @@ def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
             raise UsageError(
                 "--predictions are scored on the test split, and this dataset has none"
             )
-        scores = score_prediction_files(dataset["test"], inp.ner_predictions, scheme=inp.scheme)
+        scores = score_prediction_files(dataset["test"], inp.ner_predictions, scheme=_scheme(inp))
     stats = compute_stats(dataset, scores=scores).to_json()
     out["stats"] = stats
     if dataset.task == "ner":
@@ -77,7 +82,7 @@ def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
     from benchcheck.io.load import load
     from benchcheck.metrics.compute import compute_stats
 
-    scheme = inp.scheme.upper() if inp.scheme else None
+    scheme = _scheme(inp)
     datasets: dict[str, Any] = {}
     if "stats" in out:
         datasets[out["stats"].get("dataset", "dataset")] = out["stats"]
