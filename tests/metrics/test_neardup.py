@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.metrics.neardup import (
+    exact_jaccard,
     lsh_params,
     minhash_signatures,
     near_duplicates,
@@ -206,3 +207,28 @@ def test_levels_are_nested_and_exact_at_threshold_one(train, test, test_first):
 
     ref = {key(t) for t in train}
     assert m["near_leakage_ratio"] == sum(key(t) in ref for t in test) / len(test)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sets=st.lists(st.sets(st.integers(0, 9), max_size=8), min_size=1, max_size=8),
+    data=st.data(),
+    chunk=st.integers(1, 5),
+)
+def test_exact_jaccard_matches_python_sets(sets, data, chunk):
+    doc = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    # Repeated shingles in a doc count once.
+    doc = np.concatenate([doc, doc])
+    sh = np.array([x for s in sets for x in sorted(s)] * 2, dtype=np.uint64) * np.uint64(
+        0x9E3779B97F4A7C15
+    )
+    order = np.argsort(doc, kind="stable")
+    doc, sh = doc[order], sh[order]
+    idx = st.integers(0, len(sets) - 1)
+    pairs = np.array(data.draw(st.lists(st.tuples(idx, idx), min_size=1, max_size=10)))
+    got = exact_jaccard(pairs, doc, sh, chunk=chunk)
+    want = [
+        len(sets[u] & sets[v]) / len(sets[u] | sets[v]) if sets[u] | sets[v] else 0.0
+        for u, v in pairs.tolist()
+    ]
+    assert got.tolist() == want
