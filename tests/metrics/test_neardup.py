@@ -13,7 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchcheck.data.model import Dataset, Split
+from benchcheck.errors import UsageError
+from benchcheck.metrics import neardup
 from benchcheck.metrics.neardup import (
+    candidate_pairs,
     exact_jaccard,
     lsh_params,
     minhash_signatures,
@@ -207,6 +210,89 @@ def test_levels_are_nested_and_exact_at_threshold_one(train, test, test_first):
 
     ref = {key(t) for t in train}
     assert m["near_leakage_ratio"] == sum(key(t) in ref for t in test) / len(test)
+
+
+# --------------------------------------------------------------------------- bucket links
+
+# u = {a..j}; v = {k..t}; w = v with t replaced by x: J(v, w) = 9/11, J(u, v) = J(u, w) = 0.
+_HEAD, _V, _W = "a b c d e f g h i j", "k l m n o p q r s t", "k l m n o p q r s x"
+
+
+def test_bucket_links_pair_that_misses_the_head():
+    doc, sh = shingles(pl.Series([_HEAD, _V, _W]))
+    keys = np.full((1, 3), 7, dtype=np.uint64)  # one band, all three in one bucket
+    pairs = candidate_pairs(keys, np.zeros(3, np.int64), np.ones(3, bool))
+    assert pairs.tolist() == [[0, 1], [0, 2], [1, 2]]  # a star gives only the first two
+    assert exact_jaccard(pairs, doc, sh).tolist() == [0.0, 0.0, 9 / 11]
+
+
+def _one_bucket(monkeypatch):
+    # Every doc collides with every other in every band.
+    monkeypatch.setattr(
+        neardup, "band_keys", lambda sig, b, r: np.zeros((b, sig.shape[0]), np.uint64)
+    )
+
+
+def test_cluster_and_leak_found_when_the_head_is_far(monkeypatch):
+    _one_bucket(monkeypatch)
+    res = near_duplicates(_ds(train=[_HEAD, _V, _W]), seed=1)
+    assert res.clusters == [{"split": "train", "size": 2, "ids": ["train1", "train2"]}]
+    assert res.splits["train"]["near_duplicate_ratio"] == 1 / 3
+    # Train heads the cross bucket: the test copy of train1 must still meet train1.
+    res = near_duplicates(_ds(train=[_HEAD, _V], test=[_W]), seed=1)
+    assert res.leaks == [{"test_id": "test0", "matches": [{"split": "train", "id": "train1"}]}]
+    assert res.metrics["near_leakage_ratio"] == 1.0
+
+
+def _ref_buckets(keys, group, active, first):
+    """Members of each bucket in link order (marked ``first``, then by index)."""
+    n = group.size
+    order = sorted((i for i in range(n) if active[i]), key=lambda i: (not first[i], i))
+    buckets: dict[tuple[int, int, int], list[int]] = {}
+    for band, key in enumerate(keys):
+        for i in order:
+            buckets.setdefault((band, int(key[i]), int(group[i])), []).append(i)
+    return list(buckets.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 40),
+    bands=st.integers(1, 3),
+    n_keys=st.integers(1, 4),
+    cap=st.integers(2, 6),
+)
+def test_candidate_pairs_all_pairs_up_to_cap_then_star_and_chain(data, n, bands, n_keys, cap):
+    ints = st.lists(st.integers(0, n_keys), min_size=n, max_size=n)
+    keys = np.array([data.draw(ints) for _ in range(bands)], dtype=np.uint64)
+    group = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    active = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    first = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    got = candidate_pairs(keys, group, active, first, all_pairs_up_to=cap)
+    assert got.dtype == np.int64 and got.shape[1] == 2
+    got_set = {tuple(p) for p in got.tolist()}
+    assert len(got_set) == got.shape[0] and got.tolist() == sorted(got.tolist())
+    star, every, expected = set(), set(), set()
+    for members in _ref_buckets(keys, group, active, first):
+        star |= {(members[0], m) for m in members[1:]}
+        every |= set(itertools.combinations(members, 2))
+        if len(members) <= cap:
+            expected |= set(itertools.combinations(members, 2))
+        else:
+            expected |= {(members[0], m) for m in members[1:]}
+            expected |= set(itertools.pairwise(members))
+    assert star <= got_set <= every  # never fewer links than the star, never a foreign pair
+    assert got_set == expected
+    wide = candidate_pairs(keys, group, active, first, all_pairs_up_to=n + 1)
+    assert {tuple(p) for p in wide.tolist()} == every
+
+
+def test_candidate_pairs_rejects_a_cap_below_two():
+    with pytest.raises(UsageError, match="all_pairs_up_to"):
+        candidate_pairs(
+            np.zeros((1, 2), np.uint64), np.zeros(2, np.int64), np.ones(2, bool), all_pairs_up_to=1
+        )
 
 
 @settings(max_examples=200, deadline=None)

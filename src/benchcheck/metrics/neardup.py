@@ -27,10 +27,12 @@ Exact matching (:mod:`benchcheck.metrics.reliability`) misses near-copies. Two f
 The sketch is computed with numpy, vectorised over all word occurrences (one 64-bit hash
 per n-gram, ``num_perm`` multiply-shift hash functions ``(a·x + c) mod 2**64 >> 32`` with
 seeded odd ``a``, minima by ``np.minimum.reduceat``, band keys by hashing the band's rows,
-buckets by sorting), in chunks so that memory stays bounded. Inside a bucket every member is
-linked to the bucket's first member (a star, not all pairs), so a cluster is found as long
-as its members share a band with one another; clusters are connected components of verified
-links. Same input, parameters and seed give the same output.
+buckets by sorting), in chunks so that memory stays bounded. A bucket of at most 32 members
+(nearly all of them) gives all its pairs as candidates, so two near-duplicates that share a
+band are compared even when a third member heads the bucket; a larger bucket gives its star
+(each member → the first) and chain (each member → the one before it), linear in its size
+(:func:`candidate_pairs`). Clusters are connected components of verified links. Same input,
+parameters and seed give the same output.
 """
 
 from __future__ import annotations
@@ -234,39 +236,78 @@ def band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return keys
 
 
-def candidate_pairs(
-    keys: np.ndarray, group: np.ndarray, active: np.ndarray, first: np.ndarray | None = None
-) -> np.ndarray:
-    """Star links inside each bucket of equal (band, key, group): member → first member.
+#: Buckets with at most this many members are linked all pairs; larger ones star + chain.
+_ALL_PAIRS_UP_TO = 32
 
-    ``group`` separates buckets (e.g. the split); ``active`` masks docs that take part;
-    docs marked in ``first`` head their buckets before the others (then by index).
-    Returns unique pairs ``(head, member)`` as an int64 array of shape (k, 2).
+
+def _bucket_links(ds: np.ndarray, new: np.ndarray, cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Link the members of each run of ``ds`` (runs start where ``new``), earlier → later.
+
+    A run of at most ``cap`` members: all pairs. A longer run: each member to the run's
+    first member and to the member before it (a star plus a chain, 2·(m − 1) links).
+    Returns the two ends ``(u, v)`` of the links.
     """
+    start = np.flatnonzero(new)
+    size = np.diff(np.r_[start, ds.size])
+    start, size = start[size > 1], size[size > 1]
+    first = np.repeat(start, size)  # where each member's run starts
+    rank = np.arange(first.size) - np.repeat(np.cumsum(size) - size, size)
+    pos = first + rank
+    m = np.repeat(size, size)
+    chain = pos[rank >= 1]
+    u, v = [ds[chain - 1]], [ds[chain]]
+    star = (m > cap) & (rank >= 2)
+    u.append(ds[first[star]])
+    v.append(ds[pos[star]])
+    small = m <= cap
+    pos_s, rank_s, m_s = pos[small], rank[small], m[small]
+    for d in range(2, int(m_s.max(initial=0))):
+        at = pos_s[rank_s + d < m_s]
+        u.append(ds[at])
+        v.append(ds[at + d])
+    return np.concatenate(u), np.concatenate(v)
+
+
+def candidate_pairs(
+    keys: np.ndarray,
+    group: np.ndarray,
+    active: np.ndarray,
+    first: np.ndarray | None = None,
+    *,
+    all_pairs_up_to: int = _ALL_PAIRS_UP_TO,
+) -> np.ndarray:
+    """Link the members of each bucket of equal (band, key, group).
+
+    A bucket of at most ``all_pairs_up_to`` members gives all its pairs, so two members
+    that are near-duplicates of each other are candidates even when neither is a
+    near-duplicate of the first member. A larger bucket (very common words, big templated
+    clusters) gives a star (every member → the first) plus a chain (every member → the one
+    before it): 2·(m − 1) links instead of m·(m − 1)/2, so the cost stays linear in the
+    bucket's size. Whatever the sizes, the star's links are among those returned.
+
+    ``group`` separates buckets (e.g. the split); ``active`` masks docs that take part; docs
+    marked in ``first`` come first inside a bucket (then by index). Returns unique pairs
+    ``(u, v)``, u before v in that order, as an int64 array of shape (k, 2), sorted.
+    """
+    if all_pairs_up_to < 2:
+        raise UsageError(f"all_pairs_up_to must be at least 2, got {all_pairs_up_to}")
     if first is None:
         idx = np.flatnonzero(active)
     else:
         idx = np.concatenate([np.flatnonzero(active & first), np.flatnonzero(active & ~first)])
     g = group[idx]
     salt = mix64(g.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
-    out = []
+    n = np.int64(max(int(active.size), 1))
+    code = np.zeros(0, dtype=np.int64)  # u·n + v of the pairs so far, sorted, unique
     for key in keys:
         k = key[idx] ^ salt
         order = np.argsort(k, kind="stable")  # idx order kept inside a bucket
         ks, ds = k[order], idx[order]
-        new = np.r_[True, ks[1:] != ks[:-1]]
-        head = ds[np.maximum.accumulate(np.where(new, np.arange(ds.size), 0))]
-        linked = ~new
-        if linked.any():
-            out.append(np.stack([head[linked], ds[linked]], axis=1))
-    if not out:
-        return np.zeros((0, 2), dtype=np.int64)
-    pairs = np.concatenate(out)
-    pairs = pairs[group[pairs[:, 0]] == group[pairs[:, 1]]]  # a 64-bit key collision
-    if pairs.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    n = np.int64(max(int(active.size), 1))
-    code = unique_sorted(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])  # sorted by (u, v)
+        u, v = _bucket_links(ds, np.r_[True, ks[1:] != ks[:-1]], all_pairs_up_to)
+        same_group = group[u] == group[v]  # else a 64-bit key collision
+        # Deduplicated band by band: bands often repeat a pair, and b copies of all links
+        # would be the peak of memory.
+        code = unique_sorted(np.concatenate([code, u[same_group] * n + v[same_group]]))
     return np.stack([code // n, code % n], axis=1)
 
 
