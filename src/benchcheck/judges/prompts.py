@@ -7,10 +7,11 @@ with several zero-shot framings of the same question; the four built-in binary f
 (grounding / generated text) and ``evidence`` (evidence / claim). ``nli3`` asks the
 three-way NLI question (entailment / neutral / contradiction).
 
-Every built-in template starts with the first text (the grounding) and names its role
-only after it, so that the four framings of one example share the token prefix
-system message + grounding: a local engine evaluates a (long) grounding once per example
-instead of once per prompt, and only the short framing-specific tail four times.
+The four binary framings start with the first text (the grounding) and name its role only
+after it, so that the framings of one example share the token prefix system message +
+grounding: a local engine evaluates a (long) grounding once per example instead of once
+per prompt, and only the short framing-specific tail four times. ``nli3``, asked on its
+own, names the roles first.
 
 >>> t = BUILTIN_PROMPTS["grounding"]
 >>> t.labels, t.verbalisers
@@ -148,10 +149,13 @@ BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
     "evidence": _binary("evidence", "Evidence", "Claim", "Does the evidence support the claim?"),
     "nli3": PromptTemplate(
         name="nli3",
+        # Question first, roles named before the texts: nli3 is asked alone (it shares no
+        # prefix with the binary framings), and on the 90-example sample suite the default
+        # judge scored R_K 0.243 this way against 0.181 with the premise first.
         user=(
-            "{text_a}\n\nThe text above is the premise.\nHypothesis: {text_b}\n\n"
             "Does the premise entail the hypothesis, is it neutral, or does it contradict it? "
-            "Answer 0 for entailment, 1 for neutral, 2 for contradiction.\nAnswer (0, 1 or 2):"
+            "Answer 0 for entailment, 1 for neutral, 2 for contradiction.\n\n"
+            "Premise: {text_a}\n\nHypothesis: {text_b}\n\nAnswer (0, 1 or 2):"
         ),
         labels=("entailment", "neutral", "contradiction"),
         verbalisers=("0", "1", "2"),
