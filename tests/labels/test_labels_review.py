@@ -9,8 +9,7 @@ import polars as pl
 import pytest
 
 from benchcheck.errors import InputError
-from benchcheck.io.tables import read_rows
-from benchcheck.labels._io import write_table
+from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.labels.review import export_review, import_review, read_expert_labels
 from benchcheck.stats.agreement import cohen_kappa
 
@@ -77,7 +76,7 @@ def test_import_matches_golden(tmp_path):
         key_path=GOLDEN / "export" / "key.jsonl",
         reconciled=GOLDEN / "filled" / "reconciled.csv",
     )
-    write_table(gold, tmp_path / "gold.jsonl")
+    write_rows(gold, tmp_path / "gold.jsonl")
     text = json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n"
     if REGEN:
         shutil.copy(tmp_path / "gold.jsonl", GOLDEN / "gold.jsonl")

@@ -208,7 +208,7 @@ def flag(
 
     Example: benchcheck flag judgments.parquet --data data.jsonl --threshold 0.5 -o flags.jsonl
     """
-    from benchcheck.labels._io import write_table
+    from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import (
         confident_learning_flags,
         detector_overlap,
@@ -242,7 +242,7 @@ def flag(
     if output is not None:
         if Path(output).resolve() == Path(data).resolve():
             raise UsageError("refusing to overwrite the data file with the flags")
-        write_table(flags, output)
+        write_rows(flags, output)
         payload["output"] = output
     cols = ["rank", "id", "label", "llm_label", "confidence", "bin"]
     payload["top"] = flags.filter(pl.col("flagged")).sort("rank").head(top).select(cols).to_dicts()
@@ -351,11 +351,11 @@ def review_import(
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
     """
-    from benchcheck.labels._io import write_table
+    from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import import_review
 
     gold, summary = import_review(experts, key_path=key, reconciled=reconciled)
-    write_table(gold, output)
+    write_rows(gold, output)
     payload = {"output": output, **summary.to_dict()}
     write_json(payload, json_out)
     if json_out == "-":
@@ -910,8 +910,7 @@ def flag_spans(
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
     from benchcheck.io.conll import read_conll
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels._io import write_table
+    from benchcheck.io.tables import read_rows, write_rows
     from benchcheck.labels.ner_flags import (
         compare_spans,
         parse_label_map,
@@ -955,7 +954,7 @@ def flag_spans(
         .to_dicts(),
     }
     if output is not None:
-        write_table(frame, output)
+        write_rows(frame, output)
         payload["output"] = output
     write_json(payload, json_out)
     if json_out == "-":

@@ -15,6 +15,7 @@ collide with probability about 2**-64 per pair.
 from __future__ import annotations
 
 import json
+import math
 import mmap
 import os
 import re
@@ -26,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Split
-from benchcheck.errors import InputError
+from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import mix64, string_hash
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
@@ -486,19 +487,42 @@ def read_hf_text(
     return out
 
 
-def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path) -> None:
-    """Write rows in the format of ``like`` (JSONL, CSV, TSV or Parquet, by suffix)."""
+def _json_value(value: object) -> object:
+    """NaN and infinities as None (``null``): JSON has no spelling for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None = None) -> Path:
+    r"""Write rows as JSONL, CSV, TSV or Parquet by the suffix of ``like`` (default: ``path``).
+
+    JSONL (``.jsonl``, ``.ndjson``, ``.json``) is one object per line in column order,
+    UTF-8 with non-ASCII as is, ``None``, NaN and infinities as ``null``: valid JSON and
+    byte-stable. CSV and TSV are polars' writers (a missing value is an empty field);
+    Parquet keeps the types. The reader's ``__line__`` column is left out and the parent
+    folder is created. Returns ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = write_rows(pl.DataFrame({"id": [1], "p": [float("nan")]}), f"{tmp}/a.jsonl")
+    ...     out.read_text()
+    '{"id": 1, "p": null}\n'
+    """
     path = Path(path)
-    suffix = Path(like).suffix.lower()
+    suffix = Path(path if like is None else like).suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        shown = path if like is None else f"{path} in the format of {like}"
+        raise UsageError(f"cannot write {shown}: use .jsonl, .csv, .tsv or .parquet")
+    path.parent.mkdir(parents=True, exist_ok=True)
     frame = frame.drop("__line__", strict=False)
     if suffix in (".jsonl", ".ndjson", ".json"):
-        path.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in frame.iter_rows(named=True)),
-            encoding="utf-8",
-        )
+        with path.open("w", encoding="utf-8") as fh:
+            for row in frame.iter_rows(named=True):
+                clean = {k: _json_value(v) for k, v in row.items()}
+                fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
     elif suffix in (".csv", ".tsv"):
         frame.write_csv(path, separator="\t" if suffix == ".tsv" else ",")
-    elif suffix == ".parquet":
-        frame.write_parquet(path)
     else:
-        raise InputError(f"cannot write the format of {like}", path=path)
+        frame.write_parquet(path)
+    return path

@@ -28,8 +28,7 @@ import polars as pl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import read_rows
-from benchcheck.labels._io import write_table
+from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.stats.intervals import paired_bootstrap
 
 __all__ = [
@@ -165,7 +164,7 @@ def write_remedy(
         target = out / f"{name}{suffix}"
         if target.resolve() == src:
             raise UsageError(f"refusing to overwrite the input file {source}")
-        write_table(splits[name], target)
+        write_rows(splits[name], target)
         files[name] = str(target)
     selected = tuple(splits["_selected"]["id"].to_list())
     return RemedyResult(

@@ -31,8 +31,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import read_rows
-from benchcheck.labels._io import write_table
+from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.labels.ensemble import label_sort_key
 from benchcheck.labels.flags import normalise_flags
 from benchcheck.stats.agreement import cohen_kappa, fleiss_kappa, percent_agreement
@@ -139,7 +138,7 @@ def export_review(
     choices = sorted(set(labels or ()) | set(_labels_of(flags)), key=label_sort_key)
     (out / "label_config.xml").write_text(_label_config(text_cols, choices), "utf-8")
     key_cols = [c for c in flags.columns if c not in text_cols]
-    write_table(
+    write_rows(
         flags.select(key_cols).with_columns(pl.Series("review_id", rid, dtype=pl.String)),
         out / KEY_NAME,
     )

@@ -628,8 +628,5 @@ def write_subset(split: Split, rows: Sequence[int], path) -> None:  # type: igno
         write_rows(frame[np.asarray(rows, dtype=np.int64)], path, like=source)
     else:
         cols = [c for c in ("id", "text", "text_a", "text_b", "label") if c in split.table.columns]
-        write_rows(
-            split.table[np.asarray(rows, dtype=np.int64)].select(cols),
-            path.with_suffix(".jsonl"),
-            like="x.jsonl",
-        )
+        chosen = split.table[np.asarray(rows, dtype=np.int64)].select(cols)
+        write_rows(chosen, path.with_suffix(".jsonl"))
