@@ -40,3 +40,31 @@ def test_judge_unknown_engine(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--engine: expected embedded or ray" in err
     assert "loading judge" not in err  # refused before any model is loaded
+
+
+@pytest.mark.parametrize(
+    ("names", "match"),
+    [
+        (("eng.train", "valid.txt", "eng.testa"), "two files look like the 'dev' split"),
+        (("README.md", ".test", "notes.txt"), "no split files found"),
+    ],
+)
+def test_convert_and_stats_same_discovery_error(tmp_path, capsys, names, match):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in names:
+        (src / name).write_text("EU B-ORG\n", encoding="utf-8")
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 2
+    convert_err = capsys.readouterr().err
+    assert main(["stats", str(src)]) == 2
+    assert capsys.readouterr().err == convert_err and match in convert_err
+    assert not (tmp_path / "out").exists()
+
+
+def test_convert_refuses_a_shard_folder(tmp_path, capsys):
+    out = tmp_path / "ner.parquet"
+    assert main(["convert", str(NER_SAMPLE), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["convert", str(out), "-o", str(tmp_path / "again")]) == 2
+    err = capsys.readouterr().err
+    assert "shard folder written by benchcheck convert" in err and "no split files" not in err

@@ -162,3 +162,57 @@ def test_empty_split_error_matches_conll(tmp_path):
     with pytest.raises(InputError) as got:
         shards.convert(empty, tmp_path / "o", chunk_bytes=4)
     assert str(got.value) == str(want.value) and got.value.line == want.value.line
+
+
+def test_convert_finds_the_splits_load_finds(tmp_path):
+    # Aliases (validation -> dev, testb -> test), and files both skip: hidden, skipped suffix
+    # or name, two split words, a split word inside a word.
+    src = tmp_path / "src"
+    src.mkdir()
+    rng = np.random.default_rng(7)
+    for name in ("wnut17_train.conll", "wnut17_validation.conll", "eng.testb"):
+        (src / name).write_text(random_conll(rng, 5), encoding="utf-8")
+    for name in (".hidden_train", "train.py", "test_notes.md", "LICENSE", "train_test", "contest"):
+        (src / name).write_text("not a split\n", encoding="utf-8")
+    folder = shards.convert(src, tmp_path / "out.parquet")
+    whole = load(src)
+    assert {k: s.source for k, s in folder.splits.items()} == {s.name: s.source for s in whole}
+    assert list(folder.splits) == ["train", "dev", "test"] and folder.name == whole.name == "src"
+    assert _stats_text(load(tmp_path / "out.parquet")) == _stats_text(whole)
+
+
+@pytest.mark.parametrize(
+    ("names", "match"),
+    [
+        (("train.txt", "valid.txt", "dev.txt"), "two files look like the 'dev' split"),
+        (("eng.testa", "eng.testb", "my.testb"), "two files look like the 'test' split"),
+        (("README.md", ".train", "train.yaml"), "no split files found"),
+    ],
+)
+def test_convert_discovery_errors_are_loads(tmp_path, names, match):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in names:
+        (src / name).write_text("EU B-ORG\n", encoding="utf-8")
+    with pytest.raises(InputError, match=match) as got:
+        shards.convert(src, tmp_path / "out")
+    with pytest.raises(InputError) as want:
+        load(src)
+    assert str(got.value) == str(want.value) and got.value.path == str(src)
+    assert not (tmp_path / "out").exists()
+
+
+def test_convert_refuses_folders_load_reads_whole(tmp_path):
+    # load reads a shard folder or a saved HF dataset whole; convert used to search them for
+    # split files and say "no split files found" (or convert a stray train.txt load ignores).
+    out = tmp_path / "sample.parquet"
+    shards.convert(NER_SAMPLE, out)
+    with pytest.raises(UsageError, match="shard folder written by benchcheck convert"):
+        shards.convert(out, tmp_path / "again")
+    hf = tmp_path / "hf"
+    hf.mkdir()
+    (hf / "dataset_dict.json").write_text('{"splits": ["train"]}', encoding="utf-8")
+    (hf / "train.txt").write_text("EU B-ORG\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="saved HuggingFace dataset"):
+        shards.convert(hf, tmp_path / "again")
+    assert not (tmp_path / "again").exists()

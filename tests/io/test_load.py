@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.load import discover_splits, load, split_name_of
+from benchcheck.io.load import discover_splits, load, split_files, split_name_of
 
 SENTENCE = "EU B-ORG\nrejects O\n\nPeter B-PER\n"
 
@@ -108,3 +108,69 @@ def test_splits_read_concurrently_raise_the_first_splits_error(tmp_path, task):
     assert err.value.path == str(tmp_path / f"dev{suffix}")
     ds = load(splits={"train": tmp_path / f"train{suffix}"}, task=task)
     assert ds["train"].n == 1000
+
+
+def test_split_files_are_the_files_load_reads(tmp_path):
+    # Aliases, a hidden file, skipped suffixes and names, a word inside a word: all as load.
+    folder = _folder(
+        tmp_path,
+        "wnut17_train.conll",
+        "eng.testa",
+        "my.testb",
+        ".hidden_train",
+        "train.json",
+        "dev_notes.md",
+        "LICENSE",
+        "contest.txt",
+    )
+    files = split_files(folder)
+    assert {k: v.name for k, v in files.items()} == {
+        "train": "wnut17_train.conll",
+        "dev": "eng.testa",
+        "test": "my.testb",
+    }
+    ds = load(folder)
+    assert {s.name: s.source for s in ds} == {k: str(v) for k, v in files.items()}
+    one = folder / "eng.testa"
+    assert split_files(one) == {"dev": one}
+    assert split_files(folder / "contest.txt") == {"contest": folder / "contest.txt"}
+    assert split_files(splits={"b": "x.txt", "a": one}) == {"b": Path("x.txt"), "a": one}
+
+
+@pytest.mark.parametrize(
+    ("source", "names", "error", "match"),
+    [
+        (None, (), UsageError, "not both"),  # neither a source nor splits
+        ("", (), UsageError, "not both"),  # both (splits given below)
+        ("missing", (), InputError, "no such file"),
+        ("", ("train.txt", "valid.txt", "dev.txt"), InputError, "'dev' split: dev.txt and valid"),
+        ("", ("README.md", "notes.txt"), InputError, "no split files found"),
+    ],
+)
+def test_split_files_errors_are_loads(tmp_path, source, names, error, match):
+    _folder(tmp_path, *names)
+    path = None if source is None else tmp_path / source
+    splits = {"train": tmp_path / "a.txt"} if source == "" and not names else None
+    with pytest.raises(error, match=match) as got:
+        split_files(path, splits=splits)
+    with pytest.raises(error) as want:
+        load(path, splits=splits)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize(
+    ("marker", "kind"),
+    [
+        ("dataset_dict.json", "saved HuggingFace dataset"),
+        ("dataset_info.json", "saved HuggingFace dataset"),
+        ("_benchcheck_shards.json", "shard folder written by benchcheck convert"),
+    ],
+)
+def test_split_files_names_a_folder_load_reads_whole(tmp_path, marker, kind):
+    # load reads these folders as a whole; discovery would wrongly say "no split files found",
+    # or pick up a stray CoNLL file that load never reads.
+    _folder(tmp_path, "train.txt")
+    (tmp_path / marker).write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match=kind) as got:
+        split_files(tmp_path)
+    assert str(tmp_path) in str(got.value) and "not a folder of split files" in str(got.value)

@@ -144,6 +144,9 @@ def convert(
 ) -> ShardFolder:
     """Write each CoNLL split of ``source`` (folder, file, or ``splits``) as Parquet shards.
 
+    The splits are the files :func:`benchcheck.io.load.load` would read, found by
+    :func:`benchcheck.io.load.split_files` (same names, aliases, skipped files and errors).
+
     Never overwrites: ``output`` must not exist. Shards are written into a temporary sibling
     folder that is renamed to ``output`` only once every split is complete, so an
     interrupted conversion leaves no folder that looks valid. Tag shapes are checked on the
@@ -151,22 +154,13 @@ def convert(
     scheme transitions are checked when the shards are read, as for the CoNLL files.
     """
     from benchcheck.io import conll
-    from benchcheck.io.load import discover_splits, split_name_of
+    from benchcheck.io.load import split_files
 
     out = Path(output)
     if out.exists():
         raise UsageError(f"{out} exists; benchcheck convert never overwrites, choose a new path")
-    if (source is None) == (not splits):
-        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
-    if splits:
-        files = {str(k): Path(v) for k, v in splits.items()}
-        title = name or "dataset"
-    else:
-        path = Path(str(source))
-        if not path.exists():
-            raise InputError("no such file or folder", path=path)
-        title = name or path.name
-        files = discover_splits(path) if path.is_dir() else {split_name_of(path) or path.stem: path}
+    files = split_files(source, splits=splits)  # the splits and the errors of load
+    title = name or ("dataset" if source is None else Path(str(source)).name)
     for file in files.values():
         if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
             raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")

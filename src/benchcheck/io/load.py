@@ -100,6 +100,46 @@ def _source_files(
     return {split_name_of(path) or path.stem: path}, None, name or path.name
 
 
+def _whole_folder_kind(folder: Path) -> str | None:
+    """Say what a folder :func:`load` reads as a whole is, in words; None for split files."""
+    from benchcheck.engine import shards
+    from benchcheck.io import hf
+
+    if hf.is_saved_hf(folder):
+        return "a saved HuggingFace dataset"
+    if shards.is_shard_folder(folder):
+        return "a shard folder written by benchcheck convert"
+    return None
+
+
+def split_files(
+    source: str | Path | None = None, *, splits: Mapping[str, str | Path] | None = None
+) -> dict[str, Path]:
+    """Return the split files (name → file) :func:`load` reads, found as ``load`` finds them.
+
+    ``splits`` are taken as given; a file is one split, named by :func:`split_name_of` or
+    else after its stem; a folder is searched by :func:`discover_splits`. The errors are
+    ``load``'s: neither or both of ``source`` and ``splits``, a missing path, clashing split
+    files, no split file found. A folder ``load`` reads as a whole (a saved HuggingFace
+    dataset, Parquet shards written by ``benchcheck convert``) has no split files: a
+    :class:`~benchcheck.errors.UsageError` says what it is.
+
+    >>> from benchcheck.sample_data import NER_SAMPLE
+    >>> {name: file.name for name, file in split_files(NER_SAMPLE).items()}
+    {'train': 'train.txt', 'dev': 'dev.txt', 'test': 'test.txt'}
+    """
+    files, folder, _ = _source_files(source, splits, None)
+    if folder is None:
+        return files
+    kind = _whole_folder_kind(folder)
+    if kind is not None:
+        raise UsageError(
+            f"{folder} is {kind}, not a folder of split files; "
+            "pass it as it is to the commands that load a dataset"
+        )
+    return discover_splits(folder)
+
+
 def load(
     source: str | Path | None = None,
     *,
