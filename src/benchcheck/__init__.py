@@ -74,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "run_audit": "benchcheck.audit",
     "AuditInputs": "benchcheck.audit",
     "AuditReport": "benchcheck.audit",
+    "write_report": "benchcheck.report.folder",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -14,9 +14,9 @@ import pytest
 
 import benchcheck
 from benchcheck.audit import AuditInputs, AuditReport, run_audit
-from benchcheck.cli._common import dumps
 from benchcheck.errors import BenchcheckError, JudgeUnavailable, UsageError
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
+from benchcheck.report.canonical import dumps
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "ner_results.json"

@@ -9,8 +9,8 @@ import pytest
 
 from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
-from benchcheck.cli._common import dumps
 from benchcheck.diagnostics import sample_predictions_path
+from benchcheck.report.canonical import dumps
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 

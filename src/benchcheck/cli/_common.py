@@ -2,37 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Any
 
 from benchcheck.cli._app import console
 from benchcheck.errors import UsageError
-
-SCHEMA_VERSION = "1.0"
-
-
-def _clean(value: Any) -> Any:
-    """Make a value JSON-safe: NaN/inf become null, tuples lists, numpy scalars Python ones."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def dumps(payload: dict[str, Any]) -> str:
-    """Canonical JSON text: ``schema_version`` first, stable key order inside, 2-space indent."""
-    body = {
-        "schema_version": SCHEMA_VERSION,
-        **{k: v for k, v in payload.items() if k != "schema_version"},
-    }
-    return json.dumps(_clean(body), indent=2, ensure_ascii=False) + "\n"
+from benchcheck.report.canonical import dumps
 
 
 def write_json(payload: dict[str, Any], path: str | None) -> None:

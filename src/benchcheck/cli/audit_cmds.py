@@ -1,56 +1,21 @@
 """``benchcheck audit``: parse the options, run :func:`benchcheck.audit.run_audit`, write.
 
-The analyses live in :mod:`benchcheck.audit`; this module turns the options into
-:class:`~benchcheck.audit.AuditInputs`, writes the report folder and prints a summary. The
-folder holds ``results.json`` (canonical, schema-versioned), ``report.html``, ``report.md``
-and, when examples were flagged, ``flagged.csv`` / ``flagged.jsonl``. Every rendering is a
-pure function of ``results.json`` (``benchcheck report`` re-renders it byte for byte).
+The analyses live in :mod:`benchcheck.audit` and the report folder's writer in
+:func:`benchcheck.report.folder.write_report`; this module turns the options into
+:class:`~benchcheck.audit.AuditInputs`, calls both and prints a summary.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import dumps, parse_assignments, write_json
+from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.cli.stats_cmds import DataArg, JsonOpt, SchemeOpt, SplitOpt, StrictOpt
 from benchcheck.errors import UsageError
-
-if TYPE_CHECKING:
-    from benchcheck.audit import AuditReport
-
-
-def write_report(report: AuditReport, folder: Path) -> list[Path]:
-    """Write results.json, report.html, report.md and the flagged examples into ``folder``."""
-    from benchcheck.report.html import render_html
-    from benchcheck.report.markdown import render_markdown
-
-    folder.mkdir(parents=True, exist_ok=True)
-    text = dumps(report.results)
-    canonical = json.loads(text)
-    written = []
-    for name, content in (
-        ("results.json", text),
-        ("report.html", render_html(canonical)),
-        ("report.md", render_markdown(canonical)),
-    ):
-        (folder / name).write_text(content, encoding="utf-8")
-        written.append(folder / name)
-    flagged = report.flagged
-    if flagged is not None and flagged.height:
-        flagged.write_csv(folder / "flagged.csv")
-        with (folder / "flagged.jsonl").open("w", encoding="utf-8") as fh:
-            for row in flagged.iter_rows(named=True):
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        written += [folder / "flagged.csv", folder / "flagged.jsonl"]
-    else:
-        for stale in ("flagged.csv", "flagged.jsonl"):
-            (folder / stale).unlink(missing_ok=True)
-    return written
 
 
 @app.command("audit")
@@ -125,6 +90,7 @@ def audit(
     from benchcheck.audit import AuditInputs, run_audit
     from benchcheck.cli.stats_cmds import _scores
     from benchcheck.io.diagnostic import looks_like_suite
+    from benchcheck.report.folder import write_report
 
     common: dict[str, Any] = {
         "scheme": scheme,

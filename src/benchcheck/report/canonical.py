@@ -1,0 +1,47 @@
+"""Canonical JSON: the one serialiser behind ``results.json`` and every ``--json`` output.
+
+Every other format (terminal, Markdown, HTML) renders from this text, so it is byte-stable:
+``schema_version`` first, keys in the order the payload gives them, NaN and infinities as
+``null``, numpy scalars as Python numbers, non-ASCII written as is, 2-space indent.
+
+>>> print(dumps({"n": 3, "kappa": float("nan"), "label": "é"}), end="")
+{
+  "schema_version": "1.0",
+  "n": 3,
+  "kappa": null,
+  "label": "é"
+}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "dumps"]
+
+#: Version of every JSON object benchcheck writes; readers accept the same major version.
+SCHEMA_VERSION = "1.0"
+
+
+def _clean(value: Any) -> Any:
+    """Make a value JSON-safe: NaN/inf become null, tuples lists, numpy scalars Python ones."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """Return canonical JSON text: ``schema_version`` first, stable key order, 2-space indent."""
+    body = {
+        "schema_version": SCHEMA_VERSION,
+        **{k: v for k, v in payload.items() if k != "schema_version"},
+    }
+    return json.dumps(_clean(body), indent=2, ensure_ascii=False) + "\n"
