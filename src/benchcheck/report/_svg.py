@@ -11,6 +11,8 @@ import html
 import math
 from collections.abc import Sequence
 
+from benchcheck.report._numbers import num
+
 __all__ = [
     "esc",
     "grouped_hbars",
@@ -18,7 +20,6 @@ __all__ = [
     "hbars",
     "interval_plot",
     "line_plot",
-    "num",
 ]
 
 
@@ -29,25 +30,6 @@ def esc(text: object) -> str:
     '&lt;script&gt;&quot;x&quot;&lt;/script&gt;'
     """
     return html.escape(str(text), quote=True)
-
-
-def num(value: object, digits: int = 3) -> str:
-    """Format a number for display: ``—`` for missing, ints as ints, floats to ``digits``.
-
-    >>> num(None), num(3), num(0.123456), num(float("nan"))
-    ('—', '3', '0.123', '—')
-    """
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "—"
-        return f"{value:.{digits}f}"
-    return str(value)
 
 
 def _f(x: float) -> str:

@@ -23,15 +23,8 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from benchcheck.report._svg import (
-    esc,
-    grouped_hbars,
-    hbars,
-    heatmap,
-    interval_plot,
-    line_plot,
-    num,
-)
+from benchcheck.report._numbers import num
+from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
 __all__ = ["render_html", "show_text"]
 

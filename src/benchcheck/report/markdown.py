@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchcheck.report._svg import num
+from benchcheck.report._numbers import num
 
 __all__ = ["render_markdown", "md_text"]
 

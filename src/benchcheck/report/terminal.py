@@ -8,16 +8,14 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from benchcheck.report._numbers import num
+
 ARROW = {"higher": "↑", "lower": "↓"}
 
 
 def fmt(value: Any) -> str:
-    """Format a metric value for a table cell."""
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
+    """Format a value for a table cell: :func:`~benchcheck.report._numbers.num`, 4 decimals."""
+    return num(value, 4)
 
 
 def _grouped(dimensions: Mapping[str, Mapping[str, str]], present) -> list[tuple[str, list[str]]]:  # type: ignore[no-untyped-def]

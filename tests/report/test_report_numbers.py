@@ -1,0 +1,68 @@
+"""One number rule for every rendering: terminal, Markdown, HTML and SVG charts agree."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+from rich.console import Console
+
+from benchcheck.report import _svg, html, markdown, terminal
+from benchcheck.report._numbers import num
+
+CASES = [
+    (None, "—", "—"),
+    (float("nan"), "—", "—"),
+    (float("inf"), "—", "—"),
+    (float("-inf"), "—", "—"),
+    (True, "true", "true"),
+    (False, "false", "false"),
+    (0, "0", "0"),
+    (-7, "-7", "-7"),
+    (2**70, "1180591620717411303424", "1180591620717411303424"),
+    (0.5, "0.500", "0.5000"),
+    (1 / 3, "0.333", "0.3333"),
+    (-0.0, "-0.000", "-0.0000"),  # sign kept, as canonical JSON writes -0.0
+    (2.0, "2.000", "2.0000"),
+    (1e20, "100000000000000000000.000", "100000000000000000000.0000"),
+    ("n/a", "n/a", "n/a"),
+]
+
+
+@pytest.mark.parametrize(("value", "three", "four"), CASES)
+def test_num_and_the_terminal_agree(value: object, three: str, four: str) -> None:
+    assert num(value) == three
+    assert num(value, 4) == four
+    assert terminal.fmt(value) == four
+
+
+def test_every_renderer_uses_the_one_function() -> None:
+    assert html.num is markdown.num is _svg.num is num
+
+
+def _render(table) -> str:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    Console(file=out, width=120, color_system=None).print(table)
+    return out.getvalue()
+
+
+def test_terminal_table_shows_nan_and_bools_as_the_report_does() -> None:
+    result = {
+        "dataset": "d",
+        "task": "classification",
+        "dimensions": {
+            "kappa": {"dimension": "reliability", "better": "higher"},
+            "balanced": {"dimension": "validity", "better": "higher"},
+        },
+        "metrics": {"kappa": math.nan, "balanced": True},
+        "splits": {"test": {"kappa": 0.25, "balanced": False, "n_instances": 12}},
+    }
+    text = _render(terminal.stats_table(result))
+    kappa = next(line for line in text.splitlines() if "kappa" in line)
+    balanced = next(line for line in text.splitlines() if "balanced" in line)
+    assert "—" in kappa and "0.2500" in kappa and "nan" not in text.lower()
+    assert "true" in balanced and "false" in balanced and "True" not in text
+    md = markdown.render_markdown({"schema_version": "1.0", "stats": result})
+    assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | — |" in md
+    assert "| validity | balanced (`balanced`) | ↑ | true | false | — |" in md
