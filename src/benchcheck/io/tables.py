@@ -20,6 +20,7 @@ import mmap
 import os
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -386,58 +387,57 @@ def _read_jsonl_columns(
         return None
     # The checks read the file through a memory map and polars reads it by path: the
     # bytes are never copied into Python (0.14 s saved on 200 MB).
+    with _mapped(path) as data:
+        if data is None:
+            return None
+        if data[:3] == b"\xef\xbb\xbf" or data[:1] == b"\n" or data.find(b"\r") >= 0:
+            return None  # what _plain_jsonl declines
+        end = data.find(b"\n")
+        try:
+            keys = set(json.loads(data[: end if end >= 0 else len(data)]))
+        except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
+            return None
+        if task == "pair" and text_a is None and text_b is None:
+            found = [(a, b) for a, b in _PAIR_DEFAULTS if a in keys and b in keys]
+            if not found:
+                return None
+            text_a, text_b = found[0]
+        if task == "classification":
+            text = text or "text"
+        wanted = [c for c in (text, text_a, text_b, label, id) if c is not None]
+        if id is None and "id" in keys:
+            wanted.append("id")
+        if not set(wanted) <= keys or "__line__" in keys:
+            return None
+        try:
+            frame = pl.read_ndjson(path, schema=dict.fromkeys(wanted, pl.String))
+        except Exception:  # noqa: BLE001 - anything unusual: the general reader decides
+            return None
+        # A float label reads "1" here but "1.0" through the general reader: leave it to that.
+        # Only integer-looking labels can hide a float, so the byte scan is skipped for names.
+        if frame.get_column(label).unique().str.contains(r"^-?[0-9]+$").any() and re.search(
+            rb'"' + re.escape(label.encode()) + rb'"\s*:\s*-?[0-9]+[.eE]', data
+        ):
+            return None
+        as_bytes = np.frombuffer(data, dtype=np.uint8)
+        n_lines = int(np.count_nonzero(as_bytes == 10)) + (0 if as_bytes[-1] == 10 else 1)
+        del as_bytes  # the map cannot close while numpy holds it
+        if frame.height != n_lines:
+            return None
+        return frame.with_columns(
+            pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__")
+        )
+
+
+@contextmanager
+def _mapped(path: Path) -> Iterator[mmap.mmap | None]:
+    """Map the file read-only (``None`` for an empty file, which cannot be mapped)."""
     with path.open("rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
-            return None
+            yield None
+            return
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return _read_mapped_jsonl(path, data, task, text, text_a, text_b, label, id)
-
-
-def _read_mapped_jsonl(
-    path: Path,
-    data: mmap.mmap,
-    task: str,
-    text: str | None,
-    text_a: str | None,
-    text_b: str | None,
-    label: str,
-    id: str | None,  # noqa: A002
-) -> pl.DataFrame | None:
-    if data[:3] == b"\xef\xbb\xbf" or data[:1] == b"\n" or data.find(b"\r") >= 0:
-        return None  # what _plain_jsonl declines
-    end = data.find(b"\n")
-    try:
-        keys = set(json.loads(data[: end if end >= 0 else len(data)]))
-    except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
-        return None
-    if task == "pair" and text_a is None and text_b is None:
-        found = [(a, b) for a, b in _PAIR_DEFAULTS if a in keys and b in keys]
-        if not found:
-            return None
-        text_a, text_b = found[0]
-    if task == "classification":
-        text = text or "text"
-    wanted = [c for c in (text, text_a, text_b, label, id) if c is not None]
-    if id is None and "id" in keys:
-        wanted.append("id")
-    if not set(wanted) <= keys or "__line__" in keys:
-        return None
-    try:
-        frame = pl.read_ndjson(path, schema=dict.fromkeys(wanted, pl.String))
-    except Exception:  # noqa: BLE001 - anything unusual: the general reader decides
-        return None
-    # A float label reads "1" here but "1.0" through the general reader: leave it to that.
-    # Only integer-looking labels can hide a float, so the byte scan is skipped for names.
-    if frame.get_column(label).unique().str.contains(r"^-?[0-9]+$").any() and re.search(
-        rb'"' + re.escape(label.encode()) + rb'"\s*:\s*-?[0-9]+[.eE]', data
-    ):
-        return None
-    as_bytes = np.frombuffer(data, dtype=np.uint8)
-    n_lines = int(np.count_nonzero(as_bytes == 10)) + (0 if as_bytes[-1] == 10 else 1)
-    del as_bytes  # the map cannot close while numpy holds it
-    if frame.height != n_lines:
-        return None
-    return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
+            yield data
 
 
 def read_hf_text(
