@@ -12,6 +12,7 @@ from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.cli.stats_cmds import JsonOpt
 from benchcheck.errors import BenchcheckError, UsageError
+from benchcheck.report._numbers import num
 
 TaxonomyOpt = Annotated[
     str | None,
@@ -48,7 +49,8 @@ def _label_map(value: str | None) -> dict[str, str] | None:
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    """Format as every rendering does (``report._numbers.num``: ``—`` for None and NaN)."""
+    return num(value, digits)
 
 
 def _fmt_cell(cell: dict[str, Any]) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +18,7 @@ from rich.table import Table
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.report._numbers import num
 
 JsonOpt = Annotated[
     str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
@@ -72,13 +72,10 @@ def _csv(value: str | None) -> list[str] | None:
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
+    """:func:`~benchcheck.report._numbers.num`, element-wise inside lists."""
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt(x, digits) for x in v) + "]"
-    return str(v)
+    return num(v, digits)
 
 
 def _kv_table(title: str, rows: dict[str, Any]) -> Table:
