@@ -114,3 +114,29 @@ def test_plan_shares_the_grounding_across_framings(llama_judge, pairs):
     llama_judge.score(reqs)
     tails = sum(len(t) - point for t in toks)
     assert llama_judge.tokens_evaluated - before == point + tails
+
+
+def test_cached_prefix_is_kept_only_where_the_batches_were_the_same(
+    llama_judge, pairs, monkeypatch
+):
+    """A boundary both plans hold is not enough: the batches before it must match too."""
+    req = BUILTIN_PROMPTS["document"].render(pairs[0])
+    n = len(llama_judge.prompt_tokens(req))
+    first, second = (8, 24, n), (16, 24, n)  # same tokens, same boundary 24, other batches
+
+    def score_with(plan, fresh):
+        monkeypatch.setattr(llama_judge, "plan", lambda r, t: plan)
+        if fresh:
+            llama_judge.llm.reset()
+        before = llama_judge.tokens_evaluated
+        probs = llama_judge.score([req])[0].probs
+        return probs, llama_judge.tokens_evaluated - before
+
+    alone, _ = score_with(second, fresh=True)
+    score_with(first, fresh=True)
+    after_first, evaluated = score_with(second, fresh=False)
+    assert evaluated == n  # nothing reused: the batches below 24 differ
+    assert after_first == alone
+    score_with(second, fresh=False)
+    _, evaluated = score_with(second, fresh=False)
+    assert evaluated == n - 24  # same plan: reused up to its last shared boundary

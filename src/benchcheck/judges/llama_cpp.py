@@ -196,9 +196,10 @@ class LlamaCppJudge(Judge):
     def _eval(self, tokens: list[int], plan: tuple[int, ...]) -> int:
         """Evaluate ``tokens`` batch by batch along ``plan``, reusing the cached prefix.
 
-        The cached KV is kept up to the longest boundary that this plan and the cached
-        sequence's plan share and under which the tokens agree (always evaluating at least
-        the last batch), so every token is computed in the same batch as on a fresh start.
+        The cached KV is kept up to the last boundary of the plans' common start (the two
+        boundary lists equal element by element) under which the tokens agree, always
+        evaluating at least the last batch, so every token is computed in the same batch as
+        on a fresh start.
         Returns the number of tokens evaluated.
         """
         llm = self.llm
@@ -214,8 +215,12 @@ class LlamaCppJudge(Judge):
             limit = min(len(cached), len(tokens))
             while same < limit and cached[same] == tokens[same]:
                 same += 1
-            common = set(self._cached_plan) & set(plan[:-1])
-            keep = max((b for b in common if b <= same), default=0)
+            # The boundaries both plans start with (equal one by one), up to the agreement:
+            # every cached token was then computed in the same batch as this plan would.
+            for ours, theirs in zip(plan[:-1], self._cached_plan, strict=False):
+                if ours != theirs or ours > same:
+                    break
+                keep = ours
             if keep and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
                 keep = 0
         if keep == 0:
