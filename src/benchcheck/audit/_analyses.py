@@ -98,17 +98,13 @@ def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
 
 
 def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
-    """Statistics of a classification or pair file, when the reader for it exists (issue 6)."""
+    """Statistics of a classification or pair file."""
     if inp.table is None:
         raise Skip("no classification or pair file given")
-    import inspect
-
     from benchcheck.io.load import load
     from benchcheck.metrics.compute import compute_stats
 
     kind = "pair" if inp.text_a else "classification"
-    if "columns" not in inspect.signature(load).parameters:
-        raise Skip(f"the dataset loader does not read {kind} files yet")
     columns = {
         "text": inp.text,
         "text_a": inp.text_a,
@@ -119,15 +115,6 @@ def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     dataset = load(inp.table, task=kind, columns=columns)
     out["table_stats"] = compute_stats(dataset).to_json()
     return f"{kind}, {len(dataset.split_names)} split(s), {sum(s.n for s in dataset)} examples"
-
-
-def _audit_prompts() -> str:
-    """Return the judges' prompt set for audit (fewer framings than ``all``: faster)."""
-    try:
-        from benchcheck.judges.run import AUDIT_PROMPTS
-    except ImportError:  # pragma: no cover - older judges module
-        return "all"
-    return str(AUDIT_PROMPTS)
 
 
 def _read_examples(inp: AuditInputs) -> Any:
@@ -152,18 +139,14 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
         raise Skip("--no-judge given")
     import polars as pl
 
+    from benchcheck.judges.cache import JudgeCache, default_cache_path
+    from benchcheck.judges.prompts import select_prompts
+    from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame, make_judge
     from benchcheck.labels.ensemble import ensemble
     from benchcheck.labels.flags import DEFAULT_BINS, flag_examples, summarize_flags
 
-    try:
-        from benchcheck.judges.cache import JudgeCache, default_cache_path
-        from benchcheck.judges.prompts import select_prompts
-        from benchcheck.judges.run import judge_frame, make_judge
-    except ImportError as exc:
-        raise Skip(f"the judges are not available in this build ({exc})") from None
-
     frame = _read_examples(inp)
-    prompts = select_prompts(inp.prompts or _audit_prompts())
+    prompts = select_prompts(inp.prompts or AUDIT_PROMPTS)
     unusable = [p.name for p in prompts if not p.fields <= set(frame.columns)]
     if unusable:
         raise Skip(
