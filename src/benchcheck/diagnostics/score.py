@@ -19,6 +19,7 @@ import numpy as np
 from benchcheck.diagnostics.suite import DiagnosticSuite
 from benchcheck.errors import UsageError
 from benchcheck.stats.correlation import rk_from_confusion, rk_from_confusions
+from benchcheck.stats.intervals import percentile_test
 
 __all__ = [
     "NOT_COMPARABLE_NOTE",
@@ -292,10 +293,9 @@ def _rank(
     if boot:
         for i, a in enumerate(order):
             for b in order[i + 1:]:
-                d = boot[a] - boot[b]
-                p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
+                ci, p = percentile_test(boot[a] - boot[b], confidence)
                 diff = float((scores[a] or 0.0) - (scores[b] or 0.0))
-                tests.append(PairedTest(a, b, diff, _quantiles(d, confidence), p).to_json())
+                tests.append(PairedTest(a, b, diff, ci, p).to_json())
     return {"order": order, "r_k": scores, "paired_tests": tests}
 
 
