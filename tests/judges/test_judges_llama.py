@@ -125,7 +125,7 @@ def test_cached_prefix_is_kept_only_where_the_batches_were_the_same(
     first, second = (8, 24, n), (16, 24, n)  # same tokens, same boundary 24, other batches
 
     def score_with(plan, fresh):
-        monkeypatch.setattr(llama_judge, "plan", lambda r, t: plan)
+        monkeypatch.setattr(llama_judge, "plan", lambda r, t, **_: plan)
         if fresh:
             llama_judge.llm.reset()
         before = llama_judge.tokens_evaluated
@@ -140,3 +140,20 @@ def test_cached_prefix_is_kept_only_where_the_batches_were_the_same(
     score_with(second, fresh=False)
     _, evaluated = score_with(second, fresh=False)
     assert evaluated == n - 24  # same plan: reused up to its last shared boundary
+
+
+def test_score_renders_each_prompt_once(llama_judge, pairs, monkeypatch):
+    """The plan reuses the prompt rendered for tokenizing, with the same plan as alone."""
+    reqs = _requests(pairs)
+    expected = [llama_judge.plan(r, llama_judge.prompt_tokens(r)) for r in reqs]
+    calls = []
+    render = llama_judge.prompt_text
+    monkeypatch.setattr(llama_judge, "prompt_text", lambda r: calls.append(r) or render(r))
+    plans = []
+    plan = llama_judge.plan
+    monkeypatch.setattr(
+        llama_judge, "plan", lambda r, t, **kw: plans.append(plan(r, t, **kw)) or plans[-1]
+    )
+    llama_judge.score(reqs)
+    assert len(calls) == len(reqs)
+    assert sorted(plans) == sorted(expected)

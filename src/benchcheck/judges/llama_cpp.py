@@ -155,37 +155,46 @@ class LlamaCppJudge(Judge):
 
     def prompt_tokens(self, request: ChatRequest) -> list[int]:
         """Token ids of the rendered prompt."""
-        text, has_bos = self.prompt_text(request)
+        return self._tokenize(*self.prompt_text(request))
+
+    def _tokenize(self, text: str, has_bos: bool) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=not has_bos, special=True))
 
     # -- evaluation -------------------------------------------------------------------
-    def plan(self, request: ChatRequest, tokens: Sequence[int]) -> tuple[int, ...]:
+    def plan(
+        self,
+        request: ChatRequest,
+        tokens: Sequence[int],
+        *,
+        rendered: tuple[str, bool] | None = None,
+    ) -> tuple[int, ...]:
         """Batch boundaries for ``tokens`` (the last is ``len(tokens)``), from the request alone.
 
         Every ``chunk`` tokens up to the end of the first text, that point, then the end.
         The point is where the prompt's tokens stop matching the tokens of the prompt cut
         right after the first text (a BPE merge across the cut moves it back a token).
+        ``rendered`` is :meth:`prompt_text` of the request when the caller has it already.
         """
         n = len(tokens)
-        shared = self._first_text_end(request, tokens)
+        shared = self._first_text_end(request, rendered or self.prompt_text(request), tokens)
         bounds = list(range(self.chunk, shared, self.chunk))
         if 0 < shared < n:
             bounds.append(shared)
         bounds.append(n)
         return tuple(bounds)
 
-    def _first_text_end(self, request: ChatRequest, tokens: Sequence[int]) -> int:
+    def _first_text_end(
+        self, request: ChatRequest, rendered: tuple[str, bool], tokens: Sequence[int]
+    ) -> int:
         fields = dict(request.fields)
         first = fields.get("text_a", fields.get("text"))
         if not first:
             return 0
-        text, has_bos = self.prompt_text(request)
+        text, has_bos = rendered
         at = text.find(first)
         if at < 0:
             return 0
-        head = self.llm.tokenize(
-            text[: at + len(first)].encode("utf-8"), add_bos=not has_bos, special=True
-        )
+        head = self._tokenize(text[: at + len(first)], has_bos)
         shared = 0
         for a, b in zip(head, tokens, strict=False):
             if a != b:
@@ -248,8 +257,9 @@ class LlamaCppJudge(Judge):
         prepared = []
         for i, req in enumerate(requests):
             ids = [self.label_token(v) for v in req.verbalisers]
-            tokens = self.prompt_tokens(req)
-            prepared.append((tokens, i, ids, self.plan(req, tokens)))
+            rendered = self.prompt_text(req)
+            tokens = self._tokenize(*rendered)
+            prepared.append((tokens, i, ids, self.plan(req, tokens, rendered=rendered)))
         prepared.sort(key=lambda t: t[0])
         out: list[JudgeScore | None] = [None] * len(requests)
         for tokens, i, ids, plan in prepared:
