@@ -40,8 +40,13 @@ def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
     refs = reference_splits(dataset, ("train", "dev"))
     if not refs or dataset["test"].n == 0:
         return None
+    return occurs_in(dataset["test"], refs, column)
+
+
+def occurs_in(split: Split, refs: list[Split], column: str) -> np.ndarray:
+    """Per instance of ``split``: does its ``column`` value occur in one of ``refs``."""
     reference = np.concatenate([r.table.get_column(column).to_numpy() for r in refs])
-    return member(dataset["test"].table.get_column(column).to_numpy(), reference)
+    return member(split.table.get_column(column).to_numpy(), reference)
 
 
 def leak_share(dataset: Dataset, column: str) -> float | None:

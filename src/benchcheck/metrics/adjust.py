@@ -41,6 +41,7 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import UsageError
+from benchcheck.metrics._common import occurs_in
 
 ADJUSTABLE: dict[str, tuple[str, ...]] = {
     "unseen_entity_ratio": ("ner",),
@@ -193,8 +194,7 @@ def _indicator(dataset: Dataset, split: str, metric: str) -> np.ndarray:
     refs = _reference(dataset, split)
     if not refs:
         raise UsageError(f"leakage_ratio needs a train or dev split besides {split!r}")
-    ref = pl.concat([r.table.get_column("xy_hash") for r in refs]).unique().implode()
-    return s.table.get_column("xy_hash").is_in(ref).to_numpy()
+    return occurs_in(s, refs, "xy_hash")
 
 
 def _spans_of(split: Split) -> pl.DataFrame:
