@@ -9,6 +9,7 @@ the command from a small launcher process and reports the peak RSS of that comma
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -38,3 +39,14 @@ def timed(cmd: list[str]) -> tuple[float, float, str]:
     if report["rc"] != 0:
         raise subprocess.CalledProcessError(report["rc"], cmd, report["stdout"], done.stderr)
     return wall, report["peak_kb"] / 1024, report["stdout"].strip()
+
+
+def median_of(cmd: list[str], repeat: int) -> tuple[dict[str, float], str]:
+    """Run ``cmd`` ``repeat`` times through :func:`timed`: median wall, max peak, last stdout."""
+    walls, peaks = [], []
+    out = ""
+    for _ in range(repeat):
+        wall, peak, out = timed(cmd)
+        walls.append(wall)
+        peaks.append(peak)
+    return {"median_s": statistics.median(walls), "peak_rss_mb": max(peaks)}, out

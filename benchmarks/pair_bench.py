@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from _harness import timed
+from _harness import median_of
 
 HERE = Path(__file__).resolve().parent
 LABELS = ("entailment", "neutral", "contradiction")
@@ -107,14 +106,9 @@ def main() -> None:
             ["benchcheck", "stats", str(folder), "--task", "pair", "--json", "/dev/null"],
         ),
     ):
-        walls, peaks = [], []
-        for _ in range(args.repeat):
-            wall, peak, out = timed(cmd)
-            walls.append(wall)
-            peaks.append(peak)
-        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb": max(peaks)}
+        results[name], out = median_of(cmd, args.repeat)
         shown = out[:90].splitlines()[0] if out else ""
-        print(f"{name:14s} median {statistics.median(walls):7.2f} s  ({shown})", file=sys.stderr)
+        print(f"{name:14s} median {results[name]['median_s']:7.2f} s  ({shown})", file=sys.stderr)
     summary = {
         "corpus_mb": round(sum(Path(f).stat().st_size for f in files) / 1e6, 1),
         "rows": args.train + args.test,

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from _harness import timed
+from _harness import median_of
 
 HERE = Path(__file__).resolve().parent
 TYPES = ("PER", "ORG", "LOC", "MISC")
@@ -159,13 +158,10 @@ def main() -> None:
     if not args.skip_pandas:
         paths.append(("pandas", [py, "-c", PANDAS, *files]))
     for name, cmd in paths:
-        walls, peaks = [], []
-        for _ in range(args.repeat if name != "pandas" else 1):
-            wall, peak, out = timed(cmd)
-            walls.append(wall)
-            peaks.append(peak)
-        results[name] = {"median_s": statistics.median(walls), "peak_rss_mb": max(peaks)}
-        print(f"{name:15s} median {statistics.median(walls):7.2f} s  ({out[:90]})", file=sys.stderr)
+        results[name], out = median_of(cmd, args.repeat if name != "pandas" else 1)
+        print(
+            f"{name:15s} median {results[name]['median_s']:7.2f} s  ({out[:90]})", file=sys.stderr
+        )
     raw = results["raw"]["median_s"]
     bc = results["benchcheck"]["median_s"]
     summary = {
