@@ -77,6 +77,7 @@ def test_prefix_reuse_evaluates_fewer_tokens_with_same_result(llama_judge, pairs
     reused = llama_judge.score(reqs)
     evaluated = llama_judge.tokens_evaluated - before
     assert evaluated < sum(s.n_prompt_tokens for s in reused)
+    assert sum(dict(s.extra)["n_evaluated"] for s in reused) == evaluated
     for req, s in zip(reqs, reused, strict=True):
         llama_judge.llm.reset()  # no reusable prefix: full evaluation
         alone = llama_judge.score([req])[0]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from benchcheck.errors import JudgeUnavailable, UsageError, require
@@ -268,14 +269,9 @@ class LlamaCppJudge(Judge):
             logprobs = log_softmax_at(self.last_logits(), ids)
             seconds = time.perf_counter() - start
             self.tokens_evaluated += evaluated
-            score = JudgeScore.from_logprobs(requests[i].labels, logprobs, len(tokens), seconds)
-            score = JudgeScore(
-                score.labels,
-                score.probs,
-                score.logprobs,
-                score.n_prompt_tokens,
-                score.seconds,
-                (("n_evaluated", evaluated),),
+            score = replace(
+                JudgeScore.from_logprobs(requests[i].labels, logprobs, len(tokens), seconds),
+                extra=(("n_evaluated", evaluated),),
             )
             out[i] = score
             if on_result is not None:
