@@ -139,6 +139,16 @@ def test_pair_random(train, dev, test):
     ) / len(test)
     assert text.partial_leakage_ratio(ds) == partial
     assert text.label_conflict_ratio(ds["dev"]) == ref_conflict(dev)
+    # The per-side metrics of each split, against plain Python over the rows.
+    for name, rows in (("train", train), ("dev", dev), ("test", test)):
+        s, n = ds[name], len(rows)
+        for side, dup, mean in (
+            ("text_a", text.text_a_duplicate_ratio, text.mean_length_a),
+            ("text_b", text.text_b_duplicate_ratio, text.mean_length_b),
+        ):
+            assert dup(s) == (n - len({r[side] for r in rows})) / n
+            assert mean(s) == statistics.fmean(len(r[side].split()) for r in rows)
+        assert reliability.duplicate_ratio(s) == (n - len({(_x(r), r["label"]) for r in rows})) / n
 
 
 @settings(max_examples=30, deadline=None)
