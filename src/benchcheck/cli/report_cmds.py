@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from benchcheck.cli._app import app, console
-from benchcheck.errors import InputError, UsageError
-
-
-def load_results(path: Path) -> dict:
-    """Read a ``results.json``; errors name the file and what was expected."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise InputError("expected a results.json object with a 'schema_version' key", path=path)
-    major = str(data["schema_version"]).split(".")[0]
-    if major != "1":
-        raise InputError(
-            "unsupported schema_version; this benchcheck reads 1.x",
-            path=path,
-            got=data["schema_version"],
-        )
-    return data
+from benchcheck.errors import UsageError
 
 
 @app.command("report")
@@ -49,10 +28,11 @@ def report(
     Example: benchcheck report report/results.json -o report.html
     """
     from benchcheck.cli._common import write_json
+    from benchcheck.report.canonical import read_results
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 
-    data = load_results(results)
+    data = read_results(results)
     suffix = output.suffix.lower()
     if suffix in (".html", ".htm"):
         text = render_html(data)

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "dumps"]
+from benchcheck.errors import InputError
+
+__all__ = ["SCHEMA_VERSION", "dumps", "read_results"]
 
 #: Version of every JSON object benchcheck writes; readers accept the same major version.
 SCHEMA_VERSION = "1.0"
@@ -45,3 +48,28 @@ def dumps(payload: dict[str, Any]) -> str:
         **{k: v for k, v in payload.items() if k != "schema_version"},
     }
     return json.dumps(_clean(body), indent=2, ensure_ascii=False) + "\n"
+
+
+def read_results(path: str | Path) -> dict[str, Any]:
+    """Read a ``results.json``; accept the major version of :data:`SCHEMA_VERSION` only.
+
+    Errors (:class:`~benchcheck.errors.InputError`) name the file, and the line of invalid
+    JSON or the ``schema_version`` received.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise InputError("expected a results.json object with a 'schema_version' key", path=path)
+    major = SCHEMA_VERSION.split(".")[0]
+    if str(data["schema_version"]).split(".")[0] != major:
+        raise InputError(
+            f"unsupported schema_version; this benchcheck reads {major}.x",
+            path=path,
+            got=data["schema_version"],
+        )
+    return data
