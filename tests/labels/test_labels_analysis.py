@@ -177,6 +177,19 @@ def test_agreement_report_against_references():
     )
     assert rep["fleiss"]["llm_vs_orig"]["all"]["n_items"] == 60
     assert {"prompts:m1", "prompts:m2", "judges"} <= set(rep["fleiss"])
+    # judge groups by hand: each prompt's argmax label, and each judge's prompt-mean argmax
+    p1 = {(r["judge"], r["prompt"], r["id"]): r["p_1"] > r["p_0"] for r in j.iter_rows(named=True)}
+    for judge in ("m1", "m2"):
+        votes = np.array([[p1[(judge, p, i)] for p in ("doc", "nli")] for i in ids], dtype=int)
+        table, _ = inter_rater.aggregate_raters(votes, 2)
+        got = rep["fleiss"][f"prompts:{judge}"]["all"]
+        assert got["kappa"] == pytest.approx(inter_rater.fleiss_kappa(table))
+        assert (got["n_items"], got["raters"]) == (60, 2)
+    means = j.group_by("judge", "id").agg(pl.col("p_0").mean(), pl.col("p_1").mean())
+    mean1 = {(r["judge"], r["id"]): r["p_1"] > r["p_0"] for r in means.iter_rows(named=True)}
+    votes = np.array([[mean1[(m, i)] for m in ("m1", "m2")] for i in ids], dtype=int)
+    table, _ = inter_rater.aggregate_raters(votes, 2)
+    assert rep["fleiss"]["judges"]["all"]["kappa"] == pytest.approx(inter_rater.fleiss_kappa(table))
     assert len(rep["per_annotator"]) == 5
     assert sum(r["n_items"] for r in rep["per_annotator"]) == 180
     with pytest.raises(UsageError):
