@@ -151,3 +151,34 @@ def test_jsonl_fast_and_general_paths_agree(tmp_path):
         slow = read_text_split(tmp_path / "slow.jsonl", task="classification").table
         assert fast.select("id", "text", "label").equals(slow.select("id", "text", "label"))
         assert fast["xy_hash"].to_list() == slow["xy_hash"].to_list()
+
+
+def test_saved_hf_pair_finds_the_default_pair_columns(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    part = datasets.Dataset.from_dict(
+        {
+            "sentence1": ["s", "t"],
+            "sentence2": ["u", "v"],
+            "hypothesis": ["h", "h"],
+            "label": [1, 0],
+        }
+    )
+    part.save_to_disk(str(tmp_path / "hf"))
+    t = load(tmp_path / "hf", task="pair")["train"].table
+    assert t["text_a"].to_list() == ["s", "t"]
+    assert t["text_b"].to_list() == ["u", "v"]
+    assert t["label"].to_list() == ["1", "0"]
+    datasets.Dataset.from_dict({"a": ["s"], "b": ["u"], "label": [1]}).save_to_disk(
+        str(tmp_path / "hf2")
+    )
+    with pytest.raises(InputError, match="name the text column"):
+        load(tmp_path / "hf2", task="pair")
+
+
+def test_crlf_jsonl_reads_like_plain(tmp_path):
+    """A file the fast paths decline (CR bytes) reads the same through the general reader."""
+    plain = _write(tmp_path, ".jsonl")
+    want = read_text_split(plain, task="pair").table
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(plain.read_bytes().replace(b"\n", b"\r\n"))
+    assert read_text_split(other, task="pair").table.equals(want)
