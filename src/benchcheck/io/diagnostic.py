@@ -105,18 +105,15 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, li
 
 
 def _read_jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line, by the one JSONL line rule."""
+    from benchcheck.io.tables import json_lines
+
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("undecodable bytes; expected UTF-8", path=path) from None
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+    for number, obj in json_lines(text, path):
         if not isinstance(obj, dict):
             raise InputError("expected one JSON object per line", path=path, line=number)
         out.append((number, obj))
