@@ -410,6 +410,21 @@ def _components(pairs: np.ndarray, n: int) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
+def _split_clusters(
+    name: str, comp: np.ndarray, ids: list[str]
+) -> tuple[float, list[dict[str, Any]]]:
+    """Return (n − components) / n of one split and its clusters of two or more instances.
+
+    ``comp`` is the component label of each of the split's n > 0 instances, ``ids`` their ids.
+    """
+    labels, counts = np.unique(comp, return_counts=True)
+    clusters = []
+    for cid in labels[counts > 1]:
+        mem = np.flatnonzero(comp == cid)
+        clusters.append({"split": name, "size": int(mem.size), "ids": [ids[m] for m in mem]})
+    return (comp.size - labels.size) / comp.size, clusters
+
+
 def near_duplicates(
     dataset: Dataset,
     *,
@@ -468,18 +483,14 @@ def near_duplicates(
                 "n_clusters": 0,
             }
             continue
-        c = comp[members]
-        values, counts = np.unique(c, return_counts=True)
-        big = values[counts > 1]
+        ratio, found = _split_clusters(name, comp[members], [ids[m] for m in members])
         splits[name] = {
-            "near_duplicate_ratio": (members.size - values.size) / members.size,
+            "near_duplicate_ratio": ratio,
             "normalized_duplicate_ratio": (members.size - unique_sorted(norm_hash[members]).size)
             / members.size,
-            "n_clusters": int(big.size),
+            "n_clusters": len(found),
         }
-        for cid in big:
-            mem = members[c == cid]
-            clusters.append({"split": name, "size": int(mem.size), "ids": [ids[m] for m in mem]})
+        clusters.extend(found)
     clusters.sort(key=lambda cl: (-cl["size"], cl["split"], cl["ids"][0]))
 
     # Test → train/dev.
@@ -661,14 +672,9 @@ def semantic_duplicates(
             splits[name] = {"semantic_duplicate_ratio": None, "n_clusters": 0}
             continue
         comp = _components(_similar_pairs(e, e, threshold, same=True), n)
-        labels, counts = np.unique(comp, return_counts=True)
-        splits[name] = {
-            "semantic_duplicate_ratio": (n - labels.size) / n,
-            "n_clusters": int((counts > 1).sum()),
-        }
-        for cid in labels[counts > 1]:
-            mem = np.flatnonzero(comp == cid)
-            clusters.append({"split": name, "size": int(mem.size), "ids": [ids[k][m] for m in mem]})
+        ratio, found = _split_clusters(name, comp, ids[k])
+        splits[name] = {"semantic_duplicate_ratio": ratio, "n_clusters": len(found)}
+        clusters.extend(found)
     clusters.sort(key=lambda cl: (-cl["size"], cl["split"], cl["ids"][0]))
     vals = [s["semantic_duplicate_ratio"] for s in splits.values()]
     vals = [v for v in vals if v is not None]
