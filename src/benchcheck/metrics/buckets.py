@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
+from benchcheck.metrics._common import occurs_in
 
 LENGTH_BINS: tuple[tuple[int, int | None], ...] = ((1, 10), (11, 20), (21, 40), (41, None))
 
@@ -87,11 +88,7 @@ def bucket_scores(
     ambiguous = set(amb.get_column("surface").to_list())
 
     refs = [dataset[n] for n in ("train", "dev") if n in dataset and n != split]
-    if refs:
-        ref = pl.concat([r.table.get_column("xy_hash") for r in refs]).unique().implode()
-        leaked = gold.table.get_column("xy_hash").is_in(ref).to_numpy()
-    else:
-        leaked = np.zeros(gold.n, dtype=bool)
+    leaked = occurs_in(gold, refs, "xy_hash") if refs else np.zeros(gold.n, dtype=bool)
     lengths = np.array([len(t) for t in tokens])
 
     def surface(i: int, e: tuple[str, int, int]) -> str:
