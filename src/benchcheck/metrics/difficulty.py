@@ -23,19 +23,6 @@ def _spans(split: Split) -> pl.DataFrame:
     return split.spans
 
 
-def ambiguous_surfaces(split: Split) -> pl.DataFrame:
-    """Entity surfaces labelled with two or more types in the split, with their types."""
-    spans = _spans(split)
-    return (
-        spans.group_by("surface_hash")
-        .agg(
-            pl.col("surface").first(), pl.col("type").cast(pl.String).unique().sort().alias("types")
-        )
-        .filter(pl.col("types").list.len() > 1)
-        .sort("surface")
-    )
-
-
 #: e* of the last few span tables seen (Eq. 5 and its variant both need it); keyed by the
 #: table's identity, holding the table so that the id cannot be reused while cached.
 _E_STAR: OrderedDict[int, tuple[pl.DataFrame, int]] = OrderedDict()
