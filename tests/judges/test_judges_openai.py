@@ -139,3 +139,17 @@ def test_faults_lose_and_duplicate_no_cache_rows(tmp_path):
     assert out.height == 24 and out["cached"].sum() == stored
     low = out.filter(pl.col("id") == "e0")["p_1"].to_list()
     assert low == pytest.approx([0.3 / 0.95] * 2)  # LOW answers: '1' 0.3, '0' 0.65 -> renormalised
+
+
+def test_backoff_delay_is_jittered_exponential_capped_and_yields_to_retry_after():
+    judge = OpenAIJudge("m", base_url="http://127.0.0.1:9", backoff_base=0.5, backoff_max=3.0)
+    for attempt, cap in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 3.0), (6, 3.0)]:
+        delays = [judge._delay(attempt, None) for _ in range(200)]
+        assert all(0.5 * cap <= d <= cap for d in delays)
+        assert max(delays) - min(delays) > 0.3 * cap  # jittered, not constant
+    assert judge._delay(0, 10.0) == 10.0  # Retry-After longer than the backoff wins
+    assert 0.25 <= judge._delay(0, 0.1) <= 0.5  # shorter one: the backoff stands
+    # the same seed gives the same delays
+    one = OpenAIJudge("m", base_url="http://127.0.0.1:9", backoff_base=0.5, backoff_max=3.0)
+    two = OpenAIJudge("m", base_url="http://127.0.0.1:9", backoff_base=0.5, backoff_max=3.0)
+    assert [one._delay(2, None) for _ in range(5)] == [two._delay(2, None) for _ in range(5)]

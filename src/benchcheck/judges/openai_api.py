@@ -14,9 +14,11 @@ log-probabilities list one. At that position (methods.md, section 2, step 1):
 Tokens that differ only by surrounding whitespace (``"1"``, ``" 1"``) are pooled
 (log-sum-exp). The API key is read from an environment variable at request time and never
 stored or printed. At most ``concurrency`` requests are in flight; 429, 5xx, timeouts,
-connection errors and unparsable bodies are retried with exponential backoff and full
-jitter, honouring ``Retry-After``; after the last try a :class:`JudgeError` says what
-failed. Results finished before a failure are reported through ``on_result`` first.
+connection errors and unparsable bodies are retried after
+:math:`u \cdot \min(\text{backoff\_max}, \text{backoff\_base} \cdot 2^{a})` seconds
+(try :math:`a = 0, 1, \ldots`; jitter :math:`u \sim U(0.5, 1)`, seeded), or after
+``Retry-After`` when the server asks for longer; after the last try a :class:`JudgeError`
+says what failed. Results finished before a failure are reported through ``on_result`` first.
 
 Needs the ``openai`` extra (``httpx``).
 """
