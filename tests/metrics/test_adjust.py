@@ -134,8 +134,13 @@ def test_achieved_within_reachable_tolerance(seed, metric, target, size):
         assert abs(sub.achieved - target) <= max(0.02, step) + 1e-12
 
 
+def _tvd(source, subset):
+    p, q = Counter(source), Counter(subset)
+    return 0.5 * sum(abs(p[k] / len(source) - q[k] / len(subset)) for k in p.keys() | q.keys())
+
+
 def test_two_targets_same_size_and_seeded(tmp_path):
-    _corpus(tmp_path, 3, n_test=200)
+    test = _corpus(tmp_path, 3, n_test=200)
     ds = load(tmp_path)
     a = adjust(ds, split="test", metric="unseen_entity_ratio", targets=[0.8, 0.2], size=40, seed=1)
     b = adjust(ds, split="test", metric="unseen_entity_ratio", targets=[0.8, 0.2], size=40, seed=1)
@@ -143,6 +148,10 @@ def test_two_targets_same_size_and_seeded(tmp_path):
     assert [len(s.rows) for s in a.subsets] == [40, 40]
     assert abs(a.subsets[0].achieved - 0.8) <= 0.02 and abs(a.subsets[1].achieved - 0.2) <= 0.02
     assert set(a.subsets[0].shift) >= {"length_ks", "entity_type_tvd", "length_mean_subset"}
+    types = [t for sent in test for _, t in _entities(sent)]
+    for sub in a.subsets:
+        chosen = [t for r in sub.rows for _, t in _entities(test[r])]
+        assert sub.shift["entity_type_tvd"] == pytest.approx(_tvd(types, chosen), abs=1e-12)
 
 
 def test_refuses_with_reason(tmp_path):
@@ -185,6 +194,8 @@ def test_label_imbalance(counts, target, seed):
     assert abs(float(np.std(shares)) - res.subsets[0].achieved) < 1e-12
     assert abs(res.subsets[0].achieved - target) <= 0.02 + 1e-12
     assert all(c[k] <= counts[int(k[1:])] for k in c)
+    want = _tvd(labels, [labels[r] for r in rows])
+    assert res.subsets[0].shift["label_tvd"] == pytest.approx(want, abs=1e-12)
 
 
 def test_leakage_on_pairs():

@@ -443,22 +443,25 @@ def _shift(dataset: Dataset, split: str, rows: np.ndarray) -> dict[str, Any]:
     }
     if dataset.task == "ner" and src.spans is not None:
         types = src.spans.select("sentence", pl.col("type").cast(pl.String))
-        p_src = types.get_column("type").value_counts(normalize=True, name="p")
         chosen = types.filter(pl.col("sentence").is_in(pl.Series(rows, dtype=pl.UInt32).implode()))
-        p_sub = chosen.get_column("type").value_counts(normalize=True, name="q")
-        both = p_src.join(p_sub, on="type", how="full", coalesce=True).fill_null(0.0).sort("type")
-        out["entity_type_tvd"] = 0.5 * float((both["p"] - both["q"]).abs().sum())
+        out["entity_type_tvd"] = _tvd(types.get_column("type"), chosen.get_column("type"))
         out["entity_null_rate_source"] = float((src.table["n_entities"] == 0).mean())  # type: ignore[arg-type]
         out["entity_null_rate_subset"] = (
             float((src.table["n_entities"].to_numpy()[rows] == 0).mean()) if rows.size else None
         )
     elif "label" in src.table.columns:
         lab = src.table.get_column("label")
-        p_src = lab.value_counts(normalize=True, name="p")
-        p_sub = lab.gather(rows).value_counts(normalize=True, name="q")
-        both = p_src.join(p_sub, on="label", how="full", coalesce=True).fill_null(0.0).sort("label")
-        out["label_tvd"] = 0.5 * float((both["p"] - both["q"]).abs().sum())
+        out["label_tvd"] = _tvd(lab, lab.gather(rows))
     return out
+
+
+def _tvd(source: pl.Series, subset: pl.Series) -> float:
+    """Total variation distance between the value shares of two series (same name)."""
+    key = source.name
+    p = source.value_counts(normalize=True, name="p")
+    q = subset.value_counts(normalize=True, name="q")
+    both = p.join(q, on=key, how="full", coalesce=True).fill_null(0.0).sort(key)
+    return 0.5 * float((both["p"] - both["q"]).abs().sum())
 
 
 def _granularity(dataset: Dataset, split: str, metric: str, rows: np.ndarray) -> float:
