@@ -24,9 +24,9 @@ def duplicates_over_n(hashes: pl.Series) -> float | None:
     return None if n == 0 else (n - unique_sorted(hashes.to_numpy()).size) / n
 
 
-def reference_splits(dataset: Dataset, names: tuple[str, ...]) -> list[Split]:
-    """Return the splits among ``names`` that the dataset has."""
-    return [dataset[name] for name in names if name in dataset]
+def reference_splits(dataset: Dataset, split: str = "test") -> list[Split]:
+    """Return the train and dev splits the dataset has, other than ``split``."""
+    return [dataset[name] for name in ("train", "dev") if name in dataset and name != split]
 
 
 def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
@@ -37,7 +37,7 @@ def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
     """
     if "test" not in dataset:
         return None
-    refs = reference_splits(dataset, ("train", "dev"))
+    refs = reference_splits(dataset)
     if not refs or dataset["test"].n == 0:
         return None
     return occurs_in(dataset["test"], refs, column)

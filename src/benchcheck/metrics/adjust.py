@@ -41,7 +41,7 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import UsageError
-from benchcheck.metrics._common import occurs_in
+from benchcheck.metrics._common import occurs_in, reference_splits
 
 ADJUSTABLE: dict[str, tuple[str, ...]] = {
     "unseen_entity_ratio": ("ner",),
@@ -183,15 +183,11 @@ def _draw(pool: np.ndarray, k: int, bins: np.ndarray, share: np.ndarray, rng) ->
 # --------------------------------------------------------------------------- metrics on subsets
 
 
-def _reference(dataset: Dataset, split: str) -> list[Split]:
-    return [dataset[n] for n in ("train", "dev") if n in dataset and n != split]
-
-
 def _indicator(dataset: Dataset, split: str, metric: str) -> np.ndarray:
     s = dataset[split]
     if metric == "entity_null_rate":
         return (s.table.get_column("n_entities") == 0).to_numpy()
-    refs = _reference(dataset, split)
+    refs = reference_splits(dataset, split)
     if not refs:
         raise UsageError(f"leakage_ratio needs a train or dev split besides {split!r}")
     return occurs_in(s, refs, "xy_hash")
@@ -235,7 +231,7 @@ def measure(dataset: Dataset, split: str, metric: str, rows: Sequence[int]) -> f
         tmp = Dataset(task="ner", splits={"train": dataset["train"], "test": sub})
         return unseen_entity_ratio(tmp)
     if metric == "leakage_ratio":
-        refs = {r.name: r for r in _reference(dataset, split)}
+        refs = {r.name: r for r in reference_splits(dataset, split)}
         tmp = Dataset(task=dataset.task, splits={**refs, "test": replace(sub, name="test")})
         return reliability.leakage_ratio(tmp)
     raise UsageError(f"cannot adjust {metric!r}")

@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.metrics._common import occurs_in
+from benchcheck.metrics._common import occurs_in, reference_splits
 
 LENGTH_BINS: tuple[tuple[int, int | None], ...] = ((1, 10), (11, 20), (21, 40), (41, None))
 
@@ -87,7 +87,7 @@ def bucket_scores(
     amb = all_spans.unique().group_by("surface").len().filter(pl.col("len") > 1)
     ambiguous = set(amb.get_column("surface").to_list())
 
-    refs = [dataset[n] for n in ("train", "dev") if n in dataset and n != split]
+    refs = reference_splits(dataset, split)
     leaked = occurs_in(gold, refs, "xy_hash") if refs else np.zeros(gold.n, dtype=bool)
     lengths = np.array([len(t) for t in tokens])
 
