@@ -24,6 +24,16 @@ def duplicates_over_n(hashes: pl.Series) -> float | None:
     return None if n == 0 else (n - unique_sorted(hashes.to_numpy()).size) / n
 
 
+def share_std(values: pl.Series) -> float:
+    """Return the population std (ddof = 0) of each distinct value's share (Eq. 8's form).
+
+    The counts are sorted first: ``value_counts`` comes in hash order, and the float sums
+    (hence the last bit of the result) must not change from run to run.
+    """
+    counts = np.sort(values.value_counts(name="c")["c"].to_numpy())
+    return float(np.std(counts / counts.sum(), ddof=0))
+
+
 def reference_splits(dataset: Dataset, split: str = "test") -> list[Split]:
     """Return the train and dev splits the dataset has, other than ``split``."""
     return [dataset[name] for name in ("train", "dev") if name in dataset and name != split]

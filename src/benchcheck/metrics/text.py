@@ -21,7 +21,12 @@ import polars as pl
 from benchcheck._hashset import varies_within
 from benchcheck.data.model import Dataset, Split
 from benchcheck.io._ner import string_hash
-from benchcheck.metrics._common import duplicates_over_n, leak_share, leaked_test_mask
+from benchcheck.metrics._common import (
+    duplicates_over_n,
+    leak_share,
+    leaked_test_mask,
+    share_std,
+)
 from benchcheck.metrics.registry import register
 
 _TEXT = ("classification", "pair")
@@ -56,9 +61,7 @@ def label_imbalance_degree(split: Split) -> float | None:
     """
     if split.n == 0:
         return None
-    # Sorted: value_counts comes in hash order, and the float sum must not depend on it.
-    counts = np.sort(split.table.get_column("label").value_counts(name="c")["c"].to_numpy())
-    return float(np.std(counts / counts.sum(), ddof=0))
+    return share_std(split.table.get_column("label"))
 
 
 def _conflicts(tables: list[pl.DataFrame]) -> float | None:

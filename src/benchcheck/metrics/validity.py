@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from benchcheck.data.model import Split
+from benchcheck.metrics._common import share_std
 from benchcheck.metrics.registry import register
 
 
@@ -24,10 +23,7 @@ def entity_imbalance_degree(split: Split) -> float | None:
     """
     if split.spans is None or split.spans.height == 0:
         return None
-    # value_counts comes in hash order; sort so the float sums (hence the last bit of the
-    # result) do not change from run to run.
-    counts = np.sort(split.spans.get_column("type").value_counts(name="c")["c"].to_numpy())
-    return float(np.std(counts / counts.sum(), ddof=0))
+    return share_std(split.spans.get_column("type"))
 
 
 @register(
