@@ -100,15 +100,24 @@ def _source_files(
     return {split_name_of(path) or path.stem: path}, None, name or path.name
 
 
+_WHOLE_FOLDERS = {
+    "hf": "a saved HuggingFace dataset",
+    "shards": "a shard folder written by benchcheck convert",
+}
+
+
 def _whole_folder_kind(folder: Path) -> str | None:
-    """Say what a folder :func:`load` reads as a whole is, in words; None for split files."""
+    """Say which folder :func:`load` reads as a whole (a key of ``_WHOLE_FOLDERS``), else None.
+
+    The one place that decides: ``load`` dispatches on it and ``split_files`` refuses it.
+    """
     from benchcheck.engine import shards
     from benchcheck.io import hf
 
     if hf.is_saved_hf(folder):
-        return "a saved HuggingFace dataset"
-    if shards.is_shard_folder(folder):
-        return "a shard folder written by benchcheck convert"
+        return "hf"
+    if shards.is_shard_folder(folder):  # written by `benchcheck convert`
+        return "shards"
     return None
 
 
@@ -134,7 +143,7 @@ def split_files(
     kind = _whole_folder_kind(folder)
     if kind is not None:
         raise UsageError(
-            f"{folder} is {kind}, not a folder of split files; "
+            f"{folder} is {_WHOLE_FOLDERS[kind]}, not a folder of split files; "
             "pass it as it is to the commands that load a dataset"
         )
     return discover_splits(folder)
@@ -174,13 +183,14 @@ def load(
         raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
     files, folder, title = _source_files(source, splits, name)
     if folder is not None:
-        from benchcheck.io import hf
+        kind = _whole_folder_kind(folder)
+        if kind == "hf":
+            from benchcheck.io import hf
 
-        if hf.is_saved_hf(folder):
             return hf.read_hf_ner(folder, scheme=scheme, strict=strict)
-        from benchcheck.engine import shards
+        if kind == "shards":
+            from benchcheck.engine import shards
 
-        if shards.is_shard_folder(folder):  # written by `benchcheck convert`
             return shards.read_shards(
                 folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
             )
