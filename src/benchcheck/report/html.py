@@ -23,12 +23,12 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
+from benchcheck.report._glyphs import ARROW, shown_as_codepoint
 from benchcheck.report._numbers import num
 from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
 __all__ = ["render_html", "show_text"]
 
-ARROW = {"higher": "↑", "lower": "↓"}
 DIMENSIONS = ("reliability", "difficulty", "validity")
 DIMENSION_TEXT = {
     "reliability": "can the dataset be trusted: duplicates, annotation errors, test leakage",
@@ -71,8 +71,7 @@ def show_text(text: object) -> str:
         return '<span class="muted">—</span>'
     out: list[str] = []
     for ch in str(text):
-        cat = unicodedata.category(ch)
-        if (cat in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") and ch not in "\n\t") or cat == "Cn":
+        if shown_as_codepoint(ch):
             name = unicodedata.name(ch, "control character")
             out.append(f'<span class="cp" title="{esc(name)}">U+{ord(ch):04X}</span>')
         else:

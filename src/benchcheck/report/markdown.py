@@ -12,15 +12,14 @@ True
 from __future__ import annotations
 
 import html
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchcheck.report._glyphs import ARROW, shown_as_codepoint
 from benchcheck.report._numbers import num
 
 __all__ = ["render_markdown", "md_text"]
 
-ARROW = {"higher": "↑", "lower": "↓"}
 MAX_ROWS = 50
 
 
@@ -38,7 +37,7 @@ def md_text(value: object, *, limit: int | None = None) -> str:
             out.append(" ⏎ ")
         elif ch == "\t":
             out.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
+        elif shown_as_codepoint(ch):
             out.append(f"⟨U+{ord(ch):04X}⟩")
         else:
             out.append(ch)

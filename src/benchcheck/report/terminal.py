@@ -8,9 +8,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from benchcheck.report._glyphs import ARROW
 from benchcheck.report._numbers import num
-
-ARROW = {"higher": "↑", "lower": "↓"}
 
 
 def fmt(value: Any) -> str:
