@@ -143,8 +143,13 @@ def test_rejects_non_conll_and_empty(tmp_path):
         shards.convert(jl, tmp_path / "o1")
     empty = tmp_path / "test.txt"
     empty.write_text("\n\n-DOCSTART- O\n\n", encoding="utf-8")
-    with pytest.raises(InputError, match="empty split"):
+    with pytest.raises(InputError, match="empty split") as info:
         shards.convert(empty, tmp_path / "o2")
+    # the CoNLL reader's error: named at the last line (all blank or -DOCSTART- up to it)
+    assert (info.value.path, info.value.line) == (str(empty), 4)
+    with pytest.raises(InputError) as direct:
+        read_conll(empty)
+    assert info.value.message == direct.value.message
     assert not (tmp_path / "o2").exists()
 
 

@@ -223,13 +223,8 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
         shards.append(shard)
         n_sent = int(sentence[-1]) + 1
         n_tok += token.len()
-    if not shards:  # as read_conll: named at the last line, all blank or -DOCSTART- up to it
-        raise InputError(
-            "empty split: expected at least one sentence with tokens and tags, found only "
-            "blank and -DOCSTART- lines up to here",
-            path=path,
-            line=last_line or None,
-        )
+    if not shards:
+        raise conll.empty_split_error(path, last_line)
     return {"source": str(path), "shards": shards, "n_sentences": n_sent, "n_tokens": n_tok}
 
 

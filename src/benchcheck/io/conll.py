@@ -135,13 +135,7 @@ def read_conll(
             offset = take(pending.popleft(), offset)
     last_line = offset + (0 if ends_with_newline else 1)
     if not parts:
-        # Named at the file's last line: everything up to it was blank or -DOCSTART-.
-        raise InputError(
-            "empty split: expected at least one sentence with tokens and tags, found only "
-            "blank and -DOCSTART- lines up to here",
-            path=path,
-            line=last_line or None,
-        )
+        raise empty_split_error(path, last_line)
     split = combine_splits(parts, scheme=scheme)
     if strict and split.tag_repairs:
         # The scheme is known only once the whole file is read: read again, forcing it,
@@ -150,6 +144,19 @@ def read_conll(
             path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes
         )
     return split
+
+
+def empty_split_error(path: Path, last_line: int) -> InputError:
+    """Return the error for a file with no sentence (also raised by ``benchcheck convert``).
+
+    Named at the file's last line: everything up to it was blank or -DOCSTART-.
+    """
+    return InputError(
+        "empty split: expected at least one sentence with tokens and tags, found only "
+        "blank and -DOCSTART- lines up to here",
+        path=path,
+        line=last_line or None,
+    )
 
 
 def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
