@@ -11,6 +11,7 @@ import typer
 from benchcheck.cli._app import app, console
 from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.cli.stats_cmds import JsonOpt, SplitOpt
+from benchcheck.report._numbers import num
 
 
 @app.command("convert")
@@ -120,7 +121,8 @@ def leakage(
         m = payload["metrics"]
 
         def pct(v: float | None) -> str:
-            return "–" if v is None else f"{100 * v:.2f}%"
+            text = num(None if v is None else 100 * v, 2)
+            return text if text == num(None) else f"{text}%"
 
         console.print(
             f"{payload['n_items']} test items against {payload['corpus']['documents']} documents "
@@ -133,7 +135,7 @@ def leakage(
         )
         listed = [i for i in payload["items"] if i["contaminated"]][:show]
         for i in listed:
-            overlap = "–" if i["ngram_overlap"] is None else f"{i['ngram_overlap']:.2f}"
+            overlap = num(i["ngram_overlap"], 2)
             console.print(
                 f"  {i['id']}: exact {i['exact_matches']}, normalised {i['normalised_matches']}, "
                 f"{n}-gram overlap {overlap}"

@@ -12,6 +12,7 @@ from rich.markup import escape
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import parse_assignments, write_json
 from benchcheck.errors import UsageError
+from benchcheck.report._numbers import num
 
 DataArg = Annotated[
     str | None,
@@ -258,7 +259,7 @@ def stats(
                 console.print(
                     block.replace("_", "-")
                     + ": "
-                    + ", ".join(f"{k} {'–' if v is None else f'{v:.4f}'}" for k, v in nd.items())
+                    + ", ".join(f"{k} {num(v, 4)}" for k, v in nd.items())
                 )
         for note in result["notes"]:
             console.print(f"[dim]note:[/] {note}")
