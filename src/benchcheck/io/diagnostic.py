@@ -26,6 +26,7 @@ against a taxonomy later, in :mod:`benchcheck.diagnostics`.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -80,7 +81,9 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, li
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("undecodable bytes; expected UTF-8", path=path) from None
-    lines = text.splitlines(keepends=True)
+    # Lines end at \n, \r or \r\n only, as the csv module asks (newline=""):
+    # str.splitlines() also broke a cell at U+2028, U+0085 or a form feed.
+    lines = io.StringIO(text, newline="")
     if sep == "\t":
         reader = csv.reader(lines, delimiter=sep, quoting=csv.QUOTE_NONE)
     else:
