@@ -80,6 +80,8 @@ def test_causal_batched_left_padding_matches_single_and_manual(causal):
         assert math.isclose(sum(s.probs), 1.0, abs_tol=1e-12)
         alone = judge.score([req])[0]
         assert s.probs == pytest.approx(alone.probs, abs=1e-5)
+        # no chat template on this tokenizer: raw system, blank line, user, newline
+        assert judge.prompt_text(req) == req.system + "\n\n" + req.user + "\n"
         # independent computation: one unpadded prompt, logits at the last position
         ids = tok(judge.prompt_text(req), return_tensors="pt")["input_ids"]
         with torch.no_grad():

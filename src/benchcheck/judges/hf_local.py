@@ -154,8 +154,7 @@ class TransformersJudge(BatchedTorchJudge):
                     req.messages(), tokenize=False, add_generation_prompt=True
                 )
             )
-        head = f"{req.system}\n\n" if req.system else ""
-        return f"{head}{req.user}\n"
+        return req.plain_text()
 
     def score_batch(self, batch: Sequence[ChatRequest]) -> Iterator[JudgeScore]:
         """Score one left-padded batch in one forward pass."""

@@ -149,8 +149,7 @@ class LlamaCppJudge(Judge):
     def prompt_text(self, request: ChatRequest) -> tuple[str, bool]:
         """Return the text sent to the model, and whether it already holds the BOS token."""
         if self._formatter is None:
-            head = f"{request.system}\n\n" if request.system else ""
-            return f"{head}{request.user}\n", False
+            return request.plain_text(), False
         out = self._formatter(messages=request.messages())
         return out.prompt, bool(out.added_special)
 

@@ -59,6 +59,17 @@ class ChatRequest:
         out.append({"role": "user", "content": self.user})
         return out
 
+    def plain_text(self) -> str:
+        r"""Return the request as raw text, for models without a chat template.
+
+        >>> ChatRequest("Be brief.", "Is it?", ("0", "1"), ("0", "1")).plain_text()
+        'Be brief.\n\nIs it?\n'
+        >>> ChatRequest(None, "Is it?", ("0", "1"), ("0", "1")).plain_text()
+        'Is it?\n'
+        """
+        head = f"{self.system}\n\n" if self.system else ""
+        return f"{head}{self.user}\n"
+
 
 @dataclass(frozen=True)
 class PromptTemplate:
