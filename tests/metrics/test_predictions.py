@@ -86,3 +86,19 @@ def test_misaligned_predictions_name_file_and_line(tmp_path):
     with pytest.raises(InputError, match="end after 2 sentences") as info:
         seqeval_f1(g, p)
     assert info.value.line == 4 and "test.txt" not in info.value.path
+
+
+def test_test_split_predictions_need_a_test_split(tmp_path):
+    from benchcheck.data.model import Dataset
+    from benchcheck.errors import UsageError
+    from benchcheck.metrics.predictions import score_test_predictions
+
+    gold = _corpus(5)
+    write_conll(tmp_path / "test.txt", gold)
+    write_conll(tmp_path / "pred.txt", _predict(gold, 6))
+    split = read_conll(tmp_path / "test.txt", name="train")
+    with pytest.raises(UsageError, match="test split"):
+        score_test_predictions(Dataset("ner", {"train": split}), {"m": tmp_path / "pred.txt"})
+    test = read_conll(tmp_path / "test.txt", name="test")
+    got = score_test_predictions(Dataset("ner", {"test": test}), {"m": tmp_path / "pred.txt"})
+    assert got == score_prediction_files(test, {"m": tmp_path / "pred.txt"})

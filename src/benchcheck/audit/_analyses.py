@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchcheck.audit._inputs import Analysis, AuditInputs, Skip
-from benchcheck.errors import JudgeUnavailable, MissingExtraError, UsageError
+from benchcheck.errors import JudgeUnavailable, MissingExtraError
 
 #: Rows of flagged examples kept inside results.json (the CSV/JSONL files hold all).
 MAX_FLAGS_IN_JSON = 1000
@@ -59,13 +59,9 @@ def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     )
     scores = dict(inp.scores)
     if inp.ner_predictions:
-        from benchcheck.metrics.predictions import score_prediction_files
+        from benchcheck.metrics.predictions import score_test_predictions
 
-        if "test" not in dataset:
-            raise UsageError(
-                "--predictions are scored on the test split, and this dataset has none"
-            )
-        scores = score_prediction_files(dataset["test"], inp.ner_predictions, scheme=_scheme(inp))
+        scores = score_test_predictions(dataset, inp.ner_predictions, scheme=_scheme(inp))
     stats = compute_stats(dataset, scores=scores).to_json()
     out["stats"] = stats
     if dataset.task == "ner":

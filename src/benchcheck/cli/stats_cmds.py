@@ -136,13 +136,9 @@ def run_stats(
             keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
         )
     if files:
-        from benchcheck.metrics.predictions import score_prediction_files
+        from benchcheck.metrics.predictions import score_test_predictions
 
-        if "test" not in dataset:
-            raise UsageError(
-                "--predictions are scored on the test split, and this dataset has none"
-            )
-        model_scores = score_prediction_files(dataset["test"], files, scheme=scheme)
+        model_scores = score_test_predictions(dataset, files, scheme=scheme)
     result = compute_stats(dataset, scores=model_scores).to_json()
     if files:
         from benchcheck.metrics.buckets import bucket_prediction_files

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from benchcheck.data.model import Split
-from benchcheck.errors import InputError
+from benchcheck.data.model import Dataset, Split
+from benchcheck.errors import InputError, UsageError
 
 
 def sentences_of(split: Split) -> list[list[str]]:
@@ -66,3 +66,12 @@ def score_prediction_files(
         predicted = _ner_reader(path)(path, name=name, scheme=scheme)
         out[name] = 100.0 * seqeval_f1(gold, predicted)
     return out
+
+
+def score_test_predictions(
+    dataset: Dataset, files: Mapping[str, str | Path], *, scheme: str | None = None
+) -> dict[str, float]:
+    """:func:`score_prediction_files` on the dataset's test split; a clear error without one."""
+    if "test" not in dataset:
+        raise UsageError("--predictions are scored on the test split, and this dataset has none")
+    return score_prediction_files(dataset["test"], files, scheme=scheme)
