@@ -175,10 +175,13 @@ def test_saved_hf_pair_finds_the_default_pair_columns(tmp_path):
         load(tmp_path / "hf2", task="pair")
 
 
-def test_crlf_jsonl_reads_like_plain(tmp_path):
-    """A file the fast paths decline (CR bytes) reads the same through the general reader."""
-    plain = _write(tmp_path, ".jsonl")
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_crlf_and_bom_read_like_plain(tmp_path, suffix):
+    """Files the fast paths decline (CR bytes, a byte-order mark) read as the plain file."""
+    plain = _write(tmp_path, suffix)
     want = read_text_split(plain, task="pair").table
-    other = tmp_path / "other.jsonl"
-    other.write_bytes(plain.read_bytes().replace(b"\n", b"\r\n"))
-    assert read_text_split(other, task="pair").table.equals(want)
+    data = plain.read_bytes()
+    for body in (data.replace(b"\n", b"\r\n"), b"\xef\xbb\xbf" + data):
+        other = tmp_path / f"other{suffix}"
+        other.write_bytes(body)
+        assert read_text_split(other, task="pair").table.equals(want)

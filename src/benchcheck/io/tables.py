@@ -89,10 +89,10 @@ def _read_jsonl(path: Path) -> pl.DataFrame:
     fast = _read_jsonl_fast(path)
     if fast is not None:
         return fast
+    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a byte-order mark, as CSV reads
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raw = path.read_bytes()
         bad = raw.count(b"\n", 0, exc.start) + 1
         raise InputError("undecodable bytes; expected UTF-8", path=path, line=bad) from None
     rows = []
