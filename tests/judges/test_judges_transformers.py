@@ -11,7 +11,11 @@ transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
 from benchcheck.errors import UsageError  # noqa: E402
-from benchcheck.judges.prompts import BUILTIN_PROMPTS, select_prompts  # noqa: E402
+from benchcheck.judges.prompts import (  # noqa: E402
+    BUILTIN_PROMPTS,
+    PromptTemplate,
+    select_prompts,
+)
 
 TEXTS = [
     {"text_a": "the cat sat on the mat", "text_b": "a cat sat"},
@@ -136,6 +140,9 @@ def test_nli_binary_and_three_way(cross_encoder):
         assert b.probs == pytest.approx((1 - p[1], p[1]), abs=1e-6)
         assert t.labels == ("entailment", "neutral", "contradiction")
         assert t.probs == pytest.approx((p[1], p[2], p[0]), abs=1e-6)
+    other = PromptTemplate("other", "{text_a} {text_b}", labels=("yes", "no"))
+    with pytest.raises(UsageError, match=r"labels \['yes', 'no'\] are not classes"):
+        judge.score([other.render(TEXTS[0])])
 
 
 def test_nli_judge_runs_through_judge_frame(cross_encoder, tmp_path):

@@ -52,6 +52,7 @@ class NLIJudge(BatchedTorchJudge):
         )
         id2label = {int(k): str(v) for k, v in self.model.config.id2label.items()}
         self.classes = [id2label[i] for i in range(len(id2label))]
+        self._class_index = {c.lower(): i for i, c in enumerate(self.classes)}
         if entailment_index is None:
             hits = [i for i, c in enumerate(self.classes) if c.lower().startswith("entail")]
             if len(hits) != 1:
@@ -72,17 +73,16 @@ class NLIJudge(BatchedTorchJudge):
         if tuple(req.labels) == ("0", "1"):
             p = probs[self.entailment_index]
             pr = [1.0 - p, p]
-            return pr, [math.log(x) if x > 0 else -math.inf for x in pr]
-        index = {c.lower(): i for i, c in enumerate(self.classes)}
-        missing = [lab for lab in req.labels if lab.lower() not in index]
-        if missing:
-            raise UsageError(
-                f"{self.identity.label}: labels {missing} are not classes of the model "
-                f"{self.classes}; use binary labels ('0', '1') or the model's class names"
-            )
-        pr = [probs[index[lab.lower()]] for lab in req.labels]
-        total = sum(pr)
-        pr = [x / total for x in pr]
+        else:
+            missing = [lab for lab in req.labels if lab.lower() not in self._class_index]
+            if missing:
+                raise UsageError(
+                    f"{self.identity.label}: labels {missing} are not classes of the model "
+                    f"{self.classes}; use binary labels ('0', '1') or the model's class names"
+                )
+            pr = [probs[self._class_index[lab.lower()]] for lab in req.labels]
+            total = sum(pr)
+            pr = [x / total for x in pr]
         return pr, [math.log(x) if x > 0 else -math.inf for x in pr]
 
     def score_batch(self, batch: Sequence[ChatRequest]) -> Iterator[JudgeScore]:
