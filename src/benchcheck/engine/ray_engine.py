@@ -29,7 +29,13 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.engine.shards import COLUMNS, ShardSplit, open_shards, shard_split
+from benchcheck.engine.shards import (
+    COLUMNS,
+    ShardSplit,
+    open_shards,
+    raise_first_repair,
+    shard_split,
+)
 from benchcheck.errors import BenchcheckError, InputError, UsageError, require
 from benchcheck.io._ner import combine_splits
 
@@ -180,12 +186,9 @@ def read_shards_ray(
     out: dict[str, Split] = {}
     for split, info in folder.splits.items():
         combined = assemble(by_split[split], info, scheme=scheme)
-        if strict and combined.tag_repairs:
+        if strict:
             # Workers never raise (a worker's error reaches the driver wrapped): the embedded
             # reader finds the first invalid transition with its file and line.
-            from benchcheck.engine.shards import iter_shard_splits
-
-            for _ in iter_shard_splits(info, scheme=combined.scheme, strict=True):
-                pass
+            raise_first_repair(info, combined)
         out[split] = combined
     return Dataset(task="ner", splits=out, name=name or folder.name)

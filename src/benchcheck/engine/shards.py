@@ -350,12 +350,20 @@ def read_shard_split(
     if not parts:
         raise InputError("empty split: its shards hold no tokens", path=split.source)
     combined = combine_splits(parts, scheme=scheme)
-    if strict and combined.tag_repairs:
-        # As read_conll: the scheme is known once every shard is read; read again forcing it,
-        # to stop at the first invalid transition with its line.
+    if strict:
+        raise_first_repair(split, combined)
+    return combined
+
+
+def raise_first_repair(split: ShardSplit, combined: Split) -> None:
+    """Raise at the first tag transition ``combined`` repaired, naming its file and line.
+
+    As in :func:`~benchcheck.io.conll.read_conll`, the scheme is known only once every shard
+    is read: the split is read again under it, strictly. Does nothing without repairs.
+    """
+    if combined.tag_repairs:
         for _ in iter_shard_splits(split, scheme=combined.scheme, strict=True):
             pass
-    return combined
 
 
 def read_shards(
