@@ -194,3 +194,43 @@ def test_agreement_report_against_references():
     assert sum(r["n_items"] for r in rep["per_annotator"]) == 180
     with pytest.raises(UsageError):
         agreement_report(sources, groups={"g": ["nope", "gold"]})
+
+
+def test_agreement_report_refuses_judgments_with_mixed_label_sets():
+    # nli (0/1) beside nli3 (three labels): each prompt leaves the other's p_ columns empty,
+    # and an argmax over all columns used to pick an empty one (every nli row 'contradiction').
+    rows = []
+    for i in ("a", "b"):
+        rows.append(
+            {
+                "id": i,
+                "judge": "m",
+                "prompt": "nli",
+                "p_0": 0.2,
+                "p_1": 0.8,
+                "p_contradiction": None,
+                "p_entailment": None,
+                "p_neutral": None,
+            }
+        )
+        rows.append(
+            {
+                "id": i,
+                "judge": "m",
+                "prompt": "nli3",
+                "p_0": None,
+                "p_1": None,
+                "p_contradiction": 0.1,
+                "p_entailment": 0.7,
+                "p_neutral": 0.2,
+            }
+        )
+    judgments = pl.DataFrame(rows)
+    sources = {"original": {"a": "1", "b": "0"}, "gold": {"a": "1", "b": "1"}}
+    with pytest.raises(UsageError, match=r"mix label sets.*nli: 0, 1; nli3: contradiction"):
+        agreement_report(sources, judgments=judgments)
+    same = judgments.filter(pl.col("prompt") == "nli").drop(
+        "p_contradiction", "p_entailment", "p_neutral"
+    )
+    rep = agreement_report(sources, judgments=same)
+    assert "prompts:m" in rep["fleiss"]

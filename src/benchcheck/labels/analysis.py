@@ -369,6 +369,7 @@ def agreement_report(
         labels = list(judgment_labels(judgments))
         pcols = [f"p_{lab}" for lab in labels]
         j = judgments.with_columns(pl.col("id").cast(pl.String))
+        _refuse_mixed_label_sets(j, pcols)
         arg = j.with_columns(
             pl.Series("_lab", [labels[k] for k in j.select(pcols).to_numpy().argmax(axis=1)])
         )
@@ -439,3 +440,27 @@ def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict
         "n_items": len(rows),
         "raters": len(maps),
     }
+
+
+def _refuse_mixed_label_sets(judgments: pl.DataFrame, pcols: list[str]) -> None:
+    """Raise :class:`UsageError` if some rows lack probabilities that others have.
+
+    Prompts with different label sets (``nli`` 0/1 beside ``nli3``) leave the other set's
+    ``p_`` columns empty; an argmax over all columns would then pick an empty one.
+    """
+    probs = judgments.select(pcols).to_numpy().astype(np.float64)
+    missing = np.isnan(probs).any(axis=1)
+    if not missing.any():
+        return
+    prompts = judgments.get_column("prompt").cast(pl.String).to_numpy()
+    sets = {
+        prompt: [
+            c[2:] for c, ok in zip(pcols, ~np.isnan(probs[prompts == prompt][0]), strict=True) if ok
+        ]
+        for prompt in sorted(set(prompts.tolist()))
+    }
+    raise UsageError(
+        "the judgments mix label sets, which agreement cannot compare: "
+        + "; ".join(f"{p}: {', '.join(labels)}" for p, labels in sets.items())
+        + ". Judge with prompts that share labels (e.g. --prompts nli,document)."
+    )
