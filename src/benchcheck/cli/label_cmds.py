@@ -278,6 +278,41 @@ def flag(
 
 # ----------------------------------------------------------------------------- review
 
+ForceOpt_ = Annotated[
+    bool, typer.Option("--force", help="Overwrite outputs that exist (never an input).")
+]
+
+
+def _claim_outputs(
+    outputs: dict[str, str | None], inputs: list[str | None], *, force: bool
+) -> None:
+    """Refuse an output that is an input, or that exists without ``force``, before any work."""
+    import os
+
+    seen: dict[Path, str] = {}
+    for param, out in outputs.items():
+        if out is None or out == "-":
+            continue
+        target = Path(out).resolve()
+        if target.is_dir():
+            raise UsageError(f"{{{param}}}: {out} is a folder; expected a file path")
+        if target in seen:
+            raise UsageError(f"{{{param}}} and {{{seen[target]}}} name the same path {out}")
+        seen[target] = param
+        for src in inputs:
+            if src is None:
+                continue
+            s = Path(src)
+            same = s.resolve() == target or (
+                s.exists() and target.exists() and os.path.samefile(s, target)
+            )
+            if same:
+                raise UsageError(
+                    f"{{{param}}}: refusing to write {out}: it is an input of this command"
+                )
+        if target.exists() and not force:
+            raise UsageError(f"{{{param}}}: {out} exists; pass {{force}} to overwrite it")
+
 
 @review_app.command("export")
 @_guard
@@ -289,49 +324,76 @@ def review_export(
     sample: Annotated[
         int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
     ] = None,
+    audit_sample: Annotated[
+        int,
+        typer.Option(
+            "--audit-sample",
+            help="Mix this many seeded random undisputed (not flagged) examples into the "
+            "review, indistinguishable from the flags: error-rate then estimates the whole "
+            "dataset's error rate and the flags' recall.",
+        ),
+    ] = 0,
     labels: Annotated[
         str | None,
         typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt_ = False,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
-    Writes expert_a.csv, expert_b.csv, … , Label Studio tasks.json + label_config.xml, and
-    the private key.jsonl (never give it to the experts).
+    Writes expert_a.csv, expert_b.csv, … (formula-like cells prefixed with '), Label Studio
+    tasks.json + label_config.xml, Argilla 2.x argilla/settings.json + records.json, and the
+    private key.jsonl (never give it to the experts). A folder that already holds a review
+    (a key, expert files) is refused unless --force.
 
-    Example: benchcheck review export flags.jsonl --experts 2 --seed 1 -o review/
+    Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.review import export_review
+    from benchcheck.runs.review import export_review
 
-    frame = read_rows(flags)
-    with _in_file(flags):
-        res = export_review(
-            frame, output, experts=experts, seed=seed, sample=sample, labels=_csv(labels)
+    _claim_outputs({"json_out": json_out}, [flags], force=force)
+    res = export_review(
+        flags,
+        output,
+        experts=experts,
+        seed=seed,
+        sample=sample,
+        audit_sample=audit_sample,
+        labels=_csv(labels),
+        force=force,
+    )
+    write_json(res.to_json(), json_out)
+    for name in res.replaced:
+        console_err.print(
+            f"[yellow]warning:[/] replaced {Path(res.out_dir) / name.split(' (')[0]}"
+            f" ({name.partition(' (')[2].rstrip(')') or 'it existed'})"
         )
-    payload = res.to_dict()
-    write_json(payload, json_out)
-    if json_out != "-":
-        console.print(
-            _kv_table(
-                "Review export",
-                {
-                    "flagged": res.n_flagged,
-                    "exported": res.n_items,
-                    "experts": ", ".join(res.experts),
-                    "seed": res.seed,
-                    "folder": res.out_dir,
-                },
-            )
+    if json_out == "-":
+        return
+    p = res.package
+    console.print(
+        _kv_table(
+            "Review export",
+            {
+                "flagged": p.n_flagged,
+                "flags exported": p.n_disputed,
+                "audit sample (undisputed)": p.n_audit,
+                "items per expert": p.n_items,
+                "experts": ", ".join(p.experts),
+                "seed": p.seed,
+                "folder": res.out_dir,
+            },
         )
-        console.print("Keep key.jsonl away from the experts.")
+    )
+    console.print("Keep key.jsonl away from the experts.")
 
 
 @review_app.command("import")
 @_guard
 def review_import(
-    experts: Annotated[list[str], typer.Argument(help="Expert label files (CSV or LS JSON).")],
+    experts: Annotated[
+        list[str], typer.Argument(help="Expert answer files (CSV, Label Studio or Argilla JSON).")
+    ],
     output: Annotated[str, typer.Option("-o", "--output", help="Write the gold table here.")],
     reconciled: Annotated[
         str | None, typer.Option("--reconciled", help="Reconciled labels (review_id,label).")
@@ -340,21 +402,28 @@ def review_import(
         str | None, typer.Option("--key", help="Review key (default: key.jsonl beside them).")
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt_ = False,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
     Gold = original where the LLM agrees; else the reconciled label; else the experts'
-    label where they agree; unresolved disagreements are reported, never guessed.
+    label where they agree; unresolved disagreements are reported, never guessed. Each
+    answer file must belong to the key (its review ids and content hashes); a file given
+    twice is refused.
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
     """
     from benchcheck.io.tables import write_rows
-    from benchcheck.labels.review import import_review
+    from benchcheck.labels.review import KEY_NAME
+    from benchcheck.runs.review import import_review
 
-    gold, summary = import_review(experts, key_path=key, reconciled=reconciled)
-    write_rows(gold, output)
-    payload = {"output": output, **summary.to_dict()}
-    write_json(payload, json_out)
+    key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
+    inputs: list[str | None] = [*experts, key_file, reconciled]
+    _claim_outputs({"output": output, "json_out": json_out}, inputs, force=force)
+    run = import_review(experts, key_path=key, reconciled=reconciled)
+    summary = run.summary
+    write_rows(run.gold, output)
+    write_json(run.to_json(output=output), json_out)
     if json_out == "-":
         return
     t = Table(title="Expert agreement")
@@ -365,14 +434,17 @@ def review_import(
         t.add_row(k, _fmt(summary.agreement_before[k]), _fmt(summary.agreement_after.get(k)))
     console.print(t)
     console.print(_kv_table("Gold labels", {**summary.status_counts}))
-    rows = {f"changed {k}": v for k, v in summary.changes.items()}
+    rows: dict[str, Any] = {f"changed {k}": v for k, v in summary.changes.items()}
     rows.update(
         {
             "sided with LLM": summary.sided_with_llm,
             "sided with original": summary.sided_with_original,
         }
     )
-    console.print(_kv_table("Reviewed flags", rows))
+    if summary.audited:
+        rows["audited (undisputed)"] = summary.audited
+        rows["errors found by the audit"] = summary.audit_errors
+    console.print(_kv_table("Reviewed items", rows))
     for w in summary.warnings:
         console_err.print(f"[yellow]warning:[/] {w}")
     if summary.unresolved_ids:
@@ -384,6 +456,22 @@ def review_import(
 
 
 # ----------------------------------------------------------------------------- error-rate
+
+
+def _rates(value: str | None) -> dict[str, float] | None:
+    """Parse ``disputed=0.3,undisputed=0.02``."""
+    if not value:
+        return None
+    out: dict[str, float] = {}
+    for item in value.split(","):
+        name, sep, rate = item.partition("=")
+        try:
+            out[name.strip()] = float(rate)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise UsageError(f"--anticipated expects STRATUM=RATE,…, got {value!r}")
+    return out
 
 
 @app.command("error-rate")
@@ -398,34 +486,57 @@ def error_rate(
         int | None, typer.Option("--population", help="Size of the whole dataset.")
     ] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="Per-stratum interval of the stratified estimate: midp (near nominal) or "
+            "exact (never below nominal, wider).",
+        ),
+    ] = "midp",
+    plan: Annotated[
+        float | None,
+        typer.Option(
+            "--plan", help="Target width of the stratified interval: reviews per stratum needed."
+        ),
+    ] = None,
+    anticipated: Annotated[
+        str | None,
+        typer.Option(
+            "--anticipated",
+            help="Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
+            "(default: from the reviews so far).",
+        ),
+    ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt_ = False,
 ) -> None:
-    """Error rate with an exact Clopper–Pearson interval and the finite population correction.
+    """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
-    Example: benchcheck error-rate --errors 12 --sample 200 --population 5000
+    Lower bound: exact Clopper–Pearson interval with the finite population correction over
+    the reviewed flags and the examples the LLM agrees with. With an audit sample
+    (review export --audit-sample), a stratified estimate of the whole dataset's error rate
+    (exact per-stratum intervals, MOVER combination) and the flags' recall.
+
+    Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.analysis import gold_error_rate
-    from benchcheck.stats.intervals import error_rate_interval
+    from benchcheck.runs.error_rate import error_rate as run_error_rate
 
-    left: dict[str, int] = {}
-    if gold is not None:
-        if errors is not None or sample is not None:
-            raise UsageError("give either a gold file or --errors/--sample, not both")
-        with _in_file(gold):
-            res, left = gold_error_rate(
-                read_rows(gold), population=population, confidence=confidence
-            )
-    else:
-        if errors is None or sample is None:
-            raise UsageError("give a gold file, or both --errors and --sample")
-        res = error_rate_interval(errors, sample, population, confidence=confidence)
-    payload: dict[str, Any] = res.to_dict()
-    if left:
-        payload["excluded"] = left
-    write_json(payload, json_out)
+    _claim_outputs({"json_out": json_out}, [gold], force=force)
+    run = run_error_rate(
+        gold,
+        errors=errors,
+        sample=sample,
+        population=population,
+        confidence=confidence,
+        method=method,
+        plan=plan,
+        anticipated=_rates(anticipated),
+    )
+    write_json(run.to_json(), json_out)
     if json_out == "-":
         return
+    res = run.lower_bound
     pct = f"{confidence:.0%}"
     rows: dict[str, Any] = {
         "errors": res.errors,
@@ -437,9 +548,65 @@ def error_rate(
     if res.ci_fpc is not None:
         rows[f"{pct} with finite population correction"] = list(res.ci_fpc)
         rows["errors in the whole dataset, at least"] = res.population_errors_lower
-    for k, v in left.items():
+    for k, v in run.excluded.items():
         rows[f"excluded: {k}"] = v
-    console.print(_kv_table("Error rate", rows))
+    console.print(_kv_table("Error rate of the reviewed sample (a lower bound)", rows))
+    st = run.stratified
+    if st is not None:
+        t = Table(title=f"Strata ({pct} intervals)")
+        for c in ("stratum", "examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
+            t.add_column(c, justify="right")
+        for s in st.strata:
+            t.add_row(
+                s.name,
+                str(s.population),
+                str(s.reviewed),
+                str(s.errors),
+                _fmt(s.error_rate, 4),
+                _fmt(list(s.ci_exact), 4),
+                _fmt(list(s.ci_midp), 4),
+            )
+        console.print(t)
+        console.print(
+            _kv_table(
+                "Whole dataset (stratified estimate)",
+                {
+                    "error rate": st.error_rate,
+                    f"{pct} interval ({st.method} per stratum, MOVER)": list(st.ci),
+                    "errors, estimated": st.errors_estimate,
+                    f"errors, {pct} interval": list(st.errors_ci),
+                    "recall of the flags": st.recall,
+                    f"recall, {pct} interval": None if st.recall_ci is None else list(st.recall_ci),
+                },
+            )
+        )
+        if run.strata is not None and any(run.strata.unresolved):
+            console_err.print(
+                "[yellow]warning:[/] unresolved reviews left out of the strata: "
+                + ", ".join(
+                    f"{n} {u}"
+                    for n, u in zip(("disputed", "undisputed"), run.strata.unresolved, strict=True)
+                )
+            )
+    elif run.stratified_note is not None:
+        console_err.print(f"note: no stratified estimate: {run.stratified_note}")
+    if run.plan is not None:
+        t = Table(
+            title=f"Plan: reviews for a {pct} interval at most {run.plan.target_width:g} wide "
+            f"(expected width {run.plan.expected_width:.4f})"
+        )
+        for c in ("stratum", "examples", "anticipated rate", "reviewed", "planned", "to do"):
+            t.add_column(c, justify="right")
+        for sp in run.plan.strata:
+            t.add_row(
+                sp.name,
+                str(sp.population),
+                _fmt(sp.anticipated_rate, 4),
+                str(sp.reviewed),
+                str(sp.planned),
+                str(sp.additional),
+            )
+        console.print(t)
 
 
 # ----------------------------------------------------------------------------- bins
