@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from benchcheck.audit._inputs import Analysis, AuditInputs, Skip
+from benchcheck.data.columns import Columns
 from benchcheck.errors import JudgeUnavailable, MissingExtraError
+from benchcheck.io.source import DataSource
 
 #: Rows of flagged examples kept inside results.json (the CSV/JSONL files hold all).
 MAX_FLAGS_IN_JSON = 1000
@@ -38,31 +40,30 @@ def _is_sample(path: str | Path) -> bool:
 # ------------------------------------------------------------------------ NER statistics
 
 
-def _scheme(inp: AuditInputs) -> str | None:
-    """Return the forced tagging scheme in capitals (as the readers take it), or ``None``."""
-    return inp.scheme.upper() if inp.scheme is not None else None
+def _ner_source(inp: AuditInputs, path: str | None = None) -> DataSource:
+    return DataSource(
+        path if path is not None else inp.ner,
+        splits={} if path is not None else dict(inp.ner_splits),
+        scheme=inp.scheme,
+        strict=inp.strict,
+    )
 
 
 def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     """Statistical dataset evaluation, per-split leakage/unseen bars, entity types."""
     if inp.ner is None and not inp.ner_splits:
         raise Skip("no NER dataset given")
-    from benchcheck.io.load import load
-    from benchcheck.metrics.compute import compute_stats
     from benchcheck.metrics.splits import entity_types, split_overlap
+    from benchcheck.runs.stats import run_stats
 
-    dataset = load(
-        inp.ner,
-        splits=dict(inp.ner_splits) or None,
-        scheme=_scheme(inp),
-        strict=inp.strict,
+    run = run_stats(
+        _ner_source(inp),
+        scores=dict(inp.scores) if not inp.ner_predictions else None,
+        predictions=dict(inp.ner_predictions),
     )
-    scores = dict(inp.scores)
-    if inp.ner_predictions:
-        from benchcheck.metrics.predictions import score_test_predictions
-
-        scores = score_test_predictions(dataset, inp.ner_predictions, scheme=_scheme(inp))
-    stats = compute_stats(dataset, scores=scores).to_json()
+    dataset = run.dataset
+    assert dataset is not None
+    stats = run.to_json()
     out["stats"] = stats
     if dataset.task == "ner":
         out["split_overlap"] = split_overlap(dataset, test_metrics=stats["metrics"])
@@ -75,17 +76,13 @@ def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
     """Several datasets side by side (the main one first)."""
     if not inp.compare:
         raise Skip("no --compare datasets given")
-    from benchcheck.io.load import load
-    from benchcheck.metrics.compute import compute_stats
+    from benchcheck.runs.stats import run_compare
 
-    scheme = _scheme(inp)
     datasets: dict[str, Any] = {}
     if "stats" in out:
         datasets[out["stats"].get("dataset", "dataset")] = out["stats"]
-    for name, path in inp.compare.items():
-        # Statistics need no token table: read in bounded memory (as `benchcheck stats`).
-        dataset = load(path, scheme=scheme, strict=inp.strict, keep_tokens=False)
-        datasets[name] = compute_stats(dataset).to_json()
+    others = run_compare({name: _ner_source(inp, path) for name, path in inp.compare.items()})
+    datasets.update(others.to_json()["datasets"])
     out["comparison"] = {"datasets": datasets}
     return f"{len(datasets)} datasets"
 
@@ -93,23 +90,23 @@ def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------ pair / classification
 
 
+def _columns(inp: AuditInputs) -> Columns:
+    return Columns(
+        text=inp.text, text_a=inp.text_a, text_b=inp.text_b, label=inp.label or "label", id=inp.id
+    )
+
+
 def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     """Statistics of a classification or pair file."""
     if inp.table is None:
         raise Skip("no classification or pair file given")
-    from benchcheck.io.load import load
-    from benchcheck.metrics.compute import compute_stats
+    from benchcheck.runs.stats import run_stats
 
     kind = "pair" if inp.text_a else "classification"
-    columns = {
-        "text": inp.text,
-        "text_a": inp.text_a,
-        "text_b": inp.text_b,
-        "label": inp.label or "label",
-        "id": inp.id,
-    }
-    dataset = load(inp.table, task=kind, columns=columns)
-    out["table_stats"] = compute_stats(dataset).to_json()
+    run = run_stats(DataSource(inp.table, task=kind, columns=_columns(inp)))
+    dataset = run.dataset
+    assert dataset is not None
+    out["table_stats"] = run.to_json()
     return f"{kind}, {len(dataset.split_names)} split(s), {sum(s.n for s in dataset)} examples"
 
 
@@ -117,14 +114,7 @@ def _read_examples(inp: AuditInputs) -> Any:
     from benchcheck.io.tables import read_table
 
     assert inp.table is not None
-    return read_table(
-        inp.table,
-        text=inp.text,
-        text_a=inp.text_a,
-        text_b=inp.text_b,
-        label=inp.label or "label",
-        id=inp.id,
-    )
+    return read_table(inp.table, **_columns(inp).given())
 
 
 def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
@@ -138,8 +128,8 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
     from benchcheck.judges.cache import JudgeCache, default_cache_path
     from benchcheck.judges.prompts import select_prompts
     from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame, make_judge
-    from benchcheck.labels.ensemble import ensemble
-    from benchcheck.labels.flags import DEFAULT_BINS, flag_examples, summarize_flags
+    from benchcheck.labels.flags import DEFAULT_BINS
+    from benchcheck.runs.flag import FlagOptions, flag_frames
 
     frame = _read_examples(inp)
     prompts = select_prompts(inp.prompts or AUDIT_PROMPTS)
@@ -166,9 +156,10 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
     except (MissingExtraError, JudgeUnavailable) as exc:
         raise Skip(f"judge unavailable: {exc}") from None
     seconds = time.perf_counter() - started
-    ens = ensemble(judgments)
-    flags = flag_examples(frame, ens, threshold=inp.threshold, bins=DEFAULT_BINS, source=inp.table)
-    summary = summarize_flags(flags, threshold=inp.threshold, bins=DEFAULT_BINS)
+    run = flag_frames(
+        judgments, frame, options=FlagOptions(threshold=inp.threshold), source=inp.table
+    )
+    flags, summary = run.flags, run.summary
     text_cols = [c for c in ("text", "text_a", "text_b") if c in frame.columns]
     keep = ["rank", "id", *text_cols, "label", "llm_label", "confidence", "bin"]
     keep += [c for c in flags.columns if c.startswith("p_")]

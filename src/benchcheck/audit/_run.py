@@ -53,4 +53,5 @@ def run_audit(inputs: AuditInputs) -> AuditReport:
         results=results,
         flagged=frames.get("flagged"),
         judge_seconds=timings.get("judge_seconds"),
+        sources=inputs.paths(),
     )

@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import app, console
-from benchcheck.cli._common import write_json
-from benchcheck.errors import UsageError
+from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.io.output import Outputs
+from benchcheck.report.canonical import dumps
 
 
 def _folder_name(target: float) -> str:
@@ -33,7 +34,7 @@ def adjust_cmd(
         typer.Option("--target", help="Target value; repeat for subsets of the same size."),
     ],
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="Folder to create (never overwritten).")
+        Path, typer.Option("-o", "--output", help="Folder to create (an empty one, or --force).")
     ],
     size: Annotated[
         int | None,
@@ -58,6 +59,7 @@ def adjust_cmd(
     json_out: Annotated[
         str | None, typer.Option("--json", help="Also write the report here ('-' for stdout).")
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 
@@ -70,8 +72,9 @@ def adjust_cmd(
     from benchcheck.io.load import load
     from benchcheck.metrics.adjust import adjust, write_subset
 
-    if output.exists():
-        raise UsageError(f"{output} exists; choose a new output folder (it is never overwritten)")
+    outputs = Outputs([data], force=force)
+    folder_out = outputs.folder(output, param="output", names=None)
+    outputs.file(json_out, param="json")
     dataset = load(
         data,
         task=task,
@@ -92,13 +95,14 @@ def adjust_cmd(
     source = Path(src.source)
     file_name = source.name if source.is_file() else f"{split}.jsonl"
     payload = result.to_json()
-    output.mkdir(parents=True)
-    for k, sub in enumerate(result.subsets):
-        folder = output if len(result.subsets) == 1 else output / _folder_name(sub.target)
-        folder.mkdir(exist_ok=True)
-        write_subset(src, sub.rows, folder / file_name)
-        payload["subsets"][k]["file"] = str(folder / file_name)
-    write_json(payload, str(output / "adjustment.json"))
+    with folder_out:
+        for k, sub in enumerate(result.subsets):
+            name = file_name
+            if len(result.subsets) > 1:
+                name = f"{_folder_name(sub.target)}/{file_name}"
+            write_subset(src, sub.rows, folder_out.stage(name))
+            payload["subsets"][k]["file"] = str(output / name)
+        folder_out.write("adjustment.json", dumps(payload))
     if json_out is not None:
         write_json(payload, json_out)
     if json_out != "-":

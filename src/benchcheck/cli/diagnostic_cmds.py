@@ -9,9 +9,10 @@ import typer
 from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import parse_assignments, write_json
+from benchcheck.cli._common import ForceOpt, parse_assignments, write_json
 from benchcheck.cli.stats_cmds import JsonOpt
 from benchcheck.errors import BenchcheckError, UsageError
+from benchcheck.io.output import Outputs
 from benchcheck.report._numbers import num
 
 TaxonomyOpt = Annotated[
@@ -220,6 +221,7 @@ def diagnose(
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache judgements.")] = False,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """R_K per phenomenon (overall, coarse, fine) with intervals and paired tests; see docs.
 
@@ -229,6 +231,8 @@ def diagnose(
     Example: benchcheck diagnose --suite diagnostic-full.tsv --predictions bert=bert.tsv
     Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
+    files = parse_assignments(predictions, "--predictions")
+    Outputs([suite, *files.values(), cache], force=force).file(json_out, param="json")
     payload = run_diagnose(suite, predictions or [], taxonomy=taxonomy, label_map=label_map,
                            label_column=label_column, seed=seed, resamples=resamples,
                            judges=judge, base_url=base_url, cache=cache, no_cache=no_cache)
@@ -337,6 +341,7 @@ def artifacts(
                      "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI)."),
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
 
@@ -346,6 +351,7 @@ def artifacts(
     Example: benchcheck artifacts --train snli_train.jsonl --eval diagnostic-full.tsv
     Example: benchcheck artifacts data/nli/ --json artifacts.json
     """
+    Outputs([data, train, eval_path], force=force).file(json_out, param="json")
     payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
                             text_b=text_b, label=label, side=side, seed=seed, top=top,
                             resamples=resamples, max_train=max_train, label_map=label_map)
@@ -412,11 +418,13 @@ def human(
     seed: SeedOpt = 0,
     resamples: ResamplesOpt = 1000,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold.
 
     Example: benchcheck human --suite suite.jsonl --annotations ann.csv
     """
+    Outputs([suite, annotations], force=force).file(json_out, param="json")
     payload = run_human(suite, annotations, taxonomy=taxonomy, label_map=label_map, seed=seed,
                         resamples=resamples)
     if json_out != "-":
@@ -482,11 +490,13 @@ def check_suite_cmd(
         bool, typer.Option("--strict", help="Exit with code 1 when a check warns.")
     ] = False,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Check how a diagnostic suite is built: categories, directions, tags, duplicates.
 
     Example: benchcheck check-suite suite.jsonl --json checks.json
     """
+    Outputs([suite, taxonomy], force=force).file(json_out, param="json")
     payload = run_check_suite(suite, taxonomy=taxonomy)
     if json_out != "-":
         render_check_suite(payload)

@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import write_json
+from benchcheck.cli._common import ForceOpt, write_json
 from benchcheck.errors import UsageError
+from benchcheck.io.output import Outputs, atomic_file
 
 
 @app.command("judge")
@@ -77,6 +78,7 @@ def judge(
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
+    force: ForceOpt = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
@@ -95,7 +97,10 @@ def judge(
 
     out_path = Path(output)
     if out_path.suffix.lower() not in (".parquet", ".jsonl"):
-        raise UsageError(f"-o must end in .parquet or .jsonl, got {output!r}")
+        raise UsageError(f"{{output}} must end in .parquet or .jsonl, got {output!r}")
+    outputs = Outputs([data, prompt_file, cache], force=force)
+    outputs.file(out_path, param="output")
+    outputs.file(json_path, param="json")
     if engine not in ENGINES:
         raise UsageError(f"--engine: expected embedded or ray, got {engine!r}")
     frame = read_table(data, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
@@ -127,11 +132,11 @@ def judge(
             store.close()
     if label is not None and "label" in frame.columns:
         result = result.join(frame.select("id", "label"), on="id", how="left")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    if out_path.suffix.lower() == ".parquet":
-        result.write_parquet(out_path)
-    else:
-        result.write_ndjson(out_path)
+    with atomic_file(out_path) as tmp:
+        if out_path.suffix.lower() == ".parquet":
+            result.write_parquet(tmp)
+        else:
+            result.write_ndjson(tmp)
     summary = summarise(result, price_per_1k_tokens=price)
     rate = summary.n_computed / wall if wall > 0 else float("nan")
     cost = "" if summary.cost is None else f", cost {summary.cost:.4f}"

@@ -16,13 +16,12 @@ import typer
 from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import parse_assignments, write_json
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.io.output import Outputs
 from benchcheck.report._numbers import num
 
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
 JudgesOpt = Annotated[
     str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
 ]
@@ -87,30 +86,6 @@ def _kv_table(title: str, rows: dict[str, Any]) -> Table:
     return t
 
 
-def _read_data(
-    path: str,
-    *,
-    text: str | None,
-    text_a: str | None,
-    text_b: str | None,
-    label: str,
-    id_col: str | None,
-) -> pl.DataFrame:
-    from benchcheck.io.tables import read_rows, read_table
-
-    if text is None and text_a is None:
-        cols = read_rows(path).columns
-        if "text" in cols:
-            text = "text"
-        elif "text_a" in cols and "text_b" in cols:
-            text_a, text_b = "text_a", "text_b"
-        else:
-            raise InputError(
-                "name the text column (--text) or the pair columns (--text-a/--text-b)", path=path
-            )
-    return read_table(path, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
-
-
 def _flags_from_judgments(
     judgments: str,
     data: pl.DataFrame,
@@ -121,46 +96,17 @@ def _flags_from_judgments(
     prompts: str | None,
     bins: tuple[float, ...],
 ) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    from benchcheck.labels.ensemble import ensemble, judgment_labels, read_judgments
-    from benchcheck.labels.flags import flag_examples
+    from benchcheck.labels.ensemble import read_judgments
+    from benchcheck.runs.flag import FlagOptions, flag_frames
 
-    j = read_judgments(judgments)
-    labels = judgment_labels(j)
-    ens = ensemble(j, judges=_csv(judges), prompts=_csv(prompts))
-    return flag_examples(
-        data, ens, threshold=threshold, bins=bins, labels=labels, source=source
-    ), labels
+    options = FlagOptions(threshold, bins, _names(judges), _names(prompts))
+    run = flag_frames(read_judgments(judgments), data, options=options, source=source)
+    return run.flags, run.labels
 
 
-def _read_pred_probs(path: str, ids: list[str], labels: tuple[str, ...]) -> Any:
-    import numpy as np
-
-    from benchcheck.io.tables import read_rows
-
-    if path.endswith(".npy"):
-        try:
-            arr = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read a NumPy array: {exc}", path=path) from None
-        if arr.ndim != 2 or arr.shape[0] != len(ids):
-            raise InputError(
-                f"expected an array of shape ({len(ids)}, {len(labels)}) in data order",
-                path=path,
-                got=arr.shape,
-            )
-        return arr
-    frame = read_rows(path)
-    cols = [f"p_{lab}" for lab in labels]
-    missing = [c for c in ["id", *cols] if c not in frame.columns]
-    if missing:
-        raise InputError(f"predicted probabilities lack column(s) {missing}", path=path)
-    frame = frame.with_columns(pl.col("id").cast(pl.String))
-    index = {i: k for k, i in enumerate(frame["id"].to_list())}
-    absent = [i for i in ids if i not in index]
-    if absent:
-        raise InputError("no predicted probabilities for id", path=path, got=absent[0])
-    arr = frame.select(cols).to_numpy().astype(float)
-    return arr[[index[i] for i in ids]]
+def _names(value: str | None) -> tuple[str, ...] | None:
+    names = _csv(value)
+    return tuple(names) if names else None
 
 
 # ----------------------------------------------------------------------------- flag
@@ -197,83 +143,34 @@ def flag(
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Flag examples whose ensemble label disagrees with the original label.
 
     The ensemble probability is the mean over judges × prompts; a flag is a disagreement
-    whose confidence (probability of the LLM label) is at least --threshold.
+    whose confidence (probability of the LLM label) is at least --threshold. The flags
+    table keeps the data's own columns.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl --threshold 0.5 -o flags.jsonl
     """
     from benchcheck.io.tables import write_rows
-    from benchcheck.labels.flags import (
-        confident_learning_flags,
-        detector_overlap,
-        parse_bins,
-        summarize_flags,
-    )
+    from benchcheck.labels.flags import parse_bins
+    from benchcheck.report.terminal import flag_renderables
+    from benchcheck.runs.flag import FlagOptions, run_flag
 
-    edges = parse_bins(bins)
-    frame = _read_data(data, text=text, text_a=text_a, text_b=text_b, label=label, id_col=id_col)
-    flags, labels = _flags_from_judgments(
-        judgments,
-        frame,
-        source=data,
-        threshold=threshold,
-        judges=judges,
-        prompts=prompts,
-        bins=edges,
-    )
-    payload: dict[str, Any] = {"judgments": judgments, "data": data}
-    summary = summarize_flags(flags, threshold=threshold, bins=edges)
-    payload["summary"] = summary.to_dict()
-    if pred_probs is not None:
-        probs = _read_pred_probs(pred_probs, flags["id"].to_list(), labels)
-        cl = confident_learning_flags(flags["label"].to_list(), probs, labels)
-        flags = flags.with_columns(pl.Series("cleanlab_issue", cl))
-        ov = detector_overlap(
-            flags.filter(pl.col("flagged"))["id"].to_list(),
-            flags.filter(pl.col("cleanlab_issue"))["id"].to_list(),
-        )
-        payload["confident_learning"] = ov.to_dict()
+    outputs = Outputs([judgments, data, pred_probs], force=force)
+    outputs.file(output, param="output")
+    outputs.file(json_out, param="json")
+    options = FlagOptions(threshold, parse_bins(bins), _names(judges), _names(prompts))
+    columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
+    run = run_flag(judgments, data, columns=columns, options=options, pred_probs=pred_probs)
     if output is not None:
-        if Path(output).resolve() == Path(data).resolve():
-            raise UsageError("refusing to overwrite the data file with the flags")
-        write_rows(flags, output)
-        payload["output"] = output
-    cols = ["rank", "id", "label", "llm_label", "confidence", "bin"]
-    payload["top"] = flags.filter(pl.col("flagged")).sort("rank").head(top).select(cols).to_dicts()
+        write_rows(run.flags, output)
+    payload = run.to_json(top=top, output=output)
     write_json(payload, json_out)
-    if json_out == "-":
-        return
-    s = payload["summary"]
-    console.print(
-        _kv_table(
-            "Flags",
-            {
-                "examples": s["n"],
-                "judged": s["judged"],
-                "disagreements": s["disagreements"],
-                f"flagged (confidence ≥ {threshold:g})": s["flagged"],
-                "flag rate": s["flag_rate"],
-            },
-        )
-    )
-    t = Table(title="Flags per confidence bin")
-    t.add_column("bin")
-    t.add_column("flags", justify="right")
-    for b, n in s["flagged_by_bin"].items():
-        t.add_row(b, str(n))
-    console.print(t)
-    if payload["top"]:
-        t = Table(title=f"Top {len(payload['top'])} flags")
-        for c in cols:
-            t.add_column(c)
-        for row in payload["top"]:
-            t.add_row(*[_fmt(row[c]) for c in cols])
-        console.print(t)
-    if "confident_learning" in payload:
-        console.print(_kv_table("LLM flags vs confident learning", payload["confident_learning"]))
+    if json_out != "-":
+        for renderable in flag_renderables(payload):
+            console.print(renderable)
 
 
 # ----------------------------------------------------------------------------- review
@@ -399,6 +296,7 @@ def error_rate(
     ] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Error rate with an exact Clopper–Pearson interval and the finite population correction.
 
@@ -408,6 +306,7 @@ def error_rate(
     from benchcheck.labels.analysis import gold_error_rate
     from benchcheck.stats.intervals import error_rate_interval
 
+    Outputs([gold], force=force).file(json_out, param="json")
     left: dict[str, int] = {}
     if gold is not None:
         if errors is not None or sample is not None:
@@ -458,6 +357,7 @@ def bins_cmd(
         int, typer.Option("--min-bin", help="Warn on bins with fewer examples.")
     ] = 35,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Per confidence bin: share of reviewed flags where experts sided with the LLM vs original.
 
@@ -467,6 +367,7 @@ def bins_cmd(
     from benchcheck.labels.analysis import bin_agreement
     from benchcheck.labels.flags import parse_bins
 
+    Outputs([gold], force=force).file(json_out, param="json")
     edges = parse_bins(bins)
     with _in_file(gold):
         stats = bin_agreement(
@@ -519,6 +420,7 @@ def remedy(
     judges: JudgesOpt = None,
     prompts: PromptsOpt = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -527,10 +429,13 @@ def remedy(
     Example: benchcheck remedy train.jsonl --judgments j.parquet --threshold 0.9 --mode flip -o out/
     """
     from benchcheck.io.tables import read_rows
-    from benchcheck.labels.remedies import apply_remedy, write_remedy
+    from benchcheck.labels.remedies import apply_remedy, remedy_file_names, write_remedy
 
     if ablation != "random":
         raise UsageError(f"--ablation supports 'random', got {ablation!r}")
+    outputs = Outputs([data, judgments, flags], force=force)
+    outputs.folder(output, param="output", names=remedy_file_names(data))
+    outputs.file(json_out, param="json")
     if (judgments is None) == (flags is None):
         raise UsageError("give exactly one of --judgments or --flags")
     rows = read_rows(data)
@@ -577,7 +482,9 @@ def remedy(
         seed=seed,
         labels=labels,
     )
-    res = write_remedy(splits, output, source=data, mode=mode, threshold=threshold, seed=seed)
+    res = write_remedy(
+        splits, output, source=data, mode=mode, threshold=threshold, seed=seed, force=force
+    )
     write_json(res.to_dict(), json_out)
     if json_out != "-":
         console.print(
@@ -614,6 +521,7 @@ def rerank_cmd(
     ] = 1000,
     seed: SeedOpt = 0,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
@@ -623,6 +531,7 @@ def rerank_cmd(
     from benchcheck.labels.remedies import read_model_scores, rerank
 
     files = parse_assignments(scores, "--scores")
+    Outputs([gold, *files.values()], force=force).file(json_out, param="json")
     if not files:
         raise UsageError("give at least one --scores NAME=FILE")
     g = read_rows(gold)
@@ -737,6 +646,7 @@ def agreement(
         str, typer.Option("--disagreement", help="Two sources whose disagreement is the subset.")
     ] = "llm,original",
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
@@ -747,6 +657,8 @@ def agreement(
     from benchcheck.labels.ensemble import read_judgments
 
     specs = parse_assignments(source, "--source")
+    used = [s.partition("#")[0] for s in specs.values()]
+    Outputs([*used, crowd, judgments], force=force).file(json_out, param="json")
     if not specs and crowd is None:
         raise UsageError("give at least one --source NAME=FILE or --crowd")
     sources = {n: _read_source(n, s) for n, s in specs.items()}
@@ -829,6 +741,7 @@ def ensemble_curve_cmd(
     ] = None,
     seed: SeedOpt = 0,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -838,6 +751,7 @@ def ensemble_curve_cmd(
     from benchcheck.labels.analysis import ensemble_curve
     from benchcheck.labels.ensemble import read_judgments
 
+    Outputs([judgments, gold], force=force).file(json_out, param="json")
     g = read_rows(gold)
     with _in_file(gold):
         points, members = ensemble_curve(
@@ -898,6 +812,7 @@ def flag_spans(
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
@@ -918,6 +833,9 @@ def flag_spans(
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
+    outputs = Outputs([gold, predictions], force=force)
+    outputs.file(output, param="output")
+    outputs.file(json_out, param="json")
     split = read_conll(gold, scheme=scheme.upper() if scheme else None)
     if split.tokens is None:
         raise InputError("not an NER file", path=gold)

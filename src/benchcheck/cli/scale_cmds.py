@@ -9,8 +9,9 @@ import polars as pl
 import typer
 
 from benchcheck.cli._app import app, console
-from benchcheck.cli._common import parse_assignments, write_json
-from benchcheck.cli.stats_cmds import JsonOpt, SplitOpt
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.cli.stats_cmds import SplitOpt
+from benchcheck.io.output import Outputs
 from benchcheck.report._numbers import num
 
 
@@ -21,7 +22,7 @@ def convert(
         typer.Argument(help="Dataset folder (train/dev/test found by name) or one CoNLL file."),
     ] = None,
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="New folder to write (never overwritten).")
+        Path, typer.Option("-o", "--output", help="New folder to write (never replaced).")
     ] = Path("data.parquet"),
     split: SplitOpt = None,
     chunk_mb: Annotated[
@@ -31,6 +32,7 @@ def convert(
         ),
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
 
@@ -41,10 +43,15 @@ def convert(
     """
     from benchcheck.engine.shards import convert as run
 
+    splits = parse_assignments(split, "--split")
+    outputs = Outputs([data, *splits.values()], force=force)
+    if not output.exists():  # an existing folder is never replaced: convert says so itself
+        outputs.folder(output, param="output", names=None)
+    outputs.file(json_out, param="json")
     folder = run(
         data,
         output,
-        splits=parse_assignments(split, "--split") or None,
+        splits=splits or None,
         chunk_bytes=None if chunk_mb is None else chunk_mb << 20,
     )
     payload = folder.to_json()
@@ -87,6 +94,7 @@ def leakage(
     ] = 8192,
     show: Annotated[int, typer.Option("--show", min=0, help="Contaminated items to list.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Test-set contamination against a corpus streamed shard by shard (never all in memory).
 
@@ -100,6 +108,7 @@ def leakage(
     from benchcheck.errors import InputError
     from benchcheck.io.tables import read_rows
 
+    Outputs([test, *corpus], force=force).file(json_out, param="json")
     rows = read_rows(test)
     column = test_column or text_column
     if column not in rows.columns:
