@@ -29,12 +29,13 @@ class _Rate(TextColumn):
 
 
 @contextmanager
-def progress_bar(what: str = "judging", *, transient: bool = False) -> Iterator[
-    Callable[[int, int], None]
-]:
+def progress_bar(
+    what: str = "judging", *, transient: bool = False
+) -> Iterator[Callable[[int, int], None]]:
     """Yield a ``(done, total)`` callback drawing a bar with rate and ETA.
 
-    Cache hits arrive first: the first call counts them as done without a rate.
+    The bar appears at the first call (work that never reports draws nothing); cache hits
+    arrive first, so the first call counts them as done without a rate.
     """
     columns = (
         TextColumn(what),
@@ -46,15 +47,19 @@ def progress_bar(what: str = "judging", *, transient: bool = False) -> Iterator[
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console_err, transient=transient) as bar:
-        task = bar.add_task(what, total=None)
-        started = False
+    bar = Progress(*columns, console=console_err, transient=transient)
+    task = None
 
-        def update(done: int, total: int) -> None:
-            nonlocal started
-            if not started:
-                bar.reset(task, total=total, completed=done)
-                started = True
-            bar.update(task, completed=done, total=total)
+    def update(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task(what, total=total, completed=done)
+            return
+        bar.update(task, completed=done, total=total)
 
+    try:
         yield update
+    finally:
+        if task is not None:
+            bar.stop()
