@@ -93,9 +93,9 @@ def run_label_errors(
     import polars as pl
 
     from benchcheck.io.tables import read_table
-    from benchcheck.runs.flag import FlagOptions, flag_frames
     from benchcheck.judges.prompts import select_prompts
     from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame
+    from benchcheck.runs.flag import FlagOptions, flag_frames
 
     frame = read_table(data, **columns.given())
     templates = select_prompts(prompts or AUDIT_PROMPTS)
