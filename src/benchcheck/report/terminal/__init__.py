@@ -98,54 +98,16 @@ def stats_renderables(result: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-def _cell(value: Any, digits: int = 3) -> str:
-    """:func:`~benchcheck.report._numbers.num`, element-wise inside lists, escaped."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cell(x, digits) for x in value) + "]"
-    return escape(num(value, digits))
+from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported
+    flag_renderables,
+    key_value_table,
+)
 
-
-def key_value_table(title: str, rows: Mapping[str, Any], *, digits: int = 4) -> Table:
-    """Build a two-column table: one name and one value per row."""
-    table = Table(title=escape(title), show_header=False)
-    table.add_column("")
-    table.add_column("", justify="right")
-    for key, value in rows.items():
-        table.add_row(escape(str(key)), _cell(value, digits))
-    return table
-
-
-def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
-    """Render ``benchcheck flag``: counts, flags per bin, top flags, cleanlab overlap."""
-    s = payload["summary"]
-    out: list[Any] = [
-        key_value_table(
-            "Flags",
-            {
-                "examples": s["n"],
-                "judged": s["judged"],
-                "disagreements": s["disagreements"],
-                f"flagged (confidence ≥ {s['threshold']:g})": s["flagged"],
-                "flag rate": s["flag_rate"],
-            },
-        )
-    ]
-    per_bin = Table(title="Flags per confidence bin")
-    per_bin.add_column("bin")
-    per_bin.add_column("flags", justify="right")
-    for name, n in s["flagged_by_bin"].items():
-        per_bin.add_row(escape(name), str(n))
-    out.append(per_bin)
-    top = payload["top"]
-    if top:
-        table = Table(title=f"Top {len(top)} flags")
-        columns = list(top[0])
-        for c in columns:
-            table.add_column(c)
-        for row in top:
-            table.add_row(*[_cell(row[c]) for c in columns])
-        out.append(table)
-    if "confident_learning" in payload:
-        overlap = payload["confident_learning"]
-        out.append(key_value_table("LLM flags vs confident learning", overlap))
-    return out
+__all__ = [
+    "compare_table",
+    "flag_renderables",
+    "fmt",
+    "key_value_table",
+    "stats_renderables",
+    "stats_table",
+]
