@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Annotated, Any
 
 import polars as pl
@@ -605,91 +604,21 @@ def flag_spans(
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
-    from benchcheck.io.conll import read_conll
-    from benchcheck.io.tables import read_rows, write_rows
-    from benchcheck.labels.ner_flags import (
-        compare_spans,
-        parse_label_map,
-        spacy_spans,
-        span_review_frame,
-        spans_from_split,
-    )
+    from benchcheck.io.tables import write_rows
+    from benchcheck.report.terminal.labels import span_flag_renderables
+    from benchcheck.runs.flag_spans import run_flag_spans
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
     outputs = Outputs([gold, predictions], force=force)
     outputs.file(output, param="output")
     outputs.file(json_out, param="json")
-    split = read_conll(gold, scheme=scheme.upper() if scheme else None)
-    if split.tokens is None:
-        raise InputError("not an NER file", path=gold)
-    if spacy_model is not None:
-        pred = spacy_spans(split.tokens, spacy_model, label_map=parse_label_map(label_map))
-    elif Path(predictions).suffix.lower() in (".jsonl", ".csv", ".tsv", ".parquet"):  # type: ignore[arg-type]
-        pred = read_rows(predictions)  # type: ignore[arg-type]
-        missing = [c for c in ("sentence", "start", "end", "type") if c not in pred.columns]
-        if missing:
-            raise InputError(f"predicted spans lack column(s) {missing}", path=predictions)
-    else:
-        other = read_conll(predictions, scheme=scheme.upper() if scheme else None)  # type: ignore[arg-type]
-        _same_tokens(split, other, predictions)  # type: ignore[arg-type]
-        pred = spans_from_split(other)
-        mapping = parse_label_map(label_map)
-        if mapping:
-            pred = pred.with_columns(pl.col("type").replace(mapping))
-    flags = compare_spans(spans_from_split(split), pred)
-    frame = span_review_frame(split.tokens, flags)
-    counts = {
-        k: int((flags["kind"] == k).sum()) for k in ("type", "boundary", "spurious", "missing")
-    }
-    payload: dict[str, Any] = {
-        "gold": gold,
-        "n_gold_spans": int(split.spans.height) if split.spans is not None else 0,
-        "n_pred_spans": int(pred.height),
-        "flags": int(flags.height),
-        "by_kind": counts,
-        "top": frame.head(top)
-        .select("rank", "id", "label", "llm_label", "kind", "text")
-        .to_dicts(),
-    }
-    if output is not None:
-        write_rows(frame, output)
-        payload["output"] = output
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
-    console.print(
-        _kv_table(
-            "Span flags",
-            {
-                "gold spans": payload["n_gold_spans"],
-                "model spans": payload["n_pred_spans"],
-                **counts,
-            },
-        )
+    run = run_flag_spans(
+        gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
     )
-    if payload["top"]:
-        t = Table(title=f"Top {len(payload['top'])} span flags")
-        for c in ("rank", "kind", "gold", "model", "text"):
-            t.add_column(c)
-        for r in payload["top"]:
-            t.add_row(str(r["rank"]), r["kind"], r["label"], r["llm_label"], r["text"])
-        console.print(t)
-
-
-def _same_tokens(gold: Any, other: Any, path: str) -> None:
-    a, b = gold.tokens, other.tokens
-    if a.height != b.height or gold.n != other.n:
-        raise InputError(
-            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
-            f"{gold.n} / {a.height}",
-            path=path,
-        )
-    diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
-    if diff.any():
-        k = int(diff.arg_true()[0])
-        s = int(b["sentence"][k])
-        line = int(other.table["line"][s]) + int(b["position"][k])
-        raise InputError(
-            "token differs from the gold file", path=path, line=line, got=b["token"][k]
-        )
+    if output is not None:
+        write_rows(run.review, output)
+    payload = run.to_json(top=top, output=output)
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(span_flag_renderables(payload))

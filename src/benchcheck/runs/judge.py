@@ -33,8 +33,8 @@ class JudgeRun:
     @property
     def rate(self) -> float:
         """Judgements computed per second of wall time."""
-        return self.summary.n_computed / self.wall_seconds if self.wall_seconds > 0 else float(
-            "nan"
+        return (
+            self.summary.n_computed / self.wall_seconds if self.wall_seconds > 0 else float("nan")
         )
 
     def to_json(self, *, output: str | None = None) -> dict[str, Any]:

@@ -204,3 +204,31 @@ def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:
             cell(p["f1_ci"]),
         )
     return [table]
+
+
+def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck flag-spans``: counts per kind and the top span flags."""
+    out: list[Any] = [
+        key_value_table(
+            "Span flags",
+            {
+                "gold spans": payload["n_gold_spans"],
+                "model spans": payload["n_pred_spans"],
+                **payload["by_kind"],
+            },
+        )
+    ]
+    if payload["top"]:
+        table = Table(title=f"Top {len(payload['top'])} span flags")
+        for c in ("rank", "kind", "gold", "model", "text"):
+            table.add_column(c)
+        for r in payload["top"]:
+            table.add_row(
+                str(r["rank"]),
+                r["kind"],
+                escape(r["label"]),
+                escape(r["llm_label"]),
+                escape(r["text"]),
+            )
+        out.append(table)
+    return out
