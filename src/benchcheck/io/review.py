@@ -18,7 +18,6 @@ export, or an Argilla records export (one expert per annotator).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -156,15 +155,23 @@ class ReviewFiles:
 
 
 def write_review(
-    package: ReviewPackage, out_dir: str | Path, *, force: bool = False
+    package: ReviewPackage,
+    out_dir: str | Path,
+    *,
+    force: bool = False,
+    inputs: Sequence[str | Path | None] = (),
 ) -> ReviewFiles:
     """Write the package into ``out_dir``; refuse a folder that already holds a review.
 
     Without ``force``, a folder holding any file the package would write, or any expert
     CSV, is refused with a :class:`UsageError` naming them (and the answers filled). With
     ``force`` those files are replaced and listed in :attr:`ReviewFiles.replaced`, so the
-    caller can say so. Each file is written to a temporary sibling and renamed into place.
+    caller can say so. A file of the package that is one of ``inputs`` is refused even with
+    ``force``. Writes go through :class:`benchcheck.io.output.Outputs`: a new folder appears
+    whole, each file of an existing one is replaced atomically.
     """
+    from benchcheck.io.output import Outputs
+
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{{output}}: {out} is a file; expected a folder")
@@ -175,22 +182,12 @@ def write_review(
             f"{{output}}: {out} already holds a review: {', '.join(present)}; "
             "pass {force} to overwrite it"
         )
-    for name, text in files.items():
-        _atomic_text(out / name, text)
+    # the refusal above is this command's; Outputs still refuses writing over an input
+    folder = Outputs(inputs, force=True).folder(out, param="output", names=list(files))
+    with folder as staged:
+        for name, text in files.items():
+            staged.write(name, text)
     return ReviewFiles(str(out), tuple(files), tuple(present))
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def read_review_key(path: str | Path) -> pl.DataFrame:

@@ -108,7 +108,7 @@ def stratified_gold_error_rate(
     for name, p, r in zip(STRATA, counts.population, counts.reviewed, strict=True):
         if p > 0 and r == 0:
             what = "audit sample" if name == "undisputed" else "review of the flags"
-            return None, counts, f"no {name} example has a gold label (no {what})"
+            return None, counts, f"no {name} example was reviewed with a gold label (no {what})"
     est = stratified_error_rate(
         counts.errors,
         counts.reviewed,

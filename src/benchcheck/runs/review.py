@@ -81,7 +81,7 @@ def export_review(
     See :func:`benchcheck.labels.review.build_review` for the options and
     :func:`benchcheck.io.review.write_review` for the files and the refusal rule.
     """
-    from benchcheck.io.review import package_files, write_review
+    from benchcheck.io.review import write_review
     from benchcheck.io.tables import read_rows
 
     source = None if isinstance(flags, pl.DataFrame) else str(flags)
@@ -100,13 +100,7 @@ def export_review(
         if exc.path is None and source is not None:
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
-    if source is not None:
-        for name in package_files(package):
-            if _same(out / name, Path(source)):
-                raise UsageError(
-                    f"{{output}}: refusing to write {out / name}: it is an input of this command"
-                )
-    written = write_review(package, out, force=force)
+    written = write_review(package, out, force=force, inputs=[source])
     return ReviewExportRun(package, written.out_dir, written.files, written.replaced, source)
 
 
