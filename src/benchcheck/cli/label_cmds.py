@@ -14,14 +14,12 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
 from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, InputError, UsageError
 from benchcheck.io.output import Outputs
-from benchcheck.report._numbers import num
 
 JudgesOpt = Annotated[
     str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
@@ -69,22 +67,6 @@ def _in_file(path: str) -> Iterator[None]:
 
 def _csv(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
-def _fmt(v: Any, digits: int = 3) -> str:
-    """:func:`~benchcheck.report._numbers.num`, element-wise inside lists."""
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x, digits) for x in v) + "]"
-    return num(v, digits)
-
-
-def _kv_table(title: str, rows: dict[str, Any]) -> Table:
-    t = Table(title=title, show_header=False)
-    t.add_column("")
-    t.add_column("", justify="right")
-    for k, v in rows.items():
-        t.add_row(k, _fmt(v, 4))
-    return t
 
 
 def _names(value: str | None) -> tuple[str, ...] | None:
@@ -162,6 +144,7 @@ def flag(
 
 # ----------------------------------------------------------------------------- review
 
+
 @review_app.command("export")
 @_guard
 def review_export(
@@ -197,6 +180,7 @@ def review_export(
 
     Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
     """
+    from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import export_review
 
     Outputs([flags], force=force).file(json_out, param="json")
@@ -210,30 +194,13 @@ def review_export(
         labels=_csv(labels),
         force=force,
     )
-    write_json(res.to_json(), json_out)
-    for name in res.replaced:
-        console_err.print(
-            f"[yellow]warning:[/] replaced {Path(res.out_dir) / name.split(' (')[0]}"
-            f" ({name.partition(' (')[2].rstrip(')') or 'it existed'})"
-        )
+    payload = res.to_json()
+    write_json(payload, json_out)
+    for what in res.replaced:
+        console_err.print(f"[yellow]warning:[/] replaced {escape(what)} in {escape(res.out_dir)}")
     if json_out == "-":
         return
-    p = res.package
-    console.print(
-        _kv_table(
-            "Review export",
-            {
-                "flagged": p.n_flagged,
-                "flags exported": p.n_disputed,
-                "audit sample (undisputed)": p.n_audit,
-                "items per expert": p.n_items,
-                "experts": ", ".join(p.experts),
-                "seed": p.seed,
-                "folder": res.out_dir,
-            },
-        )
-    )
-    console.print("Keep key.jsonl away from the experts.")
+    _show(review_export_renderables(payload))
 
 
 @review_app.command("import")
@@ -263,6 +230,7 @@ def review_import(
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
+    from benchcheck.report.terminal.review import review_import_renderables
     from benchcheck.runs.review import import_review
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
@@ -273,32 +241,15 @@ def review_import(
     run = import_review(experts, key_path=key, reconciled=reconciled)
     summary = run.summary
     write_rows(run.gold, output)
-    write_json(run.to_json(output=output), json_out)
+    payload = run.to_json(output=output)
+    write_json(payload, json_out)
     if json_out == "-":
         return
-    t = Table(title="Expert agreement")
-    t.add_column("")
-    t.add_column("before reconciliation", justify="right")
-    t.add_column("after", justify="right")
-    for k in summary.agreement_before:
-        t.add_row(k, _fmt(summary.agreement_before[k]), _fmt(summary.agreement_after.get(k)))
-    console.print(t)
-    console.print(_kv_table("Gold labels", {**summary.status_counts}))
-    rows: dict[str, Any] = {f"changed {k}": v for k, v in summary.changes.items()}
-    rows.update(
-        {
-            "sided with LLM": summary.sided_with_llm,
-            "sided with original": summary.sided_with_original,
-        }
-    )
-    if summary.audited:
-        rows["audited (undisputed)"] = summary.audited
-        rows["errors found by the audit"] = summary.audit_errors
-    console.print(_kv_table("Reviewed items", rows))
+    _show(review_import_renderables(payload))
     for w in summary.warnings:
-        console_err.print(f"[yellow]warning:[/] {w}")
+        console_err.print(f"[yellow]warning:[/] {escape(w)}")
     if summary.unresolved_ids:
-        shown = ", ".join(summary.unresolved_ids[:10])
+        shown = escape(", ".join(summary.unresolved_ids[:10]))
         console_err.print(
             f"[yellow]{len(summary.unresolved_ids)} unresolved disagreement(s)[/] (no gold label): "
             f"{shown}{' …' if len(summary.unresolved_ids) > 10 else ''}"
@@ -370,6 +321,7 @@ def error_rate(
 
     Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
+    from benchcheck.report.terminal.review import error_rate_renderables
     from benchcheck.runs.error_rate import error_rate as run_error_rate
 
     Outputs([gold], force=force).file(json_out, param="json")
@@ -383,80 +335,19 @@ def error_rate(
         plan=plan,
         anticipated=_rates(anticipated),
     )
-    write_json(run.to_json(), json_out)
+    payload = run.to_json()
+    write_json(payload, json_out)
     if json_out == "-":
         return
-    res = run.lower_bound
-    pct = f"{confidence:.0%}"
-    rows: dict[str, Any] = {
-        "errors": res.errors,
-        "sample": res.sample,
-        "population": res.population,
-        "error rate": res.error_rate,
-        f"{pct} Clopper–Pearson": list(res.ci),
-    }
-    if res.ci_fpc is not None:
-        rows[f"{pct} with finite population correction"] = list(res.ci_fpc)
-        rows["errors in the whole dataset, at least"] = res.population_errors_lower
-    for k, v in run.excluded.items():
-        rows[f"excluded: {k}"] = v
-    console.print(_kv_table("Error rate of the reviewed sample (a lower bound)", rows))
-    st = run.stratified
-    if st is not None:
-        t = Table(title=f"Strata ({pct} intervals)")
-        for c in ("stratum", "examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
-            t.add_column(c, justify="right")
-        for s in st.strata:
-            t.add_row(
-                s.name,
-                str(s.population),
-                str(s.reviewed),
-                str(s.errors),
-                _fmt(s.error_rate, 4),
-                _fmt(list(s.ci_exact), 4),
-                _fmt(list(s.ci_midp), 4),
-            )
-        console.print(t)
-        console.print(
-            _kv_table(
-                "Whole dataset (stratified estimate)",
-                {
-                    "error rate": st.error_rate,
-                    f"{pct} interval ({st.method} per stratum, MOVER)": list(st.ci),
-                    "errors, estimated": st.errors_estimate,
-                    f"errors, {pct} interval": list(st.errors_ci),
-                    "recall of the flags": st.recall,
-                    f"recall, {pct} interval": None if st.recall_ci is None else list(st.recall_ci),
-                },
-            )
+    _show(error_rate_renderables(payload, confidence))
+    if run.strata is not None and run.stratified is not None and any(run.strata.unresolved):
+        unresolved = zip(("disputed", "undisputed"), run.strata.unresolved, strict=True)
+        console_err.print(
+            "[yellow]warning:[/] unresolved reviews left out of the strata: "
+            + ", ".join(f"{n} {u}" for n, u in unresolved)
         )
-        if run.strata is not None and any(run.strata.unresolved):
-            console_err.print(
-                "[yellow]warning:[/] unresolved reviews left out of the strata: "
-                + ", ".join(
-                    f"{n} {u}"
-                    for n, u in zip(("disputed", "undisputed"), run.strata.unresolved, strict=True)
-                )
-            )
-    elif run.stratified_note is not None:
-        console_err.print(f"note: no stratified estimate: {run.stratified_note}")
-    if run.plan is not None:
-        t = Table(
-            title=f"Plan: reviews for a {pct} interval at most {run.plan.target_width:g} wide "
-            f"(expected width {run.plan.expected_width:.4f})"
-        )
-        for c in ("stratum", "examples", "anticipated rate", "reviewed", "planned", "to do"):
-            t.add_column(c, justify="right")
-        for sp in run.plan.strata:
-            t.add_row(
-                sp.name,
-                str(sp.population),
-                _fmt(sp.anticipated_rate, 4),
-                str(sp.reviewed),
-                str(sp.planned),
-                str(sp.additional),
-            )
-        console.print(t)
+    elif run.stratified is None and run.stratified_note is not None:
+        console_err.print(f"note: no stratified estimate: {escape(run.stratified_note)}")
 
 
 # ----------------------------------------------------------------------------- bins
