@@ -90,9 +90,9 @@ def apply_remedy(
     ``"_selected"`` / ``"_ablation"`` single-column frames.
     """
     if mode not in MODES:
-        raise UsageError(f"--mode must be one of {MODES}, got {mode!r}")
+        raise UsageError(f"{{mode}} must be one of {MODES}, got {mode!r}")
     if not 0 <= threshold <= 1:
-        raise UsageError(f"--threshold must be in [0, 1], got {threshold}")
+        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
     if label_col not in rows.columns:
         raise InputError(f"no label column {label_col!r}; the data has {rows.columns}")
     rows = rows.drop([c for c in ("__line__",) if c in rows.columns])
