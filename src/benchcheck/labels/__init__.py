@@ -22,24 +22,23 @@ from benchcheck.labels.flags import (
     summarize_flags,
 )
 from benchcheck.labels.ner_flags import compare_spans, span_review_frame
-from benchcheck.labels.remedies import apply_remedy, read_model_scores, rerank
+from benchcheck.labels.remedies import apply_remedy, rerank
 from benchcheck.labels.review import build_review, combine_review
 
 __all__ = [
     "agreement_report",
     "apply_remedy",
     "bin_agreement",
+    "build_review",
+    "combine_review",
     "compare_spans",
     "confident_learning_flags",
     "detector_overlap",
     "ensemble",
     "ensemble_curve",
-    "build_review",
-    "combine_review",
     "flag_examples",
     "gold_error_rate",
     "read_judgments",
-    "read_model_scores",
     "rerank",
     "span_review_frame",
     "stratified_gold_error_rate",

@@ -153,7 +153,7 @@ def bin_agreement(
     Bins follow :func:`~benchcheck.labels.flags.bin_label` (``[a, b)``, last one closed).
     """
     if n_resamples < 100:
-        raise UsageError(f"--bootstrap needs at least 100 resamples, got {n_resamples}")
+        raise UsageError(f"{{bootstrap}} needs at least 100 resamples, got {n_resamples}")
     _need(gold, ["label", "llm_label", "confidence", "gold"], "the gold file")
     rows = gold.filter(
         pl.col("gold").is_not_null()
@@ -241,9 +241,9 @@ def ensemble_curve(
     the larger of two) and NaN when gold has one class. Returns the points and the members.
     """
     if unit not in ("member", "judge"):
-        raise UsageError(f"--unit must be 'member' or 'judge', got {unit!r}")
+        raise UsageError(f"{{unit}} must be 'member' or 'judge', got {unit!r}")
     if repeats < 1:
-        raise UsageError(f"--repeats must be >= 1, got {repeats}")
+        raise UsageError(f"{{repeats}} must be >= 1, got {repeats}")
     _need(gold, ["id", "label", "gold"], "the gold file")
     labels = list(judgment_labels(judgments))
     if positive is None:
@@ -525,5 +525,5 @@ def _refuse_mixed_label_sets(judgments: pl.DataFrame, pcols: list[str]) -> None:
     raise UsageError(
         "the judgments mix label sets, which agreement cannot compare: "
         + "; ".join(f"{p}: {', '.join(labels)}" for p, labels in sets.items())
-        + ". Judge with prompts that share labels (e.g. --prompts nli,document)."
+        + ". Judge with prompts that share labels (e.g. the prompts nli and document)."
     )
