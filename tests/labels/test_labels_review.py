@@ -426,8 +426,16 @@ def test_import_refuses_duplicate_ids(tmp_path):
 
 def test_export_refuses_a_review_key_as_flags(tmp_path):
     export_review(_flags(), tmp_path / "r", seed=1)
-    with pytest.raises(InputError, match="review key"):
+    with pytest.raises(InputError, match="review key") as exc:
         export_review(tmp_path / "r" / "key.jsonl", tmp_path / "s")
+    assert "key.jsonl" in str(exc.value)
+
+
+def test_a_data_column_named_stratum_is_kept_aside():
+    flags = _flags().with_columns(pl.lit("north").alias("stratum"))
+    key = build_review(flags, seed=1).key
+    assert key["data_stratum"].unique().to_list() == ["north"]
+    assert set(key["stratum"]) == {"disputed", "undisputed"}
 
 
 # ------------------------------------------------------------------ spreadsheet formulas

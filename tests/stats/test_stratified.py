@@ -44,7 +44,7 @@ def test_hypergeometric_bounds_match_the_definition(n, big_n, midp):
 
 
 def test_tails_match_scipy_also_for_large_populations():
-    for big_n, m, n in [(5000, 500, 100), (98000, 2000, 5000), (98000, 3, 700), (50, 10, 50)]:
+    for big_n, m, n in [(5000, 500, 100), (98000, 2000, 600), (98000, 3, 300), (50, 10, 50)]:
         k = np.arange(n + 1)
         ge, le, eq = _tails(k, np.full(k.shape, m), n, big_n)
         assert np.allclose(ge, st.hypergeom.sf(k - 1, big_n, m, n), atol=1e-10)
@@ -118,11 +118,9 @@ def test_expected_width_is_the_mean_over_every_outcome():
     kd, ku = np.arange(n[0] + 1), np.arange(n[1] + 1)
     pd = st.hypergeom.pmf(kd, big_n[0], e[0], n[0])
     pu = st.hypergeom.pmf(ku, big_n[1], e[1], n[1])
-    total = 0.0
-    for a in kd:
-        for b in ku:
-            _, lo, hi = stratified_interval([a, b], n, big_n)
-            total += pd[a] * pu[b] * float(hi - lo)
+    grid = np.stack(np.meshgrid(kd, ku, indexing="ij"), axis=-1)  # every outcome (k_D, k_U)
+    _, lo, hi = stratified_interval(grid, n, big_n)
+    total = float(np.sum(pd[:, None] * pu[None, :] * (hi - lo)))
     got = expected_width(n, big_n, [e[0] / big_n[0], e[1] / big_n[1]])
     assert got == pytest.approx(total, rel=1e-9)
     assert w.sum() == pytest.approx(1)
@@ -137,11 +135,11 @@ def test_plan_is_minimal_and_neyman():
     assert expected_width([300, u.planned - 1], [300, 9700], [0.3, 0.02]) > 0.03
     assert plan.additional == u.planned - 50
     # nothing reviewed yet, large strata: Neyman's n_h ∝ N_h sqrt(p_h (1 - p_h))
-    plan = plan_reviews([20000, 80000], [0.3, 0.03], width=0.02)
+    plan = plan_reviews([20000, 80000], [0.3, 0.03], width=0.03)
     n = [s.planned for s in plan.strata]
     share = 20000 * math.sqrt(0.21) / (20000 * math.sqrt(0.21) + 80000 * math.sqrt(0.0291))
     assert n[0] / sum(n) == pytest.approx(share, abs=0.01)
-    assert plan.expected_width <= 0.02
+    assert plan.expected_width <= 0.03
     with pytest.raises(ValueError, match="anticipated"):
         plan_reviews([10, 10], [0.0, 0.5], width=0.1)
     with pytest.raises(ValueError, match="width"):

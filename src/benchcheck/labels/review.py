@@ -228,8 +228,8 @@ def build_review(
     same generator (without replacement) and shuffles them in with the flags; with
     ``audit_sample=0`` the review is the flags alone, in the same order as without the
     option. ``labels`` adds choices for the experts (default: the labels seen).
-    Refuses duplicate ids, and a table that already has ``review_id``/``stratum``/
-    ``content_hash`` (a review key given as flags).
+    Refuses duplicate ids, and a table with a ``review_id`` column (a review key given as
+    flags); a data column ``stratum`` or ``content_hash`` is kept as ``data_<name>``.
     """
     if not 1 <= experts <= 26:
         raise UsageError(f"{{experts}} must be between 1 and 26, got {experts}")
@@ -240,12 +240,13 @@ def build_review(
     need = {"id", "label", "llm_label", "flagged"}
     if not need <= set(flags.columns):
         raise InputError(f"not a flags file: needs columns {sorted(need)}, has {flags.columns}")
-    clash = [c for c in _KEY_COLUMNS if c in flags.columns]
-    if clash:
+    if "review_id" in flags.columns:
         raise InputError(
-            f"the flags table already has column(s) {clash}: is it a review key? "
+            "the flags table has a review_id column: is it a review key? "
             "Export from the flags file that `benchcheck flag` wrote"
         )
+    # a data column named like a key column is kept under data_<name>, as `flag` does
+    flags = flags.rename({c: f"data_{c}" for c in _KEY_COLUMNS if c in flags.columns})
     text_cols = tuple(c for c in TEXT_COLUMNS if c in flags.columns)
     if not text_cols:
         raise InputError("the flags file has no text column (text, or text_a and text_b)")

@@ -60,10 +60,6 @@ class ReviewExportRun:
             "replaced": list(self.replaced),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """Alias of :meth:`to_json` (the name the earlier result used)."""
-        return self.to_json()
-
 
 def export_review(
     flags: str | Path | pl.DataFrame,
