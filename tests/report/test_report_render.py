@@ -256,7 +256,7 @@ def test_samples_json_has_every_section(samples) -> None:
     assert results["schema_version"] == "1.0"
     names = [a["name"] for a in results["analyses"]]
     assert names == ["statistics", "comparison", "table statistics", "label errors",
-                     "diagnostics"]
+                     "diagnostics", "items", "ranking", "diff"]
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)

@@ -8,7 +8,7 @@ write through :class:`benchcheck.io.output.Outputs`, render with
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import polars as pl
@@ -180,7 +180,9 @@ def _review_frame(run: Any, data: str | None, *, id_col: str | None) -> pl.DataF
             path=data,
         )
     order = [index[i] for i in run.matrix.item_ids]
-    texts = {c: [rows[c].cast(pl.String)[k] for k in order] for c in text_cols}
+    texts: dict[str, Sequence[str]] = {
+        c: [rows[c].cast(pl.String)[k] for k in order] for c in text_cols
+    }
     return pl.DataFrame(review_frame(run.analysis, run.matrix, texts))
 
 

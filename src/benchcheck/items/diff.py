@@ -92,7 +92,7 @@ def flatten(results: Mapping[str, Any]) -> dict[str, float | None]:
             for k, v in value.items():
                 if not prefix and k in _SKIP:
                     continue
-                if k in ("examples", "dimensions", "items", "abilities", "separating_items"):
+                if k in ("examples", "dimensions"):
                     continue
                 walk(f"{prefix}.{k}" if prefix else str(k), v)
         elif isinstance(value, bool):
@@ -248,7 +248,7 @@ def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> DiffResult:
     notes: list[str] = []
     same = None
     in_old, in_new = old.get("inputs") or {}, new.get("inputs") or {}
-    if in_old or in_new:
+    if in_old and in_new:
         same = in_old == in_new
         if not same:
             notes.append(

@@ -183,9 +183,9 @@ def fit_irt(
     if len(top_idx) >= 2:
         hi = float(abilities[top_idx[0]].theta or 0.0)
         lo = float(abilities[top_idx[-1]].theta or 0.0)
-        info = formulas.information_between(a, b, lo, hi)
-        order = np.lexsort((np.arange(len(info)), -info))[:n_separating]
-        separating = tuple((item_ids[int(k)], float(info[k])) for k in order)
+        between = formulas.information_between(a, b, lo, hi)
+        order = np.lexsort((np.arange(len(between)), -between))[:n_separating]
+        separating = tuple((item_ids[int(k)], float(between[k])) for k in order)
     needed = []
     for u, v in zip(ranked, ranked[1:], strict=False):
         ta, tb = float(abilities[u].theta or 0.0), float(abilities[v].theta or 0.0)

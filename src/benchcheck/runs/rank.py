@@ -61,8 +61,13 @@ def run_rank(
     flags: str | None = None,
     gold: str | None = None,
     options: RankOptions | None = None,
+    flagged_ids: Mapping[str, tuple[str, str | None]] | None = None,
 ) -> RankRun:
-    """Read the inputs and rank the models under label uncertainty."""
+    """Read the inputs and rank the models under label uncertainty.
+
+    ``flagged_ids`` (``id → (llm_label, bin)``) replaces a ``flags`` file (the audit passes
+    the flags it has just made).
+    """
     import polars as pl
 
     from benchcheck.io.items import read_flags, read_precision, read_predictions, read_residual
@@ -91,7 +96,9 @@ def run_rank(
                 f"(first: {missing[0]!r}); rank every model on every item",
                 path=predictions[n],
             )
-    flagged = read_flags(flags) if flags is not None else {}
+    flagged = dict(flagged_ids or {})
+    if flags is not None:
+        flagged = read_flags(flags)
     gold_labels: dict[str, str] = {}
     precision: dict[str, BinPrecision] = {}
     rerank_json = None
