@@ -252,3 +252,44 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     for cmd in ("items", "rank", "diff"):
         code, out, _ = _run([cmd, "--help"], capsys)
         assert code == 0 and "Example: benchcheck " + cmd in out.replace("\n", " ")
+
+
+def test_items_output_folder_and_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write_case(tmp_path)
+    argv = [
+        "items",
+        "--matrix",
+        str(tmp_path / "matrix.csv"),
+        "-o",
+        str(tmp_path / "out"),
+        "--irt",
+        "none",
+    ]
+    assert _run(argv, capsys)[0] == 0
+    rows = pl.read_csv(tmp_path / "out" / "items.csv")
+    assert rows.columns[:4] == ["id", "difficulty", "discrimination", "upper_lower_index"]
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "--force" in err
+    assert _run([*argv, "--force"], capsys)[0] == 0
+
+
+def test_rank_with_flags_and_a_precision_prior(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _write_case(tmp_path, k=30, m=3)
+    data = pl.read_ndjson(tmp_path / "data.jsonl")
+    flags = data.select("id", "label").with_columns(
+        pl.when(pl.col("label") == "1").then(pl.lit("0")).otherwise(pl.lit("1")).alias("llm_label"),
+        pl.col("id").is_in(["q1", "q2", "q3", "q4"]).alias("flagged"),
+        pl.lit("[0.9, 1]").alias("bin"),
+    )
+    flags.write_csv(tmp_path / "flags.csv")
+    preds = [a for n, f in files.items() for a in ("--predictions", f"{n}={f}")]
+    base = ["rank", str(tmp_path / "data.jsonl"), *preds, "--flags", str(tmp_path / "flags.csv")]
+    code, _, err = _run(base, capsys)
+    assert code == 2 and "--precision" in err  # flags without a precision: refused
+    code, out, err = _run([*base, "--precision", "0.6", "--draws", "400", "--json", "-"], capsys)
+    assert code == 0, err
+    p = json.loads(out)
+    assert p["uncertainty"]["flagged_uncertain"] == 4
+    assert p["uncertainty"]["bins"]["[0.9, 1]"]["kind"] == "fixed prior"
