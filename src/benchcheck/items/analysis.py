@@ -171,9 +171,9 @@ def analyse_items(
     if not 0 < confidence < 1:
         raise UsageError(f"{{confidence}} must be in (0, 1), got {confidence}")
     if n_resamples < 1:
-        raise UsageError(f"{{n_resamples}} must be >= 1, got {n_resamples}")
+        raise UsageError(f"{{bootstrap}} (resamples) must be >= 1, got {n_resamples}")
     if not 0 < fraction <= 0.5:
-        raise UsageError(f"{{fraction}} must be in (0, 0.5], got {fraction}")
+        raise UsageError(f"the upper–lower fraction must be in (0, 0.5], got {fraction}")
     x = matrix.scores
     dich = ctt.is_dichotomous(x)
     p = ctt.difficulty(x)

@@ -131,7 +131,7 @@ def fit_irt(
     if not 0 < confidence < 1:
         raise UsageError(f"{{confidence}} must be in (0, 1), got {confidence}")
     if top < 2:
-        raise UsageError(f"{{top}} must be >= 2, got {top}")
+        raise UsageError(f"the number of top models must be >= 2, got {top}")
     x = matrix.scores
     if not ctt.is_dichotomous(x):
         raise UsageError("IRT 1PL/2PL needs 0/1 scores; this matrix has partial credit")

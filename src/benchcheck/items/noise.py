@@ -209,7 +209,7 @@ def rank_under_noise(
     if not 0 < confidence < 1:
         raise UsageError(f"{{confidence}} must be in (0, 1), got {confidence}")
     if n_resamples < 1:
-        raise UsageError(f"{{n_resamples}} must be >= 1, got {n_resamples}")
+        raise UsageError(f"{{draws}} must be >= 1, got {n_resamples}")
     if not 0 <= swap_threshold <= 1:
         raise UsageError(f"{{swap_threshold}} must be in [0, 1], got {swap_threshold}")
     ids = [str(i) for i in ids]
