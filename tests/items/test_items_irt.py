@@ -132,3 +132,13 @@ def test_refusals() -> None:
 def test_same_input_same_fit() -> None:
     mat, _, _, _ = _sim(300, 10, 7)
     assert fit_irt(mat).to_json() == fit_irt(mat).to_json()
+
+
+def test_test_information_curve() -> None:
+    mat, _, _, _ = _sim(100, 8, 8)
+    fit = fit_irt(mat)
+    a, b = np.array(fit.a), np.array(fit.b)
+    for t, v in fit.information:
+        p = 1 / (1 + np.exp(-a * (t - b)))
+        assert v == pytest.approx(float(np.sum(a**2 * p * (1 - p))))
+    assert len(fit.to_json()["test_information"]) == 13

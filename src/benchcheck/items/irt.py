@@ -58,7 +58,9 @@ class Ability:
 class IrtFit:
     """A 1PL/2PL fit: item parameters, abilities, and what they say about the ranking.
 
-    ``separating`` lists the items that separate the top ``top`` models most, with the
+    ``information`` is the test information ``I(theta) = sum_i a_i^2 P_i (1 - P_i)`` on a
+    grid of abilities from -3 to 3. ``separating`` lists the items that separate the top
+    ``top`` models most, with the
     information each gives over their ability range (:func:`information_between`);
     ``items_needed`` gives, for each pair of neighbours in ability order, how many items
     like these separate them at ``confidence``.
@@ -80,6 +82,7 @@ class IrtFit:
     items_needed: tuple[dict[str, Any], ...]
     confidence: float
     notes: tuple[str, ...]
+    information: tuple[tuple[float, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``irt`` object of ``items --json``."""
@@ -103,6 +106,7 @@ class IrtFit:
                 "items": [{"id": i, "information": v} for i, v in self.separating],
             },
             "items_needed": {"confidence": self.confidence, "pairs": list(self.items_needed)},
+            "test_information": [{"theta": t, "information": v} for t, v in self.information],
             "notes": list(self.notes),
         }
 
@@ -217,4 +221,8 @@ def fit_irt(
         items_needed=tuple(needed),
         confidence=confidence,
         notes=tuple(notes),
+        information=tuple(
+            (float(t), float(formulas.test_information(float(t), a, b)))
+            for t in np.linspace(-3.0, 3.0, 13)
+        ),
     )
