@@ -50,3 +50,15 @@ def test_review_frame_lists_suspects_worst_first() -> None:
     only_scores = item_matrix(ids, list(answers), m.scores)
     with pytest.raises(UsageError, match="to_review"):
         review_frame(a, only_scores, {})
+
+
+def test_item_total_curve_of_a_suspect_by_hand() -> None:
+    # 5 models; q4 is right for the two weakest only
+    x = [[1, 1, 1, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 1, 0], [0, 0, 0, 1, 1]]
+    m = item_matrix(["q1", "q2", "q3", "q4"], list("ABCDE"), x)
+    q4 = next(s for s in analyse_items(m, n_resamples=20).items if s.id == "q4")
+    rest = [3, 3, 2, 1, 0]  # totals on q1..q3
+    order = sorted(range(5), key=lambda j: (rest[j], j))  # E, D, C, A, B
+    want = tuple((float(rest[j]), float(x[3][j])) for j in order)  # five groups of one
+    assert q4.curve == want
+    assert q4.to_json()["curve"][0] == {"rest_score": 0.0, "p": 1.0}

@@ -147,7 +147,8 @@ def items_cmd(
 
         with folder as f:
             f.write("items.json", dumps(payload))
-            write_rows(pl.DataFrame(payload["items"]), f.stage("items.csv"))
+            flat = [{k: v for k, v in i.items() if k != "curve"} for i in payload["items"]]
+            write_rows(pl.DataFrame(flat), f.stage("items.csv"))
     if review is not None and frame is not None:
         from benchcheck.labels.review import export_review
 

@@ -50,10 +50,11 @@ class ItemStat:
     alpha_if_deleted: float | None
     flag: str | None
     note: str | None
+    curve: tuple[tuple[float, float], ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the item's entry of ``items --json`` (the contract's keys first)."""
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "difficulty": self.difficulty,
             "discrimination": self.discrimination,
@@ -63,6 +64,9 @@ class ItemStat:
             "flag": self.flag,
             "note": self.note,
         }
+        if self.curve is not None:
+            out["curve"] = [{"rest_score": r, "p": q} for r, q in self.curve]
+        return out
 
 
 @dataclass(frozen=True)
@@ -224,8 +228,10 @@ def analyse_items(
             flag = "negative discrimination"
         elif r[i] <= min_discrimination:
             flag = "low discrimination"
+        curve = None
         if flag is not None:
             counts[flag] += 1
+            curve = _item_total_curve(x, i)
         items.append(
             ItemStat(
                 item_id,
@@ -236,6 +242,7 @@ def analyse_items(
                 _opt(aid[i]),
                 flag,
                 note,
+                curve,
             )
         )
     if m < 5:
@@ -255,6 +262,19 @@ def analyse_items(
         counts={k: counts.get(k, 0) for k in ("every model right", *REASONS)},
         notes=tuple(notes),
     )
+
+
+def _item_total_curve(x: np.ndarray, i: int, groups: int = 5) -> tuple[tuple[float, float], ...]:
+    """Empirical item–total curve of item ``i``: models in ``groups`` groups by rest score.
+
+    Models are sorted by their total on the other items (ties in column order) and split
+    into at most ``groups`` near-equal groups; each point is the group's mean rest score
+    and its share right on item ``i``. A working item rises from left to right.
+    """
+    rest = x.sum(axis=0) - x[i]
+    order = np.lexsort((np.arange(x.shape[1]), rest))
+    parts = np.array_split(order, min(groups, x.shape[1]))
+    return tuple((float(rest[g].mean()), float(x[i, g].mean())) for g in parts if g.size)
 
 
 def review_frame(

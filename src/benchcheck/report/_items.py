@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchcheck.report._numbers import num
-from benchcheck.report._svg import _f, _svg, _text, esc, interval_plot
+from benchcheck.report._svg import _f, _svg, _text, esc, interval_plot, line_plot
 
 __all__ = ["html_sections", "markdown_sections", "scatter_plot"]
 
@@ -154,6 +154,24 @@ def _items_html(items: Mapping[str, Any], show_text: Any) -> str:
             '<th>id</th><th class="n">difficulty</th><th class="n">discrimination</th>'
             '<th class="n">upper–lower</th><th>why</th></tr></thead>'
             f"<tbody>{rows}</tbody></table></div>"
+        )
+    curves = [i for i in sus if i.get("curve")][:6]
+    if curves:
+        series = [
+            (str(i["id"]), [(c["rest_score"], c["p"], None, None) for c in i["curve"]])
+            for i in curves
+        ]
+        parts.append(
+            "<figure>"
+            + line_plot(
+                series,
+                label="item–total curves",
+                x_label="models' score on the other items",
+                y_label="share right",
+            )
+            + "<figcaption>Item–total curves of the worst suspects: models grouped by their "
+            "score on the other items. A working item rises to the right; a falling one is "
+            "answered right by the weaker models.</figcaption></figure>"
         )
     irt = items.get("irt")
     if irt:
