@@ -179,7 +179,7 @@ def _fix_suite_source(payload: dict[str, Any], path: str) -> None:
 # ------------------------------------------------------------------------ test theory
 
 
-def _items(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _items(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Item analysis (CTT) and IRT of the models' score matrix (methods.md section 4)."""
     if inp.item_matrix is None and not (inp.table and inp.item_predictions):
         raise Skip("no --matrix, nor a classification/pair file with --predictions")
@@ -207,7 +207,7 @@ def _items(inp: AuditInputs, out: dict[str, Any]) -> str:
     )
 
 
-def _ranking(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _ranking(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Rank the models under label noise: this audit's flags, gold labels, residual rate."""
     if not (inp.table and len(inp.item_predictions) >= 2):
         raise Skip("needs a classification/pair file and two or more --predictions")
@@ -248,7 +248,7 @@ def _ranking(inp: AuditInputs, out: dict[str, Any]) -> str:
     return f"{len(payload['models'])} models; best {best['name']} ({best['score']:.3f})"
 
 
-def _diff(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _diff(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Compare this audit with an earlier results.json of the same dataset."""
     if inp.baseline is None:
         raise Skip("no --baseline results.json given")

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import polars as pl
 import typer
+from rich.markup import escape
 
 from benchcheck.cli._app import app, console
 from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
@@ -117,7 +118,8 @@ def items_cmd(
         if output
         else None
     )
-    review = outputs.folder(to_review, param="to_review", names=None) if to_review else None
+    if to_review:  # checked before the work; the review writer applies its own rule again
+        outputs.folder(to_review, param="to_review", names=None)
     outputs.file(json_out, param="json")
     options = ItemsOptions(
         min_discrimination=min_discrimination,
@@ -149,14 +151,12 @@ def items_cmd(
             f.write("items.json", dumps(payload))
             flat = [{k: v for k, v in i.items() if k != "curve"} for i in payload["items"]]
             write_rows(pl.DataFrame(flat), f.stage("items.csv"))
-    if review is not None and frame is not None:
-        from benchcheck.labels.review import export_review
+    if to_review is not None and frame is not None:
+        from benchcheck.runs.review import export_review
 
-        with review as f:
-            staged = f.stage("key.jsonl").parent
-            res = export_review(frame, staged, experts=experts, seed=seed)
-            f.written = [review.path / name for name in res.files]
-        console.print(f"wrote {res.n_items} suspect item(s) for blind review to {to_review}")
+        res = export_review(frame, to_review, experts=experts, seed=seed, force=force)
+        n = res.package.n_items
+        console.print(f"wrote {n} suspect item(s) for blind review to {escape(str(to_review))}")
     write_json(payload, json_out)
     if json_out != "-":
         for r in items_renderables(payload, top=top):
