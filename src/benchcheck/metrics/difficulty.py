@@ -13,7 +13,7 @@ import polars as pl
 
 from benchcheck._hashset import member, unique_sorted
 from benchcheck.data.model import Dataset, Split
-from benchcheck.io._ner import mix64, string_hash
+from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.metrics.registry import register
 
 

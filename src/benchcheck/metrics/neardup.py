@@ -48,7 +48,7 @@ import polars as pl
 from benchcheck._hashset import member, unique_sorted
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import UsageError
-from benchcheck.io._ner import mix64, string_hash
+from benchcheck.data.hashing import mix64, string_hash
 
 _MAX32 = np.uint64(0xFFFFFFFF)
 

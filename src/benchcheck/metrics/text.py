@@ -20,7 +20,7 @@ import polars as pl
 
 from benchcheck._hashset import varies_within
 from benchcheck.data.model import Dataset, Split
-from benchcheck.io._ner import string_hash
+from benchcheck.data.hashing import string_hash
 from benchcheck.metrics._common import (
     duplicates_over_n,
     leak_share,
