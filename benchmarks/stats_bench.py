@@ -155,7 +155,10 @@ def main() -> None:
         ("raw", [py, "-c", RAW, *files]),
         ("benchcheck", [py, "-c", BENCHCHECK, str(folder)]),
         # --force: the CLI refuses to overwrite an existing file (and /dev/null is one).
-        ("benchcheck_cli", ["benchcheck", "stats", str(folder), "--json", str(cli_json), "--force"]),
+        (
+            "benchcheck_cli",
+            ["benchcheck", "stats", str(folder), "--json", str(cli_json), "--force"],
+        ),
     ]
     if not args.skip_pandas:
         paths.append(("pandas", [py, "-c", PANDAS, *files]))
