@@ -27,19 +27,9 @@ ABOVE = ("io", "runs", "cli", "report", "audit", "engine")
 #: Violations that stand today, each with the work that removes it; the list only shrinks.
 KNOWN: set[tuple[str, str]] = {
     ("benchcheck.labels.ensemble", "benchcheck.io.tables"),  # judgments reader → io
-    ("benchcheck.metrics.difficulty", "benchcheck.io._ner"),  # hashing → data/hashing
-    ("benchcheck.metrics.neardup", "benchcheck.io._ner"),
-    ("benchcheck.metrics.text", "benchcheck.io._ner"),
 }
 KNOWN_CYCLES: list[set[str]] = [
     {"benchcheck.engine.shards", "benchcheck.io.load"},  # shards → io
-    {  # decorator registration → an explicit metric table
-        "benchcheck.metrics.difficulty",
-        "benchcheck.metrics.registry",
-        "benchcheck.metrics.reliability",
-        "benchcheck.metrics.text",
-        "benchcheck.metrics.validity",
-    },
 ]
 
 
@@ -179,8 +169,6 @@ def test_pure_layers_touch_no_file(path):
 FLAGS_PENDING = {
     "labels/flags.py",  # detectors and calibration (issue 12)
     "labels/ner_flags.py",  # linear flag-spans (issue 14)
-    "metrics/adjust.py",  # metric table (issue 13)
-    "metrics/neardup.py",
     "judges/nli.py",  # bounded judges (issue 14)
     "judges/openai_api.py",
     "judges/prompts.py",  # prompts chosen by measurement (issue 12)
