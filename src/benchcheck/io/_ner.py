@@ -8,14 +8,17 @@ numpy (see :mod:`benchcheck.data.model` for the hash construction and collision 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import polars as pl
 import xxhash
 
 from benchcheck._hashset import unique_sorted
-from benchcheck.data import schemes
+from benchcheck.data import schemes, scripts
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
+from benchcheck.io._tokens import string_buffers
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -131,6 +134,55 @@ def _code_strings(values: pl.Series) -> tuple[np.ndarray, list[str], np.ndarray]
     return codes, values.gather(first_row).to_list(), first_row
 
 
+def check_scheme(scheme: str | None, source: str) -> str | None:
+    """Return a forced scheme's canonical name (``IOBES`` → ``BIOES``); unknown ones raise."""
+    if scheme is None:
+        return None
+    name = schemes.scheme_name(scheme)
+    if name is None:
+        raise InputError(
+            f"unknown tagging scheme; expected one of {', '.join(schemes.SCHEMES)}",
+            path=source,
+            got=scheme,
+        )
+    return name
+
+
+def check_one_scheme(
+    letters: Mapping[str, tuple[int, str]], source: str, scheme: str | None = None
+) -> None:
+    """Raise where a file's tags stop fitting one scheme (``letters``: first line, tag each).
+
+    With ``scheme`` forced, a prefix letter outside its alphabet is the error; otherwise the
+    letters are taken in file order and the first that no scheme holds together with the
+    earlier ones (``M-`` after ``I-``, ``L-`` after ``E-``) is named with its line.
+    """
+    seen: list[str] = []
+    for letter, (where, value) in sorted(letters.items(), key=lambda kv: kv[1][0]):
+        if scheme is not None:
+            if letter not in schemes.ALPHABETS[scheme]:
+                raise InputError(
+                    f"tag prefix {letter}- is not a letter of the {scheme} scheme; expected "
+                    f"tags with {', '.join(c + '-' for c in schemes.ALPHABETS[scheme] if c != 'O')}"
+                    " or O",
+                    path=source,
+                    line=where,
+                    got=value,
+                )
+            continue
+        if not schemes.fitting_schemes([*seen, letter]):
+            before = schemes.fitting_schemes(seen)
+            earlier = ", ".join(f"{c}-" for c in seen if c != "O")
+            raise InputError(
+                f"mixed tagging schemes: a {letter}- tag after {earlier} tags; expected one "
+                f"scheme per file ({' or '.join(before)} so far)",
+                path=source,
+                line=where,
+                got=value,
+            )
+        seen.append(letter)
+
+
 def build_ner_split(
     *,
     name: str,
@@ -142,44 +194,66 @@ def build_ner_split(
     scheme: str | None = None,
     strict: bool = False,
     keep_tokens: bool = True,
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
+    check_letters: bool = True,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
     ``token``/``tag`` hold one row per token; ``sentence_start`` marks each sentence's first
     token; ``line`` gives each token's 1-based line in ``source`` (for error messages).
+    ``type_map`` renames entity types (types it does not list are kept) and ``coarse_types``
+    then cuts each type at its first ``.`` (:func:`benchcheck.data.schemes.map_type`); the
+    tags are read, decoded and hashed as renamed, and the split records the renaming.
+    ``check_letters=False`` leaves the one-scheme check (:func:`check_one_scheme`) to
+    :func:`combine_splits`, for readers whose parts are pieces of one file.
     """
     n_tok = token.len()
     if n_tok == 0:
         raise InputError(
             "empty split: expected at least one sentence with tokens and tags", path=source
         )
-    if scheme is not None and scheme not in schemes.SCHEMES:
-        raise InputError(
-            f"unknown tagging scheme; expected one of {', '.join(schemes.SCHEMES)}",
-            path=source,
-            got=scheme,
-        )
+    scheme = check_scheme(scheme, source)
 
     # Parse each distinct tag once, in order of first appearance (the first bad one is named).
     codes, distinct, first_row = _code_strings(tag)
     prefix_lut = np.zeros(len(distinct), dtype=np.int8)
     type_names: list[str] = []
     type_of_tag: list[str] = [""] * len(distinct)
+    letters: dict[str, tuple[int, str]] = {}
+    renamed: dict[str, str] = {}
+    mapped_tags = list(distinct)
     for k in np.argsort(first_row, kind="stable"):
         value = distinct[k]
         parsed = schemes.parse_tag(value)
+        row = int(first_row[k])
+        where = row + 1 if line is None else int(line[row])
         if parsed is None:
-            row = int(first_row[k])
             raise InputError(
-                "unknown tag shape; expected 'O' or a prefix B-, I-, E- or S- followed by a type",
+                schemes.TAG_SHAPE_EXPECTED,
                 path=source,
-                line=None if line is None else int(line[row]),
+                line=None if line is None else where,
                 got=value,
             )
         prefix_lut[k] = parsed[0]
-        type_of_tag[k] = parsed[1]
-        if parsed[1] and parsed[1] not in type_names:
-            type_names.append(parsed[1])
+        letter = value[0]
+        if letter not in letters or where < letters[letter][0]:
+            letters[letter] = (where, value)
+        entity_type = parsed[1]
+        if entity_type and (type_map or coarse_types):
+            new = schemes.map_type(entity_type, type_map, coarse=coarse_types)
+            if new != entity_type:
+                renamed[entity_type] = new
+                mapped_tags[k] = f"{letter}-{new}"
+            entity_type = new
+        type_of_tag[k] = entity_type
+        if entity_type and entity_type not in type_names:
+            type_names.append(entity_type)
+    if check_letters:
+        check_one_scheme(letters, source, scheme)
+    if renamed:
+        distinct = mapped_tags
+        tag = pl.Series(tag.name, distinct, dtype=pl.String).gather(codes)
     type_names.sort()
     type_index = {t: i for i, t in enumerate(type_names)}
     type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
@@ -237,9 +311,10 @@ def build_ner_split(
         }
     )
     joined = (
-        pieces.group_by("span", maintain_order=True)
+        pieces.with_columns(_spaced(pieces.get_column("span"), pieces.get_column("token")))
+        .group_by("span", maintain_order=True)
         .agg(pl.col("token"))
-        .with_columns(pl.col("token").list.join(" ").alias("surface"))
+        .with_columns(pl.col("token").list.join("").alias("surface"))
     )
     surfaces = pl.DataFrame(
         {"surface_hash": surface_hash[joined["span"].to_numpy()], "surface": joined["surface"]},
@@ -293,6 +368,37 @@ def build_ner_split(
         scheme=used,
         tag_repairs=violations[used],
         scheme_violations=violations,
+        tag_letters=letters,
+        type_map=renamed,
+    )
+
+
+def _spaced(span: pl.Series, token: pl.Series) -> pl.Series:
+    """Prefix each token of a surface with the separator of the one joining rule.
+
+    That is :func:`~benchcheck.data.scripts.join_tokens`' rule: none before a surface's first
+    token or beside a script written without spaces, else one space.
+    """
+    n = token.len()
+    if n == 0:
+        return token
+    offsets, data = string_buffers(token)
+    first_of_span = np.ones(n, dtype=bool)
+    ids = span.to_numpy()
+    first_of_span[1:] = ids[1:] != ids[:-1]
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    if hi == lo or int(data[lo:hi].max()) < 0x80:  # ASCII only: no script without spaces
+        sep = ~first_of_span
+    else:
+        table = scripts.char_table()
+        head, tail = scripts.first_last_codepoints(offsets, data)
+        tight = (table[head] & scripts.NO_SPACE) != 0
+        tight[1:] |= (table[tail[:-1]] & scripts.NO_SPACE) != 0
+        sep = ~first_of_span & ~tight
+    return (
+        pl.select(pl.when(pl.lit(pl.Series(sep))).then(pl.lit(" ") + token).otherwise(token))
+        .to_series()
+        .alias("token")
     )
 
 
@@ -301,9 +407,13 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
 
     Sentence indices are shifted, violation counts summed (so scheme detection and
     ``tag_repairs`` equal a whole-file read), and entity types merged into one sorted list.
+    The prefix letters met in all parts must fit one scheme (:func:`check_one_scheme`, named
+    at the first line where they stop fitting).
     """
     if len(parts) == 1:
-        return parts[0]
+        first = parts[0]
+        check_one_scheme(first.tag_letters, first.source, check_scheme(scheme, first.source))
+        return first
     offsets = np.cumsum([0] + [p.n for p in parts[:-1]])
     table = pl.concat(
         [
@@ -334,8 +444,19 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
             ]
         )
     violations = {k: sum(p.scheme_violations.get(k, 0) for p in parts) for k in schemes.SCHEMES}
-    used = scheme or schemes.best_scheme(violations)
     first = parts[0]
+    letters: dict[str, tuple[int, str]] = {}
+    for p in parts:
+        for letter, found in p.tag_letters.items():
+            if letter not in letters or found[0] < letters[letter][0]:
+                letters[letter] = found
+    scheme = check_scheme(scheme, first.source)
+    check_one_scheme(letters, first.source, scheme)
+    used = scheme or schemes.best_scheme(violations)
+    reading = None
+    for p in parts:
+        if p.reading is not None:
+            reading = p.reading if reading is None else reading + p.reading
     return Split(
         name=first.name,
         source=first.source,
@@ -345,4 +466,7 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
         scheme=used,
         tag_repairs=violations[used],
         scheme_violations=violations,
+        tag_letters=letters,
+        type_map={k: v for p in parts for k, v in p.type_map.items()},
+        reading=reading,
     )

@@ -34,15 +34,8 @@ def whitespace_token_counts(texts: pl.Series) -> pl.Series:
     [2, 3, 0, None]
     """
     texts = texts.cast(pl.String)
-    arr = texts.rechunk().to_arrow()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.type != pa.large_string():
-        arr = arr.cast(pa.large_string())
-    n = len(arr)
-    _, offsets_buf, data_buf = arr.buffers()
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
-    data = np.zeros(0, np.uint8) if data_buf is None else np.frombuffer(data_buf, np.uint8)
+    offsets, data = string_buffers(texts)
+    n = texts.len()
     counts = np.zeros(n, dtype=np.int32)
     redo: list[np.ndarray] = []
     row = 0
@@ -60,6 +53,27 @@ def whitespace_token_counts(texts: pl.Series) -> pl.Series:
     if texts.null_count():
         out = pl.select(pl.when(texts.is_null()).then(None).otherwise(out)).to_series()
     return out.alias(texts.name)
+
+
+def string_buffers(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return a string column's Arrow buffers: ``n + 1`` int64 byte offsets, the UTF-8 bytes.
+
+    Zero-copy where polars' array is already one ``large_string`` chunk. Null rows are empty.
+
+    >>> offsets, data = string_buffers(pl.Series(["ab", "", "é"]))
+    >>> offsets.tolist(), bytes(data[offsets[0] : offsets[-1]])
+    ([0, 2, 2, 4], b'ab\xc3\xa9')
+    """
+    arr = values.rechunk().to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    n = len(arr)
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    data = np.zeros(0, np.uint8) if data_buf is None else np.frombuffer(data_buf, np.uint8)
+    return offsets, data
 
 
 def _count_block(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,12 +7,19 @@ Format rules (each has a golden test):
   characters);
 - blank or whitespace-only lines separate sentences; ``-DOCSTART-`` lines are skipped (and
   also end a sentence); CRLF line endings and a UTF-8 byte-order mark are tolerated;
-- every non-blank line has the same number of fields (at least two: token and tag);
-- the tagging scheme (IOB1, IOB2, BIOES) is detected, or forced with ``scheme=``.
+- every content line has at least two fields: the token is the first, the tag the last, and
+  the columns between are free (their number may change from line to line, as in MeCab
+  output with 10 or 12 feature columns);
+- a tab-separated file (its first content line holds a tab) splits every line at tabs only,
+  so a line without a tab is an error that says so;
+- a NUL byte is an error (no token holds one; it is a sign of a binary or UTF-16 file);
+- the tagging scheme (IOB1, IOB2, IOE1, IOE2, BIOES, BILOU, BMES) is detected, or forced
+  with ``scheme=`` (see :mod:`benchcheck.data.schemes`); entity types may be renamed with
+  ``type_map=`` / ``coarse_types=``.
 
 The common, well-formed case is parsed by polars' CSV reader (no Python per line); anything
-else (ragged rows, runs of separators, whitespace-only lines, stray carriage returns) goes
-through a line-by-line parser that gives the same result or a precise error.
+else (rows of different widths, runs of separators, whitespace-only lines, stray carriage
+returns) goes through a line-by-line parser that gives the same result or a precise error.
 
 Files are read in chunks cut at blank lines (sentence boundaries), and the parts are
 combined exactly (see :func:`benchcheck.io._ner.combine_splits`): with ``keep_tokens=False``
@@ -26,6 +33,7 @@ import dataclasses
 import io
 import re
 from collections import deque
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -69,6 +77,8 @@ def read_conll(
     strict: bool = False,
     keep_tokens: bool = True,
     chunk_bytes: int = CHUNK_BYTES,
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
 ) -> Split:
     """Read one CoNLL file into an NER :class:`~benchcheck.data.Split`.
 
@@ -99,6 +109,9 @@ def read_conll(
                 scheme=scheme,
                 strict=strict and scheme is not None,
                 keep_tokens=keep_tokens,
+                type_map=type_map,
+                coarse_types=coarse_types,
+                check_letters=False,
             )
         return part, n_newlines
 
@@ -114,7 +127,8 @@ def read_conll(
             ) from None
         if part is not None:
             table = part.table.with_columns(pl.col("line") + offset)
-            parts.append(dataclasses.replace(part, table=table))
+            letters = {k: (at + offset, tag) for k, (at, tag) in part.tag_letters.items()}
+            parts.append(dataclasses.replace(part, table=table, tag_letters=letters))
         return offset + n_lines
 
     # Chunks are parsed and hashed on two threads (polars and numpy release the GIL), each
@@ -141,7 +155,13 @@ def read_conll(
         # The scheme is known only once the whole file is read: read again, forcing it,
         # to stop at the first invalid transition with its line.
         read_conll(
-            path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes
+            path,
+            scheme=split.scheme,
+            strict=True,
+            keep_tokens=False,
+            chunk_bytes=chunk_bytes,
+            type_map=type_map,
+            coarse_types=coarse_types,
         )
     return split
 
@@ -247,7 +267,7 @@ def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) 
     # row with more fields than the first line: polars rejects it and the slow path takes over.
     tab, n_fields = fmt or _format_of(data, Path(), 1)
     sep = b"\t" if tab else b" "
-    if not data or data[:1] in (b"\n", b"\r", b" ", b"\t"):
+    if not data or data[:1] in (b"\n", b"\r", b" ", b"\t") or b"\x00" in data:
         return None
     if (
         tab
@@ -300,7 +320,15 @@ def _parse_lines(
 
     ``first_line`` is the file line of ``data``'s first line (for chunks).
     """
-    tab, width_or_zero = fmt or _format_of(data, path, first_line)
+    tab, _ = fmt or _format_of(data, path, first_line)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        column = nul - data.rfind(b"\n", 0, nul)
+        raise InputError(
+            f"NUL byte at byte {column} of the line; expected text (a UTF-16 or binary file?)",
+            path=path,
+            line=first_line + data.count(b"\n", 0, nul),
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -317,7 +345,6 @@ def _parse_lines(
         lines.pop()
     tokens: list[str | None] = []
     tags: list[str | None] = []
-    width = width_or_zero or None
     for number, raw in enumerate(lines, start=first_line):
         stripped = raw.strip(_WS)
         if not stripped:
@@ -340,17 +367,16 @@ def _parse_lines(
             tags.append(None)
             continue
         if len(fields) < 2:
+            if tab and _SPACES.search(stripped):
+                raise InputError(
+                    "expected a token and a tag separated by a tab: the file is tab-separated, "
+                    "as its first line is, and this line has spaces but no tab",
+                    path=path,
+                    line=number,
+                    got=raw,
+                )
             raise InputError(
                 "expected a token and a tag separated by whitespace",
-                path=path,
-                line=number,
-                got=raw,
-            )
-        if width is None:
-            width = len(fields)
-        elif len(fields) != width:
-            raise InputError(
-                f"expected {width} columns like the first line, found {len(fields)}",
                 path=path,
                 line=number,
                 got=raw,
