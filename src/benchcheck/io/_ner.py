@@ -18,7 +18,7 @@ from benchcheck._hashset import unique_sorted
 from benchcheck.data import schemes, scripts
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._tokens import string_buffers
+from benchcheck.io._tokens import gather_ranges, string_buffers, strings_from_buffers
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -121,17 +121,70 @@ def string_hash(values: pl.Series) -> np.ndarray:
     return values.hash().to_numpy().astype(np.uint64, copy=False)
 
 
-def _code_strings(values: pl.Series) -> tuple[np.ndarray, list[str], np.ndarray]:
+def _code_strings(
+    values: pl.Series, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Code a string column with few distinct values: (code per row, values, first row each).
 
-    Distinct values are told apart by their 64-bit hash (sorted, then binary-searched):
-    twice as fast as polars' unique + Enum cast on a chunk's tags.
+    ``rows`` (optional) picks the rows to code; returned rows index into that selection.
+    Distinct values are told apart by their 64-bit hash, through a small table indexed by
+    a few bits of the hash (:func:`_hash_codes`): several times faster than sorting and
+    binary search, or polars' unique + Enum cast, on a chunk's tags.
     """
     hashes = string_hash(values)
-    codes = np.searchsorted(unique_sorted(hashes), hashes)
+    if rows is not None:
+        hashes = hashes[rows]
+    codes = _hash_codes(hashes)
     first_row = pl.Series(codes).arg_unique().to_numpy()
     first_row = first_row[np.argsort(codes[first_row])]  # indexed by code
-    return codes, values.gather(first_row).to_list(), first_row
+    picked = first_row if rows is None else rows[first_row]
+    return codes, values.gather(picked).to_list(), first_row
+
+
+def _hash_codes(hashes: np.ndarray) -> np.ndarray:
+    """Give each distinct value of ``hashes`` its number 0..k-1 (in sorted-hash order).
+
+    Candidates come from a sample; a table of 2**b slots indexed by ``b`` bits of the hash
+    (a window where the candidates do not collide) maps each hash to its number, and every
+    row is checked against the slot's hash, so a value missing from the sample is found and
+    the table rebuilt. Many distinct values (over 4096) fall back to sort and search.
+    """
+    if hashes.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    distinct = unique_sorted(hashes[:: max(1, hashes.size // 4096)])
+    while distinct.size <= 4096:
+        table = _slot_table(distinct)
+        if table is None:
+            break
+        shift, mask, slot_hash, slot_code = table
+        slot = ((hashes >> shift) & mask).astype(np.intp)
+        found = slot_hash[slot] == hashes
+        if found.all():
+            return slot_code[slot]
+        distinct = unique_sorted(np.concatenate([distinct, hashes[~found]]))
+    return np.searchsorted(unique_sorted(hashes), hashes)
+
+
+def _slot_table(
+    distinct: np.ndarray,
+) -> tuple[np.uint64, np.uint64, np.ndarray, np.ndarray] | None:
+    """(shift, mask, hash per slot, code per slot) of a collision-free bit window, or None.
+
+    An empty slot ``j`` holds ``~(j << shift)``, a hash whose own slot is not ``j``, so no
+    row's hash can match it.
+    """
+    bits = max(4, int(distinct.size).bit_length() + 2)
+    size = 1 << bits
+    mask = np.uint64(size - 1)
+    for shift in range(0, 64 - bits + 1, 3):
+        slots = ((distinct >> np.uint64(shift)) & mask).astype(np.intp)
+        if unique_sorted(slots).size == distinct.size:
+            slot_hash = ~(np.arange(size, dtype=np.uint64) << np.uint64(shift))
+            slot_hash[slots] = distinct
+            slot_code = np.zeros(size, dtype=np.int64)
+            slot_code[slots] = np.arange(distinct.size)
+            return np.uint64(shift), mask, slot_hash, slot_code
+    return None
 
 
 def check_scheme(scheme: str | None, source: str) -> str | None:
@@ -197,6 +250,7 @@ def build_ner_split(
     type_map: Mapping[str, str] | None = None,
     coarse_types: bool = False,
     check_letters: bool = True,
+    rows: np.ndarray | None = None,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
@@ -206,9 +260,11 @@ def build_ner_split(
     then cuts each type at its first ``.`` (:func:`benchcheck.data.schemes.map_type`); the
     tags are read, decoded and hashed as renamed, and the split records the renaming.
     ``check_letters=False`` leaves the one-scheme check (:func:`check_one_scheme`) to
-    :func:`combine_splits`, for readers whose parts are pieces of one file.
+    :func:`combine_splits`, for readers whose parts are pieces of one file. ``rows``, when
+    given, selects the token rows of ``token``/``tag`` (which then also hold rows that are no
+    tokens, e.g. a CoNLL file's blank lines); ``sentence_start`` and ``line`` follow ``rows``.
     """
-    n_tok = token.len()
+    n_tok = token.len() if rows is None else rows.size
     if n_tok == 0:
         raise InputError(
             "empty split: expected at least one sentence with tokens and tags", path=source
@@ -216,7 +272,7 @@ def build_ner_split(
     scheme = check_scheme(scheme, source)
 
     # Parse each distinct tag once, in order of first appearance (the first bad one is named).
-    codes, distinct, first_row = _code_strings(tag)
+    codes, distinct, first_row = _code_strings(tag, rows)
     prefix_lut = np.zeros(len(distinct), dtype=np.int8)
     type_names: list[str] = []
     type_of_tag: list[str] = [""] * len(distinct)
@@ -251,9 +307,13 @@ def build_ner_split(
             type_names.append(entity_type)
     if check_letters:
         check_one_scheme(letters, source, scheme)
+    if rows is not None and keep_tokens:
+        token, tag, rows = token.gather(rows), tag.gather(rows), None
+    tag_rows = rows  # the row of ``tag`` of each token (None: one row per token)
     if renamed:
         distinct = mapped_tags
         tag = pl.Series(tag.name, distinct, dtype=pl.String).gather(codes)
+        tag_rows = None
     type_names.sort()
     type_index = {t: i for i, t in enumerate(type_names)}
     type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
@@ -270,7 +330,7 @@ def build_ner_split(
             "(run without --strict to repair it the way seqeval reads it)",
             path=source,
             line=None if line is None else int(line[row]),
-            got=tag[row],
+            got=tag[row if tag_rows is None else int(tag_rows[row])],
         )
 
     # Sentences.
@@ -280,6 +340,8 @@ def build_ner_split(
     position = np.arange(n_tok, dtype=np.int32)
     position -= np.repeat(first.astype(np.int32), lengths)
     token_h = string_hash(token)
+    if rows is not None:
+        token_h = token_h[rows]
     tag_key = mix64(
         np.array([xxhash.xxh3_64_intdigest(t.encode()) for t in distinct], dtype=np.uint64)
     )
@@ -301,25 +363,24 @@ def build_ner_split(
     span_sentence = (np.searchsorted(first, s_idx, side="right") - 1).astype(np.uint32)
     span_type = type_id[s_idx] if s_idx.size else np.zeros(0, np.int32)
 
-    # Surface strings, joined once per distinct surface.
-    uniq_hash, uniq_first = np.unique(surface_hash, return_index=True)
-    keep = np.repeat(np.isin(np.arange(surface_hash.size), uniq_first), span_len)
-    pieces = pl.DataFrame(
-        {
-            "span": np.repeat(np.arange(surface_hash.size), span_len)[keep],
-            "token": token.gather(inner[keep]),
-        }
+    # Surface strings, joined once per distinct surface (the first span showing it).
+    order = np.argsort(surface_hash, kind="stable")
+    head = np.ones(order.size, dtype=bool)
+    ordered = surface_hash[order]
+    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
+    inverse = np.empty(order.size, dtype=np.int64)
+    inverse[order] = np.cumsum(head) - 1
+    shown = order[head]  # one span per distinct surface, in hash order
+    picked = np.zeros(surface_hash.size, dtype=bool)
+    picked[shown] = True
+    keep = np.repeat(picked, span_len)
+    piece_rows = inner[keep] if rows is None else rows[inner[keep]]
+    distinct_surface = _joined_surfaces(
+        np.repeat(np.arange(surface_hash.size), span_len)[keep], token.gather(piece_rows)
     )
-    joined = (
-        pieces.with_columns(_spaced(pieces.get_column("span"), pieces.get_column("token")))
-        .group_by("span", maintain_order=True)
-        .agg(pl.col("token"))
-        .with_columns(pl.col("token").list.join("").alias("surface"))
-    )
-    surfaces = pl.DataFrame(
-        {"surface_hash": surface_hash[joined["span"].to_numpy()], "surface": joined["surface"]},
-        schema={"surface_hash": pl.UInt64, "surface": pl.String},
-    )
+    # Pieces come in span order; the distinct surfaces were built in that order too.
+    by_span = np.empty(surface_hash.size, dtype=np.int64)
+    by_span[np.flatnonzero(picked)] = np.arange(shown.size)
     local_start = s_idx - first[span_sentence] if s_idx.size else np.zeros(0, np.int64)
     spans = pl.DataFrame(
         {
@@ -328,8 +389,17 @@ def build_ner_split(
             "end": (local_start + span_len).astype(np.int32),
             "type": pl.Series(type_names, dtype=pl.Enum(type_names)).gather(span_type),
             "surface_hash": surface_hash,
-        }
-    ).join(surfaces, on="surface_hash", how="left", maintain_order="left")
+            "surface": distinct_surface.gather(by_span[shown][inverse]),
+        },
+        schema={
+            "sentence": pl.UInt32,
+            "start": pl.Int32,
+            "end": pl.Int32,
+            "type": pl.Enum(type_names),
+            "surface_hash": pl.UInt64,
+            "surface": pl.String,
+        },
+    )
 
     n_entities = (
         np.bincount(span_sentence, minlength=n_sent)
@@ -373,21 +443,21 @@ def build_ner_split(
     )
 
 
-def _spaced(span: pl.Series, token: pl.Series) -> pl.Series:
-    """Prefix each token of a surface with the separator of the one joining rule.
+def _joined_surfaces(span: np.ndarray, token: pl.Series) -> pl.Series:
+    """Join each span's tokens (``span`` numbers the pieces' spans, in order) into one string.
 
-    That is :func:`~benchcheck.data.scripts.join_tokens`' rule: none before a surface's first
-    token or beside a script written without spaces, else one space.
+    The joining rule is :func:`~benchcheck.data.scripts.join_tokens`': one space between two
+    tokens, none where either side is a script written without spaces. Built on the UTF-8
+    bytes (no Python per surface): each piece contributes an optional space and its bytes.
     """
     n = token.len()
     if n == 0:
-        return token
+        return pl.Series("surface", [], dtype=pl.String)
     offsets, data = string_buffers(token)
     first_of_span = np.ones(n, dtype=bool)
-    ids = span.to_numpy()
-    first_of_span[1:] = ids[1:] != ids[:-1]
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    if hi == lo or int(data[lo:hi].max()) < 0x80:  # ASCII only: no script without spaces
+    np.not_equal(span[1:], span[:-1], out=first_of_span[1:])
+    base, end = int(offsets[0]), int(offsets[-1])
+    if end == base or int(data[base:end].max()) < 0x80:  # ASCII: no script without spaces
         sep = ~first_of_span
     else:
         table = scripts.char_table()
@@ -395,11 +465,21 @@ def _spaced(span: pl.Series, token: pl.Series) -> pl.Series:
         tight = (table[head] & scripts.NO_SPACE) != 0
         tight[1:] |= (table[tail[:-1]] & scripts.NO_SPACE) != 0
         sep = ~first_of_span & ~tight
-    return (
-        pl.select(pl.when(pl.lit(pl.Series(sep))).then(pl.lit(" ") + token).otherwise(token))
-        .to_series()
-        .alias("token")
-    )
+    src = np.empty(end - base + 1, dtype=np.uint8)
+    src[:-1] = data[base:end]
+    src[-1] = 0x20  # the separator's byte, after the tokens' bytes
+    length = (offsets[1:] - offsets[:-1]).astype(np.int64)
+    starts = np.empty(2 * n, dtype=np.int64)
+    lengths = np.empty(2 * n, dtype=np.int64)
+    starts[0::2] = src.size - 1
+    lengths[0::2] = sep
+    starts[1::2] = offsets[:-1] - base
+    lengths[1::2] = length
+    joined = gather_ranges(src, starts, lengths)
+    per_span = np.add.reduceat(length + sep, np.flatnonzero(first_of_span))
+    out = np.zeros(per_span.size + 1, dtype=np.int64)
+    np.cumsum(per_span, out=out[1:])
+    return strings_from_buffers(out, joined).alias("surface")
 
 
 def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:

@@ -76,6 +76,40 @@ def string_buffers(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate ``data[starts[k] : starts[k] + lengths[k]]`` for every k, vectorised.
+
+    >>> gather_ranges(np.frombuffer(b"hello world", np.uint8), np.array([6, 0]), np.array([5, 1]))
+    array([119, 111, 114, 108, 100, 104], dtype=uint8)
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=data.dtype)
+    out_start = np.cumsum(lengths) - lengths
+    nonempty = lengths > 0
+    shift = np.repeat((np.asarray(starts, dtype=np.int64) - out_start)[nonempty], lengths[nonempty])
+    shift += np.arange(total, dtype=np.int64)
+    return data[shift]
+
+
+def strings_from_buffers(offsets: np.ndarray, data: np.ndarray) -> pl.Series:
+    """Make a polars string column from Arrow buffers (int64 offsets, valid UTF-8 bytes).
+
+    >>> strings_from_buffers(np.array([0, 2, 2, 5]), np.frombuffer(b"abxyz", np.uint8)).to_list()
+    ['ab', '', 'xyz']
+    """
+    n = offsets.size - 1
+    arr = pa.LargeStringArray.from_buffers(
+        n,
+        pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int64)),
+        pa.py_buffer(np.ascontiguousarray(data, dtype=np.uint8)),
+    )
+    out = pl.from_arrow(arr)
+    assert isinstance(out, pl.Series)
+    return out
+
+
 def _count_block(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Token counts of the rows whose byte ranges ``offsets`` delimits, by ASCII whitespace.
 

@@ -46,6 +46,7 @@ from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
+_DOCSTART_BYTES = DOCSTART.encode()
 #: Only ASCII space and tab separate fields (a token may be any other character, NBSP and
 #: control characters included); a trailing carriage return belongs to the line ending.
 _WS = " \t\r"
@@ -67,6 +68,9 @@ class Parsed(NamedTuple):
     sentence_start: np.ndarray
     #: Newlines in the piece (the next piece's line offset).
     n_newlines: int
+    #: With ``filtered=False``: ``token``/``tag`` keep every line (None on blank ones) and
+    #: this picks the token rows; ``line`` and ``sentence_start`` follow it.
+    rows: np.ndarray | None = None
 
 
 def read_conll(
@@ -94,11 +98,11 @@ def read_conll(
 
     def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
         """Parse and hash one chunk with line numbers relative to it; count its lines."""
-        token, tag, line, sentence_start, n_newlines = _parse_fast(data, fmt) or _parse_lines(
-            data, path, fmt
-        )
+        token, tag, line, sentence_start, n_newlines, rows = _parse_fast(
+            data, fmt, filtered=False
+        ) or _parse_lines(data, path, fmt)
         part = None
-        if token.len():
+        if token.len() if rows is None else rows.size:
             part = build_ner_split(
                 name=name or path.stem,
                 source=str(path),
@@ -112,6 +116,7 @@ def read_conll(
                 type_map=type_map,
                 coarse_types=coarse_types,
                 check_letters=False,
+                rows=rows,
             )
         return part, n_newlines
 
@@ -248,20 +253,39 @@ def _format_of(data: bytes, path: Path, first_line: int) -> Format:
 
 
 def _columns(
-    token: pl.Series, tag: pl.Series, blank: np.ndarray
-) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
-    """Drop separator rows; return tokens, tags, 1-based lines and sentence-start marks."""
-    keep = ~blank
-    rows = np.flatnonzero(keep)
+    token: pl.Series, tag: pl.Series, blank: np.ndarray, *, filtered: bool = True
+) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Drop separator rows: tokens, tags, 1-based lines, sentence-start marks, kept rows.
+
+    ``filtered=False`` keeps the columns whole and returns the kept rows instead (no copy
+    of the strings).
+    """
+    rows = np.flatnonzero(~blank)
     starts = np.zeros(rows.size, dtype=bool)
     if rows.size:
         starts[0] = True
-        starts[1:] = np.diff(rows) > 1  # a dropped row (blank / DOCSTART) lies between
-    mask = pl.Series(keep)
-    return token.filter(mask), tag.filter(mask), rows + 1, starts
+        starts[1:] = rows[1:] - rows[:-1] > 1  # a dropped row (blank / DOCSTART) lies between
+    if not filtered:
+        return token, tag, rows + 1, starts, rows
+    mask = pl.Series(~blank)
+    return token.filter(mask), tag.filter(mask), rows + 1, starts, None
 
 
-def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) -> Parsed | None:
+def _padded(raw: np.ndarray) -> bool:
+    """Tell whether a tab-separated piece has a space beside a tab or at a line's ends."""
+    at = np.flatnonzero(raw == 32)
+    if at[-1] == raw.size - 1 or at[0] == 0:
+        return True
+    after = raw[at + 1]
+    before = raw[at - 1]
+    return bool(
+        ((after == 9) | (after == 10) | (after == 13) | (before == 9) | (before == 10)).any()
+    )
+
+
+def _parse_fast(
+    data: bytes, fmt: Format | None = None, *, first_line: int = 1, filtered: bool = True
+) -> Parsed | None:
     """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
@@ -269,16 +293,22 @@ def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) 
     sep = b"\t" if tab else b" "
     if not data or data[:1] in (b"\n", b"\r", b" ", b"\t") or b"\x00" in data:
         return None
-    if (
-        tab
-        and any(pad in data for pad in (b" \t", b"\t ", b"\t\t", b" \n", b"\n ", b" \r"))
-        or (tab and data.endswith(b" "))
-    ):
-        return None  # padded (also at a line's ends) or empty fields: the slow path handles them
-    if not tab and b"\t" in data:
-        return None  # a tab in a space-separated file: whitespace, the slow path splits on it
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if tab:
+        tabs = np.flatnonzero(raw == 9)
+        if tabs.size > 1 and bool((tabs[1:] - tabs[:-1] == 1).any()):
+            return None  # an empty field ("\t\t"): the slow path names it
+        if b" " in data and _padded(raw):
+            return None  # padded fields (also at a line's ends): the slow path strips them
+        n_seps = tabs.size
+    else:
+        if b"\t" in data:
+            return None  # a tab in a space-separated file: whitespace, the slow path splits on it
+        n_seps = -1  # counted below, only where needed
+    if b"\r" in data:
+        cr = np.flatnonzero(raw == 13)
+        if cr[-1] + 1 >= raw.size or bool((raw[cr + 1] != 10).any()):
+            return None  # a carriage return that does not end a line
     head = data[: data.find(b"\n")] if b"\n" in data else data
     if head.rstrip(b"\r").count(sep) + 1 != n_fields or n_fields < 2:
         return None
@@ -301,16 +331,21 @@ def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) 
     # too many fields would pass with a middle field read as its tag. Every content row has
     # n_fields - 1 separators, and blank rows none, or the file is not this simple
     # (C-speed count). With two fields every column is read and polars rejects a longer row.
-    if n_fields > 2 and data.count(sep) != (n_fields - 1) * (token.len() - int(blank.sum())):
-        return None
-    docstart = token == DOCSTART
-    if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
-        docstart |= token.str.starts_with(DOCSTART + " ")
-    dropped = (blank | docstart).to_numpy()
+    if n_fields > 2:
+        if n_seps < 0:
+            n_seps = int(np.count_nonzero(raw == 32))
+        if n_seps != (n_fields - 1) * (token.len() - int(blank.sum())):
+            return None
+    dropped = blank.to_numpy()
+    if _DOCSTART_BYTES in data:
+        docstart = token == DOCSTART
+        if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
+            docstart |= token.str.starts_with(DOCSTART + " ")
+        dropped = dropped | docstart.fill_null(False).to_numpy()
     n_rows = token.len()  # one row per line, blank lines included
-    token, tag, rows, starts = _columns(token, tag, dropped)
+    token, tag, lines, starts, rows = _columns(token, tag, dropped, filtered=filtered)
     n_newlines = n_rows - (0 if data.endswith(b"\n") else 1)
-    return Parsed(token, tag, rows + (first_line - 1), starts, n_newlines)
+    return Parsed(token, tag, lines + (first_line - 1), starts, n_newlines, rows)
 
 
 def _parse_lines(
@@ -385,5 +420,5 @@ def _parse_lines(
         tags.append(fields[-1])
     token = pl.Series("token", tokens, dtype=pl.String)
     tag = pl.Series("tag", tags, dtype=pl.String)
-    token, tag, rows, starts = _columns(token, tag, token.is_null().to_numpy())
-    return Parsed(token, tag, rows + (first_line - 1), starts, data.count(b"\n"))
+    token, tag, line_no, starts, _ = _columns(token, tag, token.is_null().to_numpy())
+    return Parsed(token, tag, line_no + (first_line - 1), starts, data.count(b"\n"))
