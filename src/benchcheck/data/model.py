@@ -47,7 +47,8 @@ class SpanReading:
     ``tokenization`` names the rule that cut the text (see :mod:`benchcheck.io._spans`);
     ``align`` and ``overlaps`` the policies used for spans off token boundaries and for
     overlapping spans; ``span_alignments`` counts spans moved onto token boundaries,
-    ``overlapping_spans`` the spans dropped because they overlapped a kept one.
+    ``spans_dropped`` those left with no token by the move, ``overlapping_spans`` the spans
+    dropped because they overlapped a kept one.
     """
 
     format: str
@@ -56,6 +57,7 @@ class SpanReading:
     overlaps: str = "error"
     n_spans: int = 0
     span_alignments: int = 0
+    spans_dropped: int = 0
     overlapping_spans: int = 0
 
     def __add__(self, other: SpanReading) -> SpanReading:
@@ -67,6 +69,7 @@ class SpanReading:
             overlaps=self.overlaps,
             n_spans=self.n_spans + other.n_spans,
             span_alignments=self.span_alignments + other.span_alignments,
+            spans_dropped=self.spans_dropped + other.spans_dropped,
             overlapping_spans=self.overlapping_spans + other.overlapping_spans,
         )
 
@@ -79,6 +82,7 @@ class SpanReading:
             "overlaps": self.overlaps,
             "n_spans": self.n_spans,
             "span_alignments": self.span_alignments,
+            "spans_dropped": self.spans_dropped,
             "overlapping_spans": self.overlapping_spans,
         }
 
