@@ -1,5 +1,6 @@
 """The public surface: every exported name resolves, and the package import stays light."""
 
+
 import benchcheck
 
 

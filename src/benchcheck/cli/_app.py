@@ -14,3 +14,4 @@ app = typer.Typer(
 )
 console = Console()
 console_err = Console(stderr=True)
+

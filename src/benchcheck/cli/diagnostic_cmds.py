@@ -88,26 +88,21 @@ def run_diagnose(
     if not files and not judges:
         raise UsageError("give at least one --predictions NAME=FILE or --judge BACKEND:MODEL")
     suite = load_suite(suite_path, taxonomy=taxonomy)
-    preds, notes = read_model_predictions(
-        files,
-        ids=suite.ids,
-        label_names=suite.label_names,
-        label_map=_label_map(label_map),
-        column=label_column,
-    )
+    preds, notes = read_model_predictions(files, ids=suite.ids, label_names=suite.label_names,
+                                          label_map=_label_map(label_map), column=label_column)
     if judges:
         for name, labels in _judge(suite, judges, base_url, cache, no_cache).items():
             if name in preds:
                 raise UsageError(f"model name {name!r} given twice")
             preds[name] = labels
             notes[name] = ["three-way NLI prompt 'nli3', most probable label"]
-    result = diagnose_suite(suite, preds, seed=seed, n_resamples=resamples, prediction_notes=notes)
+    result = diagnose_suite(suite, preds, seed=seed, n_resamples=resamples,
+                            prediction_notes=notes)
     return result.to_json()
 
 
-def _judge(
-    suite: Any, specs: list[str], base_url: str | None, cache: str | None, no_cache: bool
-) -> dict[str, dict[str, str]]:
+def _judge(suite: Any, specs: list[str], base_url: str | None, cache: str | None,
+           no_cache: bool) -> dict[str, dict[str, str]]:
     from contextlib import ExitStack
 
     from benchcheck.diagnostics.judged import judge_predictions
@@ -115,16 +110,15 @@ def _judge(
     from benchcheck.judges.run import make_judge
 
     with ExitStack() as stack:
-        store = None if no_cache else stack.enter_context(JudgeCache(cache or default_cache_path()))
+        store = None if no_cache else stack.enter_context(
+            JudgeCache(cache or default_cache_path()))
         built = [stack.enter_context(make_judge(s, base_url=base_url)) for s in specs]
         from rich.progress import Progress
 
         with Progress(console=console_err, transient=True) as bar:
             task = bar.add_task("judging", total=None)
             return judge_predictions(
-                suite,
-                built,
-                cache=store,
+                suite, built, cache=store,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
 
@@ -158,16 +152,13 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
         return " ".join(parts)
 
     def row(label: str, group: str, key: str | None, style: str = "") -> None:
-        cells = [
-            payload["models"][m][group] if key is None else payload["models"][m][group][key]
-            for m in models
-        ]
+        cells = [payload["models"][m][group] if key is None else payload["models"][m][group][key]
+                 for m in models]
         extra = [ranking(group, key)] if len(models) > 1 else []
         if not style and cells[0]["n"] < SMALL_N:
             style = "dim"
-        table.add_row(
-            label, str(cells[0]["n"]), *[_fmt_cell(c) for c in cells], *extra, style=style
-        )
+        table.add_row(label, str(cells[0]["n"]), *[_fmt_cell(c) for c in cells], *extra,
+                      style=style)
 
     row("overall", "overall", None, "bold")
     groups = payload["suite"].get("tag_groups", {})
@@ -196,11 +187,8 @@ def render_diagnose(payload: dict[str, Any], *, fine: bool = True) -> None:
         )
         for note in payload.get("prediction_notes", {}).get(m, []):
             console.print(f"  note: {note}", highlight=False)
-    console.print(
-        f"Dim rows have fewer than {SMALL_N} examples: their intervals are wide; "
-        "read them as indications.",
-        highlight=False,
-    )
+    console.print(f"Dim rows have fewer than {SMALL_N} examples: their intervals are wide; "
+                  "read them as indications.", highlight=False)
     console.print(f"[italic]{payload['note']}[/]", highlight=False)
 
 
@@ -221,10 +209,8 @@ def diagnose(
     fine: Annotated[bool, typer.Option("--fine/--no-fine", help="Show fine tags.")] = True,
     judge: Annotated[
         list[str] | None,
-        typer.Option(
-            "--judge",
-            help="Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
-        ),
+        typer.Option("--judge", help="Diagnose an LLM directly: BACKEND:MODEL (as in "
+                     "'benchcheck judge'); repeatable."),
     ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server for --judge.")
@@ -243,19 +229,9 @@ def diagnose(
     Example: benchcheck diagnose --suite diagnostic-full.tsv --predictions bert=bert.tsv
     Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
-    payload = run_diagnose(
-        suite,
-        predictions or [],
-        taxonomy=taxonomy,
-        label_map=label_map,
-        label_column=label_column,
-        seed=seed,
-        resamples=resamples,
-        judges=judge,
-        base_url=base_url,
-        cache=cache,
-        no_cache=no_cache,
-    )
+    payload = run_diagnose(suite, predictions or [], taxonomy=taxonomy, label_map=label_map,
+                           label_column=label_column, seed=seed, resamples=resamples,
+                           judges=judge, base_url=base_url, cache=cache, no_cache=no_cache)
     if json_out != "-":
         render_diagnose(payload, fine=fine)
     write_json(payload, json_out)
@@ -301,32 +277,19 @@ def run_artifacts(
     ev_labels = [mapping.get(x, x) for x in ev.labels]
     pick = (lambda p: p.hypotheses) if side == "hypothesis" else (lambda p: p.premises)
     result = partial_input_audit(
-        pick(tr),
-        tr_labels,
-        pick(ev),
-        ev_labels,
-        seed=seed,
-        top_k=top,
-        n_resamples=resamples,
-        input_name=side,
-        max_train=max_train,
-        meta={
-            "train": str(train_file),
-            "eval": str(eval_file),
-            "train_skipped_rows": tr.n_skipped,
-            "eval_skipped_rows": ev.n_skipped,
-            "eval_kind": ev.kind,
-        },
+        pick(tr), tr_labels, pick(ev), ev_labels, seed=seed, top_k=top,
+        n_resamples=resamples, input_name=side, max_train=max_train,
+        meta={"train": str(train_file), "eval": str(eval_file),
+              "train_skipped_rows": tr.n_skipped, "eval_skipped_rows": ev.n_skipped,
+              "eval_kind": ev.kind},
     )
     return result.to_json()
 
 
 def render_artifacts(payload: dict[str, Any]) -> None:
     """Print accuracy and baselines, the top cues per label, and the plain reading."""
-    table = Table(
-        title=f"{payload['input']}-only baseline: {payload['meta'].get('train')} → "
-        f"{payload['meta'].get('eval')}"
-    )
+    table = Table(title=f"{payload['input']}-only baseline: {payload['meta'].get('train')} → "
+                        f"{payload['meta'].get('eval')}")
     table.add_column("measure")
     table.add_column("value", justify="right")
     lo, hi = payload["accuracy_ci"]
@@ -341,14 +304,8 @@ def render_artifacts(payload: dict[str, Any]) -> None:
     cues.add_column("label")
     cues.add_column("cues")
     for lab, items in payload["cues"].items():
-        cues.add_row(
-            lab,
-            ", ".join(
-                f"{c['feature']} ({c['weight']:.2f}, {c['train_count']}, {c['label_share']:.0%})"
-                for c in items[:5]
-            )
-            or "—",
-        )
+        cues.add_row(lab, ", ".join(f"{c['feature']} ({c['weight']:.2f}, {c['train_count']}, "
+                                    f"{c['label_share']:.0%})" for c in items[:5]) or "—")
     console.print(cues)
     console.print(payload["reading"], highlight=False)
 
@@ -376,11 +333,8 @@ def artifacts(
     ] = None,
     label_map: Annotated[
         str | None,
-        typer.Option(
-            "--label-map",
-            help="Rename labels in both splits, e.g. "
-            "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI).",
-        ),
+        typer.Option("--label-map", help="Rename labels in both splits, e.g. "
+                     "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI)."),
     ] = None,
     json_out: JsonOpt = None,
 ) -> None:
@@ -392,20 +346,9 @@ def artifacts(
     Example: benchcheck artifacts --train snli_train.jsonl --eval diagnostic-full.tsv
     Example: benchcheck artifacts data/nli/ --json artifacts.json
     """
-    payload = run_artifacts(
-        data,
-        train=train,
-        eval_path=eval_path,
-        text_a=text_a,
-        text_b=text_b,
-        label=label,
-        side=side,
-        seed=seed,
-        top=top,
-        resamples=resamples,
-        max_train=max_train,
-        label_map=label_map,
-    )
+    payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
+                            text_b=text_b, label=label, side=side, seed=seed, top=top,
+                            resamples=resamples, max_train=max_train, label_map=label_map)
     if json_out != "-":
         render_artifacts(payload)
     write_json(payload, json_out)
@@ -427,9 +370,8 @@ def run_human(
     from benchcheck.io.diagnostic import read_annotations
 
     suite = load_suite(suite_path, taxonomy=taxonomy)
-    ann = read_annotations(
-        annotations, ids=suite.ids, label_names=suite.label_names, label_map=_label_map(label_map)
-    )
+    ann = read_annotations(annotations, ids=suite.ids, label_names=suite.label_names,
+                           label_map=_label_map(label_map))
     return human_baseline(suite, ann, seed=seed, n_resamples=resamples).to_json()
 
 
@@ -443,7 +385,8 @@ def render_human(payload: dict[str, Any]) -> None:
     for name, cell in payload["annotators"].items():
         table.add_row(name, str(cell["n"]), _fmt_cell(cell), _fmt(cell["accuracy"]))
     mv = payload["majority_vote"]
-    table.add_row("majority vote", str(mv["n"]), _fmt_cell(mv), _fmt(mv["accuracy"]), style="bold")
+    table.add_row("majority vote", str(mv["n"]), _fmt_cell(mv), _fmt(mv["accuracy"]),
+                  style="bold")
     console.print(table)
     undefined = payload["fleiss_kappa"] is None and payload["n_items_kappa"] > 0
     console.print(
@@ -460,10 +403,9 @@ def human(
     suite: Annotated[str, typer.Option("--suite", help="GLUE diagnostic TSV or JSONL suite.")],
     annotations: Annotated[
         str,
-        typer.Option(
-            "--annotations",
-            help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
-        ),
+        typer.Option("--annotations",
+                     help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per "
+                     "annotator."),
     ],
     taxonomy: TaxonomyOpt = None,
     label_map: LabelMapOpt = None,
@@ -475,9 +417,8 @@ def human(
 
     Example: benchcheck human --suite suite.jsonl --annotations ann.csv
     """
-    payload = run_human(
-        suite, annotations, taxonomy=taxonomy, label_map=label_map, seed=seed, resamples=resamples
-    )
+    payload = run_human(suite, annotations, taxonomy=taxonomy, label_map=label_map, seed=seed,
+                        resamples=resamples)
     if json_out != "-":
         render_human(payload)
     write_json(payload, json_out)
@@ -495,29 +436,24 @@ def run_check_suite(suite_path: str, *, taxonomy: str | None = None) -> dict[str
 def render_check_suite(payload: dict[str, Any]) -> None:
     """Print the per-category label shares (GLUE Table 7 view) and the findings."""
     labels = payload["suite"]["labels"]
-    table = Table(
-        title=f"Suite {payload['suite']['source']}: "
-        f"{payload['suite']['n_pairs']} pairs, "
-        f"{payload['suite']['n_examples']} examples"
-    )
+    table = Table(title=f"Suite {payload['suite']['source']}: "
+                        f"{payload['suite']['n_pairs']} pairs, "
+                        f"{payload['suite']['n_examples']} examples")
     table.add_column("category")
     table.add_column("n", justify="right")
     for lab in labels:
         table.add_column(lab, justify="right")
 
     def shares(entry: dict[str, Any]) -> list[str]:
-        return [
-            ("—" if entry["shares"][lab] is None else f"{entry['shares'][lab]:.0%}")
-            for lab in labels
-        ]
+        return [("—" if entry["shares"][lab] is None else f"{entry['shares'][lab]:.0%}")
+                for lab in labels]
 
     dist = payload["label_distribution"]
     table.add_row("all", str(dist["n"]), *shares(dist), style="bold")
     if "glue_reference_shares" in dist:
         ref = dist["glue_reference_shares"]
-        table.add_row(
-            "(GLUE diagnostic)", "1104", *[f"{ref[lab]:.0%}" for lab in labels], style="dim"
-        )
+        table.add_row("(GLUE diagnostic)", "1104", *[f"{ref[lab]:.0%}" for lab in labels],
+                      style="dim")
     for name, entry in payload["categories"].items():
         table.add_row(name, str(entry["n"]), *shares(entry))
     console.print(table)
@@ -534,7 +470,8 @@ def render_check_suite(payload: dict[str, Any]) -> None:
     )
     for f in payload["findings"]:
         colour = "yellow" if f["level"] == "warning" else "cyan"
-        console.print(f"[{colour}]{f['level']}[/] ({f['check']}): {f['message']}", highlight=False)
+        console.print(f"[{colour}]{f['level']}[/] ({f['check']}): {f['message']}",
+                      highlight=False)
 
 
 @app.command("check-suite")

@@ -328,9 +328,8 @@ _ID_KEYS = ("id", "index", "idx", "example_id")
 _PRED_KEYS = ("prediction", "predicted", "pred", "label", "predicted_label", "output")
 
 
-def _pick(
-    columns: Sequence[str], wanted: str | None, options: Sequence[str], what: str, path: Path
-) -> str | None:
+def _pick(columns: Sequence[str], wanted: str | None, options: Sequence[str], what: str,
+          path: Path) -> str | None:
     lower = {c.casefold(): c for c in columns}
     if wanted is not None:
         if wanted not in columns and wanted.casefold() not in lower:
@@ -415,9 +414,8 @@ def read_predictions(
     notes = []
     if convert.used_index:
         notes.append(f"integer predictions read as indices into {list(label_names)}")
-    return Predictions(
-        labels={i: labels[i] for i in ids}, source=str(path), keyed_by=keyed, notes=tuple(notes)
-    )
+    return Predictions(labels={i: labels[i] for i in ids}, source=str(path), keyed_by=keyed,
+                       notes=tuple(notes))
 
 
 def read_model_predictions(
@@ -436,9 +434,8 @@ def read_model_predictions(
     preds: dict[str, dict[str, str]] = {}
     notes: dict[str, list[str]] = {}
     for name, path in files.items():
-        read = read_predictions(
-            path, ids=ids, label_names=label_names, label_map=label_map, column=column
-        )
+        read = read_predictions(path, ids=ids, label_names=label_names, label_map=label_map,
+                                column=column)
         preds[name] = dict(read.labels)
         notes[name] = [f"matched by {read.keyed_by}", *read.notes]
     return preds, notes
@@ -447,13 +444,8 @@ def read_model_predictions(
 class _LabelConverter:
     """Turn a raw cell into a label name: mapping, then a name, then an index."""
 
-    def __init__(
-        self,
-        path: Path,
-        label_names: Sequence[str],
-        label_map: Mapping[str, str] | None,
-        column: str,
-    ) -> None:
+    def __init__(self, path: Path, label_names: Sequence[str],
+                 label_map: Mapping[str, str] | None, column: str) -> None:
         self.path = path
         self.names = list(label_names)
         self.lookup = {n.casefold(): n for n in self.names}
@@ -533,9 +525,8 @@ def read_annotations(
     lower = {c.casefold(): c for c in columns}
     id_col = _pick(columns, None, _ID_KEYS, "id", path)
     if id_col is None:
-        raise InputError(
-            f"no id column (one of {list(_ID_KEYS)}); the file has {columns}", path=path
-        )
+        raise InputError(f"no id column (one of {list(_ID_KEYS)}); the file has {columns}",
+                         path=path)
     wanted = set(ids)
     out: dict[str, dict[str, str]] = {}
     long = "annotator" in lower and "label" in lower
@@ -555,9 +546,8 @@ def read_annotations(
         for who, (column, raw) in cells.items():
             seen = out.setdefault(who, {})
             if ex_id in seen:
-                raise InputError(
-                    f"annotator {who!r} labels this id twice", path=path, line=line, got=ex_id
-                )
+                raise InputError(f"annotator {who!r} labels this id twice", path=path,
+                                 line=line, got=ex_id)
             seen[ex_id] = convert[column](raw, line)
     if not out:
         raise InputError("no annotations found", path=path)
@@ -652,16 +642,12 @@ def read_pairs(
         raise InputError("file not found", path=path)
     if text_a is None and text_b is None and label is None and looks_like_suite(path):
         tab = read_diagnostic(path)["diagnostic"].table
-        return PairTexts(
-            tab["text_a"].to_list(),
-            tab["text_b"].to_list(),
-            tab["label"].to_list(),
-            str(path),
-            "suite",
-        )
+        return PairTexts(tab["text_a"].to_list(), tab["text_b"].to_list(),
+                         tab["label"].to_list(), str(path), "suite")
     columns = read_rows(path).columns
     if text_a is None or text_b is None:
-        for a, b in (("premise", "hypothesis"), ("sentence1", "sentence2"), ("text_a", "text_b")):
+        for a, b in (("premise", "hypothesis"), ("sentence1", "sentence2"),
+                     ("text_a", "text_b")):
             if a in columns and b in columns:
                 text_a, text_b = text_a or a, text_b or b
                 break
@@ -674,16 +660,12 @@ def read_pairs(
     if label is None:
         label = next((c for c in ("label", "gold_label") if c in columns), None)
         if label is None:
-            raise InputError(f"name the label column (--label); the file has {columns}", path=path)
+            raise InputError(f"name the label column (--label); the file has {columns}",
+                             path=path)
     frame = read_table(path, text_a=text_a, text_b=text_b, label=label)
     skip = {s.strip() for s in skip_labels}
     keep = [lab.strip() not in skip for lab in frame["label"].to_list()]
     kept = frame.filter(pl.Series(keep))
-    return PairTexts(
-        kept["text_a"].to_list(),
-        kept["text_b"].to_list(),
-        [_norm_label(x) for x in kept["label"].to_list()],
-        str(path),
-        "table",
-        n_skipped=frame.height - kept.height,
-    )
+    return PairTexts(kept["text_a"].to_list(), kept["text_b"].to_list(),
+                     [_norm_label(x) for x in kept["label"].to_list()], str(path), "table",
+                     n_skipped=frame.height - kept.height)
