@@ -56,7 +56,7 @@ def _library_answers(ids: list[str], ratings: dict[str, list[str]], suite) -> di
         groups={"abc": list(RATERS)},
         truth="gold",
         disagreement=None,
-    )
+    ).to_json()
     # The accuracy sample judges correct (1) / not (0): the first category counts as 1.
     first = ratings["a"][0]
     judged = [{w: int(ratings[w][k] == first) for w in ("a", "b")} for k in range(len(ids))]

@@ -130,7 +130,7 @@ def test_artifacts_folder_and_files(tmp_path, capsys):
     assert payload["meta"]["train"].endswith("train.jsonl")
     # Train on a pair table, evaluate on the shipped diagnostic suite (both directions).
     assert main(["artifacts", "--train", str(data / "train.jsonl"), "--eval", SUITE,
-                 "--resamples", "20", "--json", str(out)]) == 0
+                 "--resamples", "20", "--json", str(out), "--force"]) == 0
     assert json.loads(out.read_text())["n_eval"] == 90
     # Bad input: missing column → exit 2 naming the file.
     _pairs(tmp_path / "odd.jsonl", [{"a": "x", "b": "y", "label": "neutral"}])

@@ -57,7 +57,7 @@ def test_remedy_counts_types_and_ablation(tmp_path, mode):
     back = read_rows(res.files["cleaned"])
     assert back.height == cleaned.height
     assert hashlib.sha256(src.read_bytes()).hexdigest() == digest  # input untouched
-    with pytest.raises(UsageError, match="overwrite"):
+    with pytest.raises(UsageError, match="it is an input of this command"):
         write_remedy(
             out, tmp_path, source=tmp_path / "cleaned.jsonl", mode=mode, threshold=0.8, seed=3
         )

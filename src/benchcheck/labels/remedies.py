@@ -146,6 +146,16 @@ def _cast_back(values: list[str | None], name: str, dtype: pl.DataType) -> pl.Se
         return s
 
 
+def remedy_file_names(source: str | Path) -> tuple[str, str]:
+    """Name the files :func:`write_remedy` writes for ``source``: cleaned, ablation.
+
+    >>> remedy_file_names("train.csv")
+    ('cleaned.csv', 'ablation_random.csv')
+    """
+    suffix = Path(source).suffix.lower() or ".jsonl"
+    return f"cleaned{suffix}", f"ablation_random{suffix}"
+
+
 def write_remedy(
     splits: Mapping[str, pl.DataFrame],
     out_dir: str | Path,
@@ -154,18 +164,23 @@ def write_remedy(
     mode: str,
     threshold: float,
     seed: int,
+    force: bool = False,
 ) -> RemedyResult:
-    """Write ``cleaned`` and ``ablation_random`` in the input's format; refuse to overwrite it."""
-    src = Path(source).resolve()
+    """Write ``cleaned`` and ``ablation_random`` in the input's format, never over the input.
+
+    The files are staged and moved into place complete; existing ones are replaced only
+    with ``force`` (:mod:`benchcheck.io.output`).
+    """
+    from benchcheck.io.output import Outputs
+
     out = Path(out_dir)
-    suffix = Path(source).suffix.lower() or ".jsonl"
+    names = remedy_file_names(source)
+    folder = Outputs([source], force=force).folder(out, param="output", names=names)
     files: dict[str, str] = {}
-    for name in ("cleaned", "ablation_random"):
-        target = out / f"{name}{suffix}"
-        if target.resolve() == src:
-            raise UsageError(f"refusing to overwrite the input file {source}")
-        write_rows(splits[name], target)
-        files[name] = str(target)
+    with folder:
+        for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
+            write_rows(splits[key], folder.stage(name))
+            files[key] = str(out / name)
     selected = tuple(splits["_selected"]["id"].to_list())
     return RemedyResult(
         mode,
