@@ -42,16 +42,14 @@ import polars as pl
 from benchcheck.data import scripts
 from benchcheck.data.model import SpanReading, Split
 from benchcheck.data.schemes import map_type
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
+from benchcheck.io.formats import check_options
 
 Tokenizer = Literal["unicode", "chars"]
 Align = Literal["strict", "expand", "contract"]
 Overlaps = Literal["error", "keep-longest", "keep-first"]
-TOKENIZERS: tuple[str, ...] = ("unicode", "chars")
-ALIGNS: tuple[str, ...] = ("strict", "expand", "contract")
-OVERLAPS: tuple[str, ...] = ("error", "keep-longest", "keep-first")
 #: How each tokeniser is named in results.
 TOKENIZATION = {
     "unicode": "unicode: one token per character of no-space scripts, else \\w+ runs and "
@@ -102,7 +100,7 @@ class SpanRecords:
 
 
 class RecordCollector:
-    """Gather records one by one (readers parse, this keeps the arrays); see :class:`SpanRecords`."""
+    """Gather records one by one (the reader parses, this keeps them); see :class:`SpanRecords`."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -139,7 +137,7 @@ class RecordCollector:
         self.tok_text.append(text)
 
     def records(self, *, given_tokens: str | None = None) -> SpanRecords:
-        """Freeze what was gathered; ``given_tokens`` names the tokenisation of a file with tokens."""
+        """Freeze what was gathered; ``given_tokens`` names a file's own tokenisation."""
         tokens = None
         if given_tokens is not None:
             tokens = (
@@ -166,17 +164,6 @@ def is_offset(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_options(tokenizer: str, align: str, overlaps: str) -> None:
-    """Raise :class:`UsageError` for an unknown tokeniser, alignment or overlap policy."""
-    for value, allowed, name in (
-        (tokenizer, TOKENIZERS, "tokenizer"),
-        (align, ALIGNS, "align"),
-        (overlaps, OVERLAPS, "overlaps"),
-    ):
-        if value not in allowed:
-            raise UsageError(f"{{{name}}} must be one of {', '.join(allowed)}, got {value!r}")
-
-
 def spans_to_split(
     records: SpanRecords,
     *,
@@ -201,9 +188,7 @@ def spans_to_split(
     edges = [0, *[int(c) for c in cuts if 0 < c < n_rec], n_rec]
     edges = sorted(set(edges))
     span_cut = np.searchsorted(records.span_record, edges)
-    tok_cut = (
-        np.searchsorted(records.tokens[0], edges) if records.tokens is not None else None
-    )
+    tok_cut = np.searchsorted(records.tokens[0], edges) if records.tokens is not None else None
     mapped = [map_type(t, type_map, coarse=coarse_types) for t in records.span_type]
     renamed = {t: m for t, m in zip(records.span_type, mapped, strict=True) if t != m}
 
@@ -214,7 +199,12 @@ def spans_to_split(
         if records.tokens is not None and tok_cut is not None:
             t_lo, t_hi = int(tok_cut[k]), int(tok_cut[k + 1])
             rec, st, en, text = records.tokens
-            given = (rec[t_lo:t_hi] - lo, st[t_lo:t_hi], en[t_lo:t_hi], text.slice(t_lo, t_hi - t_lo))
+            given = (
+                rec[t_lo:t_hi] - lo,
+                st[t_lo:t_hi],
+                en[t_lo:t_hi],
+                text.slice(t_lo, t_hi - t_lo),
+            )
         return _block(
             records,
             lo,
@@ -402,9 +392,7 @@ def _align(
         s, e = int(records.span_start[s_lo + k]), int(records.span_end[s_lo + k])
         covered = records.texts[r][s:e]
         reason = (
-            "covers no token"
-            if not inside[k]
-            else "does not start and end on token boundaries"
+            "covers no token" if not inside[k] else "does not start and end on token boundaries"
         )
         raise InputError(
             f"{prefix}span [{s}, {e}) {records.span_type[s_lo + k]!r} ({covered!r}) {reason}; "
@@ -427,7 +415,7 @@ def _resolve_overlaps(
     lo: int,
     source: str,
 ) -> tuple[np.ndarray, int]:
-    """Indices of the spans kept (in token order), and how many overlapping ones were dropped."""
+    """Pick the spans to keep (in token order); also count the overlapping ones dropped."""
     if first.size == 0:
         return np.zeros(0, dtype=np.int64), 0
     order = np.lexsort((-(end - first), first))  # by start, longer first

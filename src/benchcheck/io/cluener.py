@@ -25,8 +25,6 @@ from benchcheck.io._spans import (
 )
 from benchcheck.io.tables import json_lines, read_utf8
 
-EXAMPLE = '{"text": "浙商银行企业信贷部", "label": {"company": {"浙商银行": [[0, 3]]}}}'
-
 
 def read_cluener(
     path: str | Path,

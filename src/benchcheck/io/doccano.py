@@ -23,8 +23,6 @@ from benchcheck.io._spans import (
 )
 from benchcheck.io.tables import json_lines, read_utf8
 
-EXAMPLE = '{"text": "EU rejects German call", "label": [[0, 2, "ORG"], [11, 17, "MISC"]]}'
-
 
 def read_doccano(
     path: str | Path,

@@ -33,11 +33,6 @@ from benchcheck.io._spans import (
 )
 from benchcheck.io.tables import read_utf8
 
-EXAMPLE = (
-    '[{"id": 1, "data": {"text": "EU rejects"}, "annotations": [{"result": [{"type": '
-    '"labels", "value": {"start": 0, "end": 2, "labels": ["ORG"]}}]}]}]'
-)
-
 
 def read_label_studio(
     path: str | Path,
@@ -87,7 +82,7 @@ def read_label_studio(
 
 
 def _task(task: Any, where: str, path: Path) -> tuple[str, list[dict[str, Any]]]:
-    """The text and the labelled regions (``value`` objects) of one task."""
+    """Return the text and the labelled regions (``value`` objects) of one task."""
     if not isinstance(task, dict):
         raise InputError(f"{where}: expected a task object", path=path)
     if "data" not in task and isinstance(task.get("text"), str):  # JSON-MIN
@@ -154,7 +149,7 @@ def _offsets(text: str, value: dict[str, Any], where: str, path: Path) -> tuple[
 
 
 def _char_index(text: str, unit: int) -> int:
-    """The character index at a UTF-16 code-unit offset of ``text``."""
+    """Return the character index at a UTF-16 code-unit offset of ``text``."""
     count = 0
     for k, char in enumerate(text):
         if count >= unit:

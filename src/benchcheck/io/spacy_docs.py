@@ -26,8 +26,6 @@ from benchcheck.io._spans import (
 )
 from benchcheck.io.tables import json_lines, read_utf8
 
-EXAMPLE = '{"text": "EU rejects", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}'
-
 
 def read_docbin(
     path: str | Path,
@@ -141,10 +139,14 @@ def _tokens(
 ) -> None:
     """Add a line's given tokens: in order, not overlapping, inside the text."""
     if not isinstance(tokens, list):
-        raise InputError('"tokens" must be a list of {"text", "start", "end"}', path=path, line=line)
+        raise InputError(
+            '"tokens" must be a list of {"text", "start", "end"}', path=path, line=line
+        )
     end_before = 0
     for tok in tokens:
-        if not (isinstance(tok, dict) and is_offset(tok.get("start")) and is_offset(tok.get("end"))):
+        if not (
+            isinstance(tok, dict) and is_offset(tok.get("start")) and is_offset(tok.get("end"))
+        ):
             raise InputError(
                 'expected each token as {"text", "start", "end"}', path=path, line=line, got=tok
             )
