@@ -8,7 +8,7 @@ numpy (see :mod:`benchcheck.data.model` for the hash construction and collision 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -187,6 +187,18 @@ def _slot_table(
     return None
 
 
+def _given_codes(
+    codes: np.ndarray, tags: Sequence[str]
+) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """:func:`_code_strings`' result for tags given as codes: only the tags that occur."""
+    first = pl.Series(codes).arg_unique().to_numpy()
+    present = codes[first]
+    order = np.argsort(present)
+    lut = np.zeros(len(tags), dtype=np.int64)
+    lut[present[order]] = np.arange(present.size)
+    return lut[codes], [tags[int(c)] for c in present[order]], first[order]
+
+
 def check_scheme(scheme: str | None, source: str) -> str | None:
     """Return a forced scheme's canonical name (``IOBES`` → ``BIOES``); unknown ones raise."""
     if scheme is None:
@@ -241,7 +253,7 @@ def build_ner_split(
     name: str,
     source: str,
     token: pl.Series,
-    tag: pl.Series,
+    tag: pl.Series | None,
     sentence_start: np.ndarray,
     line: np.ndarray | None,
     scheme: str | None = None,
@@ -251,6 +263,7 @@ def build_ner_split(
     coarse_types: bool = False,
     check_letters: bool = True,
     rows: np.ndarray | None = None,
+    tag_codes: tuple[np.ndarray, Sequence[str]] | None = None,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
@@ -263,6 +276,8 @@ def build_ner_split(
     :func:`combine_splits`, for readers whose parts are pieces of one file. ``rows``, when
     given, selects the token rows of ``token``/``tag`` (which then also hold rows that are no
     tokens, e.g. a CoNLL file's blank lines); ``sentence_start`` and ``line`` follow ``rows``.
+    ``tag_codes`` (code per token, tag per code), when the reader made the tags itself,
+    saves coding the ``tag`` strings (``tag`` may then be ``None`` unless tokens are kept).
     """
     n_tok = token.len() if rows is None else rows.size
     if n_tok == 0:
@@ -272,7 +287,12 @@ def build_ner_split(
     scheme = check_scheme(scheme, source)
 
     # Parse each distinct tag once, in order of first appearance (the first bad one is named).
-    codes, distinct, first_row = _code_strings(tag, rows)
+    if tag_codes is not None:
+        codes, distinct, first_row = _given_codes(*tag_codes)
+    elif tag is not None:
+        codes, distinct, first_row = _code_strings(tag, rows)
+    else:
+        raise ValueError("build_ner_split needs tag or tag_codes")
     prefix_lut = np.zeros(len(distinct), dtype=np.int8)
     type_names: list[str] = []
     type_of_tag: list[str] = [""] * len(distinct)
@@ -308,12 +328,11 @@ def build_ner_split(
     if check_letters:
         check_one_scheme(letters, source, scheme)
     if rows is not None and keep_tokens:
-        token, tag, rows = token.gather(rows), tag.gather(rows), None
-    tag_rows = rows  # the row of ``tag`` of each token (None: one row per token)
+        token, rows = token.gather(rows), None
+        tag = None  # made from the codes below, one per token
     if renamed:
         distinct = mapped_tags
-        tag = pl.Series(tag.name, distinct, dtype=pl.String).gather(codes)
-        tag_rows = None
+        tag = None
     type_names.sort()
     type_index = {t: i for i, t in enumerate(type_names)}
     type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
@@ -330,7 +349,7 @@ def build_ner_split(
             "(run without --strict to repair it the way seqeval reads it)",
             path=source,
             line=None if line is None else int(line[row]),
-            got=tag[row if tag_rows is None else int(tag_rows[row])],
+            got=distinct[int(codes[row])],
         )
 
     # Sentences.
@@ -424,7 +443,9 @@ def build_ner_split(
                 "sentence": np.repeat(np.arange(n_sent, dtype=np.uint32), lengths),
                 "position": position,
                 "token": token,
-                "tag": tag,
+                "tag": tag
+                if tag is not None
+                else pl.Series(distinct, dtype=pl.String).gather(codes),
                 "token_hash": token_h,
             }
         )

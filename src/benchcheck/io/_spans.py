@@ -34,7 +34,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from itertools import chain
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -57,7 +60,7 @@ TOKENIZATION = {
     "chars": "chars: one token per non-space character",
 }
 #: Characters per block of records.
-BLOCK_CHARS = 1 << 20
+BLOCK_CHARS = 1 << 22
 _WORKERS = 2
 
 
@@ -85,7 +88,7 @@ class SpanRecords:
     span_record: np.ndarray
     span_start: np.ndarray
     span_end: np.ndarray
-    span_type: list[str]
+    span_type: pl.Series
     names: Sequence[str] | None = None
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray, pl.Series] | None = None
     tokenization: str | None = None
@@ -100,34 +103,40 @@ class SpanRecords:
 
 
 class RecordCollector:
-    """Gather records one by one (the reader parses, this keeps them); see :class:`SpanRecords`."""
+    """Gather records (the reader parses, this keeps them); see :class:`SpanRecords`.
+
+    Spans come per record as ``(start, end, type)`` triples (any order within the record);
+    they are flattened and sorted by (record, start, end, type) once, when frozen.
+    """
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.line: list[int] = []
         self.names: list[str] = []
-        self.span_record: list[int] = []
-        self.span_start: list[int] = []
-        self.span_end: list[int] = []
-        self.span_type: list[str] = []
+        self.spans: list[Sequence[Sequence[Any]]] = []
         self.tok_record: list[int] = []
         self.tok_start: list[int] = []
         self.tok_end: list[int] = []
         self.tok_text: list[str] = []
 
-    def add(self, text: str, line: int = 0, name: str = "") -> int:
-        """Add a record (``line`` 0: not line-based, then ``name`` names it); its index."""
+    def extend(
+        self, texts: list[str], lines: list[int], spans: list[Sequence[Sequence[Any]]]
+    ) -> None:
+        """Add many line-based records at once (texts, their lines, their spans)."""
+        self.texts.extend(texts)
+        self.line.extend(lines)
+        self.names.extend([""] * len(texts))
+        self.spans.extend(spans)
+
+    def add(
+        self, text: str, line: int = 0, name: str = "", spans: Sequence[Sequence[object]] = ()
+    ) -> int:
+        """Add a record and its spans (``line`` 0: not line-based; ``name`` then names it)."""
         self.texts.append(text)
         self.line.append(line)
         self.names.append(name)
+        self.spans.append(spans)
         return len(self.texts) - 1
-
-    def span(self, record: int, start: int, end: int, entity_type: str) -> None:
-        """Add a span (character offsets, end exclusive) of ``record``."""
-        self.span_record.append(record)
-        self.span_start.append(start)
-        self.span_end.append(end)
-        self.span_type.append(entity_type)
 
     def token(self, record: int, start: int, end: int, text: str) -> None:
         """Add a token the file gives (character offsets, end exclusive)."""
@@ -146,17 +155,74 @@ class RecordCollector:
                 np.array(self.tok_end, dtype=np.int64),
                 pl.Series("token", self.tok_text, dtype=pl.String),
             )
+        counts = np.fromiter(map(len, self.spans), dtype=np.int64, count=len(self.spans))
+        flat = list(chain.from_iterable(self.spans))
+        spans = pl.DataFrame(
+            {
+                "record": np.repeat(np.arange(counts.size, dtype=np.int64), counts),
+                "start": np.fromiter((x[0] for x in flat), dtype=np.int64, count=len(flat)),
+                "end": np.fromiter((x[1] for x in flat), dtype=np.int64, count=len(flat)),
+                "type": pl.Series([x[2] for x in flat], dtype=pl.String),
+            }
+        ).sort(["record", "start", "end", "type"], maintain_order=True)
         return SpanRecords(
             texts=pl.Series("text", self.texts, dtype=pl.String),
             line=np.array(self.line, dtype=np.int64),
-            span_record=np.array(self.span_record, dtype=np.int64),
-            span_start=np.array(self.span_start, dtype=np.int64),
-            span_end=np.array(self.span_end, dtype=np.int64),
-            span_type=self.span_type,
+            span_record=spans.get_column("record").to_numpy(),
+            span_start=spans.get_column("start").to_numpy(),
+            span_end=spans.get_column("end").to_numpy(),
+            span_type=spans.get_column("type"),
             names=self.names if any(self.names) else None,
             tokens=tokens,
             tokenization=given_tokens,
         )
+
+
+def decode_lines(
+    data: bytes, decoder: Any, path: Path, expected: str
+) -> tuple[list[Any], list[int]]:
+    """Decode the non-blank lines of JSON-lines bytes with a ``msgspec`` typed decoder.
+
+    Returns the records and their 1-based lines. ``msgspec`` checks each line against the
+    reader's record type while it parses (four times the speed of ``json`` here, the
+    whole file in one call); a line that is not JSON or not of the type raises
+    :class:`InputError` with its line, msgspec's account of where (``at $.label[0][1]``)
+    and ``expected``, the record shape in words.
+    """
+    import msgspec
+
+    try:
+        rows = decoder.decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        rows = None  # found again line by line, to name the line
+    if rows is not None:
+        n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        if len(rows) == n_lines:  # no blank line: record k is on line k + 1
+            return rows, list(range(1, n_lines + 1))
+    out: list[Any] = []
+    lines: list[int] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw or raw.isspace():
+            continue
+        try:
+            out.append(decoder.decode(raw))
+        except msgspec.ValidationError as exc:
+            raise InputError(f"{exc}; expected {expected}", path=path, line=number) from None
+        except msgspec.DecodeError as exc:
+            raise InputError(f"invalid JSON ({exc})", path=path, line=number) from None
+        lines.append(number)
+    return out, lines
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a file's bytes, dropping a UTF-8 byte-order mark; errors name the file."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    return data.removeprefix(b"\xef\xbb\xbf")
 
 
 def is_offset(value: object) -> bool:
@@ -189,8 +255,14 @@ def spans_to_split(
     edges = sorted(set(edges))
     span_cut = np.searchsorted(records.span_record, edges)
     tok_cut = np.searchsorted(records.tokens[0], edges) if records.tokens is not None else None
-    mapped = [map_type(t, type_map, coarse=coarse_types) for t in records.span_type]
-    renamed = {t: m for t, m in zip(records.span_type, mapped, strict=True) if t != m}
+    # Types coded once: each distinct type is renamed once, spans carry a code.
+    given_types = records.span_type.unique().sort().to_list()
+    new_names = [map_type(t, type_map, coarse=coarse_types) for t in given_types]
+    renamed = {t: m for t, m in zip(given_types, new_names, strict=True) if t != m}
+    type_names = sorted(set(new_names))
+    to_final = np.array([type_names.index(m) for m in new_names], dtype=np.int64)
+    raw_code = records.span_type.cast(pl.Enum(given_types)).to_physical().to_numpy()
+    mapped = to_final[raw_code.astype(np.int64)] if raw_code.size else np.zeros(0, np.int64)
 
     def block(k: int) -> tuple[Split | None, SpanReading]:
         lo, hi = edges[k], edges[k + 1]
@@ -212,6 +284,7 @@ def spans_to_split(
             s_lo,
             s_hi,
             mapped,
+            type_names,
             given,
             tokenizer=tokenizer,
             align=align,
@@ -272,7 +345,8 @@ def _block(
     hi: int,
     s_lo: int,
     s_hi: int,
-    mapped: list[str],
+    mapped: np.ndarray,
+    type_names: list[str],
     given: tuple[np.ndarray, np.ndarray, np.ndarray, pl.Series] | None,
     *,
     tokenizer: str,
@@ -322,10 +396,8 @@ def _block(
     if token.len() == 0:
         return None, reading
     # IOB2 tags: O, then B- on each span's first token and I- on the others.
-    type_names = sorted({mapped[i] for i in span_idx.tolist()})
     distinct = ["O"] + [f"{p}-{t}" for t in type_names for p in "BI"]
-    type_of = {t: k for k, t in enumerate(type_names)}
-    span_type = np.array([type_of[mapped[i]] for i in span_idx.tolist()], dtype=np.int64)
+    span_type = mapped[span_idx]
     code = np.zeros(token.len(), dtype=np.int64)
     inside_len = last_tok - first_tok - 1
     inner = np.repeat(first_tok + 1, inside_len) + (
@@ -334,14 +406,14 @@ def _block(
     )
     code[inner] = np.repeat(2 + 2 * span_type, inside_len)
     code[first_tok] = 1 + 2 * span_type
-    tag = pl.Series("tag", distinct, dtype=pl.String).gather(code)
     start = np.ones(token.len(), dtype=bool)
     start[1:] = tok_rec[1:] != tok_rec[:-1]
     part = build_ner_split(
         name=name,
         source=source,
         token=token.alias("token"),
-        tag=tag,
+        tag=pl.Series("tag", distinct, dtype=pl.String).gather(code) if keep_tokens else None,
+        tag_codes=(code, distinct),
         sentence_start=start,
         line=records.line[tok_rec + lo],
         keep_tokens=keep_tokens,
@@ -475,6 +547,13 @@ def _greedy(start: np.ndarray, end: np.ndarray, policy: str) -> np.ndarray:
     return np.array(sorted(out), dtype=np.int64)
 
 
+@lru_cache(maxsize=2)
+def _classes(ascii_only: bool) -> np.ndarray:
+    """Token class per code point; for ASCII text the first 128 only (a table in cache)."""
+    table = scripts.char_table() & np.uint8(3)
+    return table[:128].copy() if ascii_only else table
+
+
 def tokenize(
     texts: pl.Series, tokenizer: str = "unicode"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, pl.Series]:
@@ -491,56 +570,66 @@ def tokenize(
     offsets, data = string_buffers(texts)
     base, stop = int(offsets[0]), int(offsets[-1])
     body = data[base:stop]
-    cp, at = scripts.utf8_codepoints(body)
-    n = cp.size
     empty = np.zeros(0, dtype=np.int64)
-    if n == 0:
+    if body.size == 0:
         return empty, empty, empty, pl.Series("token", [], dtype=pl.String)
-    # Each character's record, and whether it opens its record.
-    rec_first_char = np.searchsorted(at, offsets[:-1] - base)
-    rec_start = np.zeros(n, dtype=bool)
+    ascii_only = int(body.max()) < 0x80
+    if ascii_only:  # one byte per character: no decoding, offsets are byte offsets
+        cp, at = body, None
+        rec_first_char = (offsets[:-1] - base).astype(np.int64)
+    else:
+        cp, at = scripts.utf8_codepoints(body)
+        rec_first_char = np.searchsorted(at, offsets[:-1] - base)
+    n = cp.size
     nonempty = (offsets[1:] - offsets[:-1]) > 0
-    rec_start[rec_first_char[nonempty]] = True
-    char_rec = np.cumsum(rec_start) - 1
-    # Records are numbered through the non-empty ones; map back to all records.
-    char_rec = np.flatnonzero(nonempty)[char_rec]
-    cls = scripts.char_table()[cp] & np.uint8(3)
+    heads = rec_first_char[nonempty]  # first character of each non-empty record
+    cls = _classes(ascii_only)[cp]
     space = cls == scripts.SPACE
     mark = cls == scripts.MARK
-    after_space = np.zeros(n, dtype=bool)
-    after_space[1:] = space[:-1]
-    # A mark that opens a record or follows a space stands as a word character.
-    lone = mark & (rec_start | after_space)
-    cls[lone] = scripts.WORD
-    mark &= ~lone
+    if mark.any():
+        # A mark that opens a record or follows a space stands as a word character.
+        lone = mark.copy()
+        lone[1:] &= space[:-1]
+        lone[heads] = mark[heads]
+        cls[lone] = scripts.WORD
+        mark &= ~lone
     joins = np.zeros(n, dtype=bool)  # the character continues the token before it
     if tokenizer == "chars":
         joins[1:] = mark[1:]
-    else:
+    elif mark.any():
         # A mark takes the class of the character it follows (runs of marks included).
         idx = np.where(mark, 0, np.arange(n))
         np.maximum.accumulate(idx, out=idx)
-        eff = cls[idx]
-        word = eff == scripts.WORD
+        word = cls[idx] == scripts.WORD
         joins[1:] = mark[1:] | (word[1:] & word[:-1])
-    joins &= ~rec_start & ~after_space & ~space
+    else:
+        word = cls == scripts.WORD
+        np.logical_and(word[1:], word[:-1], out=joins[1:])
+    joins[heads] = False  # a record's first character opens a token
     token_char = ~space
     starts = np.flatnonzero(token_char & ~joins)
     # A token ends where the next character does not continue it.
-    ends_at = np.flatnonzero(token_char & ~np.append(joins[1:], False))
-    # Character offsets within each record.
-    first_of_rec = np.zeros(texts.len(), dtype=np.int64)
-    first_of_rec[np.flatnonzero(nonempty)] = rec_first_char[nonempty]
-    tok_rec = char_rec[starts]
-    tok_start = starts - first_of_rec[tok_rec]
-    tok_end = ends_at + 1 - first_of_rec[tok_rec]
+    follows = np.zeros(n, dtype=bool)
+    follows[:-1] = joins[1:]
+    ends_at = np.flatnonzero(token_char & ~follows)
+    # Each token's record (the count of record heads up to its first character).
+    rec_ids = np.flatnonzero(nonempty)
+    opens = np.zeros(n, dtype=np.int32)
+    opens[heads] = 1
+    which = np.cumsum(opens, dtype=np.int32)[starts] - 1
+    tok_rec = rec_ids[which]
+    tok_start = starts - heads[which]
+    tok_end = ends_at + 1 - heads[which]
     # Token strings: the non-space bytes, compacted, cut at the tokens' first bytes.
-    width = np.diff(np.append(at, body.size))
-    keep_bytes = np.repeat(token_char, width)
-    compact = body[keep_bytes]
-    kept_width = np.where(token_char, width, 0)
-    byte_before = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(kept_width, out=byte_before[1:])
-    out_offsets = np.append(byte_before[starts], byte_before[-1])
+    if ascii_only:
+        compact = body[token_char]
+        tok_bytes = ends_at + 1 - starts
+    else:
+        assert at is not None
+        at_end = np.append(at, body.size)
+        compact = body[np.repeat(token_char, np.diff(at_end))]
+        tok_bytes = at_end[ends_at + 1] - at_end[starts]
+    out_offsets = np.zeros(starts.size + 1, dtype=np.int64)
+    np.cumsum(tok_bytes, out=out_offsets[1:])
     token = strings_from_buffers(out_offsets, compact).alias("token")
     return tok_rec.astype(np.int64), tok_start, tok_end, token

@@ -4,13 +4,16 @@ Each line is ``{"text": ..., "label": {type: {surface: [[start, end], ...]}}}`` 
 **inclusive** character offsets (the released files' convention: ``"叶老桂": [[9, 11]]``);
 each listed surface must equal ``text[start : end + 1]``, else the line is an error. The
 released ``test.json`` has no ``label`` at all: a file where no line has one is refused
-(:class:`UnlabelledSplit`). Spans become tokens and tags through :mod:`benchcheck.io._spans`.
+(:class:`~benchcheck.io._spans.UnlabelledSplit`). Lines are decoded and type-checked by
+``msgspec``; spans become tokens and tags through :mod:`benchcheck.io._spans`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+
+import msgspec
 
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
@@ -20,10 +23,19 @@ from benchcheck.io._spans import (
     RecordCollector,
     Tokenizer,
     UnlabelledSplit,
-    is_offset,
+    decode_lines,
+    read_bytes,
     spans_to_split,
 )
-from benchcheck.io.tables import json_lines, read_utf8
+
+
+class _Line(msgspec.Struct):
+    text: str
+    label: dict[str, dict[str, list[tuple[int, int]]]] | None | msgspec.UnsetType = msgspec.UNSET
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_EXPECTED = 'an object with "text" and "label" {type: {surface: [[start, end], ...]}}'
 
 
 def read_cluener(
@@ -41,66 +53,18 @@ def read_cluener(
     path = Path(path)
     out = RecordCollector()
     labelled = False
-    for number, row in json_lines(read_utf8(path), path):
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            raise InputError('expected an object with a "text" string', path=path, line=number)
-        text = row["text"]
-        record = out.add(text, number)
-        if "label" not in row:
-            continue
-        labelled = True
-        label = row["label"]
-        if label is None:
-            continue
-        if not isinstance(label, dict):
-            raise InputError(
-                '"label" must map each type to {surface: [[start, end], ...]}',
-                path=path,
-                line=number,
-                got=label,
-            )
-        spans = []
-        for entity_type, surfaces in label.items():
-            if not isinstance(surfaces, dict):
-                raise InputError(
-                    f'"label" {entity_type!r} must map surfaces to [[start, end], ...]',
-                    path=path,
-                    line=number,
-                    got=surfaces,
-                )
-            for surface, places in surfaces.items():
-                if not isinstance(places, list) or not all(
-                    isinstance(p, list) and len(p) == 2 and all(map(is_offset, p)) for p in places
-                ):
-                    raise InputError(
-                        f"{entity_type} {surface!r}: expected a list of [start, end] "
-                        "(inclusive character offsets)",
-                        path=path,
-                        line=number,
-                        got=places,
-                    )
-                for start, end in places:
-                    if not 0 <= start <= end < len(text):
-                        raise InputError(
-                            f"{entity_type} span [{start}, {end}] lies outside the text "
-                            f"({len(text)} characters); expected inclusive offsets "
-                            "0 <= start <= end < the text's length",
-                            path=path,
-                            line=number,
-                            got=surface,
-                        )
-                    if text[start : end + 1] != surface:
-                        raise InputError(
-                            f"{entity_type} span [{start}, {end}] reads "
-                            f"{text[start : end + 1]!r}, not the surface it is listed under; "
-                            "expected inclusive offsets of that surface",
-                            path=path,
-                            line=number,
-                            got=surface,
-                        )
-                    spans.append((start, end + 1, entity_type))
-        for start, end, entity_type in sorted(spans):
-            out.span(record, start, end, entity_type)
+    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED)
+    for number, row in zip(lines, rows, strict=True):
+        text = row.text
+        spans: list[tuple[int, int, str]] = []
+        if row.label is not msgspec.UNSET:
+            labelled = True
+            for entity_type, surfaces in (row.label or {}).items():
+                for surface, places in surfaces.items():
+                    for start, end in places:
+                        _check(text, start, end, entity_type, surface, path, number)
+                        spans.append((start, end + 1, entity_type))
+        out.add(text, number, spans=spans)
     if not labelled:
         raise UnlabelledSplit(
             'no line has a "label" (CLUENER\'s test.json is released without labels); '
@@ -119,3 +83,25 @@ def read_cluener(
         coarse_types=coarse_types,
         keep_tokens=keep_tokens,
     )
+
+
+def _check(
+    text: str, start: int, end: int, entity_type: str, surface: str, path: Path, line: int
+) -> None:
+    """Check that an inclusive span lies inside the text and reads its listed surface."""
+    if not 0 <= start <= end < len(text):
+        raise InputError(
+            f"{entity_type} span [{start}, {end}] lies outside the text ({len(text)} "
+            "characters); expected inclusive offsets 0 <= start <= end < the text's length",
+            path=path,
+            line=line,
+            got=surface,
+        )
+    if text[start : end + 1] != surface:
+        raise InputError(
+            f"{entity_type} span [{start}, {end}] reads {text[start : end + 1]!r}, not the "
+            "surface it is listed under; expected inclusive offsets of that surface",
+            path=path,
+            line=line,
+            got=surface,
+        )

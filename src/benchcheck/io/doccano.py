@@ -3,13 +3,17 @@
 Two shapes are read, one per line: ``{"text": ..., "label": [[start, end, "TYPE"], ...]}``
 (doccano's JSONL export) and ``{"text": ..., "entities": [{"start_offset": s,
 "end_offset": e, "label": "TYPE"}, ...]}`` (the export with relations). Offsets are
-characters, end exclusive. Spans become tokens and tags through :mod:`benchcheck.io._spans`.
+characters, end exclusive. Lines are decoded and type-checked by ``msgspec``; spans become
+tokens and tags through :mod:`benchcheck.io._spans`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
+
+import msgspec
 
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
@@ -18,10 +22,29 @@ from benchcheck.io._spans import (
     Overlaps,
     RecordCollector,
     Tokenizer,
-    is_offset,
+    decode_lines,
+    read_bytes,
     spans_to_split,
 )
-from benchcheck.io.tables import json_lines, read_utf8
+
+
+class _Entity(msgspec.Struct):
+    start_offset: int
+    end_offset: int
+    label: str
+
+
+class _Line(msgspec.Struct):
+    text: str
+    label: list[tuple[int, int, str]] | None = None
+    entities: list[_Entity] | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_EXPECTED = (
+    'an object with "text" and "label" [[start, end, "TYPE"], ...] or "entities" '
+    '[{"start_offset", "end_offset", "label"}, ...]'
+)
 
 
 def read_doccano(
@@ -37,51 +60,22 @@ def read_doccano(
 ) -> Split:
     """Read a doccano JSONL export into an NER split (see the module docstring)."""
     path = Path(path)
+    data = read_bytes(path)
     out = RecordCollector()
-    for number, row in json_lines(read_utf8(path), path):
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            raise InputError('expected an object with a "text" string', path=path, line=number)
-        record = out.add(row["text"], number)
-        spans: list[tuple[int, int, str]] = []
-        if "entities" in row:
-            items = row["entities"]
-            if not isinstance(items, list) or not all(
-                isinstance(x, dict)
-                and is_offset(x.get("start_offset"))
-                and is_offset(x.get("end_offset"))
-                and isinstance(x.get("label"), str)
-                for x in items
-            ):
-                raise InputError(
-                    '"entities" must be a list of {"start_offset", "end_offset", "label"}',
-                    path=path,
-                    line=number,
-                )
-            spans = [(x["start_offset"], x["end_offset"], x["label"]) for x in items]
-        elif "label" in row:
-            items = row["label"]
-            if isinstance(items, list) and all(isinstance(x, str) for x in items) and items:
-                raise InputError(
-                    '"label" holds category names, not spans (a text-classification export?); '
-                    "expected [[start, end, type], ...]",
-                    path=path,
-                    line=number,
-                    got=items,
-                )
-            if not isinstance(items, list) or not all(
-                isinstance(x, list)
-                and len(x) == 3
-                and is_offset(x[0])
-                and is_offset(x[1])
-                and isinstance(x[2], str)
-                for x in items
-            ):
-                raise InputError(
-                    '"label" must be a list of [start, end, "TYPE"]', path=path, line=number
-                )
-            spans = [(x[0], x[1], x[2]) for x in items]
-        for start, end, entity_type in sorted(spans):
-            out.span(record, start, end, entity_type)
+    try:
+        rows, lines = decode_lines(data, _DECODER, path, _EXPECTED)
+    except InputError as exc:
+        raise _classification_hint(exc, data) from None
+    out.extend(
+        [row.text for row in rows],
+        lines,
+        [
+            row.label or ()
+            if row.entities is None
+            else [(e.start_offset, e.end_offset, e.label) for e in row.entities]
+            for row in rows
+        ],
+    )
     return spans_to_split(
         out.records(),
         name=name or path.stem,
@@ -94,3 +88,23 @@ def read_doccano(
         coarse_types=coarse_types,
         keep_tokens=keep_tokens,
     )
+
+
+def _classification_hint(exc: InputError, data: bytes) -> InputError:
+    """Say so when the bad line is a text-classification export (``"label": ["POS"]``)."""
+    if exc.line is None:
+        return exc
+    try:
+        row = json.loads(data.split(b"\n")[exc.line - 1])
+    except (ValueError, IndexError):
+        return exc
+    label = row.get("label") if isinstance(row, dict) else None
+    if isinstance(label, list) and label and all(isinstance(x, str) for x in label):
+        return InputError(
+            '"label" holds category names, not spans (a text-classification export?); '
+            'expected [[start, end, "TYPE"], ...]',
+            path=exc.path,
+            line=exc.line,
+            got=label,
+        )
+    return exc

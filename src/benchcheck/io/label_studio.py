@@ -16,10 +16,12 @@ are converted to characters. Errors name the task (``task 3 (id 17)``).
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
@@ -29,9 +31,9 @@ from benchcheck.io._spans import (
     RecordCollector,
     Tokenizer,
     is_offset,
+    read_bytes,
     spans_to_split,
 )
-from benchcheck.io.tables import read_utf8
 
 
 def read_label_studio(
@@ -47,10 +49,11 @@ def read_label_studio(
 ) -> Split:
     """Read a Label Studio JSON (or JSON-MIN) export into an NER split."""
     path = Path(path)
+    data = read_bytes(path)
     try:
-        tasks = json.loads(read_utf8(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        tasks = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InputError(f"invalid JSON ({exc})", path=path, line=_line_of(exc, data)) from None
     if not isinstance(tasks, list):
         raise InputError("expected a JSON array of tasks (a Label Studio export)", path=path)
     out = RecordCollector()
@@ -59,14 +62,12 @@ def read_label_studio(
             f" (id {task['id']})" if isinstance(task, dict) and "id" in task else ""
         )
         text, regions = _task(task, where, path)
-        record = out.add(text, 0, where)
         spans = []
         for value in regions:
             start, end = _offsets(text, value, where, path)
             for label in value["labels"]:
                 spans.append((start, end, label))
-        for start, end, label in sorted(spans):
-            out.span(record, start, end, label)
+        out.add(text, 0, where, spans=spans)
     return spans_to_split(
         out.records(),
         name=name or path.stem,
@@ -79,6 +80,12 @@ def read_label_studio(
         coarse_types=coarse_types,
         keep_tokens=keep_tokens,
     )
+
+
+def _line_of(exc: Exception, data: bytes) -> int | None:
+    """Return the line of the byte position a msgspec error names (``(byte 123)``)."""
+    found = re.search(r"byte (\d+)", str(exc))
+    return data.count(b"\n", 0, int(found.group(1))) + 1 if found else None
 
 
 def _task(task: Any, where: str, path: Path) -> tuple[str, list[dict[str, Any]]]:

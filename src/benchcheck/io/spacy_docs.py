@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import msgspec
+
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, require
 from benchcheck.io._spans import (
@@ -21,10 +23,35 @@ from benchcheck.io._spans import (
     Overlaps,
     RecordCollector,
     Tokenizer,
-    is_offset,
+    decode_lines,
+    read_bytes,
     spans_to_split,
 )
-from benchcheck.io.tables import json_lines, read_utf8
+
+
+class _Span(msgspec.Struct):
+    start: int
+    end: int
+    label: str
+
+
+class _Token(msgspec.Struct):
+    start: int
+    end: int
+
+
+class _Line(msgspec.Struct):
+    text: str
+    spans: list[_Span] | None = None
+    tokens: list[_Token] | None = None
+    answer: str | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_EXPECTED = (
+    'an object with "text", "spans" [{"start", "end", "label"}, ...] and, optionally, '
+    '"tokens" [{"start", "end"}, ...]'
+)
 
 
 def read_docbin(
@@ -55,12 +82,11 @@ def read_docbin(
         raise InputError(f"cannot read as a spaCy DocBin: {exc}", path=path) from None
     out = RecordCollector()
     for k, doc in enumerate(docs, start=1):
-        record = out.add(doc.text, 0, f"doc {k}")
+        spans = [(ent.start_char, ent.end_char, ent.label_) for ent in doc.ents]
+        record = out.add(doc.text, 0, f"doc {k}", spans=spans)
         for token in doc:
             if not token.is_space:
                 out.token(record, token.idx, token.idx + len(token.text), token.text)
-        for ent in doc.ents:
-            out.span(record, ent.start_char, ent.end_char, ent.label_)
     return spans_to_split(
         out.records(given_tokens="spacy: the DocBin's own tokens"),
         name=name or path.stem,
@@ -89,13 +115,11 @@ def read_spacy_jsonl(
     path = Path(path)
     out = RecordCollector()
     with_tokens: bool | None = None
-    for number, row in json_lines(read_utf8(path), path):
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            raise InputError('expected an object with a "text" string', path=path, line=number)
-        if row.get("answer") in ("reject", "ignore"):
+    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED)
+    for number, row in zip(lines, rows, strict=True):
+        if row.answer in ("reject", "ignore"):
             continue
-        text = row["text"]
-        has_tokens = "tokens" in row
+        has_tokens = row.tokens is not None
         if with_tokens is None:
             with_tokens = has_tokens
         elif with_tokens != has_tokens:
@@ -104,22 +128,10 @@ def read_spacy_jsonl(
                 path=path,
                 line=number,
             )
-        record = out.add(text, number)
-        if has_tokens:
-            _tokens(out, record, row["tokens"], text, path, number)
-        spans = row.get("spans") or []
-        if not isinstance(spans, list) or not all(
-            isinstance(x, dict)
-            and is_offset(x.get("start"))
-            and is_offset(x.get("end"))
-            and isinstance(x.get("label"), str)
-            for x in spans
-        ):
-            raise InputError(
-                '"spans" must be a list of {"start", "end", "label"}', path=path, line=number
-            )
-        for x in sorted(spans, key=lambda x: (x["start"], x["end"], x["label"])):
-            out.span(record, x["start"], x["end"], x["label"])
+        spans = [(x.start, x.end, x.label) for x in row.spans or ()]
+        record = out.add(row.text, number, spans=spans)
+        if row.tokens is not None:
+            _tokens(out, record, row.tokens, row.text, path, number)
     return spans_to_split(
         out.records(given_tokens='the file\'s "tokens"' if with_tokens else None),
         name=name or path.stem,
@@ -135,33 +147,20 @@ def read_spacy_jsonl(
 
 
 def _tokens(
-    out: RecordCollector, record: int, tokens: object, text: str, path: Path, line: int
+    out: RecordCollector, record: int, tokens: list[_Token], text: str, path: Path, line: int
 ) -> None:
     """Add a line's given tokens: in order, not overlapping, inside the text."""
-    if not isinstance(tokens, list):
-        raise InputError(
-            '"tokens" must be a list of {"text", "start", "end"}', path=path, line=line
-        )
     end_before = 0
     for tok in tokens:
-        if not (
-            isinstance(tok, dict) and is_offset(tok.get("start")) and is_offset(tok.get("end"))
-        ):
-            raise InputError(
-                'expected each token as {"text", "start", "end"}', path=path, line=line, got=tok
-            )
-        start, end = tok["start"], tok["end"]
+        start, end = tok.start, tok.end
         if not end_before <= start < end <= len(text):
             raise InputError(
                 f"token [{start}, {end}) is out of order, empty or past the end of the text; "
                 "expected tokens in order inside the text",
                 path=path,
                 line=line,
-                got=tok,
             )
-        piece = text[start:end]
-        if not piece.strip():
-            end_before = end
-            continue  # a whitespace token (spaCy keeps runs of spaces as tokens)
-        out.token(record, start, end, piece)
         end_before = end
+        piece = text[start:end]
+        if piece.strip():  # spaCy keeps runs of spaces as tokens: they are no tokens here
+            out.token(record, start, end, piece)
