@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
+from benchcheck.data.scripts import join_tokens
 from benchcheck.metrics._common import occurs_in, reference_splits
 
 LENGTH_BINS: tuple[tuple[int, int | None], ...] = ((1, 10), (11, 20), (21, 40), (41, None))
@@ -91,7 +92,7 @@ def bucket_scores(
     lengths = np.array([len(t) for t in tokens])
 
     def surface(i: int, e: tuple[str, int, int]) -> str:
-        return " ".join(tokens[i][e[1] : e[2] + 1])
+        return join_tokens(tokens[i][e[1] : e[2] + 1])  # the gold surfaces' joining rule
 
     def entity_bucket(pred_in: Any) -> dict[str, Any]:
         cp = n_p = cg = n_g = 0

@@ -1,7 +1,9 @@
 """Difficulty metrics (Statistical dataset evaluation, Sec. 4.2): does it challenge models.
 
-An entity value is the entity's surface string (its tokens joined by one space, case kept);
-its type is its label. Sets of surfaces are compared through their 64-bit hashes.
+An entity value is the entity's surface: two values match when their token sequences are
+equal (case kept), compared through 64-bit hashes of the sequences. A value is shown as its
+tokens joined by one space, without one beside a script written without spaces (``北京``,
+not ``北 京``; see :func:`benchcheck.data.scripts.join_tokens`). Its type is its label.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ def entity_ambiguity_degree(split: Split) -> float | None:
     ambiguous", which this formula contradicts (more ambiguous surfaces lower it); see
     :func:`ambiguous_entity_ratio` for the variant that grows with ambiguity. Edge rule:
     ``None`` for n = 0.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     if split.n == 0:
         return None
@@ -78,6 +84,10 @@ def ambiguous_entity_ratio(split: Split) -> float | None:
     """Share of distinct entity surfaces labelled with more than one type (variant of Eq. 5).
 
     Edge rule: ``None`` when the split has no entity.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     spans = _spans(split)
     distinct = spans.get_column("surface_hash").n_unique()
@@ -99,6 +109,10 @@ def entity_density(split: Split) -> float | None:
 
     |e(y_i)| counts the distinct entity surfaces of sentence i (e(y) is a set) and m_i its
     tokens. Edge rule: ``None`` for n = 0.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     if split.n == 0:
         return None
@@ -185,6 +199,10 @@ def unseen_entity_ratio(dataset: Dataset) -> float | None:
 
     Sets of entity surfaces (types ignored), test against train only. Edge rule: ``None``
     when the dataset lacks a train or test split or the test split has no entity.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     return _unseen(dataset, typed=False)
 
