@@ -1,7 +1,8 @@
 """Label-error detection with a judge ensemble (methods.md section 2).
 
-judgments → :func:`ensemble` → :func:`flag_examples` → :func:`export_review` /
-:func:`import_review` (gold labels) → :func:`gold_error_rate`, :func:`bin_agreement`,
+judgments → :func:`ensemble` → :func:`flag_examples` → :func:`build_review` /
+:func:`combine_review` (gold labels; the files: :mod:`benchcheck.runs.review`) →
+:func:`gold_error_rate`, :func:`stratified_gold_error_rate`, :func:`bin_agreement`,
 :func:`ensemble_curve`, :func:`agreement_report`; :func:`apply_remedy` and :func:`rerank`
 for the consequences; :func:`compare_spans` for NER span flags.
 """
@@ -13,6 +14,7 @@ from benchcheck.labels.analysis import (
     gold_error_rate,
 )
 from benchcheck.labels.ensemble import ensemble, read_judgments
+from benchcheck.labels.error_rate import stratified_gold_error_rate
 from benchcheck.labels.flags import (
     confident_learning_flags,
     detector_overlap,
@@ -20,25 +22,25 @@ from benchcheck.labels.flags import (
     summarize_flags,
 )
 from benchcheck.labels.ner_flags import compare_spans, span_review_frame
-from benchcheck.labels.remedies import apply_remedy, read_model_scores, rerank
-from benchcheck.labels.review import export_review, import_review
+from benchcheck.labels.remedies import apply_remedy, rerank
+from benchcheck.labels.review import build_review, combine_review
 
 __all__ = [
     "agreement_report",
     "apply_remedy",
     "bin_agreement",
+    "build_review",
+    "combine_review",
     "compare_spans",
     "confident_learning_flags",
     "detector_overlap",
     "ensemble",
     "ensemble_curve",
-    "export_review",
     "flag_examples",
     "gold_error_rate",
-    "import_review",
     "read_judgments",
-    "read_model_scores",
     "rerank",
     "span_review_frame",
+    "stratified_gold_error_rate",
     "summarize_flags",
 ]

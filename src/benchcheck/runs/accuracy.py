@@ -73,6 +73,7 @@ class AccuracyRun:
 
 def run_accuracy(annotated: str | Path) -> AccuracyRun:
     """Score a sample file whose ``annotations`` the annotators filled."""
-    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, read_annotations, score_annotations
+    from benchcheck.io.accuracy import read_accuracy_sample
+    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, score_annotations
 
-    return AccuracyRun(score_annotations(read_annotations(annotated)), KAPPA_THRESHOLD)
+    return AccuracyRun(score_annotations(read_accuracy_sample(annotated)), KAPPA_THRESHOLD)

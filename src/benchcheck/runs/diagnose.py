@@ -14,15 +14,31 @@ from benchcheck.errors import UsageError
 from benchcheck.runs._judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
+    from benchcheck.data.taxonomy import Taxonomy
     from benchcheck.diagnostics.artifacts import ArtifactAudit
     from benchcheck.diagnostics.checks import SuiteChecks
     from benchcheck.diagnostics.human import HumanBaseline
     from benchcheck.diagnostics.score import DiagnosisResult
+    from benchcheck.diagnostics.suite import DiagnosticSuite
 
-__all__ = ["run_artifacts", "run_check_suite", "run_diagnose", "run_human", "SIDES"]
+__all__ = ["SIDES", "load_suite", "run_artifacts", "run_check_suite", "run_diagnose", "run_human"]
 
 #: Which text the partial-input baseline sees.
 SIDES = ("hypothesis", "premise")
+
+
+def load_suite(
+    path: str | Path, *, taxonomy: Taxonomy | str | Path | None = None
+) -> DiagnosticSuite:
+    """Read a suite (GLUE TSV or JSONL) and resolve its tags (default: the GLUE taxonomy).
+
+    ``taxonomy`` is a :class:`~benchcheck.data.taxonomy.Taxonomy` or a TOML/JSON file.
+    """
+    from benchcheck.diagnostics.suite import suite_from_dataset
+    from benchcheck.io.diagnostic import load_taxonomy, read_diagnostic
+
+    tax = load_taxonomy(taxonomy) if isinstance(taxonomy, (str, Path)) else taxonomy
+    return suite_from_dataset(read_diagnostic(path), taxonomy=tax)
 
 
 def run_diagnose(
@@ -43,7 +59,6 @@ def run_diagnose(
     question (prompt ``nli3``) on every example and are scored like a predictions file.
     """
     from benchcheck.diagnostics.score import diagnose_suite
-    from benchcheck.diagnostics.suite import load_suite
     from benchcheck.io.diagnostic import read_model_predictions
 
     files = dict(predictions or {})
@@ -143,7 +158,6 @@ def run_human(
 ) -> HumanBaseline:
     """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold."""
     from benchcheck.diagnostics.human import human_baseline
-    from benchcheck.diagnostics.suite import load_suite
     from benchcheck.io.diagnostic import read_annotations
 
     loaded = load_suite(suite, taxonomy=taxonomy)
@@ -159,6 +173,5 @@ def run_human(
 def run_check_suite(suite: str | Path, *, taxonomy: str | None = None) -> SuiteChecks:
     """Run the suite's construction checks: categories, directions, tags, minimal sets."""
     from benchcheck.diagnostics.checks import check_suite
-    from benchcheck.diagnostics.suite import load_suite
 
     return check_suite(load_suite(suite, taxonomy=taxonomy))

@@ -28,6 +28,7 @@ __all__ = [
     "run_ensemble_curve",
     "run_remedy",
     "run_rerank",
+    "write_remedy",
 ]
 
 
@@ -96,8 +97,6 @@ class RemedyRun:
 
     def write(self, folder: str | Path, *, force: bool = False) -> RemedyResult:
         """Write ``cleaned`` and ``ablation_random`` in the input's format into ``folder``."""
-        from benchcheck.labels.remedies import write_remedy
-
         return write_remedy(
             self.splits,
             folder,
@@ -107,6 +106,47 @@ class RemedyRun:
             seed=self.seed,
             force=force,
         )
+
+
+def write_remedy(
+    splits: Mapping[str, pl.DataFrame],
+    out_dir: str | Path,
+    *,
+    source: str | Path,
+    mode: str,
+    threshold: float,
+    seed: int,
+    force: bool = False,
+) -> RemedyResult:
+    """Write ``cleaned`` and ``ablation_random`` in the input's format, never over the input.
+
+    The files are staged and moved into place complete; existing ones are replaced only
+    with ``force`` (:mod:`benchcheck.io.output`).
+    """
+    from benchcheck.io.output import Outputs
+
+    out = Path(out_dir)
+    from benchcheck.io.tables import write_rows
+    from benchcheck.labels.remedies import RemedyResult, remedy_file_names
+
+    names = remedy_file_names(source)
+    folder = Outputs([source], force=force).folder(out, param="output", names=names)
+    files: dict[str, str] = {}
+    with folder:
+        for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
+            write_rows(splits[key], folder.stage(name))
+            files[key] = str(out / name)
+    selected = tuple(splits["_selected"]["id"].to_list())
+    return RemedyResult(
+        mode,
+        threshold,
+        seed,
+        splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
+        len(selected),
+        selected,
+        tuple(splits["_ablation"]["id"].to_list()),
+        files,
+    )
 
 
 def run_remedy(
@@ -202,7 +242,8 @@ def run_rerank(
     """
     import polars as pl
 
-    from benchcheck.labels.remedies import read_model_scores, rerank
+    from benchcheck.io.scores import read_model_scores
+    from benchcheck.labels.remedies import rerank
 
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")
