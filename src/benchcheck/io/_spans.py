@@ -47,8 +47,8 @@ from benchcheck.data.model import SpanReading, Split
 from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
+from benchcheck.io._options import check_options
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
-from benchcheck.io.formats import check_options
 
 Tokenizer = Literal["unicode", "chars"]
 Align = Literal["strict", "expand", "contract"]

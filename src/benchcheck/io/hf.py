@@ -20,7 +20,7 @@ from benchcheck.errors import InputError, require
 from benchcheck.io._ner import build_ner_split
 
 if TYPE_CHECKING:  # formats reads tables, which reads this module
-    from benchcheck.io.formats import NerOptions
+    from benchcheck.io._options import NerOptions
 
 
 def is_saved_hf(path: Path) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.io.formats import NerOptions
+from benchcheck.io._options import NerOptions
 
 if TYPE_CHECKING:
     from benchcheck.data.model import Dataset
