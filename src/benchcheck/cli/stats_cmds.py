@@ -13,6 +13,7 @@ from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.io.formats import NerOptions
 from benchcheck.io.output import Outputs, atomic_write
 from benchcheck.io.source import DataSource
 
@@ -26,7 +27,52 @@ SplitOpt = Annotated[
     list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")
 ]
 SchemeOpt = Annotated[
-    str | None, typer.Option("--scheme", help="Force the tagging scheme: IOB1, IOB2 or BIOES.")
+    str | None,
+    typer.Option(
+        "--scheme",
+        help="Force the tagging scheme: IOB1, IOB2, IOE1, IOE2, BIOES (IOBES), BILOU or BMES.",
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help="NER file format (else detected from the extension and first record): "
+        "conll, jsonl, cluener, doccano, label-studio, spacy or hf. Examples below.",
+    ),
+]
+TypeMapOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--type-map",
+        help='Rename entity types: a JSON object {"PER.NAM": "PER", ...} or @FILE.json.',
+    ),
+]
+CoarseOpt = Annotated[
+    bool,
+    typer.Option("--coarse-types", help="Cut entity types at the first '.' (PER.NAM -> PER)."),
+]
+TokenizerOpt = Annotated[
+    str,
+    typer.Option(
+        "--tokenizer",
+        help="Offset formats: unicode (a token per CJK/Thai character, else words) or chars.",
+    ),
+]
+AlignOpt = Annotated[
+    str,
+    typer.Option(
+        "--align",
+        help="Offset formats: spans off token boundaries are an error (strict), or are widened "
+        "(expand) or narrowed (contract) and counted.",
+    ),
+]
+OverlapsOpt = Annotated[
+    str,
+    typer.Option(
+        "--overlaps",
+        help="Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
+    ),
 ]
 StrictOpt = Annotated[
     bool, typer.Option("--strict", help="Reject invalid tag transitions instead of repairing them.")
@@ -38,6 +84,49 @@ LabelNamesOpt = Annotated[
 TaskOpt = Annotated[str, typer.Option("--task", help="Task kind: ner, classification or pair.")]
 
 
+def format_help() -> str:
+    """List the formats ``--format`` takes, one example line each (the help's epilog)."""
+    from benchcheck.io.formats import FORMATS
+
+    lines = ["Formats (--format; detected from the extension and first record if not given):"]
+    for fmt in FORMATS.values():
+        lines.append(escape(f"{fmt.name}: {fmt.title}. Example: {fmt.example}"))
+    return "\n".join(lines)
+
+
+def ner_options(
+    fmt: str | None = None,
+    type_map: str | None = None,
+    coarse_types: bool = False,
+    tokenizer: str = "unicode",
+    align: str = "strict",
+    overlaps: str = "error",
+) -> NerOptions:
+    """Build the NER reading options; ``--type-map`` is JSON or ``@file`` holding JSON."""
+    mapping: dict[str, str] = {}
+    if type_map:
+        text = type_map
+        if type_map.startswith("@"):
+            try:
+                text = Path(type_map[1:]).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"--type-map: cannot read {type_map[1:]!r}: {exc}") from None
+        try:
+            mapping = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--type-map expects a JSON object: {exc.msg}") from None
+        if not isinstance(mapping, dict):
+            raise UsageError(f"--type-map expects a JSON object, got {text!r}")
+    return NerOptions(
+        format=fmt,
+        tokenizer=tokenizer,
+        align=align,
+        overlaps=overlaps,
+        type_map=mapping,
+        coarse_types=coarse_types,
+    )
+
+
 def _source(
     data: str | None,
     split: list[str] | None,
@@ -47,6 +136,7 @@ def _source(
     label_names: str | None = None,
     task: str = "ner",
     columns: Columns | None = None,
+    ner: NerOptions | None = None,
 ) -> DataSource:
     """Build the dataset the options describe."""
     return DataSource(
@@ -57,7 +147,18 @@ def _source(
         scheme=scheme,
         strict=strict,
         label_names=tuple(label_names.split(",")) if label_names else None,
+        ner=ner or NerOptions(),
     )
+
+
+def warn_reading(result: dict) -> None:  # type: ignore[type-arg]
+    """Warn on stderr about what reading noticed: split-only types, skipped splits."""
+    for name, types in (result.get("types_only_in") or {}).items():
+        console_err.print(
+            f"warning: entity types seen only in split {escape(name)}: " + escape(", ".join(types))
+        )
+    for file in result.get("skipped_splits") or []:
+        console_err.print(f"warning: skipped {escape(file)}: it holds no annotation")
 
 
 def _scores(scores: str | None) -> dict[str, float]:
@@ -72,12 +173,18 @@ def _scores(scores: str | None) -> dict[str, float]:
     return out
 
 
-@app.command("stats")
+@app.command("stats", epilog=format_help())
 def stats(
     data: DataArg = None,
     split: SplitOpt = None,
     scheme: SchemeOpt = None,
     strict: StrictOpt = False,
+    fmt: FormatOpt = None,
+    type_map: TypeMapOpt = None,
+    coarse_types: CoarseOpt = False,
+    tokenizer: TokenizerOpt = "unicode",
+    align: AlignOpt = "strict",
+    overlaps: OverlapsOpt = "error",
     scores: Annotated[
         str | None,
         typer.Option(
@@ -142,6 +249,8 @@ def stats(
     Example: benchcheck stats nli/ --task pair --text-a premise --text-b hypothesis --label label
     Example: benchcheck stats data/ --near-duplicates --near-threshold 0.8 --json out.json
     Example: benchcheck stats data.parquet/ --engine ray --address auto --json out.json
+    Example: benchcheck stats cluener/ --format cluener --json out.json
+    Example: benchcheck stats weibo/ --type-map '{"PER.NAM": "PER", "PER.NOM": "PER"}'
     """
     from benchcheck.report.terminal import stats_renderables
     from benchcheck.runs.stats import (
@@ -159,6 +268,7 @@ def stats(
         label_names=label_names,
         task=task,
         columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+        ner=ner_options(fmt, type_map, coarse_types, tokenizer, align, overlaps),
     )
     files = parse_assignments(predictions, "--predictions")
     Outputs([*source.inputs, *files.values()], force=force).file(json_out, param="json")
@@ -174,16 +284,23 @@ def stats(
     )
     result = run.to_json()
     write_json(result, json_out)
+    warn_reading(result)
     if json_out != "-":
         for renderable in stats_renderables(result):
             console.print(renderable)
 
 
-@app.command("compare")
+@app.command("compare", epilog=format_help())
 def compare(
     datasets: Annotated[list[str], typer.Argument(help="NAME=PATH for each dataset to compare.")],
     scheme: SchemeOpt = None,
     strict: StrictOpt = False,
+    fmt: FormatOpt = None,
+    type_map: TypeMapOpt = None,
+    coarse_types: CoarseOpt = False,
+    tokenizer: TokenizerOpt = "unicode",
+    align: AlignOpt = "strict",
+    overlaps: OverlapsOpt = "error",
     json_out: JsonOpt = None,
     force: ForceOpt = False,
 ) -> None:
@@ -195,7 +312,10 @@ def compare(
     from benchcheck.runs.stats import run_compare
 
     named = parse_assignments(datasets, "compare")
-    sources = {n: DataSource(path, scheme=scheme, strict=strict) for n, path in named.items()}
+    ner = ner_options(fmt, type_map, coarse_types, tokenizer, align, overlaps)
+    sources = {
+        n: DataSource(path, scheme=scheme, strict=strict, ner=ner) for n, path in named.items()
+    }
     Outputs([p for s in sources.values() for p in s.inputs], force=force).file(
         json_out, param="json"
     )

@@ -41,6 +41,53 @@ SPLIT_ALIASES: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class SpanReading:
+    """How a split read from text and character offsets became tokens and tags.
+
+    ``tokenization`` names the rule that cut the text (see :mod:`benchcheck.io._spans`);
+    ``align`` and ``overlaps`` the policies used for spans off token boundaries and for
+    overlapping spans; ``span_alignments`` counts spans moved onto token boundaries,
+    ``spans_dropped`` those left with no token by the move, ``overlapping_spans`` the spans
+    dropped because they overlapped a kept one.
+    """
+
+    format: str
+    tokenization: str
+    align: str = "strict"
+    overlaps: str = "error"
+    n_spans: int = 0
+    span_alignments: int = 0
+    spans_dropped: int = 0
+    overlapping_spans: int = 0
+
+    def __add__(self, other: SpanReading) -> SpanReading:
+        """Combine the readings of two parts of one split (counts add up)."""
+        return SpanReading(
+            format=self.format,
+            tokenization=self.tokenization,
+            align=self.align,
+            overlaps=self.overlaps,
+            n_spans=self.n_spans + other.n_spans,
+            span_alignments=self.span_alignments + other.span_alignments,
+            spans_dropped=self.spans_dropped + other.spans_dropped,
+            overlapping_spans=self.overlapping_spans + other.overlapping_spans,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """Return the JSON object the statistics print under a split's ``reading``."""
+        return {
+            "format": self.format,
+            "tokenization": self.tokenization,
+            "align": self.align,
+            "overlaps": self.overlaps,
+            "n_spans": self.n_spans,
+            "span_alignments": self.span_alignments,
+            "spans_dropped": self.spans_dropped,
+            "overlapping_spans": self.overlapping_spans,
+        }
+
+
+@dataclass(frozen=True)
 class Split:
     """One named split.
 
@@ -59,6 +106,13 @@ class Split:
     #: Invalid transitions under each scheme (NER), kept so that parts read separately
     #: (streamed chunks, shards) combine into exactly the whole file's scheme and repairs.
     scheme_violations: Mapping[str, int] = field(default_factory=dict)
+    #: NER: each tag prefix letter met, with the first (line, tag) holding it; parts read
+    #: separately combine into the whole file's (the check that a file keeps one scheme).
+    tag_letters: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+    #: NER: entity types renamed while reading (original → name used); empty when none were.
+    type_map: Mapping[str, str] = field(default_factory=dict)
+    #: NER read from character offsets: how the text became tokens (None otherwise).
+    reading: SpanReading | None = None
 
     @property
     def n(self) -> int:

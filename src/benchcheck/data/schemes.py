@@ -1,23 +1,57 @@
 """Tagging schemes as data: prefix tables, span decoding and transition checks.
 
+A tag is ``O`` or a prefix letter, ``-`` and a type (``B-PER``). Eight letters are known:
+``O B I E S`` (IOB1, IOB2, IOE1, IOE2, BIOES/IOBES), ``L U`` (BILOU, spaCy's BILUO: L = last,
+U = unit) and ``M`` (BMES, the Chinese releases' scheme: M = middle, with B, E and S).
+
 Span decoding follows seqeval's default (lenient, conlleval-compatible) reading, written out
 as two tables over (previous prefix, prefix, same type): :data:`STARTS` says a chunk starts at
 a token, :data:`ENDS` says the chunk open at the previous token ends before it. Sentences are
 padded with ``O`` on both sides, exactly as ``seqeval.metrics.sequence_labeling.get_entities``
-pads its input, so the decoded spans equal seqeval's on every input (tested on random tags).
+pads its input, so the decoded spans equal seqeval's on every input of the letters seqeval's
+reader knows (``O B I E S``; tested on random tags). The other letters are read through their
+BIOES counterparts (``L`` as ``E``, ``U`` as ``S``, ``M`` as ``I``): a valid BILOU sequence
+decodes to the spans of ``seqeval.scheme.BILOU``, and BMES decodes as BIOES with M for I.
 
-Each scheme (IOB1, IOB2, BIOES) is a table of *allowed* transitions; a transition outside it
-is a tag repair: it is decoded the seqeval way and counted, or rejected in strict mode.
+Each scheme is a table of *allowed* transitions (:data:`ALLOWED`, built from
+:data:`SCHEME_RULES`); a transition outside it is a tag repair: it is decoded the seqeval
+way and counted, or rejected in strict mode. A letter outside a scheme's alphabet makes
+every transition into and out of it invalid. The tables are checked against
+``seqeval.scheme`` (strict mode) on random valid sequences.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
+
 import numpy as np
 
 #: Prefix codes; ``O`` is 0 so that padding with zeros means "outside".
-O, B, I, E, S = 0, 1, 2, 3, 4  # noqa: E741 - the scheme's own letters
-PREFIXES = "OBIES"
-SCHEMES = ("IOB1", "IOB2", "BIOES")
+O, B, I, E, S, M, L, U = range(8)  # noqa: E741 - the schemes' own letters
+PREFIXES = "OBIESMLU"
+N_PREFIX = len(PREFIXES)
+#: Every letter's BIOES counterpart, used for decoding (M inside, L last, U unit).
+CANONICAL = "OBIESIES"
+
+#: Scheme names, in detection tie order (the three first as before BMES/BILOU/IOE existed).
+SCHEMES = ("IOB2", "IOB1", "BIOES", "IOE2", "IOE1", "BILOU", "BMES")
+
+#: Other spellings accepted for a forced scheme (not "BIO" or "IOB": they name IOB1 or IOB2).
+ALIASES = {"IOBES": "BIOES", "BILUO": "BILOU"}
+#: The letters each scheme uses.
+ALPHABETS: dict[str, str] = {
+    "IOB1": "OIB",
+    "IOB2": "OBI",
+    "IOE1": "OIE",
+    "IOE2": "OIE",
+    "BIOES": "OBIES",
+    "BILOU": "OBILU",
+    "BMES": "OBMES",
+}
+#: The message every reader gives for a tag of no known shape.
+TAG_SHAPE_EXPECTED = (
+    "unknown tag shape; expected 'O' or a prefix B-, I-, E-, S-, M-, L- or U- followed by a type"
+)
 
 
 def _seqeval_end(prev: str, tag: str, same: bool) -> bool:
@@ -38,10 +72,15 @@ def _seqeval_start(prev: str, tag: str, same: bool) -> bool:
     return tag != "O" and not same
 
 
-def _table(rule) -> np.ndarray:  # type: ignore[no-untyped-def]
-    out = np.zeros((5, 5, 2), dtype=bool)
-    for p, prev in enumerate(PREFIXES):
-        for t, tag in enumerate(PREFIXES):
+Rule = Callable[[str, str, bool], bool]
+
+
+def _table(rule: Rule, letters: str = CANONICAL) -> np.ndarray:
+    """Tabulate ``rule(prev, tag, same)`` over every pair of letters, read as ``letters``."""
+    out = np.zeros((N_PREFIX, N_PREFIX, 2), dtype=bool)
+    for p in range(N_PREFIX):
+        for t in range(N_PREFIX):
+            prev, tag = letters[p], letters[t]
             for same in (0, 1):
                 # O has no type: a pair involving O never has the same type.
                 s = bool(same) and prev != "O" and tag != "O"
@@ -53,46 +92,120 @@ STARTS = _table(_seqeval_start)
 ENDS = _table(_seqeval_end)
 
 
-def _allowed(scheme: str) -> np.ndarray:
-    """Tabulate a scheme's allowed (prev, tag, same-type) transitions; edges are ``O``."""
-    out = np.zeros((5, 5, 2), dtype=bool)
-    for p, prev in enumerate(PREFIXES):
-        for t, tag in enumerate(PREFIXES):
-            for same in (0, 1):
-                s = bool(same) and prev != "O" and tag != "O"
-                out[p, t, same] = _allowed_rule(scheme, prev, tag, s)
-    return out
+def _iob2(prev: str, tag: str, same: bool) -> bool:
+    # I continues a chunk of its type; B starts one anywhere.
+    return tag != "I" or (prev in "BI" and same)
 
 
-def _allowed_rule(scheme: str, prev: str, tag: str, same: bool) -> bool:
-    if scheme == "IOB2":
-        if tag in "ES" or prev in "ES":
-            return False
-        return tag != "I" or (prev in "BI" and same)
-    if scheme == "IOB1":
-        if tag in "ES" or prev in "ES":
-            return False
-        return tag != "B" or (prev in "BI" and same)
-    # BIOES: inside a chunk only I/E of the same type may follow; outside, only O/B/S.
+def _iob1(prev: str, tag: str, same: bool) -> bool:
+    # I starts or continues a chunk; B only starts a chunk right after one of its type.
+    return tag != "B" or (prev in "BI" and same)
+
+
+def _ioe2(prev: str, tag: str, same: bool) -> bool:
+    # Every chunk ends with E: after I only I or E of the same type may follow.
+    if prev == "I":
+        return tag in "IE" and same
+    return True
+
+
+def _ioe1(prev: str, tag: str, same: bool) -> bool:
+    # I starts or continues a chunk; E ends one only when a chunk of its type follows.
+    if prev == "E":
+        return tag in "IE" and same
+    return True
+
+
+def _bioes(prev: str, tag: str, same: bool) -> bool:
+    # Inside a chunk only I/E of the same type may follow; outside, only O/B/S.
     if prev in "BI":
         return tag in "IE" and same
     return tag in "OBS"
 
 
+#: Scheme → (its rule over BIOES-like letters, how its alphabet reads as those letters).
+SCHEME_RULES: dict[str, tuple[Rule, dict[str, str]]] = {
+    "IOB2": (_iob2, {}),
+    "IOB1": (_iob1, {}),
+    "IOE2": (_ioe2, {}),
+    "IOE1": (_ioe1, {}),
+    "BIOES": (_bioes, {}),
+    "BILOU": (_bioes, {"L": "E", "U": "S"}),
+    "BMES": (_bioes, {"M": "I"}),
+}
+
+
+def _allowed(scheme: str) -> np.ndarray:
+    """Tabulate a scheme's allowed (prev, tag, same-type) transitions; edges are ``O``."""
+    rule, reading = SCHEME_RULES[scheme]
+    alphabet = ALPHABETS[scheme]
+    # Letters outside the alphabet read as "?": no rule allows a transition into or out of it.
+    letters = "".join(reading.get(c, c) if c in alphabet else "?" for c in PREFIXES)
+
+    def checked(prev: str, tag: str, same: bool) -> bool:
+        return "?" not in (prev, tag) and rule(prev, tag, same)
+
+    return _table(checked, letters)
+
+
 ALLOWED: dict[str, np.ndarray] = {name: _allowed(name) for name in SCHEMES}
+
+
+def scheme_name(scheme: str) -> str | None:
+    """Return the canonical name of a scheme spelled any known way, else ``None``.
+
+    >>> scheme_name("iobes"), scheme_name("BILUO"), scheme_name("bmes"), scheme_name("X")
+    ('BIOES', 'BILOU', 'BMES', None)
+    """
+    up = scheme.upper()
+    up = ALIASES.get(up, up)
+    return up if up in SCHEMES else None
 
 
 def parse_tag(tag: str) -> tuple[int, str] | None:
     """Split a tag into (prefix code, type); ``None`` when the tag has no known shape.
 
-    >>> parse_tag("B-PER"), parse_tag("O"), parse_tag("I-LOC-X"), parse_tag("PER")
-    ((1, 'PER'), (0, ''), (2, 'LOC-X'), None)
+    >>> parse_tag("B-PER"), parse_tag("O"), parse_tag("M-LOC.NAM"), parse_tag("PER")
+    ((1, 'PER'), (0, ''), (5, 'LOC.NAM'), None)
     """
     if tag == "O":
         return O, ""
-    if len(tag) >= 3 and tag[1] == "-" and tag[0] in "BIES":
+    if len(tag) >= 3 and tag[1] == "-" and tag[0] in "BIESMLU":
         return PREFIXES.index(tag[0]), tag[2:]
     return None
+
+
+def coarse_type(entity_type: str) -> str:
+    """Cut a type at its first ``.`` (Weibo's ``PER.NAM`` and ``PER.NOM`` are both ``PER``).
+
+    >>> coarse_type("PER.NAM"), coarse_type("LOC"), coarse_type(".X")
+    ('PER', 'LOC', '.X')
+    """
+    head = entity_type.split(".", 1)[0]
+    return head or entity_type
+
+
+def map_type(
+    entity_type: str, type_map: Mapping[str, str] | None = None, *, coarse: bool = False
+) -> str:
+    """Apply a type map (types it lists are renamed), then, with ``coarse``, :func:`coarse_type`.
+
+    >>> map_type("PER.NOM", {"PER.NOM": "PER"}), map_type("GPE.NAM", coarse=True)
+    ('PER', 'GPE')
+    """
+    if type_map:
+        entity_type = type_map.get(entity_type, entity_type)
+    return coarse_type(entity_type) if coarse else entity_type
+
+
+def fitting_schemes(letters: Iterable[str]) -> list[str]:
+    """List the schemes whose alphabet holds every prefix letter given (``O`` fits all).
+
+    >>> fitting_schemes("OBM"), fitting_schemes("BIM")
+    (['BMES'], [])
+    """
+    used = set(letters)
+    return [name for name in SCHEMES if used <= set(ALPHABETS[name])]
 
 
 def transition_codes(
@@ -100,9 +213,9 @@ def transition_codes(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Code every token's incoming transition, and every sentence's closing one.
 
-    A transition (previous prefix, prefix, same type) is coded ``(prev * 5 + prefix) * 2 + same``
-    (0..49), an index into the flattened tables. The first token of a sentence comes from
-    ``O``; each sentence also closes with a transition from its last token into ``O``.
+    A transition (previous prefix, prefix, same type) is coded ``(prev * 8 + prefix) * 2 +
+    same`` (0..127), an index into the flattened tables. The first token of a sentence comes
+    from ``O``; each sentence also closes with a transition from its last token into ``O``.
     Returns ``(incoming, closing)``: one code per token, one per sentence.
     """
     n = prefix.size
@@ -118,12 +231,15 @@ def transition_codes(
         same[sentence_start] = 0
         same[prefix == O] = 0
         same[prev_p == O] = 0
-    incoming = (prev_p * 5 + prefix) * 2 + same
+    # (prev * 8 + prefix) * 2 + same: at most 127, so int8 arithmetic does not overflow.
+    incoming = prev_p * np.int8(2 * N_PREFIX)
+    incoming += prefix * np.int8(2)
+    incoming += same
     last = np.empty(n, dtype=bool)
     if n:
         last[-1] = True
         last[:-1] = sentence_start[1:]
-    closing = (prefix[last] * 5 + O) * 2
+    closing = (prefix[last] * N_PREFIX + O) * 2
     return incoming.astype(np.int8, copy=False), closing.astype(np.int8, copy=False)
 
 
@@ -165,7 +281,9 @@ def decode_coded_spans(
 
 def violation_counts(incoming: np.ndarray, closing: np.ndarray) -> dict[str, int]:
     """Count the transitions each scheme forbids, from :func:`transition_codes`' output."""
-    counts = np.bincount(incoming, minlength=50) + np.bincount(closing, minlength=50)
+    size = N_PREFIX * N_PREFIX * 2
+    counts = np.bincount(incoming.view(np.uint8), minlength=size)
+    counts += np.bincount(closing.view(np.uint8), minlength=size)
     return {name: int(counts[~table.reshape(-1)].sum()) for name, table in ALLOWED.items()}
 
 
@@ -188,7 +306,7 @@ def invalid_transitions(
 
 
 def detect_scheme(prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.ndarray) -> str:
-    """Pick the scheme with the fewest invalid transitions (ties: IOB2, then IOB1, then BIOES).
+    """Pick the scheme with the fewest invalid transitions (ties in :data:`SCHEMES` order).
 
     >>> import numpy as np
     >>> detect_scheme(np.array([2, 0, 2, 2]), np.array([0, -1, 1, 1]), np.array([1, 0, 0, 0], bool))
@@ -197,9 +315,12 @@ def detect_scheme(prefix: np.ndarray, type_id: np.ndarray, sentence_start: np.nd
     return best_scheme(violation_counts(*transition_codes(prefix, type_id, sentence_start)))
 
 
-def best_scheme(counts: dict[str, int]) -> str:
-    """Pick the scheme with the fewest violations; ties go to IOB2, then IOB1, then BIOES."""
-    return min(("IOB2", "IOB1", "BIOES"), key=lambda s: counts[s])
+def best_scheme(counts: Mapping[str, int]) -> str:
+    """Pick the scheme with the fewest violations; ties go in :data:`SCHEMES` order.
+
+    (IOB2, then IOB1, BIOES, IOE2, IOE1, BILOU and BMES.)
+    """
+    return min(SCHEMES, key=lambda s: counts[s])
 
 
 _STARTS_FLAT = STARTS.reshape(-1)

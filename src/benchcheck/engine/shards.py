@@ -234,7 +234,7 @@ def _check_tags(tag: pl.Series, line: np.ndarray, path: Path) -> None:
         if schemes.parse_tag(value) is None:
             row = int(np.flatnonzero((tag == value).to_numpy())[0])
             raise InputError(
-                "unknown tag shape; expected 'O' or a prefix B-, I-, E- or S- followed by a type",
+                schemes.TAG_SHAPE_EXPECTED,
                 path=path,
                 line=int(line[row]),
                 got=value,
@@ -269,6 +269,7 @@ def shard_split(
         scheme=scheme,
         strict=strict,
         keep_tokens=keep_tokens,
+        check_letters=False,  # checked over the whole split when the shards are combined
     )
 
 

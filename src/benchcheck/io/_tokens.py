@@ -34,15 +34,8 @@ def whitespace_token_counts(texts: pl.Series) -> pl.Series:
     [2, 3, 0, None]
     """
     texts = texts.cast(pl.String)
-    arr = texts.rechunk().to_arrow()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.type != pa.large_string():
-        arr = arr.cast(pa.large_string())
-    n = len(arr)
-    _, offsets_buf, data_buf = arr.buffers()
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
-    data = np.zeros(0, np.uint8) if data_buf is None else np.frombuffer(data_buf, np.uint8)
+    offsets, data = string_buffers(texts)
+    n = texts.len()
     counts = np.zeros(n, dtype=np.int32)
     redo: list[np.ndarray] = []
     row = 0
@@ -60,6 +53,61 @@ def whitespace_token_counts(texts: pl.Series) -> pl.Series:
     if texts.null_count():
         out = pl.select(pl.when(texts.is_null()).then(None).otherwise(out)).to_series()
     return out.alias(texts.name)
+
+
+def string_buffers(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return a string column's Arrow buffers: ``n + 1`` int64 byte offsets, the UTF-8 bytes.
+
+    Zero-copy where polars' array is already one ``large_string`` chunk. Null rows are empty.
+
+    >>> offsets, data = string_buffers(pl.Series(["ab", "", "é"]))
+    >>> offsets.tolist(), bytes(data[offsets[0] : offsets[-1]])
+    ([0, 2, 2, 4], b'ab\xc3\xa9')
+    """
+    arr = values.rechunk().to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    n = len(arr)
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    data = np.zeros(0, np.uint8) if data_buf is None else np.frombuffer(data_buf, np.uint8)
+    return offsets, data
+
+
+def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate ``data[starts[k] : starts[k] + lengths[k]]`` for every k, vectorised.
+
+    >>> gather_ranges(np.frombuffer(b"hello world", np.uint8), np.array([6, 0]), np.array([5, 1]))
+    array([119, 111, 114, 108, 100, 104], dtype=uint8)
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=data.dtype)
+    out_start = np.cumsum(lengths) - lengths
+    nonempty = lengths > 0
+    shift = np.repeat((np.asarray(starts, dtype=np.int64) - out_start)[nonempty], lengths[nonempty])
+    shift += np.arange(total, dtype=np.int64)
+    return data[shift]
+
+
+def strings_from_buffers(offsets: np.ndarray, data: np.ndarray) -> pl.Series:
+    """Make a polars string column from Arrow buffers (int64 offsets, valid UTF-8 bytes).
+
+    >>> strings_from_buffers(np.array([0, 2, 2, 5]), np.frombuffer(b"abxyz", np.uint8)).to_list()
+    ['ab', '', 'xyz']
+    """
+    n = offsets.size - 1
+    arr = pa.LargeStringArray.from_buffers(
+        n,
+        pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int64)),
+        pa.py_buffer(np.ascontiguousarray(data, dtype=np.uint8)),
+    )
+    out = pl.from_arrow(arr)
+    assert isinstance(out, pl.Series)
+    return out
 
 
 def _count_block(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,12 +7,19 @@ Format rules (each has a golden test):
   characters);
 - blank or whitespace-only lines separate sentences; ``-DOCSTART-`` lines are skipped (and
   also end a sentence); CRLF line endings and a UTF-8 byte-order mark are tolerated;
-- every non-blank line has the same number of fields (at least two: token and tag);
-- the tagging scheme (IOB1, IOB2, BIOES) is detected, or forced with ``scheme=``.
+- every content line has at least two fields: the token is the first, the tag the last, and
+  the columns between are free (their number may change from line to line, as in MeCab
+  output with 10 or 12 feature columns);
+- a tab-separated file (its first content line holds a tab) splits every line at tabs only,
+  so a line without a tab is an error that says so;
+- a NUL byte is an error (no token holds one; it is a sign of a binary or UTF-16 file);
+- the tagging scheme (IOB1, IOB2, IOE1, IOE2, BIOES, BILOU, BMES) is detected, or forced
+  with ``scheme=`` (see :mod:`benchcheck.data.schemes`); entity types may be renamed with
+  ``type_map=`` / ``coarse_types=``.
 
 The common, well-formed case is parsed by polars' CSV reader (no Python per line); anything
-else (ragged rows, runs of separators, whitespace-only lines, stray carriage returns) goes
-through a line-by-line parser that gives the same result or a precise error.
+else (rows of different widths, runs of separators, whitespace-only lines, stray carriage
+returns) goes through a line-by-line parser that gives the same result or a precise error.
 
 Files are read in chunks cut at blank lines (sentence boundaries), and the parts are
 combined exactly (see :func:`benchcheck.io._ner.combine_splits`): with ``keep_tokens=False``
@@ -26,6 +33,7 @@ import dataclasses
 import io
 import re
 from collections import deque
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +46,7 @@ from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
+_DOCSTART_BYTES = DOCSTART.encode()
 #: Only ASCII space and tab separate fields (a token may be any other character, NBSP and
 #: control characters included); a trailing carriage return belongs to the line ending.
 _WS = " \t\r"
@@ -59,6 +68,9 @@ class Parsed(NamedTuple):
     sentence_start: np.ndarray
     #: Newlines in the piece (the next piece's line offset).
     n_newlines: int
+    #: With ``filtered=False``: ``token``/``tag`` keep every line (None on blank ones) and
+    #: this picks the token rows; ``line`` and ``sentence_start`` follow it.
+    rows: np.ndarray | None = None
 
 
 def read_conll(
@@ -69,6 +81,8 @@ def read_conll(
     strict: bool = False,
     keep_tokens: bool = True,
     chunk_bytes: int = CHUNK_BYTES,
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
 ) -> Split:
     """Read one CoNLL file into an NER :class:`~benchcheck.data.Split`.
 
@@ -84,11 +98,11 @@ def read_conll(
 
     def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
         """Parse and hash one chunk with line numbers relative to it; count its lines."""
-        token, tag, line, sentence_start, n_newlines = _parse_fast(data, fmt) or _parse_lines(
-            data, path, fmt
-        )
+        token, tag, line, sentence_start, n_newlines, rows = _parse_fast(
+            data, fmt, filtered=False
+        ) or _parse_lines(data, path, fmt)
         part = None
-        if token.len():
+        if token.len() if rows is None else rows.size:
             part = build_ner_split(
                 name=name or path.stem,
                 source=str(path),
@@ -99,6 +113,10 @@ def read_conll(
                 scheme=scheme,
                 strict=strict and scheme is not None,
                 keep_tokens=keep_tokens,
+                type_map=type_map,
+                coarse_types=coarse_types,
+                check_letters=False,
+                rows=rows,
             )
         return part, n_newlines
 
@@ -114,7 +132,8 @@ def read_conll(
             ) from None
         if part is not None:
             table = part.table.with_columns(pl.col("line") + offset)
-            parts.append(dataclasses.replace(part, table=table))
+            letters = {k: (at + offset, tag) for k, (at, tag) in part.tag_letters.items()}
+            parts.append(dataclasses.replace(part, table=table, tag_letters=letters))
         return offset + n_lines
 
     # Chunks are parsed and hashed on two threads (polars and numpy release the GIL), each
@@ -141,7 +160,13 @@ def read_conll(
         # The scheme is known only once the whole file is read: read again, forcing it,
         # to stop at the first invalid transition with its line.
         read_conll(
-            path, scheme=split.scheme, strict=True, keep_tokens=False, chunk_bytes=chunk_bytes
+            path,
+            scheme=split.scheme,
+            strict=True,
+            keep_tokens=False,
+            chunk_bytes=chunk_bytes,
+            type_map=type_map,
+            coarse_types=coarse_types,
         )
     return split
 
@@ -228,37 +253,62 @@ def _format_of(data: bytes, path: Path, first_line: int) -> Format:
 
 
 def _columns(
-    token: pl.Series, tag: pl.Series, blank: np.ndarray
-) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray]:
-    """Drop separator rows; return tokens, tags, 1-based lines and sentence-start marks."""
-    keep = ~blank
-    rows = np.flatnonzero(keep)
+    token: pl.Series, tag: pl.Series, blank: np.ndarray, *, filtered: bool = True
+) -> tuple[pl.Series, pl.Series, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Drop separator rows: tokens, tags, 1-based lines, sentence-start marks, kept rows.
+
+    ``filtered=False`` keeps the columns whole and returns the kept rows instead (no copy
+    of the strings).
+    """
+    rows = np.flatnonzero(~blank)
     starts = np.zeros(rows.size, dtype=bool)
     if rows.size:
         starts[0] = True
-        starts[1:] = np.diff(rows) > 1  # a dropped row (blank / DOCSTART) lies between
-    mask = pl.Series(keep)
-    return token.filter(mask), tag.filter(mask), rows + 1, starts
+        starts[1:] = rows[1:] - rows[:-1] > 1  # a dropped row (blank / DOCSTART) lies between
+    if not filtered:
+        return token, tag, rows + 1, starts, rows
+    mask = pl.Series(~blank)
+    return token.filter(mask), tag.filter(mask), rows + 1, starts, None
 
 
-def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) -> Parsed | None:
+def _padded(raw: np.ndarray) -> bool:
+    """Tell whether a tab-separated piece has a space beside a tab or at a line's ends."""
+    at = np.flatnonzero(raw == 32)
+    if at[-1] == raw.size - 1 or at[0] == 0:
+        return True
+    after = raw[at + 1]
+    before = raw[at - 1]
+    return bool(
+        ((after == 9) | (after == 10) | (after == 13) | (before == 9) | (before == 10)).any()
+    )
+
+
+def _parse_fast(
+    data: bytes, fmt: Format | None = None, *, first_line: int = 1, filtered: bool = True
+) -> Parsed | None:
     """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
     tab, n_fields = fmt or _format_of(data, Path(), 1)
     sep = b"\t" if tab else b" "
-    if not data or data[:1] in (b"\n", b"\r", b" ", b"\t"):
+    if not data or data[:1] in (b"\n", b"\r", b" ", b"\t") or b"\x00" in data:
         return None
-    if (
-        tab
-        and any(pad in data for pad in (b" \t", b"\t ", b"\t\t", b" \n", b"\n ", b" \r"))
-        or (tab and data.endswith(b" "))
-    ):
-        return None  # padded (also at a line's ends) or empty fields: the slow path handles them
-    if not tab and b"\t" in data:
-        return None  # a tab in a space-separated file: whitespace, the slow path splits on it
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if tab:
+        tabs = np.flatnonzero(raw == 9)
+        if tabs.size > 1 and bool((tabs[1:] - tabs[:-1] == 1).any()):
+            return None  # an empty field ("\t\t"): the slow path names it
+        if b" " in data and _padded(raw):
+            return None  # padded fields (also at a line's ends): the slow path strips them
+        n_seps = tabs.size
+    else:
+        if b"\t" in data:
+            return None  # a tab in a space-separated file: whitespace, the slow path splits on it
+        n_seps = -1  # counted below, only where needed
+    if b"\r" in data:
+        cr = np.flatnonzero(raw == 13)
+        if cr[-1] + 1 >= raw.size or bool((raw[cr + 1] != 10).any()):
+            return None  # a carriage return that does not end a line
     head = data[: data.find(b"\n")] if b"\n" in data else data
     if head.rstrip(b"\r").count(sep) + 1 != n_fields or n_fields < 2:
         return None
@@ -281,16 +331,21 @@ def _parse_fast(data: bytes, fmt: Format | None = None, *, first_line: int = 1) 
     # too many fields would pass with a middle field read as its tag. Every content row has
     # n_fields - 1 separators, and blank rows none, or the file is not this simple
     # (C-speed count). With two fields every column is read and polars rejects a longer row.
-    if n_fields > 2 and data.count(sep) != (n_fields - 1) * (token.len() - int(blank.sum())):
-        return None
-    docstart = token == DOCSTART
-    if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
-        docstart |= token.str.starts_with(DOCSTART + " ")
-    dropped = (blank | docstart).to_numpy()
+    if n_fields > 2:
+        if n_seps < 0:
+            n_seps = int(np.count_nonzero(raw == 32))
+        if n_seps != (n_fields - 1) * (token.len() - int(blank.sum())):
+            return None
+    dropped = blank.to_numpy()
+    if _DOCSTART_BYTES in data:
+        docstart = token == DOCSTART
+        if tab:  # "-DOCSTART- -X- O" in a tab file: one field, still a document marker
+            docstart |= token.str.starts_with(DOCSTART + " ")
+        dropped = dropped | docstart.fill_null(False).to_numpy()
     n_rows = token.len()  # one row per line, blank lines included
-    token, tag, rows, starts = _columns(token, tag, dropped)
+    token, tag, lines, starts, rows = _columns(token, tag, dropped, filtered=filtered)
     n_newlines = n_rows - (0 if data.endswith(b"\n") else 1)
-    return Parsed(token, tag, rows + (first_line - 1), starts, n_newlines)
+    return Parsed(token, tag, lines + (first_line - 1), starts, n_newlines, rows)
 
 
 def _parse_lines(
@@ -300,7 +355,15 @@ def _parse_lines(
 
     ``first_line`` is the file line of ``data``'s first line (for chunks).
     """
-    tab, width_or_zero = fmt or _format_of(data, path, first_line)
+    tab, _ = fmt or _format_of(data, path, first_line)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        column = nul - data.rfind(b"\n", 0, nul)
+        raise InputError(
+            f"NUL byte at byte {column} of the line; expected text (a UTF-16 or binary file?)",
+            path=path,
+            line=first_line + data.count(b"\n", 0, nul),
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -317,7 +380,6 @@ def _parse_lines(
         lines.pop()
     tokens: list[str | None] = []
     tags: list[str | None] = []
-    width = width_or_zero or None
     for number, raw in enumerate(lines, start=first_line):
         stripped = raw.strip(_WS)
         if not stripped:
@@ -340,17 +402,16 @@ def _parse_lines(
             tags.append(None)
             continue
         if len(fields) < 2:
+            if tab and _SPACES.search(stripped):
+                raise InputError(
+                    "expected a token and a tag separated by a tab: the file is tab-separated, "
+                    "as its first line is, and this line has spaces but no tab",
+                    path=path,
+                    line=number,
+                    got=raw,
+                )
             raise InputError(
                 "expected a token and a tag separated by whitespace",
-                path=path,
-                line=number,
-                got=raw,
-            )
-        if width is None:
-            width = len(fields)
-        elif len(fields) != width:
-            raise InputError(
-                f"expected {width} columns like the first line, found {len(fields)}",
                 path=path,
                 line=number,
                 got=raw,
@@ -359,5 +420,5 @@ def _parse_lines(
         tags.append(fields[-1])
     token = pl.Series("token", tokens, dtype=pl.String)
     tag = pl.Series("tag", tags, dtype=pl.String)
-    token, tag, rows, starts = _columns(token, tag, token.is_null().to_numpy())
-    return Parsed(token, tag, rows + (first_line - 1), starts, data.count(b"\n"))
+    token, tag, line_no, starts, _ = _columns(token, tag, token.is_null().to_numpy())
+    return Parsed(token, tag, line_no + (first_line - 1), starts, data.count(b"\n"))

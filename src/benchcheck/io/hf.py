@@ -1,4 +1,7 @@
-"""Saved HuggingFace datasets (``datasets.load_from_disk``); needs the ``hf`` extra.
+"""HuggingFace datasets, saved or on the Hub; needs the ``hf`` extra.
+
+Saved datasets are read with ``datasets.load_from_disk``, Hub datasets (``hf:NAME``) with
+``datasets.load_dataset``.
 
 NER splits need a ``tokens`` column and a ``ner_tags`` (ClassLabel sequence, names read from
 the features) or ``tags`` column.
@@ -7,7 +10,7 @@ the features) or ``tags`` column.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -15,6 +18,9 @@ import polars as pl
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
 from benchcheck.errors import InputError, require
 from benchcheck.io._ner import build_ner_split
+
+if TYPE_CHECKING:  # formats reads tables, which reads this module
+    from benchcheck.io._options import NerOptions
 
 
 def is_saved_hf(path: Path) -> bool:
@@ -42,17 +48,84 @@ def arrow_table(part: Any) -> Any:
     return part.data.table if hasattr(part.data, "table") else part.data
 
 
-def read_hf_ner(path: str | Path, *, scheme: str | None = None, strict: bool = False) -> Dataset:
+def read_hf_ner(
+    path: str | Path,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    options: NerOptions | None = None,
+) -> Dataset:
     """Read a saved HuggingFace NER dataset into a :class:`Dataset`."""
     path = Path(path)
     splits = {
-        name: _split(part, name, source, scheme, strict)
+        name: _split(part, name, source, scheme, strict, options)
         for name, source, part in saved_hf_parts(path)
     }
     return Dataset(task="ner", splits=splits, name=path.name)
 
 
-def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Split:  # type: ignore[no-untyped-def]
+def read_hf_hub(
+    name: str,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    options: NerOptions | None = None,
+) -> Dataset:
+    """Read a Hub dataset, ``NAME`` or ``NAME:CONFIG``, with ``datasets.load_dataset``.
+
+    The real download path (or ``datasets``' local cache). Offline, or where the Hub cannot
+    be reached, an :class:`InputError` says which, and how to bring the dataset over. A
+    local folder of data files (``hf:path/to/folder``) is read the same way.
+    """
+    datasets = require("datasets", "hf")
+    dataset_name, _, config = name.partition(":")
+    source = f"hf:{name}"
+    if not dataset_name:
+        raise InputError("expected hf:NAME or hf:NAME:CONFIG", path=source)
+    try:
+        loaded = datasets.load_dataset(dataset_name, config or None)
+    except Exception as exc:  # noqa: BLE001 - every loader failure is reported the same way
+        raise InputError(_hub_failure(dataset_name, exc), path=source) from None
+    parts = dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+    splits = {
+        SPLIT_ALIASES.get(raw, raw): _split(
+            part,
+            SPLIT_ALIASES.get(raw, raw),
+            f"{source}[{raw}]",
+            scheme,
+            strict,
+            options,
+        )
+        for raw, part in parts.items()
+    }
+    return Dataset(task="ner", splits=splits, name=dataset_name)
+
+
+def _hub_failure(name: str, exc: Exception) -> str:
+    """Say why a Hub dataset could not be loaded, in the user's terms."""
+    text = str(exc)
+    bring = (
+        "; where there is network, save it with datasets.load_dataset(...).save_to_disk(DIR) "
+        "and give DIR"
+    )
+    if "OfflineModeIsEnabled" in text or "offline" in text.lower():
+        return (
+            f"cannot load {name!r}: HuggingFace offline mode is on (HF_HUB_OFFLINE or "
+            f"HF_DATASETS_OFFLINE) and the dataset is not in the local cache{bring}"
+        )
+    if isinstance(exc, ConnectionError) or "Couldn't reach" in text:
+        return (
+            f"cannot load {name!r}: the HuggingFace Hub cannot be reached (no network?) and "
+            f"the dataset is not in the local cache{bring}"
+        )
+    if type(exc).__name__ in ("DatasetNotFoundError", "FileNotFoundError"):
+        return f"cannot load {name!r}: no such dataset on the Hub or on disk ({text})"
+    return f"cannot load {name!r} with datasets.load_dataset: {type(exc).__name__}: {text}"
+
+
+def _split(  # type: ignore[no-untyped-def]
+    part, name: str, source: str, scheme: str | None, strict: bool, options: NerOptions | None
+) -> Split:
     if "tokens" not in part.column_names:
         raise InputError(f"no 'tokens' column; columns are {part.column_names}", path=source)
     table = arrow_table(part)
@@ -99,6 +172,8 @@ def _split(part, name: str, source: str, scheme: str | None, strict: bool) -> Sp
         line=rows,
         scheme=scheme,
         strict=strict,
+        type_map=options.type_map if options else None,
+        coarse_types=bool(options and options.coarse_types),
     )
 
 

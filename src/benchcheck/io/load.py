@@ -3,7 +3,9 @@
 A folder is searched for split files by name (``train``, ``dev``/``valid``/``validation``/
 ``testa``, ``test``/``testb`` as a word of the file name, e.g. ``eng.testa`` or
 ``conll2003_train.txt``); a saved HuggingFace dataset folder is read with ``datasets``; a
-single file becomes one split, named after its file when the name says which.
+single file becomes one split, named after its file when the name says which; ``hf:NAME``
+is a HuggingFace Hub dataset. Each NER file is read in its format, given or detected
+(:mod:`benchcheck.io.formats`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from pathlib import Path
 
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.conll import read_conll
-from benchcheck.io.ner_jsonl import read_ner_jsonl
+from benchcheck.io._spans import UnlabelledSplit
+from benchcheck.io.formats import FORMATS, NerOptions, read_ner_file
 
 _SKIP_SUFFIXES = {
     ".md",
@@ -35,11 +37,6 @@ _SKIP_SUFFIXES = {
 _SKIP_NAMES = {"readme", "license", "licence", "copying", "notice"}
 
 
-def _ner_reader(path: Path) -> Callable[..., Split]:
-    """One name → reader table: the file's suffix picks the NER reader."""
-    return read_ner_jsonl if path.suffix.lower() in (".jsonl", ".ndjson") else read_conll
-
-
 def read_predictions(
     files: Mapping[str, str | Path], *, scheme: str | None = None
 ) -> dict[str, Split]:
@@ -48,11 +45,9 @@ def read_predictions(
     Each file is read like a dataset file (the last column holds the predicted tags), under
     ``scheme`` when given.
     """
-    out = {}
-    for name, file in files.items():
-        path = Path(file)
-        out[name] = _ner_reader(path)(path, name=name, scheme=scheme)
-    return out
+    return {
+        name: read_ner_file(Path(file), name=name, scheme=scheme) for name, file in files.items()
+    }
 
 
 def split_name_of(path: Path) -> str | None:
@@ -67,13 +62,20 @@ def split_name_of(path: Path) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def discover_splits(folder: Path) -> dict[str, Path]:
-    """Map canonical split names to the files of a folder; errors name clashing files."""
+def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> dict[str, Path]:
+    """Map canonical split names to the files of a folder; errors name clashing files.
+
+    ``suffixes`` (a format's) are taken even where they are skipped otherwise (``.json``).
+    """
     found: dict[str, Path] = {}
+    wanted = {s for s in suffixes or () if s}
     for path in sorted(folder.iterdir()):
         if not path.is_file() or path.name.startswith("."):
             continue
-        if path.suffix.lower() in _SKIP_SUFFIXES or path.stem.lower() in _SKIP_NAMES:
+        suffix = path.suffix.lower()
+        if wanted and suffix not in wanted:
+            continue
+        if (suffix in _SKIP_SUFFIXES and suffix not in wanted) or path.stem.lower() in _SKIP_NAMES:
             continue
         name = split_name_of(path)
         if name is None:
@@ -175,13 +177,18 @@ def load(
     name: str | None = None,
     columns: Mapping[str, str | None] | None = None,
     keep_tokens: bool = True,
+    ner: NerOptions | None = None,
 ) -> Dataset:
-    """Load a dataset from a folder, a file, or explicit ``splits`` (name → file).
+    """Load a dataset from a folder, a file, ``hf:NAME``, or explicit ``splits`` (name → file).
 
     ``keep_tokens=False`` reads NER CoNLL files in bounded memory without their token table
     (enough for every statistic; see :func:`benchcheck.io.conll.read_conll`). A folder of
     Parquet shards written by ``benchcheck convert`` is read shard by shard the same way
-    (see :mod:`benchcheck.engine.shards`).
+    (see :mod:`benchcheck.engine.shards`). ``ner`` gives the NER format (else detected per
+    file), the offset formats' tokeniser and span policies, and entity-type renaming
+    (:class:`~benchcheck.io.formats.NerOptions`). A split file of a folder that holds no
+    annotation at all (CLUENER's unlabelled ``test.json``) is skipped, and named in
+    ``meta["skipped_splits"]``; given by name, it is an error.
 
     >>> from benchcheck.io.load import load
     >>> from benchcheck.sample_data import NER_SAMPLE
@@ -196,33 +203,83 @@ def load(
         return _load_text(source, splits, task, label_names, name, dict(columns or {}))
     if task != "ner":
         raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
+    options = ner or NerOptions()
+    meta: dict[str, object] = {}
+    if options.renames:
+        meta["type_map"] = options.to_json()
+    hub = _hub_name(source, options)
+    if hub is not None and not splits:
+        from benchcheck.io import hf
+
+        read = hf.read_hf_hub(hub, scheme=scheme, strict=strict, options=options)
+        return Dataset(task="ner", splits=read.splits, name=name or read.name, meta=meta)
     files, folder, title = _source_files(source, splits, name)
+    discovered = False
     if folder is not None:
         kind = _whole_folder_kind(folder)
         if kind == "hf":
             from benchcheck.io import hf
 
-            return hf.read_hf_ner(folder, scheme=scheme, strict=strict)
+            read = hf.read_hf_ner(folder, scheme=scheme, strict=strict, options=options)
+            return Dataset(task="ner", splits=read.splits, name=read.name, meta=meta)
         if kind == "shards":
             from benchcheck.engine import shards
 
             return shards.read_shards(
                 folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
             )
-        files = discover_splits(folder)
-    jobs: dict[str, Callable[[], Split]] = {}
-    for split, file in files.items():
-        reader = _ner_reader(file)
-        kwargs: dict[str, object] = (
-            {"label_names": label_names}
-            if reader is read_ner_jsonl
-            else {"keep_tokens": keep_tokens}
+        fmt = FORMATS.get(options.format or "")
+        files = discover_splits(folder, suffixes=fmt.suffixes if fmt and fmt.offsets else None)
+        discovered = True
+    jobs: dict[str, Callable[[], Split | None]] = {
+        split: partial(
+            _read_one,
+            file,
+            name=split,
+            scheme=scheme,
+            strict=strict,
+            label_names=label_names,
+            keep_tokens=keep_tokens,
+            options=options,
+            skip_unlabelled=discovered,
         )
-        jobs[split] = partial(reader, file, name=split, scheme=scheme, strict=strict, **kwargs)
-    return Dataset(task="ner", splits=_read_splits(jobs), name=title)
+        for split, file in files.items()
+    }
+    read_splits = _read_splits(jobs)
+    skipped = [files[k].name for k, v in read_splits.items() if v is None]
+    if skipped:
+        meta["skipped_splits"] = skipped
+    kept = {k: v for k, v in read_splits.items() if v is not None}
+    if not kept:
+        raise InputError(
+            "no labelled split: every split file holds texts without annotations", path=folder
+        )
+    return Dataset(task="ner", splits=kept, name=title, meta=meta)
 
 
-def _read_splits(jobs: Mapping[str, Callable[[], Split]]) -> dict[str, Split]:
+def _hub_name(source: str | Path | None, options: NerOptions) -> str | None:
+    """Return the Hub dataset ``source`` names (``hf:NAME``, or any name with format hf)."""
+    if source is None:
+        return None
+    text = str(source)
+    if text.startswith("hf:"):
+        return text[3:]
+    if options.format == "hf":
+        return text
+    return None
+
+
+def _read_one(file: Path, *, skip_unlabelled: bool, **kwargs: object) -> Split | None:
+    """Read one split file; ``None`` for a discovered file that holds no annotation."""
+    try:
+        return read_ner_file(file, **kwargs)  # type: ignore[arg-type]
+    except UnlabelledSplit:
+        if skip_unlabelled:
+            return None
+        raise
+
+
+def _read_splits(jobs: Mapping[str, Callable[[], Split | None]]) -> dict[str, Split | None]:
     """Run the split readers concurrently (a small test file is read while train is).
 
     The readers spend their time in polars and numpy, which release the GIL. Results and

@@ -6,7 +6,7 @@ into a label list given by the caller).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +25,14 @@ def read_ner_jsonl(
     scheme: str | None = None,
     strict: bool = False,
     label_names: Sequence[str] | None = None,
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
 ) -> Split:
-    """Read an NER JSONL file. Errors name the file, line and what was expected."""
+    """Read an NER JSONL file. Errors name the file, line and what was expected.
+
+    ``type_map`` / ``coarse_types`` rename entity types (see
+    :func:`benchcheck.io._ner.build_ner_split`).
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -94,6 +100,8 @@ def read_ner_jsonl(
         line=np.array(lines, dtype=np.int64),
         scheme=scheme,
         strict=strict,
+        type_map=type_map,
+        coarse_types=coarse_types,
     )
 
 

@@ -6,7 +6,7 @@ Every command that writes goes through :class:`Outputs`, so the rules hold every
 - an existing output is never replaced unless ``force`` is given;
 - a file output that is a folder, or a folder output that is a file, is an error;
 - each file is written to a temporary sibling, flushed, fsynced and renamed over its final
-  name, so a killed run leaves either the previous complete file or nothing there; a new
+  name (a device or pipe such as ``/dev/null`` is written into, never renamed over), so a killed run leaves either the previous complete file or nothing there; a new
   folder is built under a temporary name and renamed into place once complete;
 - temporaries left by killed runs (``.NAME.tmp-PID-…``, whose process is gone) are removed.
 
@@ -108,6 +108,11 @@ def atomic_file(path: str | Path) -> Iterator[Path]:
     stays absent). The parent folder is created.
     """
     final = Path(path)
+    if final.exists() and not final.is_file() and not final.is_dir():
+        # a device or a pipe (/dev/null, /dev/stdout, a FIFO): write into it, never rename
+        # over it (a rename would replace the device with a regular file)
+        yield final
+        return
     final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(final)
     tmp = _tmp_name(final)
@@ -191,6 +196,8 @@ class Outputs:
         target = Path(path).resolve()
         if target.is_dir():
             raise UsageError(f"{{{param}}}: {path} is a folder; expected a file path")
+        if target.exists() and not target.is_file():
+            return Path(path)  # a device or a pipe (/dev/null): nothing to lose, written into
         if target.parent.exists() and not target.parent.is_dir():
             raise UsageError(f"{{{param}}}: {target.parent} is a file, not a folder")
         self._claim(target, param)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.io._options import NerOptions
 
 if TYPE_CHECKING:
     from benchcheck.data.model import Dataset
@@ -41,6 +42,9 @@ class DataSource:
         transitions are errors instead of being repaired.
     label_names
         Names for integer labels (classification, pair) or ``ner_tags`` indices (NER JSONL).
+    ner
+        NER: the file format (``None`` detects it), the offset formats' tokeniser and span
+        policies, and entity-type renaming (:class:`~benchcheck.io.formats.NerOptions`).
 
     >>> from benchcheck.sample_data import NER_SAMPLE
     >>> DataSource(str(NER_SAMPLE)).load().split_names
@@ -59,6 +63,7 @@ class DataSource:
     scheme: str | None = None
     strict: bool = False
     label_names: tuple[str, ...] | None = None
+    ner: NerOptions = field(default_factory=NerOptions)
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -74,6 +79,8 @@ class DataSource:
     @property
     def inputs(self) -> tuple[str, ...]:
         """Every path this source reads (for the output guard)."""
+        if self.path is not None and self.path.startswith("hf:"):
+            return ()  # a Hub dataset: no local path to guard
         return (self.path,) if self.path is not None else tuple(self.splits.values())
 
     def load(self, *, keep_tokens: bool = True) -> Dataset:
@@ -93,4 +100,5 @@ class DataSource:
             label_names=self.label_names,
             columns=self.columns.given(),
             keep_tokens=keep_tokens,
+            ner=self.ner,
         )

@@ -67,6 +67,23 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     )
 
 
+def read_utf8(path: str | Path) -> str:
+    """Read a whole text file as UTF-8 (a byte-order mark dropped); errors name file and line."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("undecodable bytes; expected UTF-8 text", path=path, line=line) from None
+
+
 def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
     r"""Yield ``(1-based line number, parsed value)`` for each non-blank line of JSONL text.
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from benchcheck.data.model import Split
+from benchcheck.data.scripts import join_tokens
 from benchcheck.errors import InputError, UsageError, require
 
 __all__ = ["KINDS", "compare_spans", "spacy_spans", "span_review_frame", "spans_from_split"]
@@ -150,7 +151,8 @@ def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame
         words = sents.get(int(s))
         if words is None:
             raise UsageError(f"flag refers to sentence {s}, which the tokens lack")
-        texts.append(" ".join([*words[:a], "[[", *words[a:b], "]]", *words[b:]]))
+        # One joining rule for text as for surfaces: no space beside CJK (我在[[北京]]工作).
+        texts.append(join_tokens([*words[:a], "[[", *words[a:b], "]]", *words[b:]]))
         gold_part = "-" if gs is None else f"{gs}-{ge}"
         pred_part = "-" if ps is None else f"{ps}-{pe}"
         ids.append(f"{s}:{gold_part}|{pred_part}")

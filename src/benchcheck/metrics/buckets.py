@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
+from benchcheck.data.scripts import join_tokens
 from benchcheck.metrics.reliability import leaked_instances
 from benchcheck.metrics.table import BY_NAME
 
@@ -93,7 +94,7 @@ def bucket_scores(
     lengths = np.array([len(t) for t in tokens])
 
     def surface(i: int, e: tuple[str, int, int]) -> str:
-        return " ".join(tokens[i][e[1] : e[2] + 1])
+        return join_tokens(tokens[i][e[1] : e[2] + 1])  # the gold surfaces' joining rule
 
     def entity_bucket(pred_in: Any) -> dict[str, Any]:
         cp = n_p = cg = n_g = 0

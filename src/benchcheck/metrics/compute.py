@@ -35,6 +35,14 @@ class StatsResult:
     metrics: Mapping[str, float | None]
     model_scores: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: NER: entity types seen in one split only (split → sorted types); empty when the
+    #: splits share their types or there is one split.
+    types_only_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: NER: how entity types were renamed while reading (``map``, ``coarse_types`` and the
+    #: ``renamed`` types); empty when they were not.
+    type_map: Mapping[str, Any] = field(default_factory=dict)
+    #: Split files skipped as holding no annotation (CLUENER's test.json).
+    skipped_splits: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return the canonical JSON object (without ``schema_version``, added by the writer)."""
@@ -47,6 +55,12 @@ class StatsResult:
         }
         if self.model_scores:
             out["model_scores"] = dict(self.model_scores)
+        if self.types_only_in:
+            out["types_only_in"] = {k: list(v) for k, v in self.types_only_in.items()}
+        if self.type_map:
+            out["type_map"] = dict(self.type_map)
+        if self.skipped_splits:
+            out["skipped_splits"] = list(self.skipped_splits)
         out["notes"] = list(self.notes)
         return out
 
@@ -79,6 +93,7 @@ def _ner_summary(split: Split) -> dict[str, Any]:
         "tag_repairs": split.tag_repairs,
         "n_tokens": int(split.table.get_column("n_tokens").sum()),
         "n_entities": split.spans.height if split.spans is not None else 0,
+        **({"reading": split.reading.to_json()} if split.reading is not None else {}),
     }
 
 
@@ -162,6 +177,14 @@ def compute_stats(
     repairs = sum(s.tag_repairs for s in dataset)
     if repairs:
         notes.append(f"{repairs} invalid tag transitions were repaired the way seqeval reads them")
+    type_map: dict[str, Any] = {}
+    given = dataset.meta.get("type_map")
+    if isinstance(given, Mapping):
+        renamed: dict[str, str] = {}
+        for split in dataset:
+            renamed.update(split.type_map)
+        type_map = {**given, "renamed": dict(sorted(renamed.items()))}
+    skipped = dataset.meta.get("skipped_splits") or ()
     return StatsResult(
         task=dataset.task,
         dataset=dataset.name,
@@ -169,4 +192,30 @@ def compute_stats(
         metrics=metrics,
         model_scores=model_scores,
         notes=tuple(notes),
+        types_only_in=types_only_in(dataset) if dataset.task == "ner" else {},
+        type_map=type_map,
+        skipped_splits=tuple(str(s) for s in skipped),  # type: ignore[attr-defined]
     )
+
+
+def types_only_in(dataset: Dataset) -> dict[str, tuple[str, ...]]:
+    """Entity types that occur in one split only, by split (NER; two or more splits).
+
+    >>> from benchcheck.sample_data import NER_SAMPLE
+    >>> from benchcheck.io.load import load
+    >>> types_only_in(load(NER_SAMPLE))
+    {}
+    """
+    seen: dict[str, set[str]] = {}
+    for split in dataset:
+        if split.spans is not None:
+            seen[split.name] = set(split.spans.get_column("type").cast(str).unique().to_list())
+    if len(seen) < 2:
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for name, types in seen.items():
+        others = set().union(*(t for n, t in seen.items() if n != name))
+        only = sorted(types - others)
+        if only:
+            out[name] = tuple(only)
+    return out

@@ -1,7 +1,9 @@
 """Difficulty metrics (Statistical dataset evaluation, Sec. 4.2): does it challenge models.
 
-An entity value is the entity's surface string (its tokens joined by one space, case kept);
-its type is its label. Sets of surfaces are compared through their 64-bit hashes.
+An entity value is the entity's surface: two values match when their token sequences are
+equal (case kept), compared through 64-bit hashes of the sequences. A value is shown as its
+tokens joined by one space, without one beside a script written without spaces (``北京``,
+not ``北 京``; see :func:`benchcheck.data.scripts.join_tokens`). Its type is its label.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def entity_ambiguity_degree(split: Split, *, e_star: int | None = None) -> float
     ambiguous", which this formula contradicts (more ambiguous surfaces lower it); see
     :func:`ambiguous_entity_ratio` for the variant that grows with ambiguity. ``e_star``:
     e*(D) when the caller has it (:func:`n_ambiguous`). Edge rule: ``None`` for n = 0.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     if split.n == 0:
         return None
@@ -54,6 +60,10 @@ def ambiguous_entity_ratio(split: Split, *, e_star: int | None = None) -> float 
 
     e* / (number of distinct surfaces); ``e_star`` as for :func:`entity_ambiguity_degree`.
     Edge rule: ``None`` when the split has no entity.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     spans = _spans(split)
     distinct = spans.get_column("surface_hash").n_unique()
@@ -67,6 +77,10 @@ def entity_density(split: Split) -> float | None:
 
     |e(y_i)| counts the distinct entity surfaces of sentence i (e(y) is a set) and m_i its
     tokens. Edge rule: ``None`` for n = 0.
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     if split.n == 0:
         return None
@@ -154,6 +168,10 @@ def unseen_entity_ratio(target: Split, references: Sequence[Split]) -> float | N
     ...     return Split(name, "-", pl.DataFrame({"n": [0]}), spans=spans)
     >>> unseen_entity_ratio(ner("test", [1, 2, 2, 3, 4]), [ner("train", [1, 3])])
     0.5
+
+    Entity values match when their token sequences are equal (case kept); a value is shown
+    as its tokens joined by one space, without one beside a script written without spaces
+    (``北京``).
     """
     return _unseen(target, references, typed=False)
 

@@ -1,0 +1,110 @@
+"""doccano sequence-labelling exports: JSON lines of text and ``[start, end, type]`` spans.
+
+Two shapes are read, one per line: ``{"text": ..., "label": [[start, end, "TYPE"], ...]}``
+(doccano's JSONL export) and ``{"text": ..., "entities": [{"start_offset": s,
+"end_offset": e, "label": "TYPE"}, ...]}`` (the export with relations). Offsets are
+characters, end exclusive. Lines are decoded and type-checked by ``msgspec``; spans become
+tokens and tags through :mod:`benchcheck.io._spans`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError
+from benchcheck.io._spans import (
+    Align,
+    Overlaps,
+    RecordCollector,
+    Tokenizer,
+    decode_lines,
+    read_bytes,
+    spans_to_split,
+)
+
+
+class _Entity(msgspec.Struct):
+    start_offset: int
+    end_offset: int
+    label: str
+
+
+class _Line(msgspec.Struct):
+    text: str
+    label: list[tuple[int, int, str]] | None = None
+    entities: list[_Entity] | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_EXPECTED = (
+    'an object with "text" and "label" [[start, end, "TYPE"], ...] or "entities" '
+    '[{"start_offset", "end_offset", "label"}, ...]'
+)
+
+
+def read_doccano(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    tokenizer: Tokenizer = "unicode",
+    align: Align = "strict",
+    overlaps: Overlaps = "error",
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
+    keep_tokens: bool = True,
+) -> Split:
+    """Read a doccano JSONL export into an NER split (see the module docstring)."""
+    path = Path(path)
+    data = read_bytes(path)
+    out = RecordCollector()
+    try:
+        rows, lines = decode_lines(data, _DECODER, path, _EXPECTED)
+    except InputError as exc:
+        raise _classification_hint(exc, data) from None
+    out.extend(
+        [row.text for row in rows],
+        lines,
+        [
+            row.label or ()
+            if row.entities is None
+            else [(e.start_offset, e.end_offset, e.label) for e in row.entities]
+            for row in rows
+        ],
+    )
+    return spans_to_split(
+        out.records(),
+        name=name or path.stem,
+        source=str(path),
+        format="doccano",
+        tokenizer=tokenizer,
+        align=align,
+        overlaps=overlaps,
+        type_map=type_map,
+        coarse_types=coarse_types,
+        keep_tokens=keep_tokens,
+    )
+
+
+def _classification_hint(exc: InputError, data: bytes) -> InputError:
+    """Say so when the bad line is a text-classification export (``"label": ["POS"]``)."""
+    if exc.line is None:
+        return exc
+    try:
+        row = json.loads(data.split(b"\n")[exc.line - 1])
+    except (ValueError, IndexError):
+        return exc
+    label = row.get("label") if isinstance(row, dict) else None
+    if isinstance(label, list) and label and all(isinstance(x, str) for x in label):
+        return InputError(
+            '"label" holds category names, not spans (a text-classification export?); '
+            'expected [[start, end, "TYPE"], ...]',
+            path=exc.path,
+            line=exc.line,
+            got=label,
+        )
+    return exc

@@ -1,0 +1,156 @@
+"""NER file formats: one table of names, readers and examples, and detection from the file.
+
+:data:`FORMATS` lists every format :func:`benchcheck.io.load.load` reads, with one example
+line each (the command line's help prints them). :func:`detect_format` tells a file's
+format from its extension and, for JSON, its first record; ``format=`` overrides it.
+:class:`NerOptions` carries the reading options (format, tokeniser, span alignment,
+overlaps, type renaming) as one frozen value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io._options import (  # the data half, re-exported
+    ALIGNS,
+    FORMATS,
+    OVERLAPS,
+    TOKENIZERS,
+    NerFormat,
+    NerOptions,
+    check_options,
+)
+
+if TYPE_CHECKING:
+    from benchcheck.data.model import Split
+
+__all__ = [
+    "ALIGNS",
+    "FORMATS",
+    "OVERLAPS",
+    "TOKENIZERS",
+    "NerFormat",
+    "NerOptions",
+    "check_options",
+    "detect_format",
+    "read_ner_file",
+]
+
+
+def detect_format(path: Path) -> str:
+    """Tell a file's NER format from its suffix and, for JSON, its first record.
+
+    ``.spacy`` is a spaCy DocBin; ``.json``/``.jsonl``/``.ndjson`` are told apart by their
+    first record (a JSON array: Label Studio; ``tokens`` with ``tags``/``ner_tags``: token
+    JSONL; ``spans``: spaCy/Prodigy; ``entities`` or a ``label`` list: doccano; a ``label``
+    object: CLUENER); anything else is CoNLL.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".spacy":
+        return "spacy"
+    if suffix not in (".json", ".jsonl", ".ndjson"):
+        return "conll"
+    head = _first_record(path)
+    if head is None:
+        return "label-studio"  # a JSON array
+    if isinstance(head, dict):
+        if "tokens" in head and ("tags" in head or "ner_tags" in head):
+            return "jsonl"
+        if "spans" in head:
+            return "spacy"
+        if "entities" in head or isinstance(head.get("label"), list):
+            return "doccano"
+        if isinstance(head.get("label"), dict):
+            return "cluener"
+    raise InputError(
+        "cannot tell the NER format from the first record (expected tokens and tags, "
+        '"spans", "entities", or a "label" list or object); give the format '
+        f"({', '.join(n for n, f in FORMATS.items() if n != 'hf')})",
+        path=path,
+        line=1,
+    )
+
+
+def _first_record(path: Path) -> Any:
+    """Return the first JSON line of a file, or ``None`` when the file is a JSON array."""
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+                if not text:
+                    continue
+                if text.startswith("["):
+                    return None
+                try:
+                    return json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    raise InputError("empty file: expected JSON records", path=path)
+
+
+def read_ner_file(
+    path: Path,
+    *,
+    name: str,
+    scheme: str | None = None,
+    strict: bool = False,
+    label_names: Any = None,
+    keep_tokens: bool = True,
+    options: NerOptions | None = None,
+) -> Split:
+    """Read one NER file in its given or detected format (the one dispatch of every reader)."""
+    options = options or NerOptions()
+    fmt = options.format or detect_format(path)
+    rename: dict[str, Any] = {"type_map": options.type_map, "coarse_types": options.coarse_types}
+    if fmt == "conll":
+        from benchcheck.io.conll import read_conll
+
+        return read_conll(
+            path, name=name, scheme=scheme, strict=strict, keep_tokens=keep_tokens, **rename
+        )
+    if fmt == "jsonl":
+        from benchcheck.io.ner_jsonl import read_ner_jsonl
+
+        return read_ner_jsonl(
+            path, name=name, scheme=scheme, strict=strict, label_names=label_names, **rename
+        )
+    if fmt == "hf":
+        raise UsageError("format hf reads a Hub dataset named hf:NAME, not a file")
+    spans: dict[str, Any] = {
+        "align": options.align,
+        "overlaps": options.overlaps,
+        "keep_tokens": keep_tokens,
+        **rename,
+    }
+    reader = _offset_reader(fmt, path)
+    if reader.__name__ != "read_docbin":
+        spans["tokenizer"] = options.tokenizer
+    return reader(path, name=name, **spans)
+
+
+def _offset_reader(fmt: str, path: Path) -> Callable[..., Split]:
+    if fmt == "cluener":
+        from benchcheck.io.cluener import read_cluener
+
+        return read_cluener
+    if fmt == "doccano":
+        from benchcheck.io.doccano import read_doccano
+
+        return read_doccano
+    if fmt == "label-studio":
+        from benchcheck.io.label_studio import read_label_studio
+
+        return read_label_studio
+    from benchcheck.io import spacy_docs
+
+    return (
+        spacy_docs.read_docbin if path.suffix.lower() == ".spacy" else spacy_docs.read_spacy_jsonl
+    )

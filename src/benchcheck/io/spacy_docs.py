@@ -1,0 +1,166 @@
+"""spaCy's DocBin (``.spacy``, needs the ``spacy`` extra) and spaCy/Prodigy JSON lines.
+
+A DocBin holds tokenised ``Doc`` objects: each doc is a record, its tokens are the file's
+own (no re-tokenisation) and its entities ``doc.ents``. The JSON lines are Prodigy's and
+spaCy's training shape: ``{"text": ..., "tokens": [{"text", "start", "end"}, ...],
+"spans": [{"start": s, "end": e, "label": "PER"}, ...]}`` with character offsets, end
+exclusive; ``tokens`` is optional (without it the text is tokenised), and a line whose
+``answer`` is ``"reject"`` or ``"ignore"`` (Prodigy's review decisions) is skipped.
+Both go through :mod:`benchcheck.io._spans`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError, require
+from benchcheck.io._spans import (
+    Align,
+    Overlaps,
+    RecordCollector,
+    Tokenizer,
+    decode_lines,
+    read_bytes,
+    spans_to_split,
+)
+
+
+class _Span(msgspec.Struct):
+    start: int
+    end: int
+    label: str
+
+
+class _Token(msgspec.Struct):
+    start: int
+    end: int
+
+
+class _Line(msgspec.Struct):
+    text: str
+    spans: list[_Span] | None = None
+    tokens: list[_Token] | None = None
+    answer: str | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_EXPECTED = (
+    'an object with "text", "spans" [{"start", "end", "label"}, ...] and, optionally, '
+    '"tokens" [{"start", "end"}, ...]'
+)
+
+
+def read_docbin(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    align: Align = "strict",
+    overlaps: Overlaps = "error",
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
+    keep_tokens: bool = True,
+) -> Split:
+    """Read a spaCy DocBin (``.spacy``) into an NER split: its own tokens, ``doc.ents``."""
+    path = Path(path)
+    require("spacy", "spacy")
+    from spacy.tokens import DocBin
+    from spacy.vocab import Vocab
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    try:
+        docs = list(DocBin().from_bytes(data).get_docs(Vocab()))
+    except Exception as exc:  # noqa: BLE001 - any msgpack/spaCy error is a bad file here
+        raise InputError(f"cannot read as a spaCy DocBin: {exc}", path=path) from None
+    out = RecordCollector()
+    for k, doc in enumerate(docs, start=1):
+        spans = [(ent.start_char, ent.end_char, ent.label_) for ent in doc.ents]
+        record = out.add(doc.text, 0, f"doc {k}", spans=spans)
+        for token in doc:
+            if not token.is_space:
+                out.token(record, token.idx, token.idx + len(token.text), token.text)
+    return spans_to_split(
+        out.records(given_tokens="spacy: the DocBin's own tokens"),
+        name=name or path.stem,
+        source=str(path),
+        format="spacy",
+        align=align,
+        overlaps=overlaps,
+        type_map=type_map,
+        coarse_types=coarse_types,
+        keep_tokens=keep_tokens,
+    )
+
+
+def read_spacy_jsonl(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    tokenizer: Tokenizer = "unicode",
+    align: Align = "strict",
+    overlaps: Overlaps = "error",
+    type_map: Mapping[str, str] | None = None,
+    coarse_types: bool = False,
+    keep_tokens: bool = True,
+) -> Split:
+    """Read spaCy/Prodigy JSON lines (``text``, ``spans``, optional ``tokens``)."""
+    path = Path(path)
+    out = RecordCollector()
+    with_tokens: bool | None = None
+    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED)
+    for number, row in zip(lines, rows, strict=True):
+        if row.answer in ("reject", "ignore"):
+            continue
+        has_tokens = row.tokens is not None
+        if with_tokens is None:
+            with_tokens = has_tokens
+        elif with_tokens != has_tokens:
+            raise InputError(
+                '"tokens" on some lines only; expected every line with its tokens or none',
+                path=path,
+                line=number,
+            )
+        spans = [(x.start, x.end, x.label) for x in row.spans or ()]
+        record = out.add(row.text, number, spans=spans)
+        if row.tokens is not None:
+            _tokens(out, record, row.tokens, row.text, path, number)
+    return spans_to_split(
+        out.records(given_tokens='the file\'s "tokens"' if with_tokens else None),
+        name=name or path.stem,
+        source=str(path),
+        format="spacy",
+        tokenizer=tokenizer,
+        align=align,
+        overlaps=overlaps,
+        type_map=type_map,
+        coarse_types=coarse_types,
+        keep_tokens=keep_tokens,
+    )
+
+
+def _tokens(
+    out: RecordCollector, record: int, tokens: list[_Token], text: str, path: Path, line: int
+) -> None:
+    """Add a line's given tokens: in order, not overlapping, inside the text."""
+    end_before = 0
+    for tok in tokens:
+        start, end = tok.start, tok.end
+        if not end_before <= start < end <= len(text):
+            raise InputError(
+                f"token [{start}, {end}) is out of order, empty or past the end of the text; "
+                "expected tokens in order inside the text",
+                path=path,
+                line=line,
+            )
+        end_before = end
+        piece = text[start:end]
+        if piece.strip():  # spaCy keeps runs of spaces as tokens: they are no tokens here
+            out.token(record, start, end, piece)
