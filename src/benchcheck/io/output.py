@@ -6,8 +6,9 @@ Every command that writes goes through :class:`Outputs`, so the rules hold every
 - an existing output is never replaced unless ``force`` is given;
 - a file output that is a folder, or a folder output that is a file, is an error;
 - each file is written to a temporary sibling, flushed, fsynced and renamed over its final
-  name (a device or pipe such as ``/dev/null`` is written into, never renamed over), so a killed run leaves either the previous complete file or nothing there; a new
-  folder is built under a temporary name and renamed into place once complete;
+  name, so a killed run leaves either the previous complete file or nothing there (a device
+  or a pipe such as ``/dev/null`` is written into, never renamed over); a new folder is
+  built under a temporary name and renamed into place once complete;
 - temporaries left by killed runs (``.NAME.tmp-PID-…``, whose process is gone) are removed.
 
 Paths are checked when they are *claimed* (:meth:`Outputs.file`, :meth:`Outputs.folder`),
