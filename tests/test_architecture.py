@@ -28,9 +28,7 @@ ABOVE = ("io", "runs", "cli", "report", "audit", "engine")
 KNOWN: set[tuple[str, str]] = {
     ("benchcheck.labels.ensemble", "benchcheck.io.tables"),  # judgments reader → io
 }
-KNOWN_CYCLES: list[set[str]] = [
-    {"benchcheck.engine.shards", "benchcheck.io.load"},  # shards → io
-]
+KNOWN_CYCLES: list[set[str]] = []
 
 
 @pytest.fixture(scope="module")

@@ -6,14 +6,15 @@ import os
 import numpy as np
 import polars as pl
 import pytest
+from _shard_corpus import _stats_text, _write_split_files  # noqa: I001
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engine_shards import _stats_text, _write_split_files  # noqa: I001
 
 from benchcheck.cli import main
-from benchcheck.engine import shards
 from benchcheck.engine.ray_engine import assemble, build_block
 from benchcheck.errors import BenchcheckError, UsageError
+from benchcheck.io import shards
+from benchcheck.io.convert import convert
 from benchcheck.sample_data import NER_SAMPLE
 
 
@@ -35,7 +36,7 @@ def test_blocks_cut_anywhere(tmp_path_factory, seed, n_cuts, chunk):
     rng = np.random.default_rng(seed)
     src = _write_split_files(tmp_path_factory.mktemp("c"), rng, sizes=(40, 1, 1))
     out = tmp_path_factory.mktemp("o") / "s"
-    info = shards.convert(src, out, chunk_bytes=chunk).splits["train"]
+    info = convert(src, out, chunk_bytes=chunk).splits["train"]
     rows = pl.concat([shards.read_shard(p) for p in info.shards])
     cuts = np.unique(rng.integers(0, rows.height + 1, size=n_cuts))
     bounds = np.r_[0, cuts, rows.height]
@@ -46,7 +47,7 @@ def test_blocks_cut_anywhere(tmp_path_factory, seed, n_cuts, chunk):
 
 
 def test_unforeseen_cut_raises(tmp_path):
-    info = shards.convert(NER_SAMPLE, tmp_path / "s").splits["train"]
+    info = convert(NER_SAMPLE, tmp_path / "s").splits["train"]
     rows = shards.read_shard(info.shards[0])
     # A block that skips rows inside one sentence (ids and lines still rise): never silent.
     third = rows.filter(pl.col("sentence") == 3)
@@ -72,7 +73,7 @@ def test_engine_usage_errors(tmp_path, capsys):
     assert main(["stats", str(NER_SAMPLE), "--engine", "spark"]) == 2
     assert "unknown engine" in capsys.readouterr().err
     out = tmp_path / "s"
-    shards.convert(NER_SAMPLE, out)
+    convert(NER_SAMPLE, out)
     from benchcheck.engine import load_with_engine
 
     with pytest.raises(UsageError, match="token table"):
@@ -95,7 +96,7 @@ def test_ray_identical_json(ray_cluster, tmp_path):
     rng = np.random.default_rng(7)
     src = _write_split_files(tmp_path / "conll", rng, sizes=(150, 30, 40))
     out = tmp_path / "s.parquet"
-    shards.convert(src, out, chunk_bytes=400)  # several shards per split
+    convert(src, out, chunk_bytes=400)  # several shards per split
     ray_json, emb_json, conll_json = (tmp_path / f"{k}.json" for k in ("ray", "emb", "conll"))
     assert main(["stats", str(out), "--engine", "ray", "--json", str(ray_json)]) == 0
     assert main(["stats", str(out), "--json", str(emb_json)]) == 0
@@ -119,7 +120,7 @@ def test_ray_strict_error_names_line(ray_cluster, tmp_path, capsys):
     src = tmp_path / "train.txt"
     src.write_text("a B-PER\nb I-PER\n\n" * 20 + "c O\nd I-LOC\n\n", encoding="utf-8")
     out = tmp_path / "s"
-    shards.convert(src, out, chunk_bytes=50)
+    convert(src, out, chunk_bytes=50)
     assert main(["stats", str(out), "--engine", "ray", "--strict", "--scheme", "iob2"]) == 2
     assert f"{src}:62: invalid IOB2 tag transition" in capsys.readouterr().err
 

@@ -1,9 +1,10 @@
-"""Where the work runs: embedded (one machine, out of core) or on a Ray cluster.
+"""The distributed engine: the embedded plan on a Ray cluster (``--engine ray``).
 
-- :mod:`benchcheck.engine.shards`: ``benchcheck convert`` (CoNLL → Parquet shards) and the
-  shard-by-shard reader the embedded engine uses on such folders;
-- :mod:`benchcheck.engine.ray_engine`: the same plan with Ray Data (``--engine ray``);
-- :mod:`benchcheck.engine.leakage`: test-set contamination against a streamed corpus.
+- :mod:`benchcheck.engine.ray_engine`: shard folders (:mod:`benchcheck.io.shards`, written by
+  ``benchcheck convert``) read and built with Ray Data;
+- :mod:`benchcheck.engine.ray_judge`: judges as Ray actors.
+
+Nothing below the run layer imports this package.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def load_with_engine(
         raise UsageError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     if engine == "embedded":
         raise UsageError("the embedded engine loads through benchcheck.io.load")
-    from benchcheck.engine.shards import is_shard_folder
+    from benchcheck.io.shards import is_shard_folder
 
     if task != "ner" or split or data is None or not is_shard_folder(data):
         raise UsageError(

@@ -1,6 +1,6 @@
 """The distributed engine: Ray Data over Parquet shards, the same metric plan, the same JSON.
 
-Ray Data reads each split's shards (:mod:`benchcheck.engine.shards`); ``map_batches`` turns
+Ray Data reads each split's shards (:mod:`benchcheck.io.shards`); ``map_batches`` turns
 every block of token rows into the lean per-sentence and per-span tables (span decoding and
 hashing, :func:`benchcheck.io._ner.build_ner_split`); the driver joins the parts with
 :func:`benchcheck.io._ner.combine_splits` and computes the statistics as the embedded engine
@@ -29,15 +29,15 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.engine.shards import (
+from benchcheck.errors import BenchcheckError, InputError, UsageError, require
+from benchcheck.io._ner import combine_splits
+from benchcheck.io.shards import (
     COLUMNS,
     ShardSplit,
     open_shards,
     raise_first_repair,
     shard_split,
 )
-from benchcheck.errors import BenchcheckError, InputError, UsageError, require
-from benchcheck.io._ner import combine_splits
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,7 @@ def _whole_folder_kind(folder: Path) -> str | None:
 
     The one place that decides: ``load`` dispatches on it and ``split_files`` refuses it.
     """
-    from benchcheck.engine import shards
-    from benchcheck.io import hf
+    from benchcheck.io import hf, shards
 
     if hf.is_saved_hf(folder):
         return "hf"
@@ -184,7 +183,7 @@ def load(
     ``keep_tokens=False`` reads NER CoNLL files in bounded memory without their token table
     (enough for every statistic; see :func:`benchcheck.io.conll.read_conll`). A folder of
     Parquet shards written by ``benchcheck convert`` is read shard by shard the same way
-    (see :mod:`benchcheck.engine.shards`). ``ner`` gives the NER format (else detected per
+    (see :mod:`benchcheck.io.shards`). ``ner`` gives the NER format (else detected per
     file), the offset formats' tokeniser and span policies, and entity-type renaming
     (:class:`~benchcheck.io.formats.NerOptions`). A split file of a folder that holds no
     annotation at all (CLUENER's unlabelled ``test.json``) is skipped, and named in
@@ -223,7 +222,7 @@ def load(
             read = hf.read_hf_ner(folder, scheme=scheme, strict=strict, options=options)
             return Dataset(task="ner", splits=read.splits, name=read.name, meta=meta)
         if kind == "shards":
-            from benchcheck.engine import shards
+            from benchcheck.io import shards
 
             return shards.read_shards(
                 folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name

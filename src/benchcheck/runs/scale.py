@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from benchcheck.errors import InputError
 
 if TYPE_CHECKING:
-    from benchcheck.engine.leakage import LeakageResult
-    from benchcheck.engine.shards import ShardFolder
+    from benchcheck.io.shards import ShardFolder
+    from benchcheck.metrics.contamination import LeakageResult
 
 __all__ = ["run_convert", "run_leakage"]
 
@@ -23,7 +23,7 @@ def run_convert(
     chunk_bytes: int | None = None,
 ) -> ShardFolder:
     """Convert CoNLL splits into a new folder of Parquet shards (never over an existing one)."""
-    from benchcheck.engine.shards import convert
+    from benchcheck.io.convert import convert
 
     return convert(data, output, splits=dict(splits or {}) or None, chunk_bytes=chunk_bytes)
 
@@ -41,8 +41,9 @@ def run_leakage(
     """Measure how far a corpus streamed in batches contaminates the test items."""
     import polars as pl
 
-    from benchcheck.engine.leakage import corpus_leakage
+    from benchcheck.io.corpus import corpus_batches, corpus_files
     from benchcheck.io.tables import read_rows
+    from benchcheck.metrics.contamination import contamination
 
     rows = read_rows(test)
     column = test_column or text_column
@@ -57,6 +58,11 @@ def run_leakage(
         raise InputError(f"column {column!r} must hold text in every row", path=test)
     id_name = id_column or ("id" if "id" in rows.columns else None)
     ids = rows.get_column(id_name).cast(pl.String).to_list() if id_name else None
-    return corpus_leakage(
-        texts.to_list(), list(corpus), ids=ids, n=n, text_column=text_column, batch_rows=batch_rows
+    files = corpus_files(list(corpus))
+    return contamination(
+        texts.to_list(),
+        corpus_batches(files, text_column, batch_rows),
+        ids=ids,
+        n=n,
+        n_files=len(files),
     )

@@ -24,8 +24,6 @@ workers and the same combination on the driver.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections import deque
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,9 +34,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from benchcheck.data import schemes
 from benchcheck.data.model import Dataset, Split
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
 
 MANIFEST = "_benchcheck_shards.json"
@@ -131,114 +128,6 @@ def open_shards(path: str | Path) -> ShardFolder:
             n_tokens=int(info["n_tokens"]),
         )
     return ShardFolder(root=root, name=meta["name"], task=meta["task"], splits=splits)
-
-
-def convert(
-    source: str | Path | None = None,
-    output: str | Path = "data.parquet",
-    *,
-    splits: Mapping[str, str | Path] | None = None,
-    name: str | None = None,
-    chunk_bytes: int | None = None,
-    compression: str = "zstd",
-) -> ShardFolder:
-    """Write each CoNLL split of ``source`` (folder, file, or ``splits``) as Parquet shards.
-
-    The splits are the files :func:`benchcheck.io.load.load` would read, found by
-    :func:`benchcheck.io.load.split_files` (same names, aliases, skipped files and errors).
-
-    Never overwrites: ``output`` must not exist. Shards are written into a temporary sibling
-    folder that is renamed to ``output`` only once every split is complete, so an
-    interrupted conversion leaves no folder that looks valid. Tag shapes are checked on the
-    way (unknown shapes raise :class:`~benchcheck.errors.InputError` with file and line);
-    scheme transitions are checked when the shards are read, as for the CoNLL files.
-    """
-    from benchcheck.io import conll
-    from benchcheck.io.load import split_files
-
-    out = Path(output)
-    if out.exists():
-        raise UsageError(f"{out} exists; benchcheck convert never overwrites, choose a new path")
-    files = split_files(source, splits=splits)  # the splits and the errors of load
-    title = name or ("dataset" if source is None else Path(str(source)).name)
-    for file in files.values():
-        if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
-            raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    try:
-        meta: dict[str, Any] = {
-            "format": FORMAT,
-            "version": VERSION,
-            "task": "ner",
-            "name": title,
-            "splits": {},
-        }
-        for split, file in files.items():
-            meta["splits"][split] = _convert_file(
-                file, tmp / split, chunk_bytes or conll.CHUNK_BYTES, compression
-            )
-        (tmp / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return open_shards(out)
-
-
-def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) -> dict[str, Any]:
-    """Write one CoNLL file's chunks as shards; return its manifest entry."""
-    from benchcheck.io import conll
-
-    folder.mkdir(parents=True)
-    shards: list[str] = []
-    n_sent = n_tok = 0
-    fmt = None
-    last_line = 0
-    for data, first_line, n_lines in conll._chunks(path, chunk_bytes):
-        last_line = first_line + n_lines - (1 if data.endswith(b"\n") else 0)
-        if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
-            fmt = conll._format_of(data, path, first_line)
-        parsed = conll._parse_fast(data, fmt, first_line=first_line) or conll._parse_lines(
-            data, path, fmt, first_line=first_line
-        )
-        token, tag, line, start = parsed.token, parsed.tag, parsed.line, parsed.sentence_start
-        if token.len() == 0:
-            continue
-        _check_tags(tag, line, path)
-        sentence = np.cumsum(start, dtype=np.int64) - 1 + n_sent
-        frame = pl.DataFrame(
-            {
-                "sentence": sentence,
-                "token": token,
-                "tag": tag,
-                "line": np.asarray(line, dtype=np.int64),
-            },
-            schema=SCHEMA,
-        )
-        shard = f"part-{len(shards):05d}.parquet"
-        frame.write_parquet(folder / shard, compression=compression, statistics=True)  # type: ignore[arg-type]
-        shards.append(shard)
-        n_sent = int(sentence[-1]) + 1
-        n_tok += token.len()
-    if not shards:
-        raise conll.empty_split_error(path, last_line)
-    return {"source": str(path), "shards": shards, "n_sentences": n_sent, "n_tokens": n_tok}
-
-
-def _check_tags(tag: pl.Series, line: np.ndarray, path: Path) -> None:
-    """Raise on the first tag whose shape is not ``O`` or a known prefix and a type."""
-    for value in tag.unique(maintain_order=True).to_list():
-        if schemes.parse_tag(value) is None:
-            row = int(np.flatnonzero((tag == value).to_numpy())[0])
-            raise InputError(
-                schemes.TAG_SHAPE_EXPECTED,
-                path=path,
-                line=int(line[row]),
-                got=value,
-            )
 
 
 def shard_split(

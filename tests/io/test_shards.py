@@ -5,48 +5,21 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from _shard_corpus import _stats_text, _write_split_files, random_conll  # noqa: I001
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchcheck.cli._common import dumps
-from benchcheck.engine import shards
 from benchcheck.errors import InputError, UsageError
+from benchcheck.io import shards
 from benchcheck.io.conll import read_conll
+from benchcheck.io.convert import convert
 from benchcheck.io.load import load
-from benchcheck.metrics.compute import compute_stats
 from benchcheck.sample_data import NER_SAMPLE
-
-TAGS = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "E-LOC", "S-ORG", "I-ORG"]
-
-
-def random_conll(rng: np.random.Generator, n_sent: int, *, docstart: bool = False) -> str:
-    """Random sentences over a small vocabulary (repeats and leaks happen), any tag order."""
-    vocab = ["a", "b", "c", "EU", '"', "NA", "null", "d\u00a0e", "x"]
-    out = []
-    if docstart:
-        out.append("-DOCSTART- -X- O O\n")
-    for _ in range(n_sent):
-        k = int(rng.integers(1, 7))
-        words = rng.choice(vocab, size=k)
-        tags = rng.choice(TAGS, size=k)
-        out.append("".join(f"{w} {t}\n" for w, t in zip(words, tags, strict=True)))
-    return "\n".join(out)
-
-
-def _stats_text(dataset) -> str:
-    return dumps(compute_stats(dataset).to_json())
-
-
-def _write_split_files(folder: Path, rng: np.random.Generator, sizes=(60, 15, 20)) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, n in zip(("train", "dev", "test"), sizes, strict=True):
-        (folder / f"{name}.txt").write_text(random_conll(rng, n, docstart=True), encoding="utf-8")
-    return folder
 
 
 def test_sample_identical_json(tmp_path):
     out = tmp_path / "sample.parquet"
-    folder = shards.convert(NER_SAMPLE, out, chunk_bytes=120)  # many small shards
+    folder = convert(NER_SAMPLE, out, chunk_bytes=120)  # many small shards
     assert all(len(s.shards) > 2 for s in folder.splits.values())
     assert shards.is_shard_folder(out)
     whole = load(NER_SAMPLE)  # keep_tokens=True, one read per file
@@ -68,7 +41,7 @@ def test_random_corpora_identical(tmp_path_factory, seed, chunk):
     rng = np.random.default_rng(seed)
     src = _write_split_files(tmp_path_factory.mktemp("conll"), rng)
     out = tmp_path_factory.mktemp("o") / "shards"
-    shards.convert(src, out, chunk_bytes=chunk)
+    convert(src, out, chunk_bytes=chunk)
     whole = load(src)
     from_shards = load(out, keep_tokens=True)
     assert _stats_text(from_shards) == _stats_text(whole)
@@ -88,7 +61,7 @@ def test_never_overwrites(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(UsageError, match="never overwrites"):
-        shards.convert(NER_SAMPLE, out)
+        convert(NER_SAMPLE, out)
     assert list(out.iterdir()) == []
 
 
@@ -97,7 +70,7 @@ def test_bad_tag_names_original_line_and_leaves_nothing(tmp_path):
     src.write_text("EU B-ORG\nrejects O\n\nPeter PER\n", encoding="utf-8")
     out = tmp_path / "out"
     with pytest.raises(InputError) as info:
-        shards.convert(src, out)
+        convert(src, out)
     assert info.value.line == 4 and info.value.got == "PER" and info.value.path == str(src)
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["train.txt"]
 
@@ -107,7 +80,7 @@ def test_strict_error_matches_conll(tmp_path):
     src = tmp_path / "train.txt"
     src.write_text(text, encoding="utf-8")
     out = tmp_path / "out"
-    shards.convert(src, out, chunk_bytes=64)
+    convert(src, out, chunk_bytes=64)
     with pytest.raises(InputError) as want:
         load(src, strict=True, scheme="IOB2")
     with pytest.raises(InputError) as got:
@@ -123,7 +96,7 @@ def test_strict_error_matches_conll(tmp_path):
 
 def test_missing_and_reordered_shards(tmp_path):
     out = tmp_path / "out"
-    folder = shards.convert(NER_SAMPLE, out, chunk_bytes=120)
+    folder = convert(NER_SAMPLE, out, chunk_bytes=120)
     parts = folder.splits["train"].shards
     parts[1].rename(tmp_path / "moved.parquet")
     with pytest.raises(InputError, match="missing"):
@@ -140,11 +113,11 @@ def test_rejects_non_conll_and_empty(tmp_path):
     jl = tmp_path / "train.jsonl"
     jl.write_text('{"tokens": ["a"], "tags": ["O"]}\n', encoding="utf-8")
     with pytest.raises(UsageError, match="reads CoNLL"):
-        shards.convert(jl, tmp_path / "o1")
+        convert(jl, tmp_path / "o1")
     empty = tmp_path / "test.txt"
     empty.write_text("\n\n-DOCSTART- O\n\n", encoding="utf-8")
     with pytest.raises(InputError, match="empty split") as info:
-        shards.convert(empty, tmp_path / "o2")
+        convert(empty, tmp_path / "o2")
     # the CoNLL reader's error: named at the last line (all blank or -DOCSTART- up to it)
     assert (info.value.path, info.value.line) == (str(empty), 4)
     with pytest.raises(InputError) as direct:
@@ -165,7 +138,7 @@ def test_empty_split_error_matches_conll(tmp_path):
     with pytest.raises(InputError) as want:
         read_conll(empty)
     with pytest.raises(InputError) as got:
-        shards.convert(empty, tmp_path / "o", chunk_bytes=4)
+        convert(empty, tmp_path / "o", chunk_bytes=4)
     assert str(got.value) == str(want.value) and got.value.line == want.value.line
 
 
@@ -179,7 +152,7 @@ def test_convert_finds_the_splits_load_finds(tmp_path):
         (src / name).write_text(random_conll(rng, 5), encoding="utf-8")
     for name in (".hidden_train", "train.py", "test_notes.md", "LICENSE", "train_test", "contest"):
         (src / name).write_text("not a split\n", encoding="utf-8")
-    folder = shards.convert(src, tmp_path / "out.parquet")
+    folder = convert(src, tmp_path / "out.parquet")
     whole = load(src)
     assert {k: s.source for k, s in folder.splits.items()} == {s.name: s.source for s in whole}
     assert list(folder.splits) == ["train", "dev", "test"] and folder.name == whole.name == "src"
@@ -200,7 +173,7 @@ def test_convert_discovery_errors_are_loads(tmp_path, names, match):
     for name in names:
         (src / name).write_text("EU B-ORG\n", encoding="utf-8")
     with pytest.raises(InputError, match=match) as got:
-        shards.convert(src, tmp_path / "out")
+        convert(src, tmp_path / "out")
     with pytest.raises(InputError) as want:
         load(src)
     assert str(got.value) == str(want.value) and got.value.path == str(src)
@@ -211,13 +184,13 @@ def test_convert_refuses_folders_load_reads_whole(tmp_path):
     # load reads a shard folder or a saved HF dataset whole; convert used to search them for
     # split files and say "no split files found" (or convert a stray train.txt load ignores).
     out = tmp_path / "sample.parquet"
-    shards.convert(NER_SAMPLE, out)
+    convert(NER_SAMPLE, out)
     with pytest.raises(UsageError, match="shard folder written by benchcheck convert"):
-        shards.convert(out, tmp_path / "again")
+        convert(out, tmp_path / "again")
     hf = tmp_path / "hf"
     hf.mkdir()
     (hf / "dataset_dict.json").write_text('{"splits": ["train"]}', encoding="utf-8")
     (hf / "train.txt").write_text("EU B-ORG\n", encoding="utf-8")
     with pytest.raises(UsageError, match="saved HuggingFace dataset"):
-        shards.convert(hf, tmp_path / "again")
+        convert(hf, tmp_path / "again")
     assert not (tmp_path / "again").exists()

@@ -1,8 +1,8 @@
 """Test-set contamination against a corpus that never fits in memory (benchmark decontamination).
 
-The corpus is a set of Parquet files with a text column (one document per row), streamed
-record batch by record batch: memory is bounded by the test set plus one batch. Three checks,
-per test item:
+The corpus arrives in batches of documents (Parquet files streamed record batch by record
+batch: :mod:`benchcheck.io.corpus`): memory is bounded by the test set plus one batch.
+Three checks, per test item:
 
 - **exact**: corpus documents equal to the item's text;
 - **normalised**: documents equal after :func:`normalise` (Unicode NFKC, ``str.casefold``,
@@ -22,19 +22,18 @@ hash hit is confirmed by comparing the n-gram's words, so a hash collision never
 
 from __future__ import annotations
 
-import glob
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from benchcheck._hashset import member
-from benchcheck.errors import InputError, UsageError
-from benchcheck.io._ner import _position_keys, mix64, string_hash
+from benchcheck.data.hashing import mix64, string_hash
+from benchcheck.data.hashing import position_keys as _position_keys
+from benchcheck.errors import UsageError
 
 
 def normalise(text: str) -> str:
@@ -140,47 +139,6 @@ class LeakageResult:
         }
 
 
-def corpus_files(patterns: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Expand glob patterns, files and folders (every ``*.parquet`` below) into sorted paths."""
-    if isinstance(patterns, (str, Path)):
-        patterns = [patterns]
-    found: set[Path] = set()
-    for pattern in patterns:
-        path = Path(pattern)
-        if path.is_dir():
-            found.update(path.rglob("*.parquet"))
-        elif path.is_file():
-            found.add(path)
-        else:
-            found.update(Path(p) for p in glob.glob(str(pattern), recursive=True))
-    files = sorted(p for p in found if p.is_file())
-    if not files:
-        raise InputError("no corpus files match", path=", ".join(str(p) for p in patterns))
-    return files
-
-
-def _batches(files: list[Path], column: str, batch_rows: int) -> Iterator[pl.Series]:
-    """Stream the text column of every file, one record batch at a time."""
-    import pyarrow.parquet as pq
-
-    for path in files:
-        try:
-            handle = pq.ParquetFile(path)
-        except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
-            raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
-        names = handle.schema_arrow.names
-        if column not in names:
-            raise InputError(
-                f"no column {column!r}; the file has {', '.join(names)} (choose --text-column)",
-                path=path,
-            )
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=[column]):
-            texts = pl.Series("text", batch.column(0))
-            if texts.dtype != pl.String:
-                raise InputError(f"column {column!r} holds {texts.dtype}, expected text", path=path)
-            yield texts.drop_nulls()
-
-
 def _words(norm: pl.Series) -> tuple[pl.Series, np.ndarray]:
     """Words of normalised texts (split on single spaces) and each text's word count."""
     lists = norm.str.split(" ")
@@ -191,23 +149,22 @@ def _words(norm: pl.Series) -> tuple[pl.Series, np.ndarray]:
     return words, lengths
 
 
-def corpus_leakage(
+def contamination(
     texts: Sequence[str],
-    corpus: str | Path | Sequence[str | Path],
+    batches: Iterable[pl.Series],
     *,
     ids: Sequence[str] | None = None,
     n: int = 13,
-    text_column: str = "text",
-    batch_rows: int = 8192,
+    n_files: int = 0,
 ) -> LeakageResult:
-    """Exact, normalised and n-gram contamination of ``texts`` against a Parquet corpus.
+    """Exact, normalised and n-gram contamination of ``texts`` by a corpus given in batches.
 
-    ``corpus`` is a glob pattern, a file, a folder, or a list of them; each file's
-    ``text_column`` is streamed in batches of ``batch_rows`` documents.
+    ``batches`` yields the corpus documents, a text Series at a time (e.g.
+    :func:`benchcheck.io.corpus.corpus_batches`); memory holds the test set and one batch.
+    ``n_files`` is reported as the corpus's number of files.
     """
     if n < 1:
-        raise UsageError(f"--n must be a positive number of words, got {n}")
-    files = corpus_files(corpus)
+        raise UsageError(f"{{n}} must be a positive number of words, got {n}")
     ids = [str(i) for i in ids] if ids is not None else [str(k) for k in range(len(texts))]
     norm_test = [normalise(t) for t in texts]
     exact_keys = pl.DataFrame({"text": list(dict.fromkeys(texts))}, schema={"text": pl.String})
@@ -230,7 +187,7 @@ def corpus_leakage(
     found: set[str] = set()
 
     n_docs = 0
-    for batch in _batches(files, text_column, batch_rows):
+    for batch in batches:
         n_docs += batch.len()
         hits = pl.DataFrame({"text": batch}).join(exact_keys, on="text", how="inner")
         for text, c in hits.group_by("text").len().iter_rows():
@@ -258,4 +215,4 @@ def corpus_leakage(
         )
         for k in range(len(texts))
     )
-    return LeakageResult(n=n, corpus_files=len(files), corpus_documents=n_docs, items=items)
+    return LeakageResult(n=n, corpus_files=n_files, corpus_documents=n_docs, items=items)

@@ -10,8 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchcheck.cli import main
-from benchcheck.engine.leakage import corpus_leakage, normalise
 from benchcheck.errors import InputError
+from benchcheck.io.corpus import corpus_batches, corpus_files
+from benchcheck.metrics.contamination import contamination, normalise
+
+
+def corpus_leakage(texts, corpus, *, ids=None, n=13, text_column="text", batch_rows=8192):
+    """The leakage run's composition: corpus files streamed in batches into contamination()."""
+    files = corpus_files(corpus)
+    return contamination(
+        texts, corpus_batches(files, text_column, batch_rows), ids=ids, n=n, n_files=len(files)
+    )
 
 B_WORDS = [f"b{k}" for k in range(1, 21)]  # item B: 20 distinct words → 8 distinct 13-grams
 A = "The quick brown fox jumps over the lazy dog."
@@ -174,7 +183,7 @@ def test_cli(tmp_path, capsys):
 
 
 def test_hash_path_is_vectorised_and_order_sensitive():
-    from benchcheck.engine.leakage import ngram_hashes
+    from benchcheck.metrics.contamination import ngram_hashes
 
     w = np.array([1, 2, 3, 3, 2, 1], dtype=np.uint64)
     h, at = ngram_hashes(w, np.array([3, 3]), 3)
