@@ -67,7 +67,7 @@ def _pairs(n: int, seed: int):
 
 def test_out_of_fold_equals_manual_cross_validation():
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
     a, b, y = _pairs(60, seed=1)
     x = pair_features(a, b)
@@ -75,9 +75,28 @@ def test_out_of_fold_equals_manual_cross_validation():
     codes = np.array([int(v) for v in y])
     want = np.zeros((60, 2))
     for train, test in StratifiedKFold(4, shuffle=True, random_state=7).split(x, codes):
-        model = LogisticRegression(C=1.0, max_iter=5000).fit(x[train], codes[train])
-        want[test] = model.predict_proba(x[test])
+        model = LogisticRegression(
+            C=1.0, solver="liblinear", dual=True, max_iter=10_000, random_state=7
+        )
+        want[test] = model.fit(x[train], codes[train]).predict_proba(x[test])
     np.testing.assert_allclose(got, want, atol=1e-10)
+    # with groups: no group is split across folds
+    groups = [i // 2 for i in range(60)]
+    grouped = out_of_fold_probs(x, y, ["0", "1"], folds=4, seed=7, groups=groups)
+    want = np.zeros((60, 2))
+    for train, test in StratifiedGroupKFold(4, shuffle=True, random_state=7).split(
+        x, codes, groups
+    ):
+        assert not {groups[i] for i in train} & {groups[i] for i in test}
+        model = LogisticRegression(
+            C=1.0, solver="liblinear", dual=True, max_iter=10_000, random_state=7
+        )
+        want[test] = model.fit(x[train], codes[train]).predict_proba(x[test])
+    np.testing.assert_allclose(grouped, want, atol=1e-10)
+    # three classes: one-vs-rest, rows sum to 1
+    y3 = [str(i % 3) for i in range(60)]
+    p3 = out_of_fold_probs(x, y3, ["0", "1", "2"], folds=3)
+    np.testing.assert_allclose(p3.sum(axis=1), 1.0)
     # labels absent from the data: a zero column
     three = out_of_fold_probs(x, y, ["0", "1", "2"], folds=4, seed=7)
     assert (three[:, 2] == 0).all()
