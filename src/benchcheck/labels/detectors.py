@@ -411,7 +411,12 @@ def flag_mask(
         sub = sub / np.clip(sub.sum(axis=1, keepdims=True), 1e-12, None)
         remap = {int(c): i for i, c in enumerate(present)}
         yy = np.array([remap[int(v)] for v in y])
-        return np.asarray(filt.find_label_issues(labels=yy, pred_probs=sub), dtype=bool)
+        # n_jobs=1: cleanlab's default forks a process pool per call, which costs more than
+        # the whole computation on benchmark-sized data (~0.8 s per call from a process
+        # holding a loaded judge, measured) and copies that process's memory
+        return np.asarray(
+            filt.find_label_issues(labels=yy, pred_probs=sub, n_jobs=1), dtype=bool
+        )
     raise UsageError(f"{{flag_rule}} must be one of {', '.join(FLAG_RULES)}, got {rule!r}")
 
 
@@ -451,3 +456,269 @@ class DetectorScores:
             "flagged": int(self.flagged.sum()),
             "settings": {k: v for k, v in self.settings},
         }
+
+
+# --------------------------------------------------------------------------- one call
+
+#: Defaults of :func:`detect` (and of ``benchcheck flag``), chosen by
+#: ``benchmarks/detect_bench.py`` (docs/labels.md quotes the numbers).
+DEFAULT_DETECTOR = "llm"
+DEFAULT_CALIBRATION = "prior"
+DEFAULT_FEATURES = "tfidf"
+DEFAULT_COMBINATION = "mean"
+DEFAULT_FLAG_RULE = "threshold"
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Detection:
+    r"""The result of :func:`detect`: the data with scores and flags, and what was used.
+
+    ``frame`` holds every row of the data, then ``p_<label>`` (the chosen detector's
+    probabilities), ``llm_label`` (its most probable label — named for the paper's LLM
+    label, whichever detector made it), ``confidence`` (that label's probability),
+    ``error_score`` (:math:`1 - P(\tilde y)`), ``disagree``, ``flagged``, ``rank``
+    (1 = highest error score among the flags) and ``bin`` (of ``error_score``); with an
+    LLM part ``n_members`` and ``llm_p_<label>``, with a trained part ``trained_p_<label>``.
+    """
+
+    frame: Any
+    detector: str
+    calibration: Any
+    labels: tuple[str, ...]
+    settings: tuple[tuple[str, Any], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the settings, the calibration's parameters and the counts."""
+        f = self.frame
+        return {
+            "detector": self.detector,
+            "labels": list(self.labels),
+            "settings": dict(self.settings),
+            "calibration": None if self.calibration is None else self.calibration.to_json(),
+            "n": int(f.height),
+            "scored": int(f["error_score"].is_not_null().sum()),
+            "disagreements": int(f["disagree"].sum()),
+            "flagged": int(f["flagged"].sum()),
+        }
+
+
+def _llm_probs(
+    data_ids: list[str],
+    judgments: Any,
+    labels: tuple[str, ...],
+    *,
+    calibration: str,
+    observed: list[str],
+    gold: Any,
+    content_free: Any,
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Calibrated ensemble probabilities aligned to ``data_ids`` (NaN rows: not judged)."""
+    import polars as pl
+
+    from benchcheck.labels.calibration import calibrate_ensemble, calibrate_members
+    from benchcheck.labels.ensemble import ensemble
+
+    j = judgments.with_columns(pl.col("id").cast(pl.String))
+    member_method = {"prior": "none", "contextual+prior": "contextual"}.get(
+        calibration, calibration
+    )
+    j, info = calibrate_members(
+        j, method=member_method, labels=labels, content_free=content_free, gold=gold
+    )
+    ens = ensemble(j)
+    known = set(data_ids)
+    ens = ens.filter(pl.col("id").is_in(list(known)))
+    if calibration in ("prior", "contextual+prior"):
+        have = set(ens["id"].to_list())
+        obs = [o for i, o in zip(data_ids, observed, strict=True) if i in have]
+        ens, shift = calibrate_ensemble(ens, labels=labels, observed=obs)
+        params = dict(info.params)
+        params.update(shift.params)
+        info = type(info)(calibration, "member+ensemble" if params else "ensemble", labels, params)
+    pcols = [f"p_{lab}" for lab in labels]
+    row = {i: k for k, i in enumerate(ens["id"].to_list())}
+    probs = np.full((len(data_ids), len(labels)), np.nan)
+    members = np.zeros(len(data_ids), dtype=np.int64)
+    vals = ens.select(pcols).to_numpy()
+    nm = ens["n_members"].to_numpy()
+    for k, i in enumerate(data_ids):
+        if i in row:
+            probs[k] = vals[row[i]]
+            members[k] = nm[row[i]]
+    return probs, members, info
+
+
+def detect(
+    data: Any,
+    judgments: Any = None,
+    *,
+    labels: Sequence[str] | None = None,
+    detector: str = DEFAULT_DETECTOR,
+    calibration: str = DEFAULT_CALIBRATION,
+    content_free: Any = None,
+    gold: Any = None,
+    features: str = DEFAULT_FEATURES,
+    combination: str = DEFAULT_COMBINATION,
+    embed: Embed | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    flag_rule: str = DEFAULT_FLAG_RULE,
+    bins: Sequence[float] | None = None,
+    folds: int = 5,
+    seed: int = 0,
+) -> Detection:
+    """Score every example of ``data`` with one detector and flag likely label errors.
+
+    ``data``: ``id``, ``label`` and the texts (``text_a``/``text_b`` or ``text``; the
+    trained detector needs them). ``judgments``: rows (``id``, ``judge``, ``prompt``,
+    ``p_<label>``) for the ``llm`` and ``both`` detectors; rows with a non-null
+    ``content_free`` column are taken as the content-free judgments when ``content_free``
+    is not given. ``calibration`` (:data:`benchcheck.labels.calibration.CALIBRATIONS`):
+    ``prior`` shifts the ensemble to the data's label shares, ``contextual`` divides each
+    member by its content-free answer, ``contextual+prior`` does both, ``platt`` /
+    ``isotonic`` fit each member on ``gold`` (id → reviewed label). ``combination`` for
+    ``both``: ``mean``, ``rank`` or ``stack`` (module docstring). Rows without judgments
+    get null LLM scores (never flagged by ``llm``; ``both`` uses the trained part alone).
+    ``flag_rule="cleanlab"`` flags confident learning's issues whose error score is at
+    least ``threshold`` (0 keeps all of them).
+    """
+    import polars as pl
+
+    from benchcheck.labels.calibration import CALIBRATIONS
+    from benchcheck.labels.ensemble import judgment_labels, label_sort_key
+    from benchcheck.labels.flags import DEFAULT_BINS, _bin_labels
+
+    if detector not in DETECTORS:
+        raise UsageError(f"{{detector}} must be one of {', '.join(DETECTORS)}, got {detector!r}")
+    if calibration not in CALIBRATIONS:
+        raise UsageError(
+            f"{{calibration}} must be one of {', '.join(CALIBRATIONS)}, got {calibration!r}"
+        )
+    if combination not in COMBINATIONS:
+        raise UsageError(
+            f"{{combination}} must be one of {', '.join(COMBINATIONS)}, got {combination!r}"
+        )
+    if flag_rule not in FLAG_RULES:
+        raise UsageError(f"{{flag_rule}} must be one of {', '.join(FLAG_RULES)}, got {flag_rule!r}")
+    if not 0 <= threshold <= 1:
+        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
+    for col in ("id", "label"):
+        if col not in data.columns:
+            raise UsageError(f"the data has no {col!r} column")
+    uses_llm = detector in ("llm", "both")
+    if uses_llm and judgments is None:
+        raise UsageError(f"the {detector!r} detector needs judgments")
+    if uses_llm and "content_free" in judgments.columns:
+        is_cf = judgments["content_free"].is_not_null()
+        if content_free is None:
+            content_free = judgments.filter(is_cf)
+        judgments = judgments.filter(~is_cf)
+    if labels is None:
+        found = set(judgment_labels(judgments)) if uses_llm else set()
+        found |= {str(v) for v in data["label"].to_list()}
+        labels = sorted(found, key=label_sort_key)
+    order = tuple(str(v) for v in labels)
+    ids = data["id"].cast(pl.String).to_list()
+    observed = [str(v) for v in data["label"].to_list()]
+    bad = sorted({o for o in observed if o not in order})
+    if bad:
+        raise UsageError(f"labels {bad} are not among the judged labels {list(order)}")
+    settings: list[tuple[str, Any]] = [("threshold", threshold), ("flag_rule", flag_rule)]
+    out = data.with_columns(pl.col("id").cast(pl.String), pl.col("label").cast(pl.String))
+    llm = None
+    info = None
+    if uses_llm:
+        llm, members, info = _llm_probs(
+            ids,
+            judgments,
+            order,
+            calibration=calibration,
+            observed=observed,
+            gold=gold,
+            content_free=content_free,
+        )
+        settings.append(("calibration", calibration))
+        out = out.with_columns(pl.Series("n_members", members))
+        out = out.with_columns(
+            pl.Series(f"llm_p_{lab}", llm[:, k]).fill_nan(None) for k, lab in enumerate(order)
+        )
+    trained = None
+    if detector in ("trained", "both"):
+        a_col, b_col = ("text_a", "text_b") if "text_a" in data.columns else ("text", None)
+        if a_col not in data.columns:
+            raise UsageError("the trained detector needs the texts: 'text' or 'text_a'/'text_b'")
+        text_a = [str(t) for t in data[a_col].to_list()]
+        text_b = [str(t) for t in data[b_col].to_list()] if b_col else [""] * len(text_a)
+        extra = None
+        if detector == "both" and combination == "stack":
+            assert llm is not None
+            z = np.log(np.clip(np.nan_to_num(llm, nan=1.0 / len(order)), 1e-12, 1.0))
+            extra = (z[:, 1:] - z[:, :1]) if len(order) > 1 else z
+        trained = trained_probs(
+            text_a,
+            text_b,
+            observed,
+            order,
+            features=features,
+            embed=embed,
+            extra=extra,
+            folds=folds,
+            seed=seed,
+            group_by_first=b_col is not None,
+        )
+        settings += [("features", features), ("folds", folds), ("seed", seed)]
+        out = out.with_columns(
+            pl.Series(f"trained_p_{lab}", trained[:, k]) for k, lab in enumerate(order)
+        )
+    scores: np.ndarray | None = None
+    if detector == "llm":
+        assert llm is not None
+        probs = llm
+    elif detector == "trained":
+        assert trained is not None
+        probs = trained
+    else:
+        assert llm is not None and trained is not None
+        settings.append(("combination", combination))
+        if combination == "stack":
+            probs = trained
+        else:
+            missing = np.isnan(llm).any(axis=1)
+            filled = np.where(missing[:, None], trained, llm)
+            probs, scores = combine(filled, trained, observed, order, rule=combination)
+            if combination == "mean":
+                scores = None
+    ok = ~np.isnan(probs).any(axis=1)
+    e = np.full(len(ids), np.nan)
+    e[ok] = error_scores(probs[ok], [o for o, k in zip(observed, ok, strict=True) if k], order)
+    if scores is not None:
+        e[ok] = scores[ok]
+    best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
+    y = _codes(observed, order)
+    disagree = ok & (best != y)
+    flagged = np.zeros(len(ids), dtype=bool)
+    if ok.any():
+        sub_labels = [o for o, k in zip(observed, ok, strict=True) if k]
+        flagged[ok] = flag_mask(
+            probs[ok],
+            sub_labels,
+            order,
+            rule=flag_rule,
+            threshold=threshold,
+            scores=None if scores is None else scores[ok],
+        )
+        if flag_rule == "cleanlab":
+            flagged &= e >= threshold
+    rank = rank_by(e, flagged)
+    conf = np.where(ok, probs[np.arange(len(ids)), np.clip(best, 0, None)], np.nan)
+    out = out.with_columns(
+        *(pl.Series(f"p_{lab}", probs[:, k]).fill_nan(None) for k, lab in enumerate(order)),
+        pl.Series("llm_label", [order[b] if b >= 0 else None for b in best], dtype=pl.String),
+        pl.Series("confidence", conf).fill_nan(None),
+        pl.Series("error_score", e).fill_nan(None),
+        pl.Series("disagree", disagree),
+        pl.Series("flagged", flagged),
+        pl.Series("rank", rank).replace(0, None),
+        pl.Series("bin", _bin_labels(e, tuple(bins or DEFAULT_BINS)), dtype=pl.String),
+    )
+    return Detection(out, detector, info, order, tuple(settings))
