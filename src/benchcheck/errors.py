@@ -6,13 +6,37 @@ into one message and an exit code (see :mod:`benchcheck.cli`), never a traceback
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
+
+#: A parameter named in a message: ``{threshold}`` (see :class:`UsageError`).
+PARAMETER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 
 class BenchcheckError(Exception):
-    """Base class of every error benchcheck raises on purpose."""
+    """Base class of every error benchcheck raises on purpose.
+
+    The library names parameters, not command-line flags: ``{threshold}`` in a message is
+    a parameter, rendered by ``str()`` as its name and by the command line as its flag
+    (:meth:`render` with the CLI's table), so one message serves both.
+
+    >>> err = UsageError("{threshold} must be in [0, 1], got 2")
+    >>> str(err)
+    'threshold must be in [0, 1], got 2'
+    >>> err.render(lambda name: "--" + name)
+    '--threshold must be in [0, 1], got 2'
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str = "") -> None:
+        self.message = message
+        super().__init__(self.render())
+
+    def render(self, name: Callable[[str], str] = str) -> str:
+        """Return the message with each ``{parameter}`` replaced by ``name(parameter)``."""
+        return PARAMETER.sub(lambda m: name(m.group(1)), self.message)
 
 
 class InputError(BenchcheckError):
@@ -32,18 +56,18 @@ class InputError(BenchcheckError):
         line: int | None = None,
         got: object = None,
     ) -> None:
-        self.message = message
         self.path = None if path is None else str(path)
         self.line = line
         self.got = got
-        super().__init__(self._render())
+        super().__init__(message)
 
-    def _render(self) -> str:
+    def render(self, name: Callable[[str], str] = str) -> str:
+        """Return ``path:line: message (got 'x')``, parameters rendered by ``name``."""
         where = ""
         if self.path is not None:
             where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
         tail = f" (got {self.got!r})" if self.got is not None else ""
-        return f"{where}{self.message}{tail}"
+        return f"{where}{super().render(name)}{tail}"
 
 
 class UsageError(BenchcheckError):

@@ -50,7 +50,8 @@ def test_adjust_conll_two_targets(tmp_path, capsys):
         + ["--target", "0", "-o", str(out)]
     )
     assert rc == 2
-    assert "never overwritten" in capsys.readouterr().err
+    assert "already holds adjustment.json" in capsys.readouterr().err
+    assert json.loads((out / "adjustment.json").read_text(encoding="utf-8")) == report
 
 
 def test_adjust_refuses_out_of_reach_and_writes_nothing(tmp_path, capsys):

@@ -45,7 +45,9 @@ def test_openai_judge_through_cli(tmp_path, capsys):
     with FaultServer(["429", "500"]) as server:
         assert main([*args, "--base-url", server.base_url, "--json", "-"]) == 0
         first = json.loads(capsys.readouterr().out)
-        assert main([*args, "--base-url", server.base_url, "--json", "-"]) == 0
+        assert main([*args, "--base-url", server.base_url, "--json", "-"]) == 2  # exists
+        assert "pass --force" in capsys.readouterr().err
+        assert main([*args, "--base-url", server.base_url, "--json", "-", "--force"]) == 0
         second = json.loads(capsys.readouterr().out)
         asked = len(server.requests)
     rows = pl.read_ndjson(out)
@@ -129,7 +131,7 @@ def test_default_llama_judge_cli(tmp_path, capsys, small_gguf):
         str(out),
     ]
     assert main(args) == 0
-    assert main(args) == 0
+    assert main([*args, "--force"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "(3 computed, 0 from cache)" in text and "(0 computed, 3 from cache)" in text
     frame = pl.read_parquet(out)

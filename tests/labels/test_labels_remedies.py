@@ -9,11 +9,13 @@ import pytest
 from _labels_synth import make_case, write_jsonl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
+from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
 from benchcheck.labels.ensemble import ensemble
 from benchcheck.labels.flags import flag_examples
-from benchcheck.labels.remedies import ModelScores, apply_remedy, rerank, write_remedy
+from benchcheck.labels.remedies import apply_remedy, rerank
+from benchcheck.runs.labels import write_remedy
 
 
 def _flags(n=80, seed=0):
@@ -57,7 +59,7 @@ def test_remedy_counts_types_and_ablation(tmp_path, mode):
     back = read_rows(res.files["cleaned"])
     assert back.height == cleaned.height
     assert hashlib.sha256(src.read_bytes()).hexdigest() == digest  # input untouched
-    with pytest.raises(UsageError, match="overwrite"):
+    with pytest.raises(UsageError, match="it is an input of this command"):
         write_remedy(
             out, tmp_path, source=tmp_path / "cleaned.jsonl", mode=mode, threshold=0.8, seed=3
         )

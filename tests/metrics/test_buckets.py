@@ -7,8 +7,8 @@ import json
 import numpy as np
 from seqeval.metrics import f1_score
 
-from benchcheck.io.load import load
-from benchcheck.metrics.buckets import bucket_prediction_files, bucket_scores
+from benchcheck.io.load import load, read_predictions
+from benchcheck.metrics.buckets import bucket_predictions, bucket_scores
 
 
 def _write(path, sents):
@@ -39,7 +39,7 @@ def test_hand_fixture(tmp_path):
     _write(tmp_path / "test.txt", TEST)
     _write(tmp_path / "pred.txt", PRED)
     ds = load(tmp_path)
-    got = bucket_prediction_files(ds, {"m": tmp_path / "pred.txt"})["m"]
+    got = bucket_predictions(ds, read_predictions({"m": tmp_path / "pred.txt"}))["m"]
     # Gold: Paris, Jordan(PER), Anna, Berlin, Rome = 5; predicted: Paris, Jordan(LOC), Anna,
     # Berlin, and(ORG) = 5; correct 3.
     assert got["all"]["n_gold"] == 5 and got["all"]["n_pred"] == 5

@@ -8,7 +8,8 @@ from seqeval.metrics import f1_score
 
 from benchcheck.errors import InputError
 from benchcheck.io.conll import read_conll
-from benchcheck.metrics.predictions import score_prediction_files, seqeval_f1
+from benchcheck.io.load import read_predictions
+from benchcheck.metrics.predictions import score_predictions, seqeval_f1
 
 TAGS = ["O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 
@@ -42,8 +43,8 @@ def test_micro_f1_equals_seqeval(tmp_path, seed):
     expected = f1_score([list(t) for _, t in gold], [list(t) for _, t in pred])
     assert seqeval_f1(g, p) == pytest.approx(expected)
     assert seqeval_f1(g, g) == 1.0
-    scores = score_prediction_files(
-        g, {"m": tmp_path / "pred.txt", "oracle": tmp_path / "test.txt"}
+    scores = score_predictions(
+        g, read_predictions({"m": tmp_path / "pred.txt", "oracle": tmp_path / "test.txt"})
     )
     assert scores == {"m": pytest.approx(100 * expected), "oracle": 100.0}
 
@@ -59,7 +60,7 @@ def test_prediction_file_with_extra_columns(tmp_path):
     )
     (tmp_path / "pred.txt").write_text(text + "\n")
     expected = f1_score([list(t) for _, t in gold], [list(t) for _, t in pred])
-    got = score_prediction_files(g, {"crf": tmp_path / "pred.txt"})["crf"]
+    got = score_predictions(g, read_predictions({"crf": tmp_path / "pred.txt"}))["crf"]
     assert got == pytest.approx(100 * expected)
 
 
@@ -97,8 +98,9 @@ def test_test_split_predictions_need_a_test_split(tmp_path):
     write_conll(tmp_path / "test.txt", gold)
     write_conll(tmp_path / "pred.txt", _predict(gold, 6))
     split = read_conll(tmp_path / "test.txt", name="train")
+    predicted = read_predictions({"m": tmp_path / "pred.txt"})
     with pytest.raises(UsageError, match="test split"):
-        score_test_predictions(Dataset("ner", {"train": split}), {"m": tmp_path / "pred.txt"})
+        score_test_predictions(Dataset("ner", {"train": split}), predicted)
     test = read_conll(tmp_path / "test.txt", name="test")
-    got = score_test_predictions(Dataset("ner", {"test": test}), {"m": tmp_path / "pred.txt"})
-    assert got == score_prediction_files(test, {"m": tmp_path / "pred.txt"})
+    got = score_test_predictions(Dataset("ner", {"test": test}), predicted)
+    assert got == score_predictions(test, predicted)

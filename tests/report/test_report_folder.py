@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 import benchcheck
 from benchcheck.audit import AuditInputs, AuditReport, run_audit
 from benchcheck.cli import main
+from benchcheck.errors import UsageError
 from benchcheck.report.folder import write_report
 from benchcheck.report.html import render_html
 from benchcheck.report.markdown import render_markdown
@@ -46,9 +48,39 @@ def test_folder_by_hand(tmp_path: Path) -> None:
         '{"rank": 1, "id": "b", "text": "x, y", "confidence": 0.9}\n'
         '{"rank": 2, "id": "a", "text": "é", "confidence": 0.75}\n'
     )
+    # an existing report is never replaced without force
+    with pytest.raises(UsageError, match="already holds results.json"):
+        write_report(AuditReport(results), tmp_path / "new")
+    assert (tmp_path / "new" / "results.json").read_text(encoding="utf-8") == text
+
+
+def test_stale_flag_files_go_only_if_the_earlier_report_wrote_them(tmp_path: Path) -> None:
+    flagged = pl.DataFrame({"rank": [1], "id": ["a"], "confidence": [0.9]})
+    listed = {"title": "t", "label_errors": {"files": ["flagged.csv", "flagged.jsonl"]}}
+    write_report(AuditReport(listed, flagged=flagged), tmp_path / "r")
     # a later audit that flagged nothing leaves no stale flagged files behind
-    assert write_report(AuditReport(results), tmp_path / "new") == written[:3]
-    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == sorted(names[:3])
+    written = write_report(AuditReport({"title": "t"}), tmp_path / "r", force=True)
+    assert [p.name for p in written] == ["results.json", "report.html", "report.md"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
+        "report.html",
+        "report.md",
+        "results.json",
+    ]
+    # a flagged.csv the report did not write (the user's own) is never removed
+    (tmp_path / "r" / "flagged.csv").write_text("mine")
+    (tmp_path / "r" / "notes.txt").write_text("mine too")
+    write_report(AuditReport({"title": "t"}), tmp_path / "r", force=True)
+    assert (tmp_path / "r" / "flagged.csv").read_text() == "mine"
+    assert (tmp_path / "r" / "notes.txt").read_text() == "mine too"
+
+
+def test_report_never_writes_over_an_input(tmp_path: Path) -> None:
+    data = tmp_path / "report.md"
+    data.write_text("the user's notes")
+    report = AuditReport({"title": "t"}, sources=(str(data),))
+    with pytest.raises(UsageError, match="input"):
+        write_report(report, tmp_path, force=True)
+    assert data.read_text() == "the user's notes"
 
 
 def test_cli_writes_what_the_library_writes(tmp_path: Path) -> None:

@@ -70,6 +70,13 @@ class AuditInputs:
     seed: int = 0
     resamples: int = 1000
 
+    def paths(self) -> tuple[str, ...]:
+        """Every file or folder the audit reads (never an output)."""
+        out = [self.ner, self.table, self.suite, *self.ner_splits.values()]
+        out += [*self.ner_predictions.values(), *self.compare.values()]
+        out += list(self.suite_predictions.values())
+        return tuple(p for p in out if p is not None)
+
 
 @dataclass(frozen=True)
 class AuditReport:
@@ -86,14 +93,20 @@ class AuditReport:
         :data:`benchcheck.audit.MAX_FLAGS_IN_JSON`); ``None`` when label errors did not run.
     judge_seconds
         Wall time of loading the judge and scoring (cached judgements are free), or ``None``.
+    sources
+        The paths the audit read (:meth:`AuditInputs.paths`): a report never overwrites them.
 
     """
 
     results: dict[str, Any]
     flagged: pl.DataFrame | None = None
     judge_seconds: float | None = None
+    sources: tuple[str, ...] = ()
 
+
+#: Called with (done, total) while the judge scores (the only long step of an audit).
+Progress = Callable[[int, int], None]
 
 #: An analysis: adds its section(s) to the results object and returns a one-line detail,
 #: or raises :class:`Skip` saying why it does not apply.
-Analysis = Callable[[AuditInputs, dict[str, Any]], str]
+Analysis = Callable[[AuditInputs, dict[str, Any], Progress | None], str]

@@ -11,6 +11,7 @@ import sys
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console_err
+from benchcheck.cli._flags import flag_for
 from benchcheck.errors import BenchcheckError
 
 # Command modules register their commands on ``app`` when imported.
@@ -46,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     except BenchcheckError as exc:
         # One line, verbatim: no wrapping at the console width, and no markup read into a
         # message that quotes user text (a path like data[train]/ would lose "[train]").
-        message = escape(str(exc))
+        # Parameters named by the library are shown as the flags a user types.
+        message = escape(exc.render(flag_for))
         console_err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
         return exc.exit_code
     except SystemExit as exc:  # typer/click exits on --help and usage errors

@@ -1,26 +1,37 @@
-"""Helpers every command module shares: JSON output, option parsing."""
+"""Helpers every command module shares: JSON output, options, parsing."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from benchcheck.cli._app import console
 from benchcheck.errors import UsageError
+from benchcheck.io.output import atomic_write
 from benchcheck.report.canonical import dumps
 
+JsonOpt = Annotated[
+    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Overwrite outputs that exist (never an input).")
+]
 
-def write_json(payload: dict[str, Any], path: str | None) -> None:
-    """Write canonical JSON to ``path`` (``-`` is standard output); no-op when ``path`` is None."""
+
+def write_json(payload: dict[str, Any], path: str | Path | None) -> None:
+    """Write canonical JSON to ``path`` (``-`` is standard output); no-op when ``path`` is None.
+
+    The file is written atomically; claim it first with :class:`benchcheck.io.output.Outputs`.
+    """
     if path is None:
         return
     text = dumps(payload)
-    if path == "-":
+    if str(path) == "-":
         console.out(text, end="", highlight=False)
         return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    atomic_write(Path(path), text)
 
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:

@@ -8,12 +8,10 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import app, console
-from benchcheck.cli._common import write_json
-from benchcheck.errors import UsageError
-
-
-def _folder_name(target: float) -> str:
-    return f"target_{target:g}"
+from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.data.columns import Columns
+from benchcheck.io.output import Outputs
+from benchcheck.io.source import DataSource
 
 
 @app.command("adjust")
@@ -33,7 +31,7 @@ def adjust_cmd(
         typer.Option("--target", help="Target value; repeat for subsets of the same size."),
     ],
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="Folder to create (never overwritten).")
+        Path, typer.Option("-o", "--output", help="Folder to create (an empty one, or --force).")
     ],
     size: Annotated[
         int | None,
@@ -58,6 +56,7 @@ def adjust_cmd(
     json_out: Annotated[
         str | None, typer.Option("--json", help="Also write the report here ('-' for stdout).")
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 
@@ -67,20 +66,20 @@ def adjust_cmd(
 
     Example: benchcheck adjust data/ --split test --metric leakage_ratio --target 0.2 -o leak20/
     """
-    from benchcheck.io.load import load
-    from benchcheck.metrics.adjust import adjust, write_subset
+    from benchcheck.runs.adjust import run_adjust
 
-    if output.exists():
-        raise UsageError(f"{output} exists; choose a new output folder (it is never overwritten)")
-    dataset = load(
+    source = DataSource(
         data,
         task=task,
-        scheme=scheme.upper() if scheme else None,
-        label_names=label_names.split(",") if label_names else None,
-        columns={"text": text, "text_a": text_a, "text_b": text_b, "label": label, "id": id_col},
+        columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+        scheme=scheme,
+        label_names=tuple(label_names.split(",")) if label_names else None,
     )
-    result = adjust(
-        dataset,
+    outputs = Outputs(source.inputs, force=force)
+    folder_out = outputs.folder(output, param="output", names=None)
+    outputs.file(json_out, param="json")
+    run = run_adjust(
+        source,
         split=split,
         metric=metric,
         targets=target,
@@ -88,17 +87,9 @@ def adjust_cmd(
         seed=seed,
         tolerance=tolerance,
     )
-    src = dataset[split]
-    source = Path(src.source)
-    file_name = source.name if source.is_file() else f"{split}.jsonl"
-    payload = result.to_json()
-    output.mkdir(parents=True)
-    for k, sub in enumerate(result.subsets):
-        folder = output if len(result.subsets) == 1 else output / _folder_name(sub.target)
-        folder.mkdir(exist_ok=True)
-        write_subset(src, sub.rows, folder / file_name)
-        payload["subsets"][k]["file"] = str(folder / file_name)
-    write_json(payload, str(output / "adjustment.json"))
+    result = run.adjustment
+    with folder_out:
+        payload = run.write(folder_out)
     if json_out is not None:
         write_json(payload, json_out)
     if json_out != "-":

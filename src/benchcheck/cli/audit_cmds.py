@@ -13,8 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import parse_assignments, write_json
-from benchcheck.cli.stats_cmds import DataArg, JsonOpt, SchemeOpt, SplitOpt, StrictOpt
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.cli.stats_cmds import DataArg, SchemeOpt, SplitOpt, StrictOpt
 from benchcheck.errors import UsageError
 
 
@@ -77,6 +77,7 @@ def audit(
     ] = 0.5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every bootstrap.")] = 0,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Run every analysis that applies to a dataset and write a report folder.
 
@@ -90,7 +91,8 @@ def audit(
     from benchcheck.audit import AuditInputs, run_audit
     from benchcheck.cli.stats_cmds import _scores
     from benchcheck.io.diagnostic import looks_like_suite
-    from benchcheck.report.folder import write_report
+    from benchcheck.io.output import Outputs
+    from benchcheck.report.folder import REPORT_FILES, write_report
 
     common: dict[str, Any] = {
         "scheme": scheme,
@@ -136,9 +138,15 @@ def audit(
             ner_predictions=named,
         )
 
-    report = run_audit(inp)
+    outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
+    outputs.folder(output, param="output", names=REPORT_FILES)
+    outputs.file(json_out, param="json")
+    from benchcheck.cli._progress import progress_bar
+
+    with progress_bar(transient=True) as bar:
+        report = run_audit(inp, progress=bar)
     results = report.results
-    written = write_report(report, output)
+    written = write_report(report, output, force=force)
     write_json(results, json_out)
     if json_out != "-":
         from benchcheck.report.terminal import stats_table

@@ -8,21 +8,20 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Annotated, Any
 
 import polars as pl
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import parse_assignments, write_json
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.io.output import Outputs
 from benchcheck.report._numbers import num
 
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
 JudgesOpt = Annotated[
     str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
 ]
@@ -87,80 +86,14 @@ def _kv_table(title: str, rows: dict[str, Any]) -> Table:
     return t
 
 
-def _read_data(
-    path: str,
-    *,
-    text: str | None,
-    text_a: str | None,
-    text_b: str | None,
-    label: str,
-    id_col: str | None,
-) -> pl.DataFrame:
-    from benchcheck.io.tables import read_rows, read_table
-
-    if text is None and text_a is None:
-        cols = read_rows(path).columns
-        if "text" in cols:
-            text = "text"
-        elif "text_a" in cols and "text_b" in cols:
-            text_a, text_b = "text_a", "text_b"
-        else:
-            raise InputError(
-                "name the text column (--text) or the pair columns (--text-a/--text-b)", path=path
-            )
-    return read_table(path, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
+def _names(value: str | None) -> tuple[str, ...] | None:
+    names = _csv(value)
+    return tuple(names) if names else None
 
 
-def _flags_from_judgments(
-    judgments: str,
-    data: pl.DataFrame,
-    *,
-    source: str,
-    threshold: float,
-    judges: str | None,
-    prompts: str | None,
-    bins: tuple[float, ...],
-) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    from benchcheck.labels.ensemble import ensemble, judgment_labels, read_judgments
-    from benchcheck.labels.flags import flag_examples
-
-    j = read_judgments(judgments)
-    labels = judgment_labels(j)
-    ens = ensemble(j, judges=_csv(judges), prompts=_csv(prompts))
-    return flag_examples(
-        data, ens, threshold=threshold, bins=bins, labels=labels, source=source
-    ), labels
-
-
-def _read_pred_probs(path: str, ids: list[str], labels: tuple[str, ...]) -> Any:
-    import numpy as np
-
-    from benchcheck.io.tables import read_rows
-
-    if path.endswith(".npy"):
-        try:
-            arr = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read a NumPy array: {exc}", path=path) from None
-        if arr.ndim != 2 or arr.shape[0] != len(ids):
-            raise InputError(
-                f"expected an array of shape ({len(ids)}, {len(labels)}) in data order",
-                path=path,
-                got=arr.shape,
-            )
-        return arr
-    frame = read_rows(path)
-    cols = [f"p_{lab}" for lab in labels]
-    missing = [c for c in ["id", *cols] if c not in frame.columns]
-    if missing:
-        raise InputError(f"predicted probabilities lack column(s) {missing}", path=path)
-    frame = frame.with_columns(pl.col("id").cast(pl.String))
-    index = {i: k for k, i in enumerate(frame["id"].to_list())}
-    absent = [i for i in ids if i not in index]
-    if absent:
-        raise InputError("no predicted probabilities for id", path=path, got=absent[0])
-    arr = frame.select(cols).to_numpy().astype(float)
-    return arr[[index[i] for i in ids]]
+def _show(renderables: list[Any]) -> None:
+    for r in renderables:
+        console.print(r)
 
 
 # ----------------------------------------------------------------------------- flag
@@ -197,83 +130,33 @@ def flag(
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Flag examples whose ensemble label disagrees with the original label.
 
     The ensemble probability is the mean over judges × prompts; a flag is a disagreement
-    whose confidence (probability of the LLM label) is at least --threshold.
+    whose confidence (probability of the LLM label) is at least --threshold. The flags
+    table keeps the data's own columns.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl --threshold 0.5 -o flags.jsonl
     """
     from benchcheck.io.tables import write_rows
-    from benchcheck.labels.flags import (
-        confident_learning_flags,
-        detector_overlap,
-        parse_bins,
-        summarize_flags,
-    )
+    from benchcheck.labels.flags import parse_bins
+    from benchcheck.report.terminal.labels import flag_renderables
+    from benchcheck.runs.flag import FlagOptions, run_flag
 
-    edges = parse_bins(bins)
-    frame = _read_data(data, text=text, text_a=text_a, text_b=text_b, label=label, id_col=id_col)
-    flags, labels = _flags_from_judgments(
-        judgments,
-        frame,
-        source=data,
-        threshold=threshold,
-        judges=judges,
-        prompts=prompts,
-        bins=edges,
-    )
-    payload: dict[str, Any] = {"judgments": judgments, "data": data}
-    summary = summarize_flags(flags, threshold=threshold, bins=edges)
-    payload["summary"] = summary.to_dict()
-    if pred_probs is not None:
-        probs = _read_pred_probs(pred_probs, flags["id"].to_list(), labels)
-        cl = confident_learning_flags(flags["label"].to_list(), probs, labels)
-        flags = flags.with_columns(pl.Series("cleanlab_issue", cl))
-        ov = detector_overlap(
-            flags.filter(pl.col("flagged"))["id"].to_list(),
-            flags.filter(pl.col("cleanlab_issue"))["id"].to_list(),
-        )
-        payload["confident_learning"] = ov.to_dict()
+    outputs = Outputs([judgments, data, pred_probs], force=force)
+    outputs.file(output, param="output")
+    outputs.file(json_out, param="json")
+    options = FlagOptions(threshold, parse_bins(bins), _names(judges), _names(prompts))
+    columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
+    run = run_flag(judgments, data, columns=columns, options=options, pred_probs=pred_probs)
     if output is not None:
-        if Path(output).resolve() == Path(data).resolve():
-            raise UsageError("refusing to overwrite the data file with the flags")
-        write_rows(flags, output)
-        payload["output"] = output
-    cols = ["rank", "id", "label", "llm_label", "confidence", "bin"]
-    payload["top"] = flags.filter(pl.col("flagged")).sort("rank").head(top).select(cols).to_dicts()
+        write_rows(run.flags, output)
+    payload = run.to_json(top=top, output=output)
     write_json(payload, json_out)
-    if json_out == "-":
-        return
-    s = payload["summary"]
-    console.print(
-        _kv_table(
-            "Flags",
-            {
-                "examples": s["n"],
-                "judged": s["judged"],
-                "disagreements": s["disagreements"],
-                f"flagged (confidence ≥ {threshold:g})": s["flagged"],
-                "flag rate": s["flag_rate"],
-            },
-        )
-    )
-    t = Table(title="Flags per confidence bin")
-    t.add_column("bin")
-    t.add_column("flags", justify="right")
-    for b, n in s["flagged_by_bin"].items():
-        t.add_row(b, str(n))
-    console.print(t)
-    if payload["top"]:
-        t = Table(title=f"Top {len(payload['top'])} flags")
-        for c in cols:
-            t.add_column(c)
-        for row in payload["top"]:
-            t.add_row(*[_fmt(row[c]) for c in cols])
-        console.print(t)
-    if "confident_learning" in payload:
-        console.print(_kv_table("LLM flags vs confident learning", payload["confident_learning"]))
+    if json_out != "-":
+        _show(flag_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- review
@@ -399,6 +282,7 @@ def error_rate(
     ] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Error rate with an exact Clopper–Pearson interval and the finite population correction.
 
@@ -408,6 +292,7 @@ def error_rate(
     from benchcheck.labels.analysis import gold_error_rate
     from benchcheck.stats.intervals import error_rate_interval
 
+    Outputs([gold], force=force).file(json_out, param="json")
     left: dict[str, int] = {}
     if gold is not None:
         if errors is not None or sample is not None:
@@ -458,38 +343,26 @@ def bins_cmd(
         int, typer.Option("--min-bin", help="Warn on bins with fewer examples.")
     ] = 35,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Per confidence bin: share of reviewed flags where experts sided with the LLM vs original.
 
     Example: benchcheck bins gold.jsonl --bins 0.5,0.6,0.7,0.8,0.9,0.95,1 --bootstrap 1000 --seed 0
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.analysis import bin_agreement
     from benchcheck.labels.flags import parse_bins
+    from benchcheck.report.terminal.labels import bins_renderables
+    from benchcheck.runs.labels import run_bins
 
-    edges = parse_bins(bins)
-    with _in_file(gold):
-        stats = bin_agreement(
-            read_rows(gold), bins=edges, n_resamples=bootstrap, seed=seed, min_bin=min_bin
-        )
-    payload = {"bootstrap": bootstrap, "seed": seed, "bins": [s.to_dict() for s in stats]}
+    Outputs([gold], force=force).file(json_out, param="json")
+    run = run_bins(gold, bins=parse_bins(bins), bootstrap=bootstrap, seed=seed, min_bin=min_bin)
+    payload = run.to_json()
     write_json(payload, json_out)
     if json_out == "-":
         return
-    t = Table(title="Expert agreement per confidence bin (bootstrap 95% CI)")
-    for c in ("bin", "n", "with LLM", "with original"):
-        t.add_column(c, justify="right")
-    for s in stats:
-        t.add_row(
-            s.bin,
-            str(s.n),
-            f"{_fmt(s.with_llm)} {_fmt(list(s.with_llm_ci))}",
-            f"{_fmt(s.with_original)} {_fmt(list(s.with_original_ci))}",
-        )
-    console.print(t)
-    for s in stats:
-        if s.warning:
-            console_err.print(f"[yellow]warning:[/] bin {s.bin}: {s.warning}")
+    shown, warnings = bins_renderables(payload)
+    _show(shown)
+    for w in warnings:
+        console_err.print(f"[yellow]warning:[/] {escape(w)}")
 
 
 # ----------------------------------------------------------------------------- remedy
@@ -519,6 +392,7 @@ def remedy(
     judges: JudgesOpt = None,
     prompts: PromptsOpt = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -526,72 +400,31 @@ def remedy(
 
     Example: benchcheck remedy train.jsonl --judgments j.parquet --threshold 0.9 --mode flip -o out/
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.remedies import apply_remedy, write_remedy
+    from benchcheck.labels.remedies import remedy_file_names
+    from benchcheck.report.terminal.labels import remedy_renderables
+    from benchcheck.runs.labels import run_remedy
 
     if ablation != "random":
-        raise UsageError(f"--ablation supports 'random', got {ablation!r}")
-    if (judgments is None) == (flags is None):
-        raise UsageError("give exactly one of --judgments or --flags")
-    rows = read_rows(data)
-    if label not in rows.columns:
-        shown = [c for c in rows.columns if c != "__line__"]
-        raise InputError(f"no label column {label!r}; the file has {shown}", path=data)
-    if id_col is not None and id_col not in rows.columns:
-        raise InputError(f"no id column {id_col!r}", path=data)
-    idc = id_col or ("id" if "id" in rows.columns else None)
-    ids = (
-        rows[idc].cast(pl.String) if idc else pl.Series("id", [str(i) for i in range(rows.height)])
-    )
-    frame = pl.DataFrame({"id": ids, "label": rows[label].cast(pl.String)})
-    if "__line__" in rows.columns:
-        frame = frame.with_columns(rows["__line__"].alias("line"))
-    labels: tuple[str, ...] | None = None
-    if judgments is not None:
-        flagged, labels = _flags_from_judgments(
-            judgments,
-            frame,
-            source=data,
-            threshold=0.0,
-            judges=judges,
-            prompts=prompts,
-            bins=(0.0, 1.0),
-        )
-    else:
-        from benchcheck.labels.flags import normalise_flags
-
-        flagged = normalise_flags(
-            read_rows(flags).with_columns(pl.col("id").cast(pl.String)),  # type: ignore[arg-type]
-            source=flags,
-        )
-        need = {"id", "llm_label", "confidence", "disagree"}
-        if not need <= set(flagged.columns):
-            raise InputError(f"not a flags file: needs columns {sorted(need)}", path=flags)
-    splits = apply_remedy(
-        rows,
-        flagged,
-        label_col=label,
-        id_col=idc,
-        mode=mode,
+        raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
+    outputs = Outputs([data, judgments, flags], force=force)
+    outputs.folder(output, param="output", names=remedy_file_names(data))
+    outputs.file(json_out, param="json")
+    run = run_remedy(
+        data,
+        judgments=judgments,
+        flags=flags,
         threshold=threshold,
+        mode=mode,
         seed=seed,
-        labels=labels,
+        label=label,
+        id_col=id_col,
+        judges=_names(judges),
+        prompts=_names(prompts),
     )
-    res = write_remedy(splits, output, source=data, mode=mode, threshold=threshold, seed=seed)
-    write_json(res.to_dict(), json_out)
+    payload = run.write(output, force=force).to_dict()
+    write_json(payload, json_out)
     if json_out != "-":
-        console.print(
-            _kv_table(
-                f"Remedy: {mode} above {threshold:g}",
-                {
-                    "examples": res.n,
-                    f"{'filtered' if mode == 'filter' else 'flipped'}": res.n_selected,
-                    "random ablation (same size)": len(res.ablation_ids),
-                    "cleaned": res.files["cleaned"],
-                    "ablation": res.files["ablation_random"],
-                },
-            )
-        )
+        _show(remedy_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- rerank
@@ -614,100 +447,27 @@ def rerank_cmd(
     ] = 1000,
     seed: SeedOpt = 0,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
     Example: benchcheck rerank --gold gold.jsonl --scores gpt4=a.jsonl --scores deberta=b.jsonl
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.remedies import read_model_scores, rerank
+    from benchcheck.report.terminal.labels import rerank_renderables
+    from benchcheck.runs.labels import run_rerank
 
     files = parse_assignments(scores, "--scores")
-    if not files:
-        raise UsageError("give at least one --scores NAME=FILE")
-    g = read_rows(gold)
-    for c in ("id", "label", "gold"):
-        if c not in g.columns:
-            raise InputError(f"the gold file has no {c!r} column", path=gold)
-    g = g.filter(pl.col("gold").is_not_null())
-    if g.height == 0:
-        raise InputError("the gold file has no example with a gold label", path=gold)
-    models = [read_model_scores(n, p) for n, p in files.items()]
-    res = rerank(
-        g["id"].cast(pl.String).to_list(),
-        g["label"].cast(pl.String).to_list(),
-        g["gold"].cast(pl.String).to_list(),
-        models,
-        positive=positive,
-        threshold=threshold,
-        n_resamples=bootstrap,
-        seed=seed,
+    Outputs([gold, *files.values()], force=force).file(json_out, param="json")
+    res = run_rerank(
+        gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
     )
-    write_json(res.to_dict(), json_out)
-    if json_out == "-":
-        return
-    t = Table(title=f"Models on original vs gold labels (n = {res.n})")
-    for c in ("model", "metric", "original", "rank", "gold", "rank ", "change"):
-        t.add_column(c, justify="right")
-    for name, metrics in res.models.items():
-        for metric, v in metrics.items():
-            r = res.ranks[name][metric]
-            change = r["change"]
-            t.add_row(
-                name,
-                metric,
-                _fmt(v["original"]),
-                str(r["original"]),
-                _fmt(v["gold"]),
-                str(r["gold"]),
-                f"{change:+d}" if change else "0",
-            )
-    console.print(t)
-    if res.pairwise:
-        t = Table(title="Paired bootstrap on gold labels (a − b)")
-        for c in ("metric", "a", "b", "difference", "95% CI", "p"):
-            t.add_column(c, justify="right")
-        for p in res.pairwise:
-            t.add_row(
-                str(p["metric"]),
-                str(p["a"]),
-                str(p["b"]),
-                _fmt(p["difference"]),
-                _fmt(p["ci"]),
-                _fmt(p["p_value"]),
-            )
-        console.print(t)
+    payload = res.to_dict()
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(rerank_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- agreement
-
-
-def _read_source(name: str, spec: str) -> dict[str, str]:
-    from benchcheck.io.tables import read_rows
-
-    path, _, column = spec.partition("#")
-    frame = read_rows(path)
-    if not column:
-        for guess in (name, f"{name}_label", "label"):
-            if guess in frame.columns:
-                column = guess
-                break
-        else:
-            column = "label"
-    for c in ("id", column):
-        if c not in frame.columns:
-            shown = [x for x in frame.columns if x != "__line__"]
-            raise InputError(
-                f"source {name!r}: no column {c!r} (use NAME=FILE#COLUMN); the file has {shown}",
-                path=path,
-            )
-    out: dict[str, str] = {}
-    for i, v in frame.select(
-        pl.col("id").cast(pl.String), pl.col(column).cast(pl.String)
-    ).iter_rows():
-        if v is not None and v != "":
-            out[i] = v
-    return out
 
 
 @app.command("agreement")
@@ -737,77 +497,34 @@ def agreement(
         str, typer.Option("--disagreement", help="Two sources whose disagreement is the subset.")
     ] = "llm,original",
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
     Example: benchcheck agreement --source orig=g.jsonl#label --source gold=g.jsonl --crowd c.tsv
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.analysis import agreement_report
-    from benchcheck.labels.ensemble import read_judgments
+    from benchcheck.report.terminal.labels import agreement_renderables
+    from benchcheck.runs.labels import run_agreement
 
     specs = parse_assignments(source, "--source")
-    if not specs and crowd is None:
-        raise UsageError("give at least one --source NAME=FILE or --crowd")
-    sources = {n: _read_source(n, s) for n, s in specs.items()}
-    groups = {n: _csv(v) or [] for n, v in parse_assignments(group, "--group").items()}
+    used = [s.partition("#")[0] for s in specs.values()]
+    Outputs([*used, crowd, judgments], force=force).file(json_out, param="json")
     pair = _csv(disagreement) or []
     if len(pair) != 2:
-        raise UsageError(f"--disagreement expects two source names, got {disagreement!r}")
-    crowd_frame = None
-    if crowd is not None:
-        crowd_frame = read_rows(crowd)
-        missing = [c for c in ("id", "annotator", "label") if c not in crowd_frame.columns]
-        if missing:
-            raise InputError(f"the crowd file lacks column(s) {missing}", path=crowd)
-    report = agreement_report(
-        sources,
-        crowd=crowd_frame,
-        groups=groups,
-        judgments=read_judgments(judgments) if judgments else None,
+        raise UsageError(f"{{disagreement}} expects two source names, got {disagreement!r}")
+    report = run_agreement(
+        specs,
+        crowd=crowd,
+        groups={n: _csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
+        judgments=judgments,
         truth=truth,
-        disagreement=(pair[0], pair[1]),
         negative=negative,
+        disagreement=(pair[0], pair[1]),
     )
-    write_json(report, json_out)
-    if json_out == "-":
-        return
-    f1 = report["weighted_f1"]["f1"]  # type: ignore[index]
-    names = report["sources"]
-    t = Table(title="Weighted F1 (row = truth)")
-    t.add_column("truth \\ other")
-    for n in names:  # type: ignore[union-attr]
-        t.add_column(n, justify="right")
-    for a in names:  # type: ignore[union-attr]
-        t.add_row(a, *[_fmt(f1[a][b]) for b in names])  # type: ignore[union-attr]
-    console.print(t)
-    if report["fleiss"]:
-        t = Table(title="Fleiss' kappa per group")
-        for c in ("group", "kappa", "items", "kappa (LLM ≠ original)", "items "):
-            t.add_column(c, justify="right")
-        for g, v in report["fleiss"].items():  # type: ignore[union-attr]
-            d = v.get("disagreement") or {}
-            t.add_row(
-                g,
-                _fmt(v["all"]["kappa"]),
-                str(v["all"]["n_items"]),
-                _fmt(d.get("kappa")),
-                _fmt(d.get("n_items")),
-            )
-        console.print(t)
-    if report["per_annotator"]:
-        t = Table(title=f"Crowd annotators vs {truth}")
-        for c in ("annotator", "items", "with truth", "agreement", "kappa"):
-            t.add_column(c, justify="right")
-        for r in report["per_annotator"]:  # type: ignore[union-attr]
-            t.add_row(
-                r["annotator"],
-                str(r["n_items"]),
-                str(r["n_with_truth"]),
-                _fmt(r["agreement"]),
-                _fmt(r["cohen_kappa"]),
-            )
-        console.print(t)
+    payload = report.to_json()
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(agreement_renderables(payload, truth=truth))
 
 
 # ----------------------------------------------------------------------------- ensemble-curve
@@ -829,43 +546,23 @@ def ensemble_curve_cmd(
     ] = None,
     seed: SeedOpt = 0,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
     Example: benchcheck ensemble-curve judgments.parquet --gold gold.jsonl --repeats 50
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.analysis import ensemble_curve
-    from benchcheck.labels.ensemble import read_judgments
+    from benchcheck.report.terminal.labels import curve_renderables
+    from benchcheck.runs.labels import run_ensemble_curve
 
-    g = read_rows(gold)
-    with _in_file(gold):
-        points, members = ensemble_curve(
-            read_judgments(judgments), g, unit=unit, repeats=repeats, seed=seed, positive=positive
-        )
-    payload = {
-        "unit": unit,
-        "repeats": repeats,
-        "seed": seed,
-        "members": members,
-        "points": [p.to_dict() for p in points],
-    }
+    Outputs([judgments, gold], force=force).file(json_out, param="json")
+    run = run_ensemble_curve(
+        judgments, gold, unit=unit, repeats=repeats, seed=seed, positive=positive
+    )
+    payload = run.to_json()
     write_json(payload, json_out)
-    if json_out == "-":
-        return
-    t = Table(title=f"Ensemble size curve ({len(members)} {unit}s)")
-    for c in ("size", "subsets", "ROC AUC", "range", "error F1", "range "):
-        t.add_column(c, justify="right")
-    for p in points:
-        t.add_row(
-            str(p.size),
-            str(p.n_subsets),
-            _fmt(p.roc_auc_mean),
-            _fmt(list(p.roc_auc_ci)),
-            _fmt(p.f1_mean),
-            _fmt(list(p.f1_ci)),
-        )
-    console.print(t)
+    if json_out != "-":
+        _show(curve_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- flag-spans
@@ -898,6 +595,7 @@ def flag_spans(
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
@@ -906,88 +604,21 @@ def flag_spans(
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
-    from benchcheck.io.conll import read_conll
-    from benchcheck.io.tables import read_rows, write_rows
-    from benchcheck.labels.ner_flags import (
-        compare_spans,
-        parse_label_map,
-        spacy_spans,
-        span_review_frame,
-        spans_from_split,
-    )
+    from benchcheck.io.tables import write_rows
+    from benchcheck.report.terminal.labels import span_flag_renderables
+    from benchcheck.runs.flag_spans import run_flag_spans
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
-    split = read_conll(gold, scheme=scheme.upper() if scheme else None)
-    if split.tokens is None:
-        raise InputError("not an NER file", path=gold)
-    if spacy_model is not None:
-        pred = spacy_spans(split.tokens, spacy_model, label_map=parse_label_map(label_map))
-    elif Path(predictions).suffix.lower() in (".jsonl", ".csv", ".tsv", ".parquet"):  # type: ignore[arg-type]
-        pred = read_rows(predictions)  # type: ignore[arg-type]
-        missing = [c for c in ("sentence", "start", "end", "type") if c not in pred.columns]
-        if missing:
-            raise InputError(f"predicted spans lack column(s) {missing}", path=predictions)
-    else:
-        other = read_conll(predictions, scheme=scheme.upper() if scheme else None)  # type: ignore[arg-type]
-        _same_tokens(split, other, predictions)  # type: ignore[arg-type]
-        pred = spans_from_split(other)
-        mapping = parse_label_map(label_map)
-        if mapping:
-            pred = pred.with_columns(pl.col("type").replace(mapping))
-    flags = compare_spans(spans_from_split(split), pred)
-    frame = span_review_frame(split.tokens, flags)
-    counts = {
-        k: int((flags["kind"] == k).sum()) for k in ("type", "boundary", "spurious", "missing")
-    }
-    payload: dict[str, Any] = {
-        "gold": gold,
-        "n_gold_spans": int(split.spans.height) if split.spans is not None else 0,
-        "n_pred_spans": int(pred.height),
-        "flags": int(flags.height),
-        "by_kind": counts,
-        "top": frame.head(top)
-        .select("rank", "id", "label", "llm_label", "kind", "text")
-        .to_dicts(),
-    }
-    if output is not None:
-        write_rows(frame, output)
-        payload["output"] = output
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
-    console.print(
-        _kv_table(
-            "Span flags",
-            {
-                "gold spans": payload["n_gold_spans"],
-                "model spans": payload["n_pred_spans"],
-                **counts,
-            },
-        )
+    outputs = Outputs([gold, predictions], force=force)
+    outputs.file(output, param="output")
+    outputs.file(json_out, param="json")
+    run = run_flag_spans(
+        gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
     )
-    if payload["top"]:
-        t = Table(title=f"Top {len(payload['top'])} span flags")
-        for c in ("rank", "kind", "gold", "model", "text"):
-            t.add_column(c)
-        for r in payload["top"]:
-            t.add_row(str(r["rank"]), r["kind"], r["label"], r["llm_label"], r["text"])
-        console.print(t)
-
-
-def _same_tokens(gold: Any, other: Any, path: str) -> None:
-    a, b = gold.tokens, other.tokens
-    if a.height != b.height or gold.n != other.n:
-        raise InputError(
-            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
-            f"{gold.n} / {a.height}",
-            path=path,
-        )
-    diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
-    if diff.any():
-        k = int(diff.arg_true()[0])
-        s = int(b["sentence"][k])
-        line = int(other.table["line"][s]) + int(b["position"][k])
-        raise InputError(
-            "token differs from the gold file", path=path, line=line, got=b["token"][k]
-        )
+    if output is not None:
+        write_rows(run.review, output)
+    payload = run.to_json(top=top, output=output)
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(span_flag_renderables(payload))

@@ -8,7 +8,9 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import app, console
+from benchcheck.cli._common import ForceOpt
 from benchcheck.errors import UsageError
+from benchcheck.io.output import Outputs, atomic_write
 
 
 @app.command("report")
@@ -22,6 +24,7 @@ def report(
         str | None,
         typer.Option("--json", help="Also write the (validated) results JSON here ('-': stdout)."),
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Render the HTML (or Markdown) report from results.json; same JSON, same bytes.
 
@@ -32,6 +35,9 @@ def report(
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 
+    outputs = Outputs([results], force=force)
+    outputs.file(output, param="output")
+    outputs.file(json_out, param="json")
     data = read_results(results)
     suffix = output.suffix.lower()
     if suffix in (".html", ".htm"):
@@ -39,9 +45,8 @@ def report(
     elif suffix in (".md", ".markdown"):
         text = render_markdown(data)
     else:
-        raise UsageError(f"-o must end in .html or .md, got {output}")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
+        raise UsageError(f"{{output}} must end in .html or .md, got {output}")
+    atomic_write(output, text)
     write_json(data, json_out)
     if json_out != "-":
         console.print(f"wrote {output}", highlight=False)

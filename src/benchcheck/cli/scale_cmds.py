@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import polars as pl
 import typer
 
 from benchcheck.cli._app import app, console
-from benchcheck.cli._common import parse_assignments, write_json
-from benchcheck.cli.stats_cmds import JsonOpt, SplitOpt
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.cli.stats_cmds import SplitOpt
+from benchcheck.io.output import Outputs
 from benchcheck.report._numbers import num
 
 
@@ -21,7 +21,7 @@ def convert(
         typer.Argument(help="Dataset folder (train/dev/test found by name) or one CoNLL file."),
     ] = None,
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="New folder to write (never overwritten).")
+        Path, typer.Option("-o", "--output", help="New folder to write (never replaced).")
     ] = Path("data.parquet"),
     split: SplitOpt = None,
     chunk_mb: Annotated[
@@ -31,6 +31,7 @@ def convert(
         ),
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
 
@@ -39,13 +40,15 @@ def convert(
 
     Example: benchcheck convert data/conll2003/ -o conll.parquet/ && benchcheck stats conll.parquet/
     """
-    from benchcheck.engine.shards import convert as run
+    from benchcheck.runs.scale import run_convert
 
-    folder = run(
-        data,
-        output,
-        splits=parse_assignments(split, "--split") or None,
-        chunk_bytes=None if chunk_mb is None else chunk_mb << 20,
+    splits = parse_assignments(split, "--split")
+    outputs = Outputs([data, *splits.values()], force=force)
+    if not output.exists():  # an existing folder is never replaced: convert says so itself
+        outputs.folder(output, param="output", names=None)
+    outputs.file(json_out, param="json")
+    folder = run_convert(
+        data, output, splits=splits, chunk_bytes=None if chunk_mb is None else chunk_mb << 20
     )
     payload = folder.to_json()
     write_json(payload, json_out)
@@ -87,6 +90,7 @@ def leakage(
     ] = 8192,
     show: Annotated[int, typer.Option("--show", min=0, help="Contaminated items to list.")] = 10,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Test-set contamination against a corpus streamed shard by shard (never all in memory).
 
@@ -96,24 +100,17 @@ def leakage(
 
     Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
     """
-    from benchcheck.engine.leakage import corpus_leakage
-    from benchcheck.errors import InputError
-    from benchcheck.io.tables import read_rows
+    from benchcheck.runs.scale import run_leakage
 
-    rows = read_rows(test)
-    column = test_column or text_column
-    if column not in rows.columns:
-        raise InputError(
-            f"no column {column!r}; the file has {', '.join(rows.columns)} (choose --test-column)",
-            path=test,
-        )
-    texts = rows.get_column(column)
-    if texts.dtype != pl.String or texts.null_count():
-        raise InputError(f"column {column!r} must hold text in every row", path=test)
-    id_name = id_column or ("id" if "id" in rows.columns else None)
-    ids = rows.get_column(id_name).cast(pl.String).to_list() if id_name else None
-    result = corpus_leakage(
-        texts.to_list(), corpus, ids=ids, n=n, text_column=text_column, batch_rows=batch_rows
+    Outputs([test, *corpus], force=force).file(json_out, param="json")
+    result = run_leakage(
+        test,
+        corpus,
+        text_column=text_column,
+        test_column=test_column,
+        id_column=id_column,
+        n=n,
+        batch_rows=batch_rows,
     )
     payload = result.to_json()
     write_json(payload, json_out)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import parse_assignments, write_json
+from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.report._numbers import num
+from benchcheck.io.output import Outputs, atomic_write
+from benchcheck.io.source import DataSource
 
 DataArg = Annotated[
     str | None,
@@ -29,9 +31,6 @@ SchemeOpt = Annotated[
 StrictOpt = Annotated[
     bool, typer.Option("--strict", help="Reject invalid tag transitions instead of repairing them.")
 ]
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
 LabelNamesOpt = Annotated[
     str | None,
     typer.Option("--label-names", help="Comma-separated tag names for JSONL 'ner_tags' indices."),
@@ -39,30 +38,25 @@ LabelNamesOpt = Annotated[
 TaskOpt = Annotated[str, typer.Option("--task", help="Task kind: ner, classification or pair.")]
 
 
-def _load(
+def _source(
     data: str | None,
     split: list[str] | None,
-    scheme: str | None,
-    strict: bool,
-    label_names: str | None,
+    *,
+    scheme: str | None = None,
+    strict: bool = False,
+    label_names: str | None = None,
     task: str = "ner",
-    columns: dict[str, str | None] | None = None,
-    keep_tokens: bool = True,
-):  # type: ignore[no-untyped-def]
-    from benchcheck.io.load import load
-
-    if scheme is not None:
-        scheme = scheme.upper()
-    names = label_names.split(",") if label_names else None
-    return load(
-        data,
-        splits=parse_assignments(split, "--split") or None,
+    columns: Columns | None = None,
+) -> DataSource:
+    """Build the dataset the options describe."""
+    return DataSource(
+        path=data,
+        splits=parse_assignments(split, "--split"),
+        task=task,
+        columns=columns or Columns(),
         scheme=scheme,
         strict=strict,
-        label_names=names,
-        task=task,
-        columns=columns,
-        keep_tokens=keep_tokens,
+        label_names=tuple(label_names.split(",")) if label_names else None,
     )
 
 
@@ -76,83 +70,6 @@ def _scores(scores: str | None) -> dict[str, float]:
         except ValueError:
             raise UsageError(f"--scores expects comma-separated numbers, got {item!r}") from None
     return out
-
-
-def run_stats(
-    data: str | None,
-    *,
-    split: list[str] | None = None,
-    scheme: str | None = None,
-    strict: bool = False,
-    scores: str | None = None,
-    predictions: list[str] | None = None,
-    label_names: str | None = None,
-    task: str = "ner",
-    columns: dict[str, str | None] | None = None,
-    near_duplicates: bool = False,
-    near_threshold: float = 0.8,
-    seed: int = 1,
-    semantic_duplicates: bool = False,
-    semantic_threshold: float = 0.9,
-    engine: str = "embedded",
-    address: str | None = None,
-    ray_cpus: int | None = None,
-) -> dict[str, Any]:
-    """Load, score predictions if given, compute every metric; the canonical JSON object."""
-    from benchcheck.metrics.compute import compute_stats
-
-    # Once, here: the prediction files are read with the same scheme as the dataset.
-    scheme = scheme.upper() if scheme else None
-    # Usage errors before the (possibly long) read of the dataset.
-    model_scores = _scores(scores)
-    files = parse_assignments(predictions, "--predictions")
-    if files and model_scores:
-        raise UsageError("give either --scores or --predictions, not both (their units differ)")
-
-    # Statistics need no token table: without predictions, read in bounded memory.
-    if engine != "embedded":  # --engine ray: shards read and built on a Ray cluster
-        from benchcheck.engine import load_with_engine
-
-        dataset = load_with_engine(
-            engine,
-            data,
-            split=split,
-            scheme=scheme,
-            strict=strict,
-            task=task,
-            keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
-            address=address,
-            num_cpus=ray_cpus,
-        )
-    else:
-        dataset = _load(
-            data,
-            split,
-            scheme,
-            strict,
-            label_names,
-            task,
-            columns,
-            keep_tokens=bool(predictions) or near_duplicates or semantic_duplicates,
-        )
-    if files:
-        from benchcheck.metrics.predictions import score_test_predictions
-
-        model_scores = score_test_predictions(dataset, files, scheme=scheme)
-    result = compute_stats(dataset, scores=model_scores).to_json()
-    if files:
-        from benchcheck.metrics.buckets import bucket_prediction_files
-
-        result["buckets"] = bucket_prediction_files(dataset, files, scheme=scheme)
-    if near_duplicates:
-        from benchcheck.metrics.neardup import near_duplicates as near
-
-        result["near_duplicates"] = near(dataset, threshold=near_threshold, seed=seed).to_json()
-    if semantic_duplicates:
-        from benchcheck.metrics.neardup import semantic_duplicates as semantic
-
-        result["semantic_duplicates"] = semantic(dataset, threshold=semantic_threshold).to_json()
-    return result
 
 
 @app.command("stats")
@@ -217,6 +134,7 @@ def stats(
         int | None, typer.Option("--ray-cpus", min=1, help="CPUs of a local Ray cluster.")
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
 
@@ -225,40 +143,40 @@ def stats(
     Example: benchcheck stats data/ --near-duplicates --near-threshold 0.8 --json out.json
     Example: benchcheck stats data.parquet/ --engine ray --address auto --json out.json
     """
-    from benchcheck.report.terminal import stats_table
+    from benchcheck.report.terminal import stats_renderables
+    from benchcheck.runs.stats import (
+        EngineOptions,
+        NearDuplicateOptions,
+        SemanticOptions,
+        run_stats,
+    )
 
-    result = run_stats(
+    source = _source(
         data,
-        split=split,
+        split,
         scheme=scheme,
         strict=strict,
-        scores=scores,
-        predictions=predictions,
         label_names=label_names,
         task=task,
-        columns={"text": text, "text_a": text_a, "text_b": text_b, "label": label, "id": id_col},
-        near_duplicates=near_dups,
-        near_threshold=near_threshold,
-        seed=seed,
-        semantic_duplicates=semantic_dups,
-        semantic_threshold=semantic_threshold,
-        engine=engine,
-        address=address,
-        ray_cpus=ray_cpus,
+        columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
     )
+    files = parse_assignments(predictions, "--predictions")
+    Outputs([*source.inputs, *files.values()], force=force).file(json_out, param="json")
+    run = run_stats(
+        source,
+        scores=_scores(scores),
+        predictions=files,
+        near_duplicates=(
+            NearDuplicateOptions(threshold=near_threshold, seed=seed) if near_dups else None
+        ),
+        semantic_duplicates=SemanticOptions(semantic_threshold) if semantic_dups else None,
+        engine=EngineOptions(engine, address=address, cpus=ray_cpus),
+    )
+    result = run.to_json()
     write_json(result, json_out)
     if json_out != "-":
-        console.print(stats_table(result))
-        for block in ("near_duplicates", "semantic_duplicates"):
-            if block in result:
-                nd = result[block]["metrics"]
-                console.print(
-                    block.replace("_", "-")
-                    + ": "
-                    + ", ".join(f"{k} {num(v, 4)}" for k, v in nd.items())
-                )
-        for note in result["notes"]:
-            console.print(f"[dim]note:[/] {note}")
+        for renderable in stats_renderables(result):
+            console.print(renderable)
 
 
 @app.command("compare")
@@ -267,18 +185,24 @@ def compare(
     scheme: SchemeOpt = None,
     strict: StrictOpt = False,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Several datasets side by side, as the paper's comparison table.
 
     Example: benchcheck compare conll=data/conll/ wnut=data/wnut/ --json cmp.json
     """
     from benchcheck.report.terminal import compare_table
+    from benchcheck.runs.stats import run_compare
 
     named = parse_assignments(datasets, "compare")
-    results = {name: run_stats(path, scheme=scheme, strict=strict) for name, path in named.items()}
-    write_json({"datasets": results}, json_out)
+    sources = {n: DataSource(path, scheme=scheme, strict=strict) for n, path in named.items()}
+    Outputs([p for s in sources.values() for p in s.inputs], force=force).file(
+        json_out, param="json"
+    )
+    result = run_compare(sources).to_json()
+    write_json(result, json_out)
     if json_out != "-":
-        console.print(compare_table(results))
+        console.print(compare_table(result["datasets"]))
 
 
 @app.command("sample")
@@ -292,9 +216,7 @@ def sample(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="JSONL file to write for the annotators.")
     ] = Path("to_annotate.jsonl"),
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite the output file if it exists.")
-    ] = False,
+    force: ForceOpt = False,
     scheme: SchemeOpt = None,
 ) -> None:
     """Draw a seeded per-split sample for human accuracy judgements (Eq. 2).
@@ -303,15 +225,12 @@ def sample(
 
     Example: benchcheck sample data/ --per-split 100 --seed 13 -o to_annotate.jsonl
     """
-    from benchcheck.metrics.accuracy import draw_sample
+    from benchcheck.runs.accuracy import run_sample
 
-    if output.exists() and not force:
-        raise UsageError(f"{output} exists; choose another path or pass --force to overwrite it")
-    rows = draw_sample(_load(data, split, scheme, False, None), per_split=per_split, seed=seed)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
+    source = _source(data, split, scheme=scheme)
+    Outputs(source.inputs, force=force).file(output, param="output")
+    rows = run_sample(source, per_split=per_split, seed=seed)
+    atomic_write(output, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     console.print(f"wrote {len(rows)} rows to {escape(str(output))}")
 
 
@@ -321,6 +240,7 @@ def accuracy(
         Path, typer.Argument(help="The sample file with annotators' judgements filled in.")
     ],
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Accuracy per split (Eq. 2) and mean pairwise Cohen's kappa; warns below 0.75.
 
@@ -329,66 +249,13 @@ def accuracy(
 
     Example: benchcheck accuracy annotated.jsonl --json accuracy.json
     """
-    import numpy as np
-    from rich.table import Table
+    from benchcheck.report.terminal import accuracy_table
+    from benchcheck.runs.accuracy import run_accuracy
 
-    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, read_annotations, score_annotations
-    from benchcheck.report.terminal import fmt
-
-    scored = score_annotations(read_annotations(annotated))
-    splits = {
-        name: {
-            "n": s.n,
-            "accuracy": s.accuracy,
-            "kappa_mean": s.kappa_mean,
-            "kappa_pairs": s.kappa_pairs,
-            "annotators": list(s.annotators),
-        }
-        for name, s in scored.items()
-    }
-    accs = [s.accuracy for s in scored.values() if s.accuracy is not None]
-    kappas = [s.kappa_mean for s in scored.values() if s.kappa_mean is not None]
-    warnings = [
-        f"{name}: mean pairwise Cohen's kappa {s.kappa_mean:.3f} is below {KAPPA_THRESHOLD}: "
-        "do not trust this accuracy"
-        for name, s in scored.items()
-        if s.kappa_mean is not None and s.kappa_mean < KAPPA_THRESHOLD
-    ]
-    warnings += [
-        f"{name}: no annotator pair with a defined kappa"
-        for name, s in scored.items()
-        if s.kappa_mean is None
-    ]
-    payload: dict[str, Any] = {
-        "metrics": {
-            "accuracy": float(np.mean(accs)) if accs else None,
-            "kappa_mean": float(np.mean(kappas)) if kappas else None,
-        },
-        "splits": splits,
-        "kappa_threshold": KAPPA_THRESHOLD,
-        "warnings": warnings,
-    }
+    Outputs([annotated], force=force).file(json_out, param="json")
+    payload = run_accuracy(annotated).to_json()
     write_json(payload, json_out)
     if json_out != "-":
-        table = Table(title="Accuracy (Eq. 2) ↑", title_justify="left")
-        for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
-            table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
-        for name, s in scored.items():
-            table.add_row(
-                escape(name),
-                str(s.n),
-                fmt(s.accuracy),
-                fmt(s.kappa_mean),
-                escape(", ".join(s.annotators)),
-            )
-        table.add_section()
-        table.add_row(
-            "mean",
-            "",
-            fmt(payload["metrics"]["accuracy"]),
-            fmt(payload["metrics"]["kappa_mean"]),
-            "",
-        )
-        console.print(table)
-    for w in warnings:
+        console.print(accuracy_table(payload))
+    for w in payload["warnings"]:
         console_err.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)

@@ -40,6 +40,21 @@ def _ner_reader(path: Path) -> Callable[..., Split]:
     return read_ner_jsonl if path.suffix.lower() in (".jsonl", ".ndjson") else read_conll
 
 
+def read_predictions(
+    files: Mapping[str, str | Path], *, scheme: str | None = None
+) -> dict[str, Split]:
+    """Read NER prediction files (CoNLL or NER JSONL), model name → predicted split.
+
+    Each file is read like a dataset file (the last column holds the predicted tags), under
+    ``scheme`` when given.
+    """
+    out = {}
+    for name, file in files.items():
+        path = Path(file)
+        out[name] = _ner_reader(path)(path, name=name, scheme=scheme)
+    return out
+
+
 def split_name_of(path: Path) -> str | None:
     """Return the canonical split a file name points to, or None.
 

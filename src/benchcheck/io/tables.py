@@ -27,11 +27,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from benchcheck.data.columns import Columns
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import mix64, string_hash
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
+from benchcheck.io.output import atomic_file
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 
@@ -159,6 +161,44 @@ def read_table(
     """
     return _normalise(
         read_rows(path), path, text=text, text_a=text_a, text_b=text_b, label=label, id=id
+    )
+
+
+def table_from_rows(
+    frame: pl.DataFrame,
+    path: str | Path,
+    columns: Columns,
+    *,
+    label: str = "label",
+) -> pl.DataFrame:
+    """Normalise rows read by :func:`read_rows` as :func:`read_table` does, from a ``Columns``.
+
+    Without text columns, ``text`` is taken when present, else a known pair of columns
+    (``text_a``/``text_b``, ``premise``/``hypothesis``, ``sentence1``/``sentence2``); the
+    label column defaults to ``label``.
+
+    >>> rows = pl.DataFrame({"premise": ["p"], "hypothesis": ["h"], "label": [1]})
+    >>> table_from_rows(rows, "d.csv", Columns()).columns
+    ['id', 'text_a', 'text_b', 'label']
+    """
+    text, text_a, text_b = columns.text, columns.text_a, columns.text_b
+    if text is None and text_a is None and "text" not in frame.columns:
+        found = _pair_columns(frame.columns)
+        if found is None:
+            raise InputError(
+                "name the text column ({text}) or the pair columns ({text_a}, {text_b}); the "
+                f"file has {[c for c in frame.columns if c != '__line__']}",
+                path=path,
+            )
+        text_a, text_b = found
+    return _normalise(
+        frame,
+        path,
+        text=text,
+        text_a=text_a,
+        text_b=text_b,
+        label=columns.label or label,
+        id=columns.id,
     )
 
 
@@ -503,7 +543,9 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
     UTF-8 with non-ASCII as is, ``None``, NaN and infinities as ``null``: valid JSON and
     byte-stable. CSV and TSV are polars' writers (a missing value is an empty field);
     Parquet keeps the types. The reader's ``__line__`` column is left out and the parent
-    folder is created. Returns ``path``.
+    folder is created. The file is written atomically
+    (:func:`benchcheck.io.output.atomic_file`): a killed run leaves the previous file or
+    none. Returns ``path``.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -516,15 +558,15 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
     if suffix not in TABLE_SUFFIXES:
         shown = path if like is None else f"{path} in the format of {like}"
         raise UsageError(f"cannot write {shown}: use .jsonl, .csv, .tsv or .parquet")
-    path.parent.mkdir(parents=True, exist_ok=True)
     frame = frame.drop("__line__", strict=False)
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        with path.open("w", encoding="utf-8") as fh:
-            for row in frame.iter_rows(named=True):
-                clean = {k: _json_value(v) for k, v in row.items()}
-                fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
-    elif suffix in (".csv", ".tsv"):
-        frame.write_csv(path, separator="\t" if suffix == ".tsv" else ",")
-    else:
-        frame.write_parquet(path)
+    with atomic_file(path) as tmp:
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            with tmp.open("w", encoding="utf-8") as fh:
+                for row in frame.iter_rows(named=True):
+                    clean = {k: _json_value(v) for k, v in row.items()}
+                    fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
+        elif suffix in (".csv", ".tsv"):
+            frame.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
+        else:
+            frame.write_parquet(tmp)
     return path

@@ -20,7 +20,7 @@ from benchcheck.labels.flags import (
     summarize_flags,
 )
 from benchcheck.labels.ner_flags import compare_spans, span_review_frame
-from benchcheck.labels.remedies import apply_remedy, read_model_scores, rerank
+from benchcheck.labels.remedies import apply_remedy, rerank
 from benchcheck.labels.review import export_review, import_review
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "gold_error_rate",
     "import_review",
     "read_judgments",
-    "read_model_scores",
     "rerank",
     "span_review_frame",
     "summarize_flags",

@@ -295,7 +295,7 @@ def agreement_report(
     truth: str | None = "gold",
     disagreement: tuple[str, str] | None = ("llm", "original"),
     negative: str = "0",
-) -> dict[str, Any]:
+) -> AgreementReport:
     """Compare label sources: weighted-F1 matrix, Fleiss' kappa per group, crowd statistics.
 
     ``sources`` maps a source name to ``{id: label}``. ``crowd`` is a long table
@@ -404,15 +404,46 @@ def agreement_report(
         fleiss[name] = {"all": _group_fleiss(raters, None)}
         if subset is not None:
             fleiss[name]["disagreement"] = _group_fleiss(raters, subset)
-    return {
-        "sources": list(src),
-        "n_items": len(all_ids),
-        "weighted_f1": matrix.to_dict(),
-        "fleiss": fleiss,
-        "per_annotator": per_annotator,
-        "annotator_spearman_n_items_vs_agreement": spearman,
-        "disagreement_subset": None if subset is None else len(subset),
-    }
+    return AgreementReport(
+        sources=tuple(src),
+        n_items=len(all_ids),
+        weighted_f1=matrix.to_dict(),
+        fleiss=fleiss,
+        per_annotator=tuple(per_annotator),
+        spearman=spearman,
+        disagreement_subset=None if subset is None else len(subset),
+    )
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Label sources compared: weighted-F1 matrix (rows = truth), Fleiss' kappa per group.
+
+    ``weighted_f1`` is :meth:`benchcheck.stats.agreement.F1Matrix.to_dict`; ``fleiss``
+    maps a group to ``{"all": {kappa, n_items, ...}, "disagreement": {...}}``;
+    ``per_annotator`` lists each crowd annotator against the truth source; ``spearman``
+    correlates annotators' item counts with their agreement.
+    """
+
+    sources: tuple[str, ...]
+    n_items: int
+    weighted_f1: Mapping[str, Any]
+    fleiss: Mapping[str, Mapping[str, Any]]
+    per_annotator: tuple[Mapping[str, Any], ...]
+    spearman: Any
+    disagreement_subset: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck agreement --json``."""
+        return {
+            "sources": list(self.sources),
+            "n_items": self.n_items,
+            "weighted_f1": dict(self.weighted_f1),
+            "fleiss": {k: dict(v) for k, v in self.fleiss.items()},
+            "per_annotator": [dict(r) for r in self.per_annotator],
+            "annotator_spearman_n_items_vs_agreement": self.spearman,
+            "disagreement_subset": self.disagreement_subset,
+        }
 
 
 def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict[str, object]:

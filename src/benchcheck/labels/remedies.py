@@ -27,8 +27,8 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
+from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.stats.intervals import paired_bootstrap
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "RemedyResult",
     "RerankResult",
     "apply_remedy",
-    "read_model_scores",
     "rerank",
 ]
 
@@ -146,81 +145,17 @@ def _cast_back(values: list[str | None], name: str, dtype: pl.DataType) -> pl.Se
         return s
 
 
-def write_remedy(
-    splits: Mapping[str, pl.DataFrame],
-    out_dir: str | Path,
-    *,
-    source: str | Path,
-    mode: str,
-    threshold: float,
-    seed: int,
-) -> RemedyResult:
-    """Write ``cleaned`` and ``ablation_random`` in the input's format; refuse to overwrite it."""
-    src = Path(source).resolve()
-    out = Path(out_dir)
+def remedy_file_names(source: str | Path) -> tuple[str, str]:
+    """Name the files :func:`write_remedy` writes for ``source``: cleaned, ablation.
+
+    >>> remedy_file_names("train.csv")
+    ('cleaned.csv', 'ablation_random.csv')
+    """
     suffix = Path(source).suffix.lower() or ".jsonl"
-    files: dict[str, str] = {}
-    for name in ("cleaned", "ablation_random"):
-        target = out / f"{name}{suffix}"
-        if target.resolve() == src:
-            raise UsageError(f"refusing to overwrite the input file {source}")
-        write_rows(splits[name], target)
-        files[name] = str(target)
-    selected = tuple(splits["_selected"]["id"].to_list())
-    return RemedyResult(
-        mode,
-        threshold,
-        seed,
-        splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
-        len(selected),
-        selected,
-        tuple(splits["_ablation"]["id"].to_list()),
-        files,
-    )
+    return f"cleaned{suffix}", f"ablation_random{suffix}"
 
 
 # ----------------------------------------------------------------------------- re-ranking
-
-
-@dataclass(frozen=True)
-class ModelScores:
-    """One model's outputs on a test set: a score for the positive label and/or a prediction."""
-
-    name: str
-    ids: tuple[str, ...]
-    score: tuple[float, ...] | None
-    pred: tuple[str, ...] | None
-
-
-def read_model_scores(name: str, path: str | Path) -> ModelScores:
-    """Read ``id`` plus ``score`` (P(positive)) and/or ``pred`` (a label) from a table file."""
-    frame = read_rows(path)
-    if "id" not in frame.columns:
-        raise InputError(f"scores of {name!r} need an 'id' column", path=path)
-    if "score" not in frame.columns and "pred" not in frame.columns:
-        raise InputError(f"scores of {name!r} need a 'score' or a 'pred' column", path=path)
-    ids = tuple(frame["id"].cast(pl.String).to_list())
-    score = pred = None
-    if "score" in frame.columns:
-        try:
-            col = frame["score"].cast(pl.Float64)
-        except pl.exceptions.PolarsError:
-            raise InputError("column 'score' must hold numbers", path=path) from None
-        if col.null_count():
-            line = _line_of(frame, col.is_null())
-            raise InputError("missing score", path=path, line=line)
-        score = tuple(col.to_list())
-    if "pred" in frame.columns:
-        pred = tuple(frame["pred"].cast(pl.String).to_list())
-    if len(set(ids)) != len(ids):
-        raise InputError("ids must be unique", path=path)
-    return ModelScores(name, ids, score, pred)
-
-
-def _line_of(frame: pl.DataFrame, mask: pl.Series) -> int | None:
-    if "__line__" in frame.columns:
-        return int(frame.filter(mask)["__line__"][0])
-    return None
 
 
 def _roc_auc(t: np.ndarray, s: np.ndarray, pos: str) -> float:

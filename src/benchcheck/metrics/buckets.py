@@ -23,7 +23,6 @@ buckets of a pair is the whole split, whose F1 is seqeval's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -133,19 +132,8 @@ def bucket_scores(
     return out
 
 
-def bucket_prediction_files(
-    dataset: Dataset,
-    files: Mapping[str, str | Path],
-    *,
-    split: str = "test",
-    scheme: str | None = None,
+def bucket_predictions(
+    dataset: Dataset, predicted: Mapping[str, Split], *, split: str = "test"
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Per named prediction file (CoNLL or JSONL), :func:`bucket_scores` on ``split``."""
-    from benchcheck.io.load import _ner_reader
-
-    out = {}
-    for name, file in files.items():
-        path = Path(file)
-        predicted = _ner_reader(path)(path, name=name, scheme=scheme)
-        out[name] = bucket_scores(dataset, predicted, split=split)
-    return out
+    """Per model's predicted split, :func:`bucket_scores` on ``split``."""
+    return {name: bucket_scores(dataset, pred, split=split) for name, pred in predicted.items()}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import InputError, UsageError
@@ -54,24 +53,18 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
     return float(f1_score(sentences_of(gold), sentences_of(predicted)))
 
 
-def score_prediction_files(
-    gold: Split, files: Mapping[str, str | Path], *, scheme: str | None = None
-) -> dict[str, float]:
-    """Seqeval micro F1 × 100 (the unit of published scores) for each named prediction file."""
-    from benchcheck.io.load import _ner_reader
-
-    out = {}
-    for name, file in files.items():
-        path = Path(file)
-        predicted = _ner_reader(path)(path, name=name, scheme=scheme)
-        out[name] = 100.0 * seqeval_f1(gold, predicted)
-    return out
+def score_predictions(gold: Split, predicted: Mapping[str, Split]) -> dict[str, float]:
+    """Seqeval micro F1 × 100 (the unit of published scores) of each model's predicted split."""
+    return {name: 100.0 * seqeval_f1(gold, split) for name, split in predicted.items()}
 
 
-def score_test_predictions(
-    dataset: Dataset, files: Mapping[str, str | Path], *, scheme: str | None = None
-) -> dict[str, float]:
-    """:func:`score_prediction_files` on the dataset's test split; a clear error without one."""
+def test_split(dataset: Dataset) -> Split:
+    """The split predictions are scored on: ``test``; a clear error without one."""
     if "test" not in dataset:
-        raise UsageError("--predictions are scored on the test split, and this dataset has none")
-    return score_prediction_files(dataset["test"], files, scheme=scheme)
+        raise UsageError("{predictions} are scored on the test split, and this dataset has none")
+    return dataset["test"]
+
+
+def score_test_predictions(dataset: Dataset, predicted: Mapping[str, Split]) -> dict[str, float]:
+    """:func:`score_predictions` on the dataset's test split (:func:`test_split`)."""
+    return score_predictions(test_split(dataset), predicted)

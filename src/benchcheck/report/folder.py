@@ -9,6 +9,7 @@ and Markdown are rendered from the written JSON text read back, never from live 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,17 @@ if TYPE_CHECKING:
 __all__ = ["write_report"]
 
 FLAGGED_FILES = ("flagged.csv", "flagged.jsonl")
+#: Every file a report folder may hold (what an existing folder is checked for).
+REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES)
 
 
-def write_report(report: AuditReport, folder: str | Path) -> list[Path]:
+def write_report(
+    report: AuditReport,
+    folder: str | Path,
+    *,
+    force: bool = False,
+    inputs: Iterable[str | Path] = (),
+) -> list[Path]:
     """Write an audit's report folder and return the paths written, in order.
 
     Parameters
@@ -28,8 +37,18 @@ def write_report(report: AuditReport, folder: str | Path) -> list[Path]:
     report
         What :func:`benchcheck.run_audit` returned.
     folder
-        The report folder; created when missing. Flagged-example files left there by an
-        earlier audit are removed when this one flagged nothing.
+        The report folder; created when missing. A folder that already holds any of the
+        report's files is refused unless ``force`` (files of other names are never
+        touched, and none of ``inputs`` is ever written). Flagged-example files of an
+        earlier report are removed when this one flagged nothing, if that report's
+        ``results.json`` lists them.
+    force
+        Replace the report files of an earlier run.
+    inputs
+        Further paths never to write (the audit's own inputs, ``report.sources``, always
+        are).
+
+    Every file is staged and moved into place complete (:mod:`benchcheck.io.output`).
 
     Examples
     --------
@@ -42,28 +61,39 @@ def write_report(report: AuditReport, folder: str | Path) -> list[Path]:
     ['results.json', 'report.html', 'report.md']
 
     """
+    from benchcheck.io.output import Outputs
     from benchcheck.io.tables import write_rows
     from benchcheck.report.canonical import dumps
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    outputs = Outputs([*report.sources, *inputs], force=force)
+    target = outputs.folder(folder, param="output", names=REPORT_FILES)
+    stale = _listed_flag_files(Path(folder))
     text = dumps(report.results)
     canonical = json.loads(text)
-    written = []
-    for name, content in (
-        ("results.json", text),
-        ("report.html", render_html(canonical)),
-        ("report.md", render_markdown(canonical)),
-    ):
-        (folder / name).write_text(content, encoding="utf-8")
-        written.append(folder / name)
     flagged = report.flagged
-    if flagged is not None and flagged.height:
-        for name in FLAGGED_FILES:
-            written.append(write_rows(flagged, folder / name))
-    else:
-        for stale in FLAGGED_FILES:
-            (folder / stale).unlink(missing_ok=True)
-    return written
+    with target:
+        # results.json last: a folder whose results.json is new holds a complete report.
+        target.write("report.html", render_html(canonical))
+        target.write("report.md", render_markdown(canonical))
+        if flagged is not None and flagged.height:
+            for name in FLAGGED_FILES:
+                write_rows(flagged, target.stage(name))
+        else:
+            for name in stale:
+                target.remove(name)
+        target.write("results.json", text)
+    first = ["results.json", "report.html", "report.md"]
+    names = first + [p.name for p in target.written if p.name not in first]
+    return [Path(folder) / n for n in names]
+
+
+def _listed_flag_files(folder: Path) -> list[str]:
+    """Flagged-example files an earlier report in ``folder`` says it wrote."""
+    try:
+        earlier = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+        listed = earlier["label_errors"]["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [n for n in listed if n in FLAGGED_FILES] if isinstance(listed, list) else []

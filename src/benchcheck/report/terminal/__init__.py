@@ -79,3 +79,55 @@ def compare_table(results: Mapping[str, Mapping[str, Any]]) -> Table:
             values = [fmt(results[n]["metrics"].get(key)) for n in names]
             table.add_row(f"  {key}", ARROW[dims[key]["better"]], *values)
     return table
+
+
+def stats_renderables(result: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck stats``: the metric table, near-duplicate lines, notes."""
+    out: list[Any] = [stats_table(result)]
+    for block in ("near_duplicates", "semantic_duplicates"):
+        if block in result:
+            values = result[block]["metrics"]
+            out.append(
+                escape(
+                    block.replace("_", "-")
+                    + ": "
+                    + ", ".join(f"{k} {num(v, 4)}" for k, v in values.items())
+                )
+            )
+    out += [f"[dim]note:[/] {escape(note)}" for note in result["notes"]]
+    return out
+
+
+def accuracy_table(payload: Mapping[str, Any]) -> Table:
+    """Render ``benchcheck accuracy``: accuracy and mean pairwise kappa per split, and mean."""
+    table = Table(title="Accuracy (Eq. 2) ↑", title_justify="left")
+    for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
+        table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
+    for name, s in payload["splits"].items():
+        table.add_row(
+            escape(name),
+            str(s["n"]),
+            fmt(s["accuracy"]),
+            fmt(s["kappa_mean"]),
+            escape(", ".join(s["annotators"])),
+        )
+    table.add_section()
+    m = payload["metrics"]
+    table.add_row("mean", "", fmt(m["accuracy"]), fmt(m["kappa_mean"]), "")
+    return table
+
+
+from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported
+    flag_renderables,
+    key_value_table,
+)
+
+__all__ = [
+    "accuracy_table",
+    "compare_table",
+    "flag_renderables",
+    "fmt",
+    "key_value_table",
+    "stats_renderables",
+    "stats_table",
+]

@@ -1,0 +1,77 @@
+"""Every parameter a library message names ({param}) is shown as a real command-line flag."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import typer
+
+import benchcheck
+from benchcheck.cli import app, main
+from benchcheck.cli._flags import FLAGS, flag_for
+from benchcheck.errors import PARAMETER
+
+SRC = Path(benchcheck.__file__).parent
+
+
+def _all_flags() -> set[str]:
+    root = typer.main.get_command(app)
+    flags: set[str] = set()
+
+    def walk(cmd) -> None:  # type: ignore[no-untyped-def]
+        for param in getattr(cmd, "params", []):
+            flags.update(getattr(param, "opts", []))
+        for sub in getattr(cmd, "commands", {}).values():
+            walk(sub)
+
+    walk(root)
+    return flags
+
+
+def _named_parameters() -> dict[str, str]:
+    """{parameter: where} for every '{name}' in a string literal passed to an *Error(...)."""
+    found: dict[str, str] = {}
+    for path in SRC.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+            if not str(name).endswith("Error"):
+                continue
+            first = node.args[0]
+            parts = [first] if isinstance(first, ast.Constant) else getattr(first, "values", [])
+            for part in parts:
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    for m in PARAMETER.finditer(part.value):
+                        found.setdefault(m.group(1), f"{path.relative_to(SRC)}:{node.lineno}")
+    return found
+
+
+def test_every_named_parameter_is_a_flag():
+    flags = _all_flags()
+    named = _named_parameters()
+    assert named, "no library message names a parameter"
+    missing = {
+        p: where
+        for p, where in named.items()
+        if not all(f in flags for f in flag_for(p).split("/"))
+    }
+    assert not missing, f"parameters without a flag (add them to cli._flags.FLAGS): {missing}"
+
+
+def test_table_entries_are_flags():
+    flags = _all_flags()
+    for param, shown in FLAGS.items():
+        assert all(f in flags for f in shown.split("/")), param
+
+
+def test_cli_shows_flags_library_shows_parameters(tmp_path, capsys):
+    out = tmp_path / "o.json"
+    out.write_text("{}")
+    from benchcheck.sample_data import NER_SAMPLE
+
+    assert main(["stats", str(NER_SAMPLE), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--json:" in err and "pass --force to overwrite it" in err

@@ -1,0 +1,186 @@
+"""The output rules: never an input, never over existing work without force, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from benchcheck.errors import UsageError
+from benchcheck.io.output import Outputs, atomic_file, atomic_write, remove_stale_temporaries
+from benchcheck.io.tables import write_rows
+
+
+def test_file_claims(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"a": 1}\n')
+    out = Outputs([data])
+    assert out.file(None, param="json") is None
+    assert out.file("-", param="json") is None
+    with pytest.raises(UsageError, match="it is an input of this command") as info:
+        out.file(data, param="json")
+    assert info.value.render(lambda p: "--" + p).startswith("--json: refusing")
+    # The same file under another spelling, and through a symbolic link.
+    with pytest.raises(UsageError, match="input"):
+        out.file(tmp_path / "." / "data.jsonl", param="json")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(data)
+    with pytest.raises(UsageError, match="input"):
+        Outputs([link]).file(data, param="output")
+    with pytest.raises(UsageError, match="is a folder; expected a file path"):
+        out.file(tmp_path, param="json")
+    existing = tmp_path / "out.json"
+    existing.write_text("{}")
+    with pytest.raises(UsageError, match="exists; pass force to overwrite"):
+        out.file(existing, param="json")
+    assert Outputs([data], force=True).file(existing, param="json") == existing
+    # force never lifts the input rule
+    with pytest.raises(UsageError, match="input"):
+        Outputs([data], force=True).file(data, param="json")
+    assert existing.read_text() == "{}"  # claiming writes nothing
+
+
+def test_file_inside_an_input_folder_is_an_input(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "train.txt").write_text("a O\n")
+    with pytest.raises(UsageError, match="input"):
+        Outputs([folder], force=True).file(folder / "train.txt", param="json")
+    # a new file beside the splits is fine
+    assert Outputs([folder]).file(folder / "stats.json", param="json") is not None
+
+
+def test_two_outputs_on_one_path(tmp_path):
+    out = Outputs([])
+    out.file(tmp_path / "a.json", param="json")
+    with pytest.raises(UsageError, match="output and json name the same path"):
+        out.file(tmp_path / "a.json", param="output")
+
+
+def test_folder_claims(tmp_path):
+    folder = tmp_path / "report"
+    assert Outputs([]).folder(folder, param="output", names=["results.json"]).path == folder
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    Outputs([]).folder(folder, param="output", names=["results.json"])  # other files: fine
+    (folder / "results.json").write_text("{}")
+    with pytest.raises(UsageError, match="already holds results.json; pass force"):
+        Outputs([]).folder(folder, param="output", names=["results.json", "report.md"])
+    Outputs([], force=True).folder(folder, param="output", names=["results.json"])
+    with pytest.raises(UsageError, match="already holds notes.txt, results.json"):
+        Outputs([]).folder(folder, param="output", names=None)
+    file = tmp_path / "file.txt"
+    file.write_text("x")
+    with pytest.raises(UsageError, match="is a file; expected a folder"):
+        Outputs([]).folder(file, param="output")
+    data = folder / "data.csv"
+    data.write_text("a\n1\n")
+    with pytest.raises(UsageError, match="input"):
+        Outputs([data], force=True).folder(folder, param="output", names=["data.csv"])
+
+
+def test_atomic_file_keeps_previous_content_on_error(tmp_path):
+    target = tmp_path / "a.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError), atomic_file(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("killed")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    atomic_write(target, "new")
+    assert target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_stale_temporaries_of_dead_processes_are_removed(tmp_path):
+    target = tmp_path / "a.txt"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    stale = tmp_path / f".a.txt.tmp-{pid}-deadbeef"
+    stale.write_text("partial")
+    live = tmp_path / f".a.txt.tmp-{os.getpid()}-cafecafe"
+    live.write_text("mine, in progress")
+    other = tmp_path / ".b.txt.tmp-1-00"
+    other.write_text("not ours")
+    assert remove_stale_temporaries(target) == 1
+    assert not stale.exists() and live.exists() and other.exists()
+
+
+def test_output_folder_new_and_existing(tmp_path):
+    new = tmp_path / "new"
+    with Outputs([]).folder(new, param="output", names=["a.txt", "b.txt"]) as folder:
+        folder.write("a.txt", "A")
+        assert not new.exists()  # built under a temporary name, renamed when complete
+    assert sorted(p.name for p in new.iterdir()) == ["a.txt"]
+    (new / "b.txt").write_text("old b")
+    (new / "mine.txt").write_text("user file")
+    with Outputs([], force=True).folder(new, param="output", names=["a.txt", "b.txt"]) as f:
+        f.write("a.txt", "A2")
+        f.remove("b.txt")
+    assert sorted(p.name for p in new.iterdir()) == ["a.txt", "mine.txt"]
+    assert (new / "a.txt").read_text() == "A2"
+    with (
+        pytest.raises(RuntimeError),
+        Outputs([], force=True).folder(new, param="output", names=["a.txt"]) as f,
+    ):
+        f.write("a.txt", "A3")
+        raise RuntimeError("killed")
+    assert (new / "a.txt").read_text() == "A2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys
+    import polars as pl
+    from benchcheck.io.tables import write_rows
+    n = int(sys.argv[2])
+    frame = pl.DataFrame({"id": [str(i) for i in range(n)], "text": ["x" * 200] * n})
+    print("ready", flush=True)
+    write_rows(frame, sys.argv[1])
+    """
+)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_sigkill_mid_write_leaves_previous_file(tmp_path, suffix):
+    target = tmp_path / f"out{suffix}"
+    previous = pl.DataFrame({"id": ["a"], "text": ["previous"]})
+    write_rows(previous, target)
+    before = target.read_bytes()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(target), "400000"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    # Wait until the temporary exists and grows: the writer is mid-write.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        tmps = [p for p in tmp_path.iterdir() if p.name.startswith(f".out{suffix}.tmp-")]
+        if tmps and tmps[0].stat().st_size > 0:
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert target.read_bytes() == before
+    # The next write cleans the dead run's temporary.
+    write_rows(previous, target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+
+
+def test_write_rows_refuses_nothing_but_writes_atomically(tmp_path):
+    path = write_rows(pl.DataFrame({"a": [1]}), Path(tmp_path) / "sub" / "x.parquet")
+    assert pl.read_parquet(path)["a"].to_list() == [1]
