@@ -80,7 +80,7 @@ def test_queue_keeps_a_grounding_together_and_splits_only_when_too_big():
     assert [len(b) for b in batches] == [4, 4, 4]
     assert [k for b in batches for k, _ in b][:4] == ["k0-0", "k1-0", "k0-1", "k1-1"]
     assert [k for k, _ in batches[-1]] == ["k0-4", "k1-4", "k0-5", "k1-5"]
-    with pytest.raises(UsageError, match="batch_size"):
+    with pytest.raises(UsageError, match="batch size"):
         queue_batches(todo, ex, 0)
 
 

@@ -78,6 +78,14 @@ def judge(
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
+    content_free: Annotated[
+        bool,
+        typer.Option(
+            "--content-free/--no-content-free",
+            help="Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per "
+            "judge × prompt) for `benchcheck flag --calibration contextual`.",
+        ),
+    ] = True,
     force: ForceOpt = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
@@ -122,6 +130,7 @@ def judge(
             price_per_1k_tokens=price,
             progress=bar,
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
+            content_free=content_free,
         )
     with atomic_file(out_path) as tmp:
         if out_path.suffix.lower() == ".parquet":

@@ -113,7 +113,7 @@ def queue_batches(
     [['k00', 'k10', 'k02', 'k12'], ['k01', 'k11']]
     """
     if batch_size < 1:
-        raise UsageError(f"{{batch_size}} must be >= 1, got {batch_size}")
+        raise UsageError(f"the batch size must be >= 1, got {batch_size}")
     first: dict[str, int] = {}
     for ex in examples:
         first.setdefault(str(ex.get("text_a", ex.get("text", ""))), len(first))

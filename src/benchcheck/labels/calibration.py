@@ -95,9 +95,9 @@ _EPS = 1e-12
 def _as_probs(probs: Any) -> np.ndarray:
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 2:
-        raise UsageError(f"{{probs}} must be an n x K array with K >= 2, got shape {p.shape}")
+        raise UsageError(f"probabilities must be an n x K array with K >= 2, got shape {p.shape}")
     if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
-        raise UsageError("{probs} must hold probabilities in [0, 1]")
+        raise UsageError("probabilities must lie in [0, 1]")
     return p
 
 
@@ -132,7 +132,7 @@ def contextual_calibrate(probs: Any, content_free: Any, *, rule: str = "renormal
         return _renorm(np.clip(p / w, _EPS, None))
     if rule == "softmax":
         return _softmax(p / w)
-    raise UsageError(f"{{rule}} must be 'renormalise' or 'softmax', got {rule!r}")
+    raise UsageError(f"the contextual rule must be 'renormalise' or 'softmax', got {rule!r}")
 
 
 def prior_shift(probs: Any, target: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -152,7 +152,7 @@ def prior_shift(probs: Any, target: Any) -> tuple[np.ndarray, np.ndarray]:
     pi = np.asarray(target, dtype=np.float64)
     k = p.shape[1]
     if pi.shape != (k,) or not math.isclose(float(pi.sum()), 1.0, abs_tol=1e-9):
-        raise UsageError(f"{{target}} must be {k} label shares summing to 1, got {pi.tolist()}")
+        raise UsageError(f"the target must be {k} label shares summing to 1, got {pi.tolist()}")
     if (pi <= 0).any() or (pi >= 1).any():
         raise UsageError(
             f"a prior shift needs every label's share strictly between 0 and 1, got {pi.tolist()}"
@@ -321,9 +321,9 @@ def expected_calibration_error(
     p = _as_probs(probs)
     y = np.asarray(gold, dtype=np.int64)
     if y.shape != (p.shape[0],):
-        raise UsageError(f"{{gold}} must have one label index per row, got shape {y.shape}")
+        raise UsageError(f"gold must have one label index per row, got shape {y.shape}")
     if n_bins < 1:
-        raise UsageError(f"{{n_bins}} must be >= 1, got {n_bins}")
+        raise UsageError(f"the number of bins must be >= 1, got {n_bins}")
     if p.shape[0] == 0:
         return math.nan
     conf = p.max(axis=1)
@@ -413,7 +413,7 @@ def calibrate_members(
     target = None
     if method in ("prior", "contextual+prior"):
         if observed is None:
-            raise UsageError("a prior shift needs the data's labels ({observed})")
+            raise UsageError("a prior shift needs the data's labels")
         target = label_shares([str(x) for x in observed], labels)
     if method in ("platt", "isotonic") and not gold:
         raise UsageError(f"{method} calibration needs reviewed gold labels ({{gold}})")

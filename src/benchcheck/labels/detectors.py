@@ -95,7 +95,9 @@ def error_scores(probs: Any, labels: Sequence[str], order: Sequence[str]) -> np.
     p = np.asarray(probs, dtype=np.float64)
     y = _codes(labels, order)
     if p.shape != (len(y), len(order)):
-        raise UsageError(f"{{probs}} has shape {p.shape}; expected ({len(y)}, {len(order)})")
+        raise UsageError(
+            f"the probabilities have shape {p.shape}; expected ({len(y)}, {len(order)})"
+        )
     return np.clip(1.0 - p[np.arange(len(y)), y], 0.0, 1.0)
 
 
@@ -210,7 +212,7 @@ def pair_features(
         blocks.append(sparse.csr_matrix(dense))
     if "embedding" in features:
         if embed is None:
-            raise UsageError("the embedding features need an embedder ({embed})")
+            raise UsageError("the embedding features need a sentence embedder")
         u = np.asarray(embed(a), dtype=np.float64)
         v = np.asarray(embed(b), dtype=np.float64)
         cos = (u * v).sum(axis=1, keepdims=True)
@@ -414,9 +416,7 @@ def flag_mask(
         # n_jobs=1: cleanlab's default forks a process pool per call, which costs more than
         # the whole computation on benchmark-sized data (~0.8 s per call from a process
         # holding a loaded judge, measured) and copies that process's memory
-        return np.asarray(
-            filt.find_label_issues(labels=yy, pred_probs=sub, n_jobs=1), dtype=bool
-        )
+        return np.asarray(filt.find_label_issues(labels=yy, pred_probs=sub, n_jobs=1), dtype=bool)
     raise UsageError(f"{{flag_rule}} must be one of {', '.join(FLAG_RULES)}, got {rule!r}")
 
 
