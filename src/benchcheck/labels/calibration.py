@@ -76,6 +76,7 @@ __all__ = [
     "fit_platt",
     "label_shares",
     "prior_shift",
+    "shift_defined",
 ]
 
 #: Calibration methods, in the order the benchmark reports them.
@@ -349,6 +350,24 @@ def label_shares(labels: Sequence[str], order: Sequence[str]) -> np.ndarray:
     return counts / counts.sum()
 
 
+#: Recorded when a prior shift is skipped (see :func:`shift_defined`).
+_SKIPPED = {"skipped": "a label has share 0 in the data: no finite prior shift; not shifted"}
+
+
+def shift_defined(shares: Any) -> bool:
+    """Whether a prior shift to ``shares`` exists: every label's share in (0, 1).
+
+    A label the data never uses would get probability 0 everywhere, so no example could
+    be flagged toward it; calibrations that use the shift skip it instead (and say so in
+    their parameters).
+
+    >>> shift_defined([0.3, 0.7]), shift_defined([0.0, 1.0])
+    (True, False)
+    """
+    s = np.asarray(shares, dtype=np.float64)
+    return bool(((s > 0) & (s < 1)).all())
+
+
 @dataclass(frozen=True)
 class Calibration:
     """What a calibration did: method, scope, and its parameters per judge × prompt.
@@ -415,6 +434,10 @@ def calibrate_members(
         if observed is None:
             raise UsageError("a prior shift needs the data's labels")
         target = label_shares([str(x) for x in observed], labels)
+        if not shift_defined(target):
+            target = None
+            if method == "prior":
+                return judgments, Calibration(method, "member", labels, {"all": _SKIPPED})
     if method in ("platt", "isotonic") and not gold:
         raise UsageError(f"{method} calibration needs reviewed gold labels ({{gold}})")
     parts: list[pl.DataFrame] = []
@@ -469,7 +492,10 @@ def calibrate_ensemble(
     labels = tuple(labels)
     pcols = [f"p_{lab}" for lab in labels]
     p = ens.select(pcols).to_numpy()
-    q, delta = prior_shift(p, label_shares([str(x) for x in observed], labels))
+    shares = label_shares([str(x) for x in observed], labels)
+    if not shift_defined(shares):
+        return ens, Calibration("prior", "ensemble", labels, {"ensemble": _SKIPPED})
+    q, delta = prior_shift(p, shares)
     best = q.argmax(axis=1)
     out = ens.with_columns(
         *(pl.Series(c, q[:, j]) for j, c in enumerate(pcols)),
