@@ -29,8 +29,13 @@ def judge(
         ),
     ] = None,
     prompts: Annotated[
-        str, typer.Option("--prompts", help="'all' (the four binary framings) or name,name,...")
-    ] = "all",
+        str | None,
+        typer.Option(
+            "--prompts",
+            help="name,name,... or 'all' (the four binary framings). Default: nli,document "
+            "(chosen by benchmarks/detect_bench.py), or every template of --prompt-file.",
+        ),
+    ] = None,
     prompt_file: Annotated[
         str | None, typer.Option("--prompt-file", help="User templates (TOML, [prompts.NAME]).")
     ] = None,
@@ -94,7 +99,7 @@ def judge(
     results are cached and a killed run resumes where it stopped.
 
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
-    --prompts all -o judgments.parquet
+    -o judgments.parquet
     """
     from benchcheck.cli._progress import progress_bar
     from benchcheck.engine import ENGINES

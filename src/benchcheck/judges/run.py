@@ -35,9 +35,14 @@ CONTENT_FREE_INPUTS: tuple[str, ...] = ("N/A", "", "[MASK]")
 #: ``id`` prefix of the content-free rows of a judgments table.
 CONTENT_FREE_PREFIX = "content-free:"
 
-#: Prompts ``benchcheck audit`` uses with the embedded judge: the two framings that agreed
-#: best with the bundled sample's true labels, and half the time of all four (docs/judges.md).
-AUDIT_PROMPTS = "nli,document"
+#: The default prompt set of ``benchcheck judge`` and ``benchcheck audit``: two framings,
+#: chosen by ``benchmarks/detect_bench.py`` (docs/judges.md): on real pairs no other
+#: framing or layout ranked better beyond noise, the framings are nearly redundant
+#: (Spearman 0.8-0.98), and these two share the grounding prefix, so they cost about half
+#: of all four.
+DEFAULT_PROMPTS = "nli,document"
+#: The audit's set (the same).
+AUDIT_PROMPTS = DEFAULT_PROMPTS
 
 
 def make_judge(
