@@ -533,9 +533,9 @@ def _llm_probs(
         have = set(ens["id"].to_list())
         obs = [o for i, o in zip(data_ids, observed, strict=True) if i in have]
         ens, shift = calibrate_ensemble(ens, labels=labels, observed=obs)
-        params = dict(info.params)
-        params.update(shift.params)
-        info = type(info)(calibration, "member+ensemble" if params else "ensemble", labels, params)
+        scope = "member+ensemble" if info.params else "ensemble"
+        params = {**info.params, **shift.params}
+        info = type(info)(calibration, scope, labels, params)
     pcols = [f"p_{lab}" for lab in labels]
     row = {i: k for k, i in enumerate(ens["id"].to_list())}
     probs = np.full((len(data_ids), len(labels)), np.nan)
