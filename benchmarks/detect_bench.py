@@ -15,7 +15,8 @@ catch one flip direction for free) — and every detector scores the noisy label
 * ``member:<prompt>`` — one judge × prompt, raw;
 * ``llm:<calibration>`` — the ensemble of ``--ensemble`` prompts, raw (``none``),
   ``contextual``, ``prior`` (shift of the ensemble to the noisy labels' shares),
-  ``prior-member`` (shift of each member), ``contextual+prior``, ``platt`` / ``isotonic``
+  ``prior-member`` (shift of each member), ``contextual+prior``, ``labels`` (Platt
+  scaling fitted out of fold to the noisy labels themselves), ``platt`` / ``isotonic``
   (fitted per member on a seeded ``--gold-share`` of the examples with their true labels,
   as a review would give);
 * ``trained:<features>`` — cross-validated logistic regression on the noisy labels
@@ -68,6 +69,7 @@ from benchcheck.labels.calibration import (  # noqa: E402
     calibrate_ensemble,
     calibrate_members,
     expected_calibration_error,
+    fit_to_labels,
 )
 from benchcheck.labels.ensemble import ensemble  # noqa: E402
 from benchcheck.labels.flags import DEFAULT_BINS, _bin_labels, bin_label  # noqa: E402
@@ -308,6 +310,7 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
             pm, _ = calibrate_members(j_ens, method="prior", labels=order, observed=labs)
             probs["llm:prior-member"] = ens_probs(pm, ids, order)
             probs["llm:contextual+prior"] = shift_ensemble(fixed["llm:contextual"], noisy, order)
+            probs["llm:labels"] = fit_to_labels(fixed["llm:none"], labs, order, seed=args.seed)
             for f in feature_sets:
                 probs[f"trained:{f}"] = trained(f, noisy)
             llm_def = (

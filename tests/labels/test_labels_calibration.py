@@ -253,3 +253,23 @@ def test_label_shares():
     assert label_shares(["a", "b", "b"], ["b", "a", "c"]).tolist() == pytest.approx(
         [2 / 3, 1 / 3, 0.0]
     )
+
+
+def test_fit_to_labels_is_out_of_fold_platt():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    from benchcheck.labels.calibration import fit_to_labels
+
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 120)
+    p1 = 1 / (1 + np.exp(-(0.5 * (2 * y - 1) - 0.8 + rng.normal(0, 0.6, 120))))
+    p = np.column_stack([1 - p1, p1])
+    got = fit_to_labels(p, [str(v) for v in y], ["0", "1"], folds=4, seed=3)
+    x = np.log(p1 / (1 - p1))[:, None]
+    want = np.zeros(120)
+    for tr, te in StratifiedKFold(4, shuffle=True, random_state=3).split(x, y):
+        m = LogisticRegression(C=1e6, max_iter=10_000).fit(x[tr], y[tr])
+        want[te] = m.predict_proba(x[te])[:, 1]
+    np.testing.assert_allclose(got[:, 1], want, atol=1e-10)
+    assert abs(got[:, 1].mean() - y.mean()) < 0.05  # the bias toward 0 is gone

@@ -30,6 +30,10 @@ Without gold
     offset exactly (both are one logit offset per member), so the pair differs from
     ``prior`` only when the shift is solved on the ensemble.
 
+    ``labels`` — Platt scaling of the ensemble fitted to the data's own labels, out of
+    fold (:func:`fit_to_labels`): the offset of the prior shift plus a slope (a
+    temperature) that spreads an under-confident judge's probabilities.
+
 With reviewed gold
     ``platt`` — Platt scaling per judge × prompt: logistic regression of the gold label on
     the log-odds :math:`\log(p_1/p_0)` (scikit-learn, no penalty); with more labels,
@@ -74,6 +78,7 @@ __all__ = [
     "expected_calibration_error",
     "fit_isotonic",
     "fit_platt",
+    "fit_to_labels",
     "label_shares",
     "prior_shift",
     "shift_defined",
@@ -87,6 +92,7 @@ CALIBRATIONS: tuple[str, ...] = (
     "contextual+prior",
     "platt",
     "isotonic",
+    "labels",
 )
 
 
@@ -336,6 +342,45 @@ def expected_calibration_error(
         if sel.any():
             total += sel.sum() / p.shape[0] * abs(correct[sel].mean() - conf[sel].mean())
     return float(total)
+
+
+def fit_to_labels(
+    probs: Any, labels: Sequence[str], order: Sequence[str], *, folds: int = 5, seed: int = 0
+) -> np.ndarray:
+    r"""Platt scaling fitted, out of fold, to the data's own (possibly wrong) labels.
+
+    No gold needed: a logistic regression of the original label on the log-odds
+    :math:`\log(p_1/p_0)` (log-probabilities for more labels), unpenalised, fitted on
+    k − 1 folds and applied to the k-th (stratified, seeded), so no example's calibrated
+    probability saw its own label. Wrong labels attenuate the fitted slope, but with a
+    minority of errors it still spreads an under-confident judge's probabilities (offset =
+    the prior shift, slope = a temperature) while keeping each fold's order.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> p1 = 1 / (1 + np.exp(-(0.6 * (2 * y - 1) + rng.normal(0, 0.5, 200))))
+    >>> q = fit_to_labels(np.column_stack([1 - p1, p1]), [str(v) for v in y], ["0", "1"])
+    >>> bool(np.abs(q[:, 1] - 0.5).mean() > np.abs(p1 - 0.5).mean())
+    True
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    p = np.clip(_as_probs(probs), _EPS, 1.0)
+    y = _gold_codes(labels, order)
+    z = np.log(p)
+    x = (z[:, 1] - z[:, 0])[:, None] if p.shape[1] == 2 else z
+    present = np.unique(y)
+    k = min(folds, int(np.bincount(y)[present].min()))
+    if k < 2:
+        raise UsageError("calibration on the labels needs at least 2 examples of every label")
+    cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+    got = cross_val_predict(
+        LogisticRegression(C=1e6, max_iter=10_000), x, y, cv=cv, method="predict_proba"
+    )
+    out = np.zeros_like(p)
+    out[:, present] = got
+    return out
 
 
 def label_shares(labels: Sequence[str], order: Sequence[str]) -> np.ndarray:

@@ -512,6 +512,7 @@ def _llm_probs(
     observed: list[str],
     gold: Any,
     content_free: Any,
+    seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, Any]:
     """Calibrated ensemble probabilities aligned to ``data_ids`` (NaN rows: not judged)."""
     import polars as pl
@@ -520,7 +521,7 @@ def _llm_probs(
     from benchcheck.labels.ensemble import ensemble
 
     j = judgments.with_columns(pl.col("id").cast(pl.String))
-    member_method = {"prior": "none", "contextual+prior": "contextual"}.get(
+    member_method = {"prior": "none", "contextual+prior": "contextual", "labels": "none"}.get(
         calibration, calibration
     )
     j, info = calibrate_members(
@@ -529,6 +530,17 @@ def _llm_probs(
     ens = ensemble(j)
     known = set(data_ids)
     ens = ens.filter(pl.col("id").is_in(list(known)))
+    if calibration == "labels":
+        from benchcheck.labels.calibration import Calibration, fit_to_labels
+
+        have = ens["id"].to_list()
+        obs_of = dict(zip(data_ids, observed, strict=True))
+        pcols_ = [f"p_{lab}" for lab in labels]
+        q = fit_to_labels(
+            ens.select(pcols_).to_numpy(), [obs_of[i] for i in have], labels, seed=seed
+        )
+        ens = ens.with_columns(pl.Series(c, q[:, k]) for k, c in enumerate(pcols_))
+        info = Calibration("labels", "ensemble", labels, {"ensemble": {"folds": 5, "seed": seed}})
     if calibration in ("prior", "contextual+prior"):
         have = set(ens["id"].to_list())
         obs = [o for i, o in zip(data_ids, observed, strict=True) if i in have]
@@ -575,8 +587,10 @@ def detect(
     ``content_free`` column are taken as the content-free judgments when ``content_free``
     is not given. ``calibration`` (:data:`benchcheck.labels.calibration.CALIBRATIONS`):
     ``prior`` shifts the ensemble to the data's label shares, ``contextual`` divides each
-    member by its content-free answer, ``contextual+prior`` does both, ``platt`` /
-    ``isotonic`` fit each member on ``gold`` (id → reviewed label). ``combination`` for
+    member by its content-free answer, ``contextual+prior`` does both, ``labels`` fits
+    Platt scaling of the ensemble to the data's own labels out of fold
+    (:func:`benchcheck.labels.calibration.fit_to_labels`), ``platt`` / ``isotonic`` fit
+    each member on ``gold`` (id → reviewed label). ``combination`` for
     ``both``: ``mean``, ``rank`` or ``stack`` (module docstring). Rows without judgments
     get null LLM scores (never flagged by ``llm``; ``both`` uses the trained part alone).
     ``flag_rule="cleanlab"`` flags confident learning's issues whose error score is at
@@ -636,6 +650,7 @@ def detect(
             observed=observed,
             gold=gold,
             content_free=content_free,
+            seed=seed,
         )
         settings.append(("calibration", calibration))
         out = out.with_columns(pl.Series("n_members", members))
