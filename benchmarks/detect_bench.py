@@ -413,6 +413,7 @@ def _f(v: float | None, d: int = 2) -> str:
 
 def render(report: dict[str, Any], rate: str = "0.1") -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(width=200)
@@ -441,7 +442,7 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
             f5 = r["flags"]["default" if key == "default" else "threshold@0.5"]
             cl = r["flags"]["cleanlab"]
             t.add_row(
-                key,
+                escape(key),
                 _f(s["auc"]["mean"]),
                 _f(s["ece"]["mean"]),
                 f"{_f(ap['mean'])} [{_f(ap['p10'])}–{_f(ap['p90'])}]",

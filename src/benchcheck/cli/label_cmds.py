@@ -137,7 +137,8 @@ def flag(
         typer.Option(
             "--calibration",
             help="none, contextual, prior (shift to the data's label shares), "
-            "contextual+prior, or with --gold: platt, isotonic.",
+            "contextual+prior, labels (Platt scaling fitted out of fold to the data's own "
+            "labels), or with --gold: platt, isotonic.",
         ),
     ] = DEFAULT_CALIBRATION,
     features: Annotated[
