@@ -155,9 +155,12 @@ def auc(y: np.ndarray, probs: np.ndarray, k_labels: int) -> float:
 def planted_metrics(
     e: np.ndarray, probs: np.ndarray, noisy: np.ndarray, mask: np.ndarray, order: tuple[str, ...]
 ) -> dict[str, Any]:
-    from sklearn.metrics import average_precision_score
+    from sklearn.metrics import average_precision_score, precision_recall_curve
 
     out: dict[str, Any] = {"ap": float(average_precision_score(mask, e))}
+    prec, rec, _ = precision_recall_curve(mask, e)
+    # the best flag set any threshold on this score could give: precision at recall >= 0.5
+    out["precision_at_recall_50"] = float(prec[rec >= 0.5].max())
     k = int(mask.sum())
     top = np.lexsort((np.arange(len(e)), -e))[:k]
     out["p_at_k"] = float(mask[top].mean())
@@ -366,6 +369,7 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
                 }
             r["rates"][f"{rate:g}"] = {
                 "ap": band([m["ap"] for m in ms]),
+                "precision_at_recall_50": band([m["precision_at_recall_50"] for m in ms]),
                 "p_at_k": band([m["p_at_k"] for m in ms]),
                 "flags": flags,
                 "bins": bins,
@@ -429,6 +433,7 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
             "ECE",
             "AP",
             "P@k",
+            "P@R>=.5",
             "flags@0.5 rate/P/R",
             "cleanlab rate/P/R",
             "s/ex",
@@ -447,6 +452,7 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
                 _f(s["ece"]["mean"]),
                 f"{_f(ap['mean'])} [{_f(ap['p10'])}–{_f(ap['p90'])}]",
                 _f(r["p_at_k"]["mean"]),
+                _f(r["precision_at_recall_50"]["mean"]),
                 f"{_f(f5['rate']['mean'])}/{_f(f5['precision']['mean'])}/{_f(f5['recall']['mean'])}",
                 f"{_f(cl['rate']['mean'])}/{_f(cl['precision']['mean'])}/{_f(cl['recall']['mean'])}",
                 _f(s["seconds_per_example"], 3),
