@@ -182,3 +182,36 @@ def test_rank_by_ties_in_data_order():
     s = np.array([0.2, 0.9, 0.9, 0.5, 0.95])
     f = np.array([True, True, True, False, False])
     assert rank_by(s, f).tolist() == [3, 1, 2, 0, 0]
+
+
+def test_detect_rank_combination_and_cleanlab_rule():
+    import polars as pl
+
+    from benchcheck.labels.detectors import detect
+
+    a, b, y = _pairs(60, seed=5)
+    y[0] = "1"  # planted (index 0 has label 0 by construction)
+    data = pl.DataFrame({"id": [str(i) for i in range(60)], "text_a": a, "text_b": b, "label": y})
+    p1 = [0.8 if i % 2 else 0.2 for i in range(60)]
+    j = pl.DataFrame(
+        {
+            "id": [str(i) for i in range(60)],
+            "judge": "m",
+            "prompt": "p",
+            "p_0": [1 - v for v in p1],
+            "p_1": p1,
+        }
+    )
+    got = detect(data, j, detector="both", combination="rank", calibration="none")
+    f = got.frame
+    llm = np.column_stack([1 - np.array(p1), np.array(p1)])
+    tr = f.select("trained_p_0", "trained_p_1").to_numpy()
+    _, want = combine(llm, tr, y, ["0", "1"], rule="rank")
+    np.testing.assert_allclose(f["error_score"].to_numpy(), want)
+    assert f.filter(pl.col("rank") == 1)["id"][0] == "0"
+    cl = detect(data, j, calibration="none", flag_rule="cleanlab", threshold=0.0)
+    cleanlab_filter = pytest.importorskip("cleanlab.filter")
+    codes = np.array([int(v) for v in y])
+    want_mask = cleanlab_filter.find_label_issues(labels=codes, pred_probs=llm, n_jobs=1)
+    assert cl.frame["flagged"].to_list() == np.asarray(want_mask).tolist()
+    assert cl.to_json()["flagged"] == int(np.asarray(want_mask).sum())
