@@ -167,23 +167,26 @@ def stub_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
 
 
-def _ids_labelled_one() -> list[str]:
+def _ids_labelled(label: str) -> list[str]:
     rows = [json.loads(x) for x in PAIR_SAMPLE.read_text(encoding="utf-8").splitlines()]
-    return [r["id"] for r in rows if str(r["label"]) == "1"]
+    return [r["id"] for r in rows if str(r["label"]) == label]
 
 
 def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> None:
-    # The judge says '0' at 0.9 everywhere: every example labelled '1' is flagged, all with
-    # the same confidence, so in file order.
+    # The judge says '0' at 0.9 everywhere. The default prior shift moves every example to
+    # the sample's share of label 1 (11 of 20): P(1) = 0.55 for all, so every example
+    # labelled '0' is flagged, all with confidence 0.55, in file order.
     import benchcheck.runs.label_errors as label_errors
 
     monkeypatch.setattr(label_errors, "MAX_FLAGS_IN_JSON", 3)
     report = run_audit(AuditInputs(**PAIR))
-    expect = _ids_labelled_one()
+    expect = _ids_labelled("0")
+    share = len(_ids_labelled("1")) / (len(expect) + len(_ids_labelled("1")))
+    assert share > 0.5
     assert report.flagged is not None
     assert report.flagged["id"].to_list() == expect
     assert report.flagged["rank"].to_list() == list(range(1, len(expect) + 1))
-    assert report.flagged["confidence"].to_list() == pytest.approx([0.9] * len(expect))
+    assert report.flagged["confidence"].to_list() == pytest.approx([share] * len(expect))
     le = report.results["label_errors"]
     assert [e["id"] for e in le["examples"]] == expect[:3]  # capped in results.json
     assert le["examples_total"] == len(expect) and le["summary"]["flagged"] == len(expect)

@@ -51,6 +51,10 @@ def test_openai_judge_through_cli(tmp_path, capsys):
         second = json.loads(capsys.readouterr().out)
         asked = len(server.requests)
     rows = pl.read_ndjson(out)
+    # 20 examples x 2 prompts, plus the 3 content-free inputs x 2 prompts
+    cf = rows.filter(pl.col("content_free").is_not_null())
+    assert cf.height == 6 and set(cf["content_free"]) == {"N/A", "", "[MASK]"}
+    rows = rows.filter(pl.col("content_free").is_null())
     assert rows.height == 40 and set(rows["prompt"]) == {"nli", "evidence"}
     assert {
         "id",
@@ -65,8 +69,8 @@ def test_openai_judge_through_cli(tmp_path, capsys):
         "seconds",
         "label",
     } <= set(rows.columns)
-    assert first["computed"] == 40 and second["computed"] == 0 and second["cached"] == 40
-    assert asked == 42  # 40 + the two retried faults; the re-run asked nothing
+    assert first["computed"] == 46 and second["computed"] == 0 and second["cached"] == 46
+    assert asked == 48  # 46 + the two retried faults; the re-run asked nothing
     assert first["cost"] == pytest.approx(first["prompt_tokens"] / 1000 * 2.0)
     assert first["schema_version"]
 

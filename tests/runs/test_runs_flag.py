@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import polars as pl
@@ -29,7 +30,7 @@ def test_hand_computed_flags():
     data = pl.DataFrame(
         {"id": ["a", "b", "c", "d"], "text": ["w", "x", "y", "z"], "label": ["1", "1", "1", "0"]}
     )
-    run = flag_frames(j, data, options=FlagOptions(threshold=0.6))
+    run = flag_frames(j, data, options=FlagOptions(threshold=0.6, calibration="none"))
     flagged = run.flagged()
     assert flagged["id"].to_list() == ["d", "a"]
     assert flagged["rank"].to_list() == [1, 2]
@@ -38,7 +39,9 @@ def test_hand_computed_flags():
     js = run.to_json(top=1)
     assert [r["id"] for r in js["top"]] == ["d"]
     assert js["summary"]["flag_rate"] == 0.5
-    only_p0 = flag_frames(j, data, options=FlagOptions(threshold=0.6, prompts=("p0",)))
+    only_p0 = flag_frames(
+        j, data, options=FlagOptions(threshold=0.6, prompts=("p0",), calibration="none")
+    )
     # p0 alone: a 0.0, b 0.6, c 0.4, d 0.9 → flags a (1.0), d (0.9), c (0.6)
     assert only_p0.flagged()["id"].to_list() == ["a", "d", "c"]
 
@@ -71,7 +74,7 @@ def test_flags_file_keeps_the_data_columns(tmp_path):
     )
     cols = run.flags.columns
     assert cols[:5] == ["uid", "grounding", "generated_text", "label", "source"]
-    assert {"id", "text_a", "text_b", "llm_label", "confidence", "rank"} <= set(cols)
+    assert {"id", "text_a", "text_b", "llm_label", "confidence", "error_score", "rank"} <= set(cols)
     assert run.flags["source"].to_list() == ["wiki", "web"]
     assert run.flagged()["uid"].to_list() == ["x2"]
     # The CLI writes the same table and refuses to write over the data or existing flags.
@@ -109,3 +112,114 @@ def test_pred_probs_add_confident_learning():
     run = flag_frames(j, data, pred_probs=probs)
     assert run.flags.filter(pl.col("cleanlab_issue"))["id"].to_list() == ["3"]
     assert run.confident_learning is not None and run.confident_learning.both == 1
+
+
+def _bisect(logits: list[float], share: float) -> float:
+    lo, hi = -50.0, 50.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        mean = sum(1 / (1 + math.exp(-(z + mid))) for z in logits) / len(logits)
+        lo, hi = (mid, hi) if mean < share else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_default_prior_shift_and_error_score_by_hand():
+    # a judge biased low: ensemble p_1 of 0.3 on label-1 pairs, 0.05 on label-0 pairs
+    p1 = {f"e{i}": [0.3 if i % 2 else 0.05] for i in range(10)}
+    p1["e9"] = [0.02]  # label 1, but the judge says clearly 0: the one error
+    j = _judgments(p1)
+    data = pl.DataFrame(
+        {"id": list(p1), "text": ["t"] * 10, "label": ["1" if i % 2 else "0" for i in range(10)]}
+    )
+    raw = flag_frames(j, data, options=FlagOptions(calibration="none"))
+    assert raw.summary.flagged == 5  # every label-1 pair: the raw threshold over-flags
+    run = flag_frames(j, data)  # default: prior shift to the observed share 0.5
+    logits = [math.log(v[0] / (1 - v[0])) for v in p1.values()]
+    d = _bisect(logits, 0.5)
+    want = [1 / (1 + math.exp(-(z + d))) for z in logits]
+    assert run.flags["p_1"].to_list() == pytest.approx(want, abs=1e-9)
+    e = [w if lab == "0" else 1 - w for w, lab in zip(want, data["label"], strict=True)]
+    assert run.flags["error_score"].to_list() == pytest.approx(e, abs=1e-9)
+    assert run.flagged()["id"].to_list() == ["e9"]
+    js = run.to_json()
+    assert js["detector"]["calibration"]["params"]["ensemble"]["offset"][1] == pytest.approx(d)
+    assert js["top"][0]["error_score"] == pytest.approx(e[9])
+
+
+def test_trained_and_both_detectors_without_and_with_judgments():
+    rng = np.random.default_rng(0)
+    n = 60
+    a = [f"Report {i}: the team scored {int(rng.integers(10, 99))} points." for i in range(n)]
+    b, labels = [], []
+    for i, text in enumerate(a):
+        k = text.split("scored ")[1].split(" ")[0]
+        if i % 2:
+            b.append(f"The team scored {k} points.")
+            labels.append("1")
+        else:
+            b.append(f"The team scored {int(k) + 3} points.")
+            labels.append("0")
+    labels[4] = "1"  # a planted error
+    data = pl.DataFrame(
+        {"id": [str(i) for i in range(n)], "text_a": a, "text_b": b, "label": labels}
+    )
+    run = flag_frames(None, data, options=FlagOptions(detector="trained"))
+    assert {"trained_p_0", "trained_p_1", "error_score"} <= set(run.flags.columns)
+    want = [1 - r[f"trained_p_{r['label']}"] for r in run.flags.iter_rows(named=True)]
+    assert run.flags["error_score"].to_list() == pytest.approx(want)
+    assert run.flagged()["id"][0] == "4"
+    j = _judgments({str(i): [0.8 if i % 2 else 0.2] for i in range(n)})
+    both = flag_frames(j, data, options=FlagOptions(detector="both", calibration="none"))
+    row = both.flags.row(4, named=True)
+    assert row["p_1"] == pytest.approx((row["llm_p_1"] + row["trained_p_1"]) / 2)
+    with pytest.raises(Exception, match="needs a judgments file"):
+        flag_frames(None, data, options=FlagOptions(detector="llm"))
+
+
+def test_contextual_calibration_reads_the_content_free_rows(tmp_path):
+    j = _judgments({"a": [0.3], "b": [0.6]})
+    cf = pl.DataFrame(
+        {
+            "id": ["content-free:N/A", "content-free:"],
+            "judge": ["m", "m"],
+            "prompt": ["p0"] * 2,
+            "p_0": [0.8, 0.6],
+            "p_1": [0.2, 0.4],
+            "content_free": ["N/A", ""],
+        }
+    )
+    path = tmp_path / "j.csv"
+    pl.concat([j.with_columns(pl.lit(None, pl.String).alias("content_free")), cf]).write_csv(path)
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        '{"id": "a", "text": "x", "label": "1"}\n{"id": "b", "text": "y", "label": "0"}\n'
+    )
+    run = run_flag(path, data, options=FlagOptions(calibration="contextual"))
+    w = (0.7, 0.3)  # mean content-free probabilities
+    for i, p in (("a", 0.3), ("b", 0.6)):
+        q = (p / w[1]) / ((1 - p) / w[0] + p / w[1])
+        got = run.flags.filter(pl.col("id") == i)["p_1"][0]
+        assert got == pytest.approx(q, abs=1e-12)
+    assert run.flags.height == 2  # the content-free rows are not examples
+
+
+def test_gold_file_fits_platt(tmp_path):
+    p1 = {f"e{i}": [0.1 + 0.08 * i] for i in range(10)}
+    j = _judgments(p1)
+    data = pl.DataFrame({"id": list(p1), "text": ["t"] * 10, "label": ["0"] * 5 + ["1"] * 5})
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        "".join(
+            json.dumps({"id": f"e{i}", "gold": "1" if i in (3, 6, 7, 8, 9) else "0"}) + "\n"
+            for i in range(10)
+        )
+    )
+    from benchcheck.runs.flag import read_gold_map
+
+    g = read_gold_map(gold)
+    run = flag_frames(j, data, options=FlagOptions(calibration="platt"), gold=g)
+    from benchcheck.labels.calibration import fit_platt
+
+    probs = np.array([[1 - v[0], v[0]] for v in p1.values()])
+    cal = fit_platt(probs, [g[i] for i in p1], ["0", "1"])
+    assert run.flags["p_1"].to_list() == pytest.approx(cal.apply(probs)[:, 1].tolist())

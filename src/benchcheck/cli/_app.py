@@ -14,4 +14,3 @@ app = typer.Typer(
 )
 console = Console()
 console_err = Console(stderr=True)
-

@@ -64,8 +64,10 @@ def diagnose(
     fine: Annotated[bool, typer.Option("--fine/--no-fine", help="Show fine tags.")] = True,
     judge: Annotated[
         list[str] | None,
-        typer.Option("--judge", help="Diagnose an LLM directly: BACKEND:MODEL (as in "
-                     "'benchcheck judge'); repeatable."),
+        typer.Option(
+            "--judge",
+            help="Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
+        ),
     ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server for --judge.")
@@ -94,9 +96,17 @@ def diagnose(
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
     with progress_bar(transient=True) as bar:
-        result = run_diagnose(suite, files, taxonomy=taxonomy, label_map=_label_map(label_map),
-                              label_column=label_column, seed=seed, resamples=resamples,
-                              judges=setup, progress=bar)
+        result = run_diagnose(
+            suite,
+            files,
+            taxonomy=taxonomy,
+            label_map=_label_map(label_map),
+            label_column=label_column,
+            seed=seed,
+            resamples=resamples,
+            judges=setup,
+            progress=bar,
+        )
     payload = result.to_json()
     if json_out != "-":
         _show(diagnose_renderables(payload, fine=fine))
@@ -126,8 +136,11 @@ def artifacts(
     ] = None,
     label_map: Annotated[
         str | None,
-        typer.Option("--label-map", help="Rename labels in both splits, e.g. "
-                     "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI)."),
+        typer.Option(
+            "--label-map",
+            help="Rename labels in both splits, e.g. "
+            "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI).",
+        ),
     ] = None,
     json_out: JsonOpt = None,
     force: ForceOpt = False,
@@ -144,10 +157,20 @@ def artifacts(
     from benchcheck.report.terminal.diagnostics import artifacts_renderables
     from benchcheck.runs.diagnose import run_artifacts
 
-    payload = run_artifacts(data, train=train, eval_path=eval_path, text_a=text_a,
-                            text_b=text_b, label=label, side=side, seed=seed, top=top,
-                            resamples=resamples, max_train=max_train,
-                            label_map=_label_map(label_map)).to_json()
+    payload = run_artifacts(
+        data,
+        train=train,
+        eval_path=eval_path,
+        text_a=text_a,
+        text_b=text_b,
+        label=label,
+        side=side,
+        seed=seed,
+        top=top,
+        resamples=resamples,
+        max_train=max_train,
+        label_map=_label_map(label_map),
+    ).to_json()
     if json_out != "-":
         _show(artifacts_renderables(payload))
     write_json(payload, json_out)
@@ -158,9 +181,10 @@ def human(
     suite: Annotated[str, typer.Option("--suite", help="GLUE diagnostic TSV or JSONL suite.")],
     annotations: Annotated[
         str,
-        typer.Option("--annotations",
-                     help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per "
-                     "annotator."),
+        typer.Option(
+            "--annotations",
+            help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
+        ),
     ],
     taxonomy: TaxonomyOpt = None,
     label_map: LabelMapOpt = None,
@@ -177,8 +201,14 @@ def human(
     from benchcheck.report.terminal.diagnostics import human_renderables
     from benchcheck.runs.diagnose import run_human
 
-    payload = run_human(suite, annotations, taxonomy=taxonomy, label_map=_label_map(label_map),
-                        seed=seed, resamples=resamples).to_json()
+    payload = run_human(
+        suite,
+        annotations,
+        taxonomy=taxonomy,
+        label_map=_label_map(label_map),
+        seed=seed,
+        resamples=resamples,
+    ).to_json()
     if json_out != "-":
         _show(human_renderables(payload))
     write_json(payload, json_out)

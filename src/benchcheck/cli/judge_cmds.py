@@ -29,8 +29,13 @@ def judge(
         ),
     ] = None,
     prompts: Annotated[
-        str, typer.Option("--prompts", help="'all' (the four binary framings) or name,name,...")
-    ] = "all",
+        str | None,
+        typer.Option(
+            "--prompts",
+            help="name,name,... or 'all' (the four binary framings). Default: nli,document "
+            "(chosen by benchmarks/detect_bench.py), or every template of --prompt-file.",
+        ),
+    ] = None,
     prompt_file: Annotated[
         str | None, typer.Option("--prompt-file", help="User templates (TOML, [prompts.NAME]).")
     ] = None,
@@ -78,6 +83,14 @@ def judge(
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
+    content_free: Annotated[
+        bool,
+        typer.Option(
+            "--content-free/--no-content-free",
+            help="Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per "
+            "judge × prompt) for `benchcheck flag --calibration contextual`.",
+        ),
+    ] = True,
     force: ForceOpt = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
@@ -86,7 +99,7 @@ def judge(
     results are cached and a killed run resumes where it stopped.
 
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
-    --prompts all -o judgments.parquet
+    -o judgments.parquet
     """
     from benchcheck.cli._progress import progress_bar
     from benchcheck.engine import ENGINES
@@ -122,6 +135,7 @@ def judge(
             price_per_1k_tokens=price,
             progress=bar,
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
+            content_free=content_free,
         )
     with atomic_file(out_path) as tmp:
         if out_path.suffix.lower() == ".parquet":

@@ -20,6 +20,14 @@ from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_j
 from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, InputError, UsageError
 from benchcheck.io.output import Outputs
+from benchcheck.labels.detectors import (
+    DEFAULT_CALIBRATION,
+    DEFAULT_COMBINATION,
+    DEFAULT_DETECTOR,
+    DEFAULT_FEATURES,
+    DEFAULT_FLAG_RULE,
+    DEFAULT_THRESHOLD,
+)
 
 JudgesOpt = Annotated[
     str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
@@ -85,14 +93,57 @@ def _show(renderables: list[Any]) -> None:
 @app.command("flag")
 @_guard
 def flag(
-    judgments: Annotated[str, typer.Argument(help="Judgments file (Parquet, JSONL or CSV).")],
     data: Annotated[str, typer.Option("--data", help="The dataset: id, text(s) and label.")],
+    judgments: Annotated[
+        str | None,
+        typer.Argument(
+            help="Judgments file (Parquet, JSONL or CSV); not needed by --detector trained."
+        ),
+    ] = None,
     output: Annotated[
         str | None, typer.Option("-o", "--output", help="Write the flags table here.")
     ] = None,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Minimum confidence for a flag.")
-    ] = 0.5,
+        float,
+        typer.Option("--threshold", help="Minimum error score (probability the label is wrong)."),
+    ] = DEFAULT_THRESHOLD,
+    detector: Annotated[
+        str,
+        typer.Option(
+            "--detector",
+            help="llm (the judge ensemble), trained (a model cross-validated on the data, with "
+            "cleanlab) or both.",
+        ),
+    ] = DEFAULT_DETECTOR,
+    calibration: Annotated[
+        str,
+        typer.Option(
+            "--calibration",
+            help="none, contextual, prior (shift to the data's label shares), "
+            "contextual+prior, labels (Platt scaling fitted out of fold to the data's own "
+            "labels), or with --gold: platt, isotonic.",
+        ),
+    ] = DEFAULT_CALIBRATION,
+    features: Annotated[
+        str,
+        typer.Option("--features", help="Trained detector: tfidf, embedding, tfidf+embedding."),
+    ] = DEFAULT_FEATURES,
+    combination: Annotated[
+        str, typer.Option("--combination", help="--detector both: mean, rank or stack.")
+    ] = DEFAULT_COMBINATION,
+    flag_rule: Annotated[
+        str,
+        typer.Option(
+            "--flag-rule",
+            help="threshold (disagree and error score >= --threshold) or cleanlab "
+            "(confident learning's issues with error score >= --threshold).",
+        ),
+    ] = DEFAULT_FLAG_RULE,
+    gold: Annotated[
+        str | None,
+        typer.Option("--gold", help="Reviewed gold file (review import -o) for platt/isotonic."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the trained detector's folds.")] = 0,
     judges: JudgesOpt = None,
     prompts: PromptsOpt = None,
     bins: Annotated[str, typer.Option("--bins", help="Confidence bin edges.")] = (
@@ -115,25 +166,39 @@ def flag(
     json_out: JsonOpt = None,
     force: ForceOpt = False,
 ) -> None:
-    """Flag examples whose ensemble label disagrees with the original label.
+    """Flag examples whose label the detector disputes, ranked by error score.
 
-    The ensemble probability is the mean over judges × prompts; a flag is a disagreement
-    whose confidence (probability of the LLM label) is at least --threshold. The flags
+    The LLM detector averages judges × prompts and calibrates the mean (--calibration);
+    every example gets error_score, the probability under the detector that its label is
+    wrong. A flag is a disagreement whose error score is at least --threshold. The flags
     table keeps the data's own columns.
 
-    Example: benchcheck flag judgments.parquet --data data.jsonl --threshold 0.5 -o flags.jsonl
+    Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
 
-    outputs = Outputs([judgments, data, pred_probs], force=force)
+    outputs = Outputs([judgments, data, pred_probs, gold], force=force)
     outputs.file(output, param="output")
     outputs.file(json_out, param="json")
-    options = FlagOptions(threshold, parse_bins(bins), _names(judges), _names(prompts))
+    options = FlagOptions(
+        threshold,
+        parse_bins(bins),
+        _names(judges),
+        _names(prompts),
+        detector=detector,
+        calibration=calibration,
+        features=features,
+        combination=combination,
+        flag_rule=flag_rule,
+        seed=seed,
+    )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
-    run = run_flag(judgments, data, columns=columns, options=options, pred_probs=pred_probs)
+    run = run_flag(
+        judgments, data, columns=columns, options=options, pred_probs=pred_probs, gold=gold
+    )
     if output is not None:
         write_rows(run.flags, output)
     payload = run.to_json(top=top, output=output)

@@ -40,8 +40,12 @@ class Cue:
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
-        return {"feature": self.feature, "weight": self.weight, "train_count": self.train_count,
-                "label_share": self.label_share}
+        return {
+            "feature": self.feature,
+            "weight": self.weight,
+            "train_count": self.train_count,
+            "label_share": self.label_share,
+        }
 
 
 @dataclass(frozen=True)
@@ -93,12 +97,22 @@ def _pipeline(seed: int):  # type: ignore[no-untyped-def]
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import FeatureUnion, Pipeline
 
-    features = FeatureUnion([
-        ("word", TfidfVectorizer(ngram_range=(1, 2), token_pattern=_TOKEN, sublinear_tf=True,
-                                 min_df=1)),
-        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True,
-                                 min_df=2)),
-    ])
+    features = FeatureUnion(
+        [
+            (
+                "word",
+                TfidfVectorizer(
+                    ngram_range=(1, 2), token_pattern=_TOKEN, sublinear_tf=True, min_df=1
+                ),
+            ),
+            (
+                "char",
+                TfidfVectorizer(
+                    analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, min_df=2
+                ),
+            ),
+        ]
+    )
     model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
     return Pipeline([("features", features), ("model", model)])
 
@@ -136,8 +150,9 @@ def partial_input_audit(
     if max_train is not None and len(train_texts) > max_train:
         if max_train < 2:
             raise UsageError(f"max_train must be at least 2, got {max_train}")
-        keep = np.sort(np.random.default_rng(seed).choice(len(train_texts), max_train,
-                                                          replace=False))
+        keep = np.sort(
+            np.random.default_rng(seed).choice(len(train_texts), max_train, replace=False)
+        )
         meta["n_train_available"] = len(train_texts)
         train_texts = [train_texts[i] for i in keep]
         train_labels = [train_labels[i] for i in keep]
@@ -173,11 +188,27 @@ def partial_input_audit(
     chance = 1.0 / len(labels)
     best = max(majority_acc, chance)
     p_value = float(binomtest(correct, n, p=min(best, 1.0), alternative="greater").pvalue)
-    cell = rk_cell(gold, pred, labels, seed=seed, key="artifacts", n_resamples=n_resamples,
-                   confidence=confidence)
+    cell = rk_cell(
+        gold,
+        pred,
+        labels,
+        seed=seed,
+        key="artifacts",
+        n_resamples=n_resamples,
+        confidence=confidence,
+    )
     cues = _cues(pipe, list(train_texts), list(train_labels), top_k)
-    reading = _reading(input_name, accuracy, (ci.low, ci.high), best, majority_acc, chance,
-                       p_value, cues, confidence)
+    reading = _reading(
+        input_name,
+        accuracy,
+        (ci.low, ci.high),
+        best,
+        majority_acc,
+        chance,
+        p_value,
+        cues,
+        confidence,
+    )
     return ArtifactAudit(
         input=input_name,
         n_train=len(train_texts),
@@ -235,18 +266,25 @@ def _reading(
     confidence: float,
 ) -> str:
     level = f"{confidence:.0%}"
-    head = (f"A {side}-only classifier scores {accuracy:.1%} accuracy ({level} interval "
-            f"{ci[0]:.1%}–{ci[1]:.1%}); the majority class gives {majority:.1%} and chance "
-            f"{chance:.1%}.")
+    head = (
+        f"A {side}-only classifier scores {accuracy:.1%} accuracy ({level} interval "
+        f"{ci[0]:.1%}–{ci[1]:.1%}); the majority class gives {majority:.1%} and chance "
+        f"{chance:.1%}."
+    )
     if ci[0] > best:
-        ranked = sorted(((c.weight, c.feature, lab) for lab, cs in cues.items() for c in cs),
-                        reverse=True)
+        ranked = sorted(
+            ((c.weight, c.feature, lab) for lab, cs in cues.items() for c in cs), reverse=True
+        )
         top = [f"'{feature}' → {lab}" for _, feature, lab in ranked[:3]]
-        return (f"{head} The {side} alone predicts the label above both baselines "
-                f"(one-sided p = {p_value:.2g}): part of the task can be solved without the "
-                f"other sentence. Strongest cues: {', '.join(top) or 'none'}. Whether "
-                "this margin is a problem depends on the dataset; compare it with the same "
-                "audit on datasets you trust.")
-    return (f"{head} The interval reaches the better baseline, so at this sample size there "
-            f"is no evidence that the {side} alone gives the label away (one-sided "
-            f"p = {p_value:.2g}).")
+        return (
+            f"{head} The {side} alone predicts the label above both baselines "
+            f"(one-sided p = {p_value:.2g}): part of the task can be solved without the "
+            f"other sentence. Strongest cues: {', '.join(top) or 'none'}. Whether "
+            "this margin is a problem depends on the dataset; compare it with the same "
+            "audit on datasets you trust."
+        )
+    return (
+        f"{head} The interval reaches the better baseline, so at this sample size there "
+        f"is no evidence that the {side} alone gives the label away (one-sided "
+        f"p = {p_value:.2g})."
+    )

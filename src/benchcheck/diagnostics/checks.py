@@ -90,10 +90,16 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
     for c in suite.coarse_names():
         categories[c] = _shares([r["label"] for r in rows if c in r["coarse"]], names)
         if categories[c]["n"] == 0:
-            findings.append({"level": "info", "check": "categories",
-                             "message": f"no example in coarse category {c!r}"})
-    fine = {t: _shares([r["label"] for r in rows if t in r["fine"]], names)
-            for t in suite.fine_names()}
+            findings.append(
+                {
+                    "level": "info",
+                    "check": "categories",
+                    "message": f"no example in coarse category {c!r}",
+                }
+            )
+    fine = {
+        t: _shares([r["label"] for r in rows if t in r["fine"]], names) for t in suite.fine_names()
+    }
 
     # Directions: every pair should be labelled both ways.
     by_pair: dict[str, list[dict[str, Any]]] = {}
@@ -122,9 +128,14 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
     }
     missing = len(only_fwd) + len(only_bwd) + len(unpaired)
     if missing:
-        findings.append({"level": "warning", "check": "directions",
-                         "message": f"{missing} of {len(by_pair)} pairs are not labelled in both "
-                         "directions (a row with no swapped partner counts as unpaired)"})
+        findings.append(
+            {
+                "level": "warning",
+                "check": "directions",
+                "message": f"{missing} of {len(by_pair)} pairs are not labelled in both "
+                "directions (a row with no swapped partner counts as unpaired)",
+            }
+        )
 
     unknown: dict[str, dict[str, Any]] = {}
     for r in rows:
@@ -135,15 +146,25 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
                 entry["ids"].append(r["id"])
                 entry["lines"].append(r["line"])
     if unknown:
-        findings.append({"level": "warning", "check": "unknown_tags",
-                         "message": f"{len(unknown)} tag(s) not in taxonomy "
-                         f"{suite.taxonomy.name!r}: {sorted(unknown)[:10]}"})
+        findings.append(
+            {
+                "level": "warning",
+                "check": "unknown_tags",
+                "message": f"{len(unknown)} tag(s) not in taxonomy "
+                f"{suite.taxonomy.name!r}: {sorted(unknown)[:10]}",
+            }
+        )
     untagged_ids = [r["id"] for r in rows if not r["fine"] and not r["coarse"]]
     untagged = {"count": len(untagged_ids), "ids": untagged_ids[:max_listed]}
     if untagged_ids:
-        findings.append({"level": "info", "check": "untagged",
-                         "message": f"{len(untagged_ids)} example(s) carry no known tag; they "
-                         "count only in the overall score"})
+        findings.append(
+            {
+                "level": "info",
+                "check": "untagged",
+                "message": f"{len(untagged_ids)} example(s) carry no known tag; they "
+                "count only in the overall score",
+            }
+        )
 
     # Minimal sets: pairs sharing a source sentence whose labels differ.
     by_source: dict[str, dict[str, tuple[str | None, str | None]]] = {}
@@ -156,8 +177,7 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
     sets: list[dict[str, list[Any]]] = []
     for pairs in by_source.values():
         if len(pairs) > 1 and len(set(pairs.values())) > 1:
-            sets.append({"pairs": list(pairs),
-                         "labels": [[f, b] for f, b in pairs.values()]})
+            sets.append({"pairs": list(pairs), "labels": [[f, b] for f, b in pairs.values()]})
     in_sets = sum(len(s["pairs"]) for s in sets)
     minimal = {
         "n_sets": len(sets),
@@ -174,13 +194,24 @@ def check_suite(suite: DiagnosticSuite, *, max_listed: int = 20) -> SuiteChecks:
     duplicates = {
         "n_groups": len(dups),
         "n_conflicting": len(conflicting),
-        "groups": [{"ids": [m["id"] for m in g], "lines": [m["line"] for m in g],
-                    "labels": [m["label"] for m in g]} for g in dups[:max_listed]],
+        "groups": [
+            {
+                "ids": [m["id"] for m in g],
+                "lines": [m["line"] for m in g],
+                "labels": [m["label"] for m in g],
+            }
+            for g in dups[:max_listed]
+        ],
     }
     if dups:
-        findings.append({"level": "warning", "check": "duplicates",
-                         "message": f"{len(dups)} premise/hypothesis pair(s) occur more than "
-                         f"once, {len(conflicting)} with different labels"})
+        findings.append(
+            {
+                "level": "warning",
+                "check": "duplicates",
+                "message": f"{len(dups)} premise/hypothesis pair(s) occur more than "
+                f"once, {len(conflicting)} with different labels",
+            }
+        )
     return SuiteChecks(
         suite=suite.summary(),
         label_distribution=dist,

@@ -84,9 +84,15 @@ def human_baseline(
     per: dict[str, Cell] = {}
     for who in names:
         ids = [i for i in suite.ids if i in annotations[who]]
-        per[who] = rk_cell([gold[i] for i in ids], [annotations[who][i] for i in ids], labels,
-                           seed=seed, key=f"human/{who}", n_resamples=n_resamples,
-                           confidence=confidence)
+        per[who] = rk_cell(
+            [gold[i] for i in ids],
+            [annotations[who][i] for i in ids],
+            labels,
+            seed=seed,
+            key=f"human/{who}",
+            n_resamples=n_resamples,
+            confidence=confidence,
+        )
     common = [i for i in suite.ids if all(i in annotations[w] for w in names)]
     kappa = (
         fleiss_kappa([[annotations[w][i] for w in names] for i in common])
@@ -99,8 +105,15 @@ def human_baseline(
     votes_ids = [i for i, v in zip(rated, voted, strict=True) if v is not tie]
     votes = [str(v) for v in voted if v is not tie]
     ties = len(rated) - len(votes_ids)
-    majority = rk_cell([gold[i] for i in votes_ids], votes, labels, seed=seed,
-                       key="human/majority", n_resamples=n_resamples, confidence=confidence)
+    majority = rk_cell(
+        [gold[i] for i in votes_ids],
+        votes,
+        labels,
+        seed=seed,
+        key="human/majority",
+        n_resamples=n_resamples,
+        confidence=confidence,
+    )
     scores = [c.r_k for c in per.values() if c.r_k is not None]
     return HumanBaseline(
         suite=suite.summary(),

@@ -39,8 +39,7 @@ def judge_predictions(
     labels = list(template.labels)
     if set(suite.label_names) - set(labels):
         raise UsageError(
-            f"prompt {template.name!r} answers {labels}; the suite uses "
-            f"{list(suite.label_names)}"
+            f"prompt {template.name!r} answers {labels}; the suite uses {list(suite.label_names)}"
         )
     frame = suite.table.select("id", "text_a", "text_b")
     scored = judge_frame(frame, list(judges), [template], cache=cache, progress=progress)

@@ -71,8 +71,13 @@ class PairedTest:
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
-        return {"a": self.a, "b": self.b, "diff": self.diff, "ci": list(self.ci),
-                "p_value": self.p_value}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "diff": self.diff,
+            "ci": list(self.ci),
+            "p_value": self.p_value,
+        }
 
 
 @dataclass(frozen=True)
@@ -182,8 +187,13 @@ def _cell(
     if idx is None:
         return Cell(None, 0, (None, None), confusion, None), None
     boot = rk_from_confusions(_boot_confusions(g * k + q, idx, k))
-    cell = Cell(rk_from_confusion(conf), int(g.size), _quantiles(boot, confidence), confusion,
-                _accuracy(g, q))
+    cell = Cell(
+        rk_from_confusion(conf),
+        int(g.size),
+        _quantiles(boot, confidence),
+        confusion,
+        _accuracy(g, q),
+    )
     return cell, boot
 
 
@@ -219,8 +229,10 @@ def diagnose_suite(
     for name, mapping in predictions.items():
         missing = [i for i in ids if i not in mapping]
         if missing:
-            raise UsageError(f"model {name!r} has no prediction for {len(missing)} example(s), "
-                             f"e.g. {missing[:3]}")
+            raise UsageError(
+                f"model {name!r} has no prediction for {len(missing)} example(s), "
+                f"e.g. {missing[:3]}"
+            )
         bad = sorted({str(mapping[i]) for i in ids} - set(labels))
         if bad:
             raise UsageError(f"model {name!r} predicts labels outside {labels}: {bad}")
@@ -230,14 +242,21 @@ def diagnose_suite(
     coarse_lists = suite.table["coarse"].to_list()
     fine_lists = suite.table["fine"].to_list()
     for c in suite.coarse_names():
-        groups.append(("coarse", c, np.array([i for i, r in enumerate(coarse_lists) if c in r],
-                                             dtype=np.int64)))
+        groups.append(
+            (
+                "coarse",
+                c,
+                np.array([i for i, r in enumerate(coarse_lists) if c in r], dtype=np.int64),
+            )
+        )
     for t in suite.fine_names():
-        groups.append(("fine", t, np.array([i for i, r in enumerate(fine_lists) if t in r],
-                                           dtype=np.int64)))
+        groups.append(
+            ("fine", t, np.array([i for i, r in enumerate(fine_lists) if t in r], dtype=np.int64))
+        )
 
-    cells: dict[str, dict[str, dict[str, Cell]]] = {m: {"overall": {}, "coarse": {}, "fine": {}}
-                                                    for m in preds}
+    cells: dict[str, dict[str, dict[str, Cell]]] = {
+        m: {"overall": {}, "coarse": {}, "fine": {}} for m in preds
+    }
     rankings: dict[str, dict[str, Any]] = {"overall": {}, "coarse": {}, "fine": {}}
     for group, key, rows in groups:
         n = int(rows.size)
@@ -292,7 +311,7 @@ def _rank(
     tests = []
     if boot:
         for i, a in enumerate(order):
-            for b in order[i + 1:]:
+            for b in order[i + 1 :]:
                 ci, p = percentile_test(boot[a] - boot[b], confidence)
                 diff = float((scores[a] or 0.0) - (scores[b] or 0.0))
                 tests.append(PairedTest(a, b, diff, ci, p).to_json())
@@ -300,7 +319,9 @@ def _rank(
 
 
 def _directions(
-    direction: np.ndarray, fine_rows: Mapping[str, np.ndarray], gold: np.ndarray,
+    direction: np.ndarray,
+    fine_rows: Mapping[str, np.ndarray],
+    gold: np.ndarray,
     pred: np.ndarray,
 ) -> dict[str, Any]:
     """Forward vs backward accuracy, overall and per fine tag (directions known only)."""
@@ -372,8 +393,7 @@ def _monotonicity(
 def _mono_reading(rate: float | None, base: float | None, n: int) -> str:
     if rate is None:
         return "no Downward Monotone pair is entailed in exactly one direction"
-    head = (f"predicts entailment on {rate:.0%} of {n} specific→general downward-monotone "
-            f"items")
+    head = f"predicts entailment on {rate:.0%} of {n} specific→general downward-monotone items"
     if base is None:
         return head
     head += f" vs {base:.0%} on other non-entailment examples"

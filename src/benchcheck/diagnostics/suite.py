@@ -73,8 +73,9 @@ class DiagnosticSuite:
     def tag_groups(self) -> dict[str, list[str]]:
         """Map each coarse category to the fine tags the suite uses under it."""
         groups: dict[str, list[str]] = {c: [] for c in self.coarse_names()}
-        for fine, owners in zip(self.table["fine"].to_list(), self.table["fine_coarse"].to_list(),
-                                strict=True):
+        for fine, owners in zip(
+            self.table["fine"].to_list(), self.table["fine_coarse"].to_list(), strict=True
+        ):
             for tag, owner in zip(fine, owners, strict=True):
                 if tag not in groups.setdefault(owner, []):
                     groups[owner].append(tag)
@@ -87,8 +88,9 @@ def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) ->
     tax = taxonomy or GLUE_TAXONOMY
     split = dataset["diagnostic"]
     fine_col, owner_col, coarse_col, unknown_col = [], [], [], []
-    for tags, columns in zip(split.table["tags"].to_list(), split.table["tag_coarse"].to_list(),
-                             strict=True):
+    for tags, columns in zip(
+        split.table["tags"].to_list(), split.table["tag_coarse"].to_list(), strict=True
+    ):
         fine: list[str] = []
         owners: list[str] = []
         coarse: list[str] = []

@@ -13,12 +13,22 @@ from benchcheck.judges.prompts import (
     select_prompts,
 )
 from benchcheck.judges.resolve import DEFAULT_MODEL, resolve_model
-from benchcheck.judges.run import AUDIT_PROMPTS, JudgeRunSummary, judge_frame, make_judge, summarise
+from benchcheck.judges.run import (
+    AUDIT_PROMPTS,
+    CONTENT_FREE_INPUTS,
+    DEFAULT_PROMPTS,
+    JudgeRunSummary,
+    judge_frame,
+    make_judge,
+    summarise,
+)
 
 __all__ = [
     "AUDIT_PROMPTS",
     "BUILTIN_PROMPTS",
+    "CONTENT_FREE_INPUTS",
     "DEFAULT_MODEL",
+    "DEFAULT_PROMPTS",
     "ChatRequest",
     "Judge",
     "JudgeCache",

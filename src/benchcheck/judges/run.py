@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -28,9 +28,21 @@ BACKENDS: tuple[str, ...] = ("llama-cpp", "openai", "transformers", "nli", "vllm
 
 _TEXT_FIELDS = ("text", "text_a", "text_b")
 
-#: Prompts ``benchcheck audit`` uses with the embedded judge: the two framings that agreed
-#: best with the bundled sample's true labels, and half the time of all four (docs/judges.md).
-AUDIT_PROMPTS = "nli,document"
+#: Content-free inputs of contextual calibration (Zhao et al. 2021): each one is written
+#: into every text field of a prompt, and the judge's answer measures the prompt's bias.
+CONTENT_FREE_INPUTS: tuple[str, ...] = ("N/A", "", "[MASK]")
+
+#: ``id`` prefix of the content-free rows of a judgments table.
+CONTENT_FREE_PREFIX = "content-free:"
+
+#: The default prompt set of ``benchcheck judge`` and ``benchcheck audit``: two framings,
+#: chosen by ``benchmarks/detect_bench.py`` (docs/judges.md): on real pairs no other
+#: framing or layout ranked better beyond noise, the framings are nearly redundant
+#: (Spearman 0.8-0.98), and these two share the grounding prefix, so they cost about half
+#: of all four.
+DEFAULT_PROMPTS = "nli,document"
+#: The audit's set (the same).
+AUDIT_PROMPTS = DEFAULT_PROMPTS
 
 
 def make_judge(
@@ -86,6 +98,54 @@ def _fields(frame: pl.DataFrame) -> list[str]:
     return fields
 
 
+def queue_batches(
+    pending: Sequence[tuple[str, tuple[int, int]]],
+    examples: Sequence[Mapping[str, str]],
+    batch_size: int,
+) -> list[list[tuple[str, tuple[int, int]]]]:
+    """Cut the pending ``(key, (prompt, example))`` requests into batches, grounding-major.
+
+    Requests are ordered by their example's first text (``text_a``, else ``text``; in order
+    of first appearance), then example, then prompt, and a batch never splits a grounding's
+    requests unless they alone exceed ``batch_size``. So every framing of an example, and
+    every example sharing its grounding (two summaries of one document), reach the judge
+    in one batch: a prefix-sharing backend evaluates each grounding once per judge.
+
+    >>> ex = [{"text_a": "A", "text_b": "x"}, {"text_a": "B", "text_b": "y"},
+    ...       {"text_a": "A", "text_b": "z"}]
+    >>> todo = [(f"k{p}{e}", (p, e)) for p in range(2) for e in range(3)]
+    >>> [[k for k, _ in b] for b in queue_batches(todo, ex, 4)]
+    [['k00', 'k10', 'k02', 'k12'], ['k01', 'k11']]
+    """
+    if batch_size < 1:
+        raise UsageError(f"the batch size must be >= 1, got {batch_size}")
+    first: dict[str, int] = {}
+    for ex in examples:
+        first.setdefault(str(ex.get("text_a", ex.get("text", ""))), len(first))
+
+    def grounding(ei: int) -> int:
+        ex = examples[ei]
+        return first[str(ex.get("text_a", ex.get("text", "")))]
+
+    ordered = sorted(pending, key=lambda kv: (grounding(kv[1][1]), kv[1][1], kv[1][0]))
+    groups: list[list[tuple[str, tuple[int, int]]]] = []
+    for item in ordered:
+        if groups and grounding(groups[-1][-1][1][1]) == grounding(item[1][1]):
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    batches: list[list[tuple[str, tuple[int, int]]]] = []
+    for group in groups:
+        while len(group) > batch_size:
+            batches.append(group[:batch_size])
+            group = group[batch_size:]
+        if batches and len(batches[-1]) + len(group) <= batch_size:
+            batches[-1].extend(group)
+        else:
+            batches.append(list(group))
+    return batches
+
+
 def judge_frame(
     frame: pl.DataFrame,
     judges: Sequence[Judge],
@@ -94,6 +154,7 @@ def judge_frame(
     cache: JudgeCache | None = None,
     progress: Progress | None = None,
     batch_size: int = 256,
+    content_free: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Judge every example with every (judge, prompt); one output row per triple.
 
@@ -104,6 +165,12 @@ def judge_frame(
     ``template_hash``, ``n_prompt_tokens``, ``seconds`` (wall time of this judgement when
     it was computed) and ``cached`` (served from the cache in this run).
     Rows come in the order judge, prompt, example.
+
+    ``content_free`` (e.g. :data:`CONTENT_FREE_INPUTS`) adds, per judge × prompt, one row
+    per content-free input — the input written into every text field — for contextual
+    calibration (:mod:`benchcheck.labels.calibration`); those rows come after the examples,
+    with ``id`` ``content-free:<input>`` and the input in a ``content_free`` column that
+    is null on the examples' rows (the column exists only when inputs are given).
     """
     if not judges:
         raise UsageError("no judge given")
@@ -112,6 +179,10 @@ def judge_frame(
     fields = _fields(frame)
     ids = frame["id"].cast(pl.String).to_list()
     examples = [dict(zip(fields, vals, strict=True)) for vals in frame.select(fields).iter_rows()]
+    cf_inputs = list(dict.fromkeys(content_free))
+    n_data = len(examples)
+    ids += [f"{CONTENT_FREE_PREFIX}{t}" for t in cf_inputs]
+    examples += [dict.fromkeys(fields, t) for t in cf_inputs]
     ex_hashes = [example_hash(e) for e in examples]
     total = len(judges) * len(prompts) * len(examples)
     done = 0
@@ -121,10 +192,13 @@ def judge_frame(
     records: list[dict[str, object]] = []
     for judge in judges:
         ident = judge.identity
+        # Example-major order: the framings of one example are queued side by side, so they
+        # land in the same batch and a prefix-sharing backend evaluates the example's
+        # grounding once per judge, not once per batch that happens to hold a framing of it.
         keys = {
-            (pi, ei): JudgeCache.key(ident.key, p.template_hash, ex_hashes[ei])
-            for pi, p in enumerate(prompts)
+            (pi, ei): JudgeCache.key(ident.key, prompts[pi].template_hash, ex_hashes[ei])
             for ei in range(len(examples))
+            for pi in range(len(prompts))
         }
         stored = cache.get_many(set(keys.values())) if cache is not None else {}
         results: dict[str, tuple[JudgeScore, bool]] = {k: (s, True) for k, s in stored.items()}
@@ -135,10 +209,8 @@ def judge_frame(
         for (pi, ei), k in keys.items():
             if k not in results and k not in todo:
                 todo[k] = (pi, ei)
-        pending = list(todo.items())
         counts = Counter(keys.values())  # duplicate examples share one key
-        for start in range(0, len(pending), batch_size):
-            chunk = pending[start : start + batch_size]
+        for chunk in queue_batches(list(todo.items()), examples, batch_size):
             requests = [prompts[pi].render(examples[ei]) for _, (pi, ei) in chunk]
 
             def on_result(
@@ -178,6 +250,8 @@ def judge_frame(
                     row[f"p_{lab}"] = score.prob(lab) if has else None
                     lp = score.logprobs[score.labels.index(lab)] if has else None
                     row[f"logprob_{lab}"] = lp
+                if cf_inputs:
+                    row["content_free"] = cf_inputs[ei - n_data] if ei >= n_data else None
                 row.update(
                     model=ident.model,
                     weights_hash=ident.weights_hash,
@@ -195,6 +269,8 @@ def judge_frame(
     for lab in labels:
         schema[f"p_{lab}"] = pl.Float64()
         schema[f"logprob_{lab}"] = pl.Float64()
+    if cf_inputs:
+        schema["content_free"] = pl.String()
     schema.update(
         model=pl.String(),
         weights_hash=pl.String(),

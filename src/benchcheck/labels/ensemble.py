@@ -24,7 +24,7 @@ import polars as pl
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
 
-__all__ = ["ensemble", "judgment_labels", "label_sort_key", "read_judgments"]
+__all__ = ["ensemble", "is_content_free", "judgment_labels", "label_sort_key", "read_judgments"]
 
 REQUIRED = ("id", "judge", "prompt")
 
@@ -51,12 +51,33 @@ def judgment_labels(frame: pl.DataFrame) -> tuple[str, ...]:
     return tuple(sorted(labels, key=label_sort_key))
 
 
-def read_judgments(path: str | Path) -> pl.DataFrame:
+def is_content_free(frame: pl.DataFrame) -> pl.Series:
+    """Which rows are content-free judgments (contextual calibration's, not examples).
+
+    Those rows have a ``content_free`` column and an ``id`` starting with
+    ``content-free:`` (:func:`benchcheck.judges.run.judge_frame`); the id is the marker,
+    so an empty content-free input survives CSV (where it reads as an empty cell).
+
+    >>> f = pl.DataFrame({"id": ["a", "content-free:N/A"], "content_free": [None, "N/A"]})
+    >>> is_content_free(f).to_list()
+    [False, True]
+    """
+    from benchcheck.judges.run import CONTENT_FREE_PREFIX
+
+    if "content_free" not in frame.columns:
+        return pl.Series("content_free", [False] * frame.height)
+    return (
+        frame["id"].cast(pl.String).str.starts_with(CONTENT_FREE_PREFIX).fill_null(False)
+    ).alias("content_free")
+
+
+def read_judgments(path: str | Path, *, content_free: bool = False) -> pl.DataFrame:
     """Read and validate a judgments file; ids, judges and prompts become strings.
 
     Errors (:class:`InputError`) name the file, the line where known, and what was expected:
     missing columns, fewer than two ``p_`` columns, probabilities outside [0, 1], duplicate
-    (id, judge, prompt) rows.
+    (id, judge, prompt) rows. The content-free rows (:func:`is_content_free`) are dropped
+    unless ``content_free`` is true (calibration reads them; no other analysis should).
     """
     frame = read_rows(path)
     missing = [c for c in REQUIRED if c not in frame.columns]
@@ -103,6 +124,8 @@ def read_judgments(path: str | Path) -> pl.DataFrame:
             line=int(row["__line__"]),
             got=(row["id"], row["judge"], row["prompt"]),
         )
+    if not content_free and "content_free" in frame.columns:
+        frame = frame.filter(~is_content_free(frame))
     return frame
 
 

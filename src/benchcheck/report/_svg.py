@@ -46,9 +46,9 @@ def _clip(label: str, n: int = 28) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
 
 
-def _legend(names: Sequence[str], width: float, x0: float, *, dot: bool = False) -> tuple[
-    list[str], float
-]:
+def _legend(
+    names: Sequence[str], width: float, x0: float, *, dot: bool = False
+) -> tuple[list[str], float]:
     """Legend entries laid out in rows that wrap at ``width``; returns (marks, height)."""
     body: list[str] = []
     x, y = x0, 4.0
@@ -130,8 +130,9 @@ def grouped_hbars(
     y = legend + 2
     for g, group in enumerate(groups):
         block = bar * len(series)
-        body.append(_text(label_width - 8, y + block / 2 + 4, _clip(group, 18), anchor="end",
-                          cls="lbl"))
+        body.append(
+            _text(label_width - 8, y + block / 2 + 4, _clip(group, 18), anchor="end", cls="lbl")
+        )
         for k, (name, vs) in enumerate(series):
             v = vs[g]
             yy = y + k * bar
@@ -192,13 +193,17 @@ def interval_plot(
         )
     for r, (group, points) in enumerate(rows):
         y0 = top_pad + r * row
-        body.append(_text(label_width - 8, y0 + row / 2 + 4,
-                          _clip(group, int(label_width / 6.4)), anchor="end",
-                          cls="lbl"))
-        if r:
-            body.append(
-                f'<line class="sep" x1="0" y1="{_f(y0)}" x2="{_f(width)}" y2="{_f(y0)}"/>'
+        body.append(
+            _text(
+                label_width - 8,
+                y0 + row / 2 + 4,
+                _clip(group, int(label_width / 6.4)),
+                anchor="end",
+                cls="lbl",
             )
+        )
+        if r:
+            body.append(f'<line class="sep" x1="0" y1="{_f(y0)}" x2="{_f(width)}" y2="{_f(y0)}"/>')
         first = y0 + (row - 16.0 * (len(points) - 1)) / 2
         for k, (p, a, b) in enumerate(points):
             y = first + k * 16
@@ -303,20 +308,36 @@ def heatmap(
         )
     for i, row in enumerate(matrix):
         total = sum(row) or 1
-        body.append(_text(left - 6, top + i * cell + cell / 2 + 4, _clip(name_at(labels, i), 13),
-                          anchor="end", cls="tick"))
+        body.append(
+            _text(
+                left - 6,
+                top + i * cell + cell / 2 + 4,
+                _clip(name_at(labels, i), 13),
+                anchor="end",
+                cls="tick",
+            )
+        )
         for j, v in enumerate(row):
             share = v / total
             level = min(5, int(share * 5 + 0.999)) if v else 0
-            tip = (f"gold {name_at(labels, i)}, predicted {name_at(labels, j)}: {v} "
-                   f"({share:.0%} of the row)")
+            tip = (
+                f"gold {name_at(labels, i)}, predicted {name_at(labels, j)}: {v} "
+                f"({share:.0%} of the row)"
+            )
             body.append(
                 f'<rect class="heat h{level}{" diag" if i == j else ""}" '
                 f'x="{_f(left + j * cell)}" y="{_f(top + i * cell)}" width="{_f(cell - 2)}" '
                 f'height="{_f(cell - 2)}"><title>{esc(tip)}</title></rect>'
             )
-            body.append(_text(left + j * cell + cell / 2 - 1, top + i * cell + cell / 2 + 4,
-                              str(v), anchor="middle", cls=f"hv h{level}"))
+            body.append(
+                _text(
+                    left + j * cell + cell / 2 - 1,
+                    top + i * cell + cell / 2 + 4,
+                    str(v),
+                    anchor="middle",
+                    cls=f"hv h{level}",
+                )
+            )
     return _svg(left + cell * k + 80, top + cell * k + 10, body, label=label)
 
 

@@ -56,7 +56,6 @@ def _csp(script: str) -> str:
     )
 
 
-
 def show_text(text: object) -> str:
     r"""Escape untrusted text and make invisible/format characters visible.
 
@@ -134,15 +133,23 @@ def _profile(stats: Mapping[str, Any], *, prefix: str = "") -> str:
     figs = []
     for dim in DIMENSIONS:
         items = [
-            (f"{spec.get('title', key)} {ARROW.get(spec.get('better'), '')}", metrics.get(key),
-             _tip(spec, key) + f": {num(metrics.get(key), 4)}")
+            (
+                f"{spec.get('title', key)} {ARROW.get(spec.get('better'), '')}",
+                metrics.get(key),
+                _tip(spec, key) + f": {num(metrics.get(key), 4)}",
+            )
             for key, spec in dims.items()
             if spec.get("dimension") == dim and key in metrics
         ]
         if not items:
             continue
-        svg = hbars(items, label=f"{prefix}{dim} profile", cls=f"s{DIMENSIONS.index(dim)}",
-                    width=330, label_width=182)
+        svg = hbars(
+            items,
+            label=f"{prefix}{dim} profile",
+            cls=f"s{DIMENSIONS.index(dim)}",
+            width=330,
+            label_width=182,
+        )
         figs.append(
             f'<figure class="panel"><h3>{esc(dim.capitalize())}</h3>{svg}<figcaption>'
             f"{esc(DIMENSION_TEXT[dim])}.</figcaption></figure>"
@@ -189,14 +196,17 @@ def _stats_table(stats: Mapping[str, Any], table_id: str) -> str:
 
 
 def _stats_section(
-    page: _Page, results: Mapping[str, Any], key: str = "stats", anchor: str = "statistics",
+    page: _Page,
+    results: Mapping[str, Any],
+    key: str = "stats",
+    anchor: str = "statistics",
     title: str = "Dataset statistics",
 ) -> None:
     stats = results[key]
     dims = stats.get("dimensions", {})
     parts = [
-        f'<p>Dataset <b>{show_text(stats.get("dataset"))}</b> (task '
-        f'{esc(stats.get("task"))}), splits: '
+        f"<p>Dataset <b>{show_text(stats.get('dataset'))}</b> (task "
+        f"{esc(stats.get('task'))}), splits: "
         + ", ".join(
             f"{esc(name)} ({esc(num(s.get('n_instances')))} instances, "
             f"<code>{show_text(s.get('source'))}</code>)"
@@ -218,49 +228,66 @@ def _stats_section(
         )
     overlap = results.get("split_overlap") if key == "stats" else None
     if overlap and overlap.get("rows"):
-        keys = [k for k in ("leakage_ratio", "text_leakage_ratio", "unseen_entity_ratio",
-                            "unseen_entity_ratio_typed") if any(k in r for r in overlap["rows"])]
-        groups = [
-            f"{r['split']} vs {'+'.join(r.get('against', []))}" for r in overlap["rows"]
+        keys = [
+            k
+            for k in (
+                "leakage_ratio",
+                "text_leakage_ratio",
+                "unseen_entity_ratio",
+                "unseen_entity_ratio_typed",
+            )
+            if any(k in r for r in overlap["rows"])
         ]
+        groups = [f"{r['split']} vs {'+'.join(r.get('against', []))}" for r in overlap["rows"]]
         series = [
-            (f"{dims.get(k, {}).get('title', k)} {ARROW.get(dims.get(k, {}).get('better'), '')}",
-             [r.get(k) for r in overlap["rows"]])
+            (
+                f"{dims.get(k, {}).get('title', k)} {ARROW.get(dims.get(k, {}).get('better'), '')}",
+                [r.get(k) for r in overlap["rows"]],
+            )
             for k in keys
         ]
         tips = [
-            [f"{_tip(dims.get(k), k)} — {g}: {num(r.get(k), 4)}"
-             for g, r in zip(groups, overlap["rows"], strict=True)]
+            [
+                f"{_tip(dims.get(k), k)} — {g}: {num(r.get(k), 4)}"
+                for g, r in zip(groups, overlap["rows"], strict=True)
+            ]
             for k in keys
         ]
         parts.append("<h3>Leakage and unseen entities per split</h3>")
-        parts.append(_figure(
-            grouped_hbars(groups, series, tips=tips, vmax=1.0, label="leakage per split",
-                          label_width=150),
-            "Each evaluation split against the splits before it (test: train+dev, as Eq. 3; "
-            "dev: train). Leakage ↓ better; unseen-entity ratio ↑ better (harder).",
-        ))
+        parts.append(
+            _figure(
+                grouped_hbars(
+                    groups, series, tips=tips, vmax=1.0, label="leakage per split", label_width=150
+                ),
+                "Each evaluation split against the splits before it (test: train+dev, as Eq. 3; "
+                "dev: train). Leakage ↓ better; unseen-entity ratio ↑ better (harder).",
+            )
+        )
     types = results.get("entity_types") if key == "stats" else None
     if types and types.get("types"):
         names = list(types["types"])
         split_names = list(types.get("splits", {}))
         series = [
-            (s, [types["splits"][s].get("shares", {}).get(t) for t in names])
-            for s in split_names
+            (s, [types["splits"][s].get("shares", {}).get(t) for t in names]) for s in split_names
         ]
         tips = [
-            [f"{t} in {s}: {types['splits'][s].get('counts', {}).get(t, 0)} mentions "
-             f"({num(types['splits'][s].get('shares', {}).get(t), 3)} of the split's mentions)"
-             for t in names]
+            [
+                f"{t} in {s}: {types['splits'][s].get('counts', {}).get(t, 0)} mentions "
+                f"({num(types['splits'][s].get('shares', {}).get(t), 3)} of the split's mentions)"
+                for t in names
+            ]
             for s in split_names
         ]
         parts.append("<h3>Entity-type distribution</h3>")
-        parts.append(_figure(
-            grouped_hbars(names, series, tips=tips, label="entity types per split",
-                          label_width=110),
-            "Share of entity mentions per type in each split; Entity Imbalance Degree (Eq. 8, "
-            "↓ better) is the standard deviation of these shares.",
-        ))
+        parts.append(
+            _figure(
+                grouped_hbars(
+                    names, series, tips=tips, label="entity types per split", label_width=110
+                ),
+                "Share of entity mentions per type in each split; Entity Imbalance Degree (Eq. 8, "
+                "↓ better) is the standard deviation of these shares.",
+            )
+        )
     page.section(anchor, title, "".join(parts))
 
 
@@ -277,8 +304,7 @@ def _comparison_section(page: _Page, comparison: Mapping[str, Any]) -> None:
             continue
         tip = _tip(spec, key)
         cells = "".join(
-            _num_cell(d.get("metrics", {}).get(key), f"{tip} — {n}", 4)
-            for n, d in datasets.items()
+            _num_cell(d.get("metrics", {}).get(key), f"{tip} — {n}", 4) for n, d in datasets.items()
         )
         rows.append(
             f"<tr><td>{esc(spec.get('dimension', ''))}</td>"
@@ -322,24 +348,38 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
         cards = [
             _card("examples", summary.get("n"), "examples in the dataset"),
             _card("judged", summary.get("judged"), "examples with an ensemble probability"),
-            _card("disagreements", summary.get("disagreements"),
-                  "ensemble label ≠ original label (any confidence)"),
-            _card("flagged", summary.get("flagged"),
-                  "disagreements with confidence ≥ threshold (↓ fewer is a cleaner dataset)"),
+            _card(
+                "disagreements",
+                summary.get("disagreements"),
+                "ensemble label ≠ original label (any confidence)",
+            ),
+            _card(
+                "flagged",
+                summary.get("flagged"),
+                "disagreements with confidence ≥ threshold (↓ fewer is a cleaner dataset)",
+            ),
             _card("flag rate", summary.get("flag_rate"), "flagged / examples; ↓ better"),
             _card("threshold", summary.get("threshold"), "minimum confidence of a flag"),
         ]
         parts.append(f'<div class="cards">{"".join(cards)}</div>')
         by_bin = summary.get("flagged_by_bin") or {}
         if by_bin:
-            bars = [(b, c, f"{c} flagged examples with confidence in {b}")
-                    for b, c in by_bin.items()]
-            parts.append(_figure(
-                hbars(bars, label="flags per confidence bin",
-                      vmax=max([1, *by_bin.values()]), label_width=110, width=460),
-                "Flagged examples per confidence bin ([a, b), the last closed). In the paper, "
-                "over two thirds of the flags above 0.95 were true label errors.",
-            ))
+            bars = [
+                (b, c, f"{c} flagged examples with confidence in {b}") for b, c in by_bin.items()
+            ]
+            parts.append(
+                _figure(
+                    hbars(
+                        bars,
+                        label="flags per confidence bin",
+                        vmax=max([1, *by_bin.values()]),
+                        label_width=110,
+                        width=460,
+                    ),
+                    "Flagged examples per confidence bin ([a, b), the last closed). In the paper, "
+                    "over two thirds of the flags above 0.95 were true label errors.",
+                )
+            )
         parts.append(_flag_table(le))
         files = le.get("files") or []
         if files:
@@ -351,16 +391,24 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
     err = results.get("error_rate")
     if err:
         ci = err.get("ci_fpc") or err.get("ci") or [None, None]
-        tip = ("errors / reviewed sample; 95% Clopper–Pearson interval"
-               + (" with the finite population correction" if err.get("ci_fpc") else "")
-               + "; ↓ better")
+        tip = (
+            "errors / reviewed sample; 95% Clopper–Pearson interval"
+            + (" with the finite population correction" if err.get("ci_fpc") else "")
+            + "; ↓ better"
+        )
         parts.append("<h3>Error rate (reviewed sample)</h3>")
-        parts.append('<div class="cards">' + "".join([
-            _card("error rate", err.get("error_rate"), tip, 4),
-            _card("interval low", ci[0], tip, 4),
-            _card("interval high", ci[1], tip, 4),
-            _card("errors / sample", f"{err.get('errors')} / {err.get('sample')}", tip),
-        ]) + "</div>")
+        parts.append(
+            '<div class="cards">'
+            + "".join(
+                [
+                    _card("error rate", err.get("error_rate"), tip, 4),
+                    _card("interval low", ci[0], tip, 4),
+                    _card("interval high", ci[1], tip, 4),
+                    _card("errors / sample", f"{err.get('errors')} / {err.get('sample')}", tip),
+                ]
+            )
+            + "</div>"
+        )
     ba = results.get("bin_agreement")
     if ba and ba.get("bins"):
         bins = ba["bins"]
@@ -369,22 +417,34 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
         def point(b: Mapping[str, Any], key: str) -> tuple[Any, Any, Any]:
             return (b.get(key), *(b.get(f"{key}_ci") or [None, None]))
 
-        rows = [(b["bin"] + f" (n={b.get('n')})", [point(b, key) for key, _ in sides])
-                for b in bins]
+        rows = [
+            (b["bin"] + f" (n={b.get('n')})", [point(b, key) for key, _ in sides]) for b in bins
+        ]
         tips = [
-            [f"bin {b['bin']}: experts agree with {who} in {num(v)} "
-             f"(95% bootstrap {num(lo)}–{num(hi)}), n={b.get('n')}"
-             for (v, lo, hi), (_, who) in zip(points, sides, strict=True)]
+            [
+                f"bin {b['bin']}: experts agree with {who} in {num(v)} "
+                f"(95% bootstrap {num(lo)}–{num(hi)}), n={b.get('n')}"
+                for (v, lo, hi), (_, who) in zip(points, sides, strict=True)
+            ]
             for b, (_, points) in zip(bins, rows, strict=True)
         ]
         parts.append("<h3>Expert agreement per confidence bin</h3>")
-        parts.append(_figure(
-            interval_plot(rows, series=["agrees with LLM", "agrees with original"],
-                          label="agreement per bin", lo=0.0, hi=1.0, tips=tips,
-                          label_width=170, ref=0.5),
-            "Share of reviewed flags where the experts' label equals the LLM's vs the original "
-            "label, with bootstrap 95% intervals. Bins with few examples have wide intervals.",
-        ))
+        parts.append(
+            _figure(
+                interval_plot(
+                    rows,
+                    series=["agrees with LLM", "agrees with original"],
+                    label="agreement per bin",
+                    lo=0.0,
+                    hi=1.0,
+                    tips=tips,
+                    label_width=170,
+                    ref=0.5,
+                ),
+                "Share of reviewed flags where the experts' label equals the LLM's vs the original "
+                "label, with bootstrap 95% intervals. Bins with few examples have wide intervals.",
+            )
+        )
         warns = [b["warning"] for b in bins if b.get("warning")]
         if warns:
             parts.append("<ul>" + "".join(f"<li>{esc(w)}</li>" for w in warns) + "</ul>")
@@ -392,18 +452,30 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
     if curve and curve.get("points"):
         pts = curve["points"]
         series = [
-            ("ROC AUC vs gold ↑", [(p["size"], p.get("roc_auc_mean"),
-                                    *(p.get("roc_auc_ci") or [None, None])) for p in pts]),
-            ("error-detection F1 ↑", [(p["size"], p.get("f1_mean"),
-                                       *(p.get("f1_ci") or [None, None])) for p in pts]),
+            (
+                "ROC AUC vs gold ↑",
+                [
+                    (p["size"], p.get("roc_auc_mean"), *(p.get("roc_auc_ci") or [None, None]))
+                    for p in pts
+                ],
+            ),
+            (
+                "error-detection F1 ↑",
+                [(p["size"], p.get("f1_mean"), *(p.get("f1_ci") or [None, None])) for p in pts],
+            ),
         ]
         parts.append("<h3>Ensemble-size curves</h3>")
-        parts.append(_figure(
-            line_plot(series, label="ensemble size curves",
-                      x_label=f"ensemble size ({curve.get('unit', 'members')})",
-                      y_label="score"),
-            "Mean over random subsets of each size, band: spread over subsets. Both ↑ better.",
-        ))
+        parts.append(
+            _figure(
+                line_plot(
+                    series,
+                    label="ensemble size curves",
+                    x_label=f"ensemble size ({curve.get('unit', 'members')})",
+                    y_label="score",
+                ),
+                "Mean over random subsets of each size, band: spread over subsets. Both ↑ better.",
+            )
+        )
     if parts:
         page.section("label-errors", "Label errors", "".join(parts))
 
@@ -424,8 +496,10 @@ def _flag_table(le: Mapping[str, Any]) -> str:
         + '<th title="label in the dataset">original</th><th title="ensemble label">LLM</th>'
         + '<th class="n" title="ensemble probability of the LLM label; ↑ more likely an error">'
         "confidence</th><th>bin</th>"
-        + "".join(f'<th class="n" title="ensemble P(label = {esc(lab)})">p_{esc(lab)}</th>'
-                  for lab in labels)
+        + "".join(
+            f'<th class="n" title="ensemble P(label = {esc(lab)})">p_{esc(lab)}</th>'
+            for lab in labels
+        )
     )
     rows = []
     for e in shown:
@@ -441,8 +515,11 @@ def _flag_table(le: Mapping[str, Any]) -> str:
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     total = le.get("examples_total", len(examples))
-    more = (f" The table shows the first {len(shown)} of {total}; the files hold all."
-            if total > len(shown) else "")
+    more = (
+        f" The table shows the first {len(shown)} of {total}; the files hold all."
+        if total > len(shown)
+        else ""
+    )
     return (
         "<h3>Flagged examples</h3>"
         f'<p class="sub">Click a column to sort; type to filter. Showing '
@@ -479,28 +556,45 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         for group in ["overall", *coarse]:
             points: list[tuple[Any, Any, Any]] = []
             tip_row = []
-            found = [models[m]["overall"] if group == "overall"
-                     else models[m]["coarse"].get(group, {}) for m in names]
+            found = [
+                models[m]["overall"] if group == "overall" else models[m]["coarse"].get(group, {})
+                for m in names
+            ]
             for m, c in zip(names, found, strict=True):
                 ci = c.get("ci") or [None, None]
                 points.append((c.get("r_k"), ci[0], ci[1]))
-                tip_row.append(f"{m} · {group}: R_K {num(c.get('r_k'))} "
-                               f"(interval {num(ci[0])}–{num(ci[1])}), n={c.get('n')}; ↑ better")
+                tip_row.append(
+                    f"{m} · {group}: R_K {num(c.get('r_k'))} "
+                    f"(interval {num(ci[0])}–{num(ci[1])}), n={c.get('n')}; ↑ better"
+                )
             rows.append((f"{group} (n={found[0].get('n')})", points))
             tips.append(tip_row)
         parts.append("<h3>R<sub>K</sub> per coarse category</h3>")
-        parts.append(_figure(
-            interval_plot(rows, series=names, label="R_K per category", lo=-1.0, hi=1.0,
-                          tips=tips, ref=0.0, label_width=250, width=620),
-            "Compare models within a row, never rows with each other. Dashed line: chance (0).",
-        ))
+        parts.append(
+            _figure(
+                interval_plot(
+                    rows,
+                    series=names,
+                    label="R_K per category",
+                    lo=-1.0,
+                    hi=1.0,
+                    tips=tips,
+                    ref=0.0,
+                    label_width=250,
+                    width=620,
+                ),
+                "Compare models within a row, never rows with each other. Dashed line: chance (0).",
+            )
+        )
         fine_names = list(dict.fromkeys(t for m in models.values() for t in m.get("fine", {})))
-        head = "".join(f'<th class="n">{show_text(m)} R_K</th><th class="n">interval</th>'
-                       for m in names)
+        head = "".join(
+            f'<th class="n">{show_text(m)} R_K</th><th class="n">interval</th>' for m in names
+        )
         body = []
         for tag in fine_names:
-            n = next((models[m]["fine"][tag].get("n") for m in names if tag in models[m]["fine"]),
-                     None)
+            n = next(
+                (models[m]["fine"][tag].get("n") for m in names if tag in models[m]["fine"]), None
+            )
             cells = ""
             for m in names:
                 c = models[m]["fine"].get(tag, {})
@@ -520,8 +614,12 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         for m in names:
             conf = models[m]["overall"].get("confusion") or []
             if conf:
-                figs.append(_figure(heatmap(conf, labels, label=f"confusion {m}"),
-                                    f"{m}: rows gold, columns predicted; shade = share of row."))
+                figs.append(
+                    _figure(
+                        heatmap(conf, labels, label=f"confusion {m}"),
+                        f"{m}: rows gold, columns predicted; shade = share of row.",
+                    )
+                )
         parts.append(f'<div class="charts">{"".join(figs)}</div>')
     checks = diag.get("checks")
     if checks and checks.get("label_distribution"):
@@ -532,10 +630,12 @@ def _diagnostics_section(page: _Page, diag: Mapping[str, Any]) -> None:
         if ref:
             series.append(("GLUE diagnostic", [ref.get(k) for k in shares]))
         parts.append("<h3>Suite label distribution</h3>")
-        parts.append(_figure(
-            grouped_hbars(list(shares), series, label="label distribution", vmax=1.0),
-            "Share of each gold label, beside the original GLUE diagnostic's distribution.",
-        ))
+        parts.append(
+            _figure(
+                grouped_hbars(list(shares), series, label="label distribution", vmax=1.0),
+                "Share of each gold label, beside the original GLUE diagnostic's distribution.",
+            )
+        )
     for model, notes in (diag.get("prediction_notes") or {}).items():
         for note in notes:
             parts.append(f'<p class="sub">{show_text(model)}: {esc(note)}</p>')
@@ -578,8 +678,9 @@ def render_html(results: Mapping[str, Any]) -> str:
     if results.get("stats"):
         _stats_section(page, results)
     if results.get("table_stats"):
-        _stats_section(page, results, "table_stats", "table-statistics",
-                       "Statistics of the labelled examples")
+        _stats_section(
+            page, results, "table_stats", "table-statistics", "Statistics of the labelled examples"
+        )
     if results.get("comparison"):
         _comparison_section(page, results["comparison"])
     _label_section(page, results)
@@ -593,8 +694,9 @@ def render_html(results: Mapping[str, Any]) -> str:
     for key in ("stats", "table_stats"):
         notes += list((results.get(key) or {}).get("notes") or [])
     if notes:
-        page.section("notes", "Notes", "<ul>" + "".join(
-            f"<li>{show_text(n)}</li>" for n in notes) + "</ul>")
+        page.section(
+            "notes", "Notes", "<ul>" + "".join(f"<li>{show_text(n)}</li>" for n in notes) + "</ul>"
+        )
     glossary = [
         ("↑ / ↓", "higher / lower is better"),
         ("—", "not defined for this input (see the notes)"),

@@ -68,30 +68,51 @@ def _stats(stats: Mapping[str, Any], title: str) -> list[str]:
     dims = stats.get("dimensions", {})
     metrics = stats.get("metrics", {})
     splits = stats.get("splits", {})
-    out = [f"## {title}\n",
-           f"Dataset **{md_text(stats.get('dataset'))}** (task {md_text(stats.get('task'))}); "
-           + ", ".join(f"{md_text(n)}: {_num(s.get('n_instances'))} instances"
-                       for n, s in splits.items()) + ".\n"]
+    out = [
+        f"## {title}\n",
+        f"Dataset **{md_text(stats.get('dataset'))}** (task {md_text(stats.get('task'))}); "
+        + ", ".join(
+            f"{md_text(n)}: {_num(s.get('n_instances'))} instances" for n, s in splits.items()
+        )
+        + ".\n",
+    ]
     rows = []
     for key, spec in dims.items():
         if key not in metrics:
             continue
-        rows.append([
-            md_text(spec.get("dimension")),
-            f"{md_text(spec.get('title', key))} (`{key}`)",
-            ARROW.get(spec.get("better"), ""),
-            _num(metrics.get(key)),
-            *[_num(s.get(key)) if key in s else "" for s in splits.values()],
-            md_text(spec.get("definition")),
-        ])
+        rows.append(
+            [
+                md_text(spec.get("dimension")),
+                f"{md_text(spec.get('title', key))} (`{key}`)",
+                ARROW.get(spec.get("better"), ""),
+                _num(metrics.get(key)),
+                *[_num(s.get(key)) if key in s else "" for s in splits.values()],
+                md_text(spec.get("definition")),
+            ]
+        )
     n_split = len(splits)
-    out.append(_table(["dimension", "metric", "better", "dataset",
-                       *[md_text(s) for s in splits], "definition"], rows,
-                      right=range(3, 4 + n_split)))
+    out.append(
+        _table(
+            [
+                "dimension",
+                "metric",
+                "better",
+                "dataset",
+                *[md_text(s) for s in splits],
+                "definition",
+            ],
+            rows,
+            right=range(3, 4 + n_split),
+        )
+    )
     if stats.get("model_scores"):
-        out.append(_table(["model", "score"],
-                          [[md_text(k), _num(v)] for k, v in stats["model_scores"].items()],
-                          right=[1]))
+        out.append(
+            _table(
+                ["model", "score"],
+                [[md_text(k), _num(v)] for k, v in stats["model_scores"].items()],
+                right=[1],
+            )
+        )
     return out
 
 
@@ -109,49 +130,91 @@ def render_markdown(results: Mapping[str, Any]) -> str:
         out.append("")
     if results.get("analyses"):
         out.append("## Analyses\n")
-        out.append(_table(["analysis", "status", "detail"],
-                          [[md_text(a.get("name")), md_text(a.get("status")),
-                            md_text(a.get("detail"))] for a in results["analyses"]]))
+        out.append(
+            _table(
+                ["analysis", "status", "detail"],
+                [
+                    [md_text(a.get("name")), md_text(a.get("status")), md_text(a.get("detail"))]
+                    for a in results["analyses"]
+                ],
+            )
+        )
     if results.get("stats"):
         out += _stats(results["stats"], "Dataset statistics")
         overlap = (results.get("split_overlap") or {}).get("rows") or []
         if overlap:
-            keys = [k for k in ("leakage_ratio", "text_leakage_ratio", "unseen_entity_ratio",
-                                "unseen_entity_ratio_typed") if any(k in r for r in overlap)]
+            keys = [
+                k
+                for k in (
+                    "leakage_ratio",
+                    "text_leakage_ratio",
+                    "unseen_entity_ratio",
+                    "unseen_entity_ratio_typed",
+                )
+                if any(k in r for r in overlap)
+            ]
             dims = results["stats"].get("dimensions", {})
             out.append("### Leakage and unseen entities per split\n")
-            out.append(_table(
-                ["split", "against", *[f"{k} {ARROW.get(dims.get(k, {}).get('better'), '')}"
-                                       for k in keys]],
-                [[md_text(r["split"]), md_text("+".join(r.get("against", []))),
-                  *[_num(r.get(k)) for k in keys]] for r in overlap],
-                right=range(2, 2 + len(keys)),
-            ))
+            out.append(
+                _table(
+                    [
+                        "split",
+                        "against",
+                        *[f"{k} {ARROW.get(dims.get(k, {}).get('better'), '')}" for k in keys],
+                    ],
+                    [
+                        [
+                            md_text(r["split"]),
+                            md_text("+".join(r.get("against", []))),
+                            *[_num(r.get(k)) for k in keys],
+                        ]
+                        for r in overlap
+                    ],
+                    right=range(2, 2 + len(keys)),
+                )
+            )
         types = results.get("entity_types") or {}
         if types.get("types"):
             sp = types.get("splits", {})
             out.append("### Entity-type distribution (mentions)\n")
-            out.append(_table(
-                ["type", *[md_text(s) for s in sp]],
-                [[md_text(t), *[f"{sp[s]['counts'].get(t, 0)} "
-                                f"({_num(sp[s]['shares'].get(t, 0.0), 3)})" for s in sp]]
-                 for t in types["types"]],
-                right=range(1, 1 + len(sp)),
-            ))
+            out.append(
+                _table(
+                    ["type", *[md_text(s) for s in sp]],
+                    [
+                        [
+                            md_text(t),
+                            *[
+                                f"{sp[s]['counts'].get(t, 0)} "
+                                f"({_num(sp[s]['shares'].get(t, 0.0), 3)})"
+                                for s in sp
+                            ],
+                        ]
+                        for t in types["types"]
+                    ],
+                    right=range(1, 1 + len(sp)),
+                )
+            )
     if results.get("table_stats"):
         out += _stats(results["table_stats"], "Statistics of the labelled examples")
     comparison = (results.get("comparison") or {}).get("datasets") or {}
     if comparison:
         first = next(iter(comparison.values()))
         out.append("## Datasets compared\n")
-        out.append(_table(
-            ["metric", "better", *[md_text(n) for n in comparison]],
-            [[md_text(spec.get("title", k)), ARROW.get(spec.get("better"), ""),
-              *[_num(d.get("metrics", {}).get(k)) for d in comparison.values()]]
-             for k, spec in first.get("dimensions", {}).items()
-             if any(k in d.get("metrics", {}) for d in comparison.values())],
-            right=range(2, 2 + len(comparison)),
-        ))
+        out.append(
+            _table(
+                ["metric", "better", *[md_text(n) for n in comparison]],
+                [
+                    [
+                        md_text(spec.get("title", k)),
+                        ARROW.get(spec.get("better"), ""),
+                        *[_num(d.get("metrics", {}).get(k)) for d in comparison.values()],
+                    ]
+                    for k, spec in first.get("dimensions", {}).items()
+                    if any(k in d.get("metrics", {}) for d in comparison.values())
+                ],
+                right=range(2, 2 + len(comparison)),
+            )
+        )
     out += _label_errors(results)
     out += _diagnostics(results.get("diagnostics") or {})
     from benchcheck.report._items import markdown_sections
@@ -183,50 +246,84 @@ def _label_errors(results: Mapping[str, Any]) -> list[str]:
             "of its own label. Flags are candidates for expert review.\n"
         )
         if s.get("flagged_by_bin"):
-            out.append(_table(["confidence bin", "flagged"],
-                              [[md_text(b), _num(c)] for b, c in s["flagged_by_bin"].items()],
-                              right=[1]))
+            out.append(
+                _table(
+                    ["confidence bin", "flagged"],
+                    [[md_text(b), _num(c)] for b, c in s["flagged_by_bin"].items()],
+                    right=[1],
+                )
+            )
         ex = le.get("examples") or []
         if ex:
             cols = list(le.get("text_columns") or [])
-            out.append(f"### Flagged examples (top {min(len(ex), MAX_ROWS)} of "
-                       f"{le.get('examples_total', len(ex))}; all in "
-                       f"{md_text(', '.join(le.get('files', [])))})\n")
-            out.append(_table(
-                ["rank", "id", *cols, "original", "LLM", "confidence ↑"],
-                [[_num(e.get("rank")), md_text(e.get("id")),
-                  *[md_text(e.get(c), limit=120) for c in cols], md_text(e.get("label")),
-                  md_text(e.get("llm_label")), _num(e.get("confidence"), 3)]
-                 for e in ex[:MAX_ROWS]],
-                right=[0, 4 + len(cols)],
-            ))
+            out.append(
+                f"### Flagged examples (top {min(len(ex), MAX_ROWS)} of "
+                f"{le.get('examples_total', len(ex))}; all in "
+                f"{md_text(', '.join(le.get('files', [])))})\n"
+            )
+            out.append(
+                _table(
+                    ["rank", "id", *cols, "original", "LLM", "confidence ↑"],
+                    [
+                        [
+                            _num(e.get("rank")),
+                            md_text(e.get("id")),
+                            *[md_text(e.get(c), limit=120) for c in cols],
+                            md_text(e.get("label")),
+                            md_text(e.get("llm_label")),
+                            _num(e.get("confidence"), 3),
+                        ]
+                        for e in ex[:MAX_ROWS]
+                    ],
+                    right=[0, 4 + len(cols)],
+                )
+            )
     err = results.get("error_rate")
     if err:
         ci = err.get("ci_fpc") or err.get("ci") or [None, None]
-        out.append(f"Error rate {_num(err.get('error_rate'))} ↓ "
-                   f"({_num(err.get('errors'))}/{_num(err.get('sample'))}; 95% Clopper–Pearson "
-                   f"{_num(ci[0])}–{_num(ci[1])}).\n")
+        out.append(
+            f"Error rate {_num(err.get('error_rate'))} ↓ "
+            f"({_num(err.get('errors'))}/{_num(err.get('sample'))}; 95% Clopper–Pearson "
+            f"{_num(ci[0])}–{_num(ci[1])}).\n"
+        )
     bins = (results.get("bin_agreement") or {}).get("bins") or []
     if bins:
         out.append("### Expert agreement per confidence bin (bootstrap 95% intervals)\n")
-        out.append(_table(
-            ["bin", "n", "with LLM", "interval", "with original", "interval"],
-            [[md_text(b.get("bin")), _num(b.get("n")), _num(b.get("with_llm"), 3),
-              "–".join(_num(v, 3) for v in (b.get("with_llm_ci") or [None, None])),
-              _num(b.get("with_original"), 3),
-              "–".join(_num(v, 3) for v in (b.get("with_original_ci") or [None, None]))]
-             for b in bins],
-            right=[1, 2, 4],
-        ))
+        out.append(
+            _table(
+                ["bin", "n", "with LLM", "interval", "with original", "interval"],
+                [
+                    [
+                        md_text(b.get("bin")),
+                        _num(b.get("n")),
+                        _num(b.get("with_llm"), 3),
+                        "–".join(_num(v, 3) for v in (b.get("with_llm_ci") or [None, None])),
+                        _num(b.get("with_original"), 3),
+                        "–".join(_num(v, 3) for v in (b.get("with_original_ci") or [None, None])),
+                    ]
+                    for b in bins
+                ],
+                right=[1, 2, 4],
+            )
+        )
     pts = (results.get("ensemble_curve") or {}).get("points") or []
     if pts:
         out.append("### Ensemble-size curve\n")
-        out.append(_table(
-            ["size", "ROC AUC ↑", "F1 ↑", "subsets"],
-            [[_num(p.get("size")), _num(p.get("roc_auc_mean"), 3), _num(p.get("f1_mean"), 3),
-              _num(p.get("n_subsets"))] for p in pts],
-            right=[0, 1, 2, 3],
-        ))
+        out.append(
+            _table(
+                ["size", "ROC AUC ↑", "F1 ↑", "subsets"],
+                [
+                    [
+                        _num(p.get("size")),
+                        _num(p.get("roc_auc_mean"), 3),
+                        _num(p.get("f1_mean"), 3),
+                        _num(p.get("n_subsets")),
+                    ]
+                    for p in pts
+                ],
+                right=[0, 1, 2, 3],
+            )
+        )
     return out
 
 
@@ -253,15 +350,36 @@ def _diagnostics(diag: Mapping[str, Any]) -> list[str]:
                 ci = c.get("ci") or [None, None]
                 row.append(f"{_num(c.get('r_k'), 3)} [{_num(ci[0], 2)}, {_num(ci[1], 2)}]")
             rows.append(row)
-        out.append(_table(["category", "n", *[f"{md_text(m)} R_K ↑" for m in names]], rows,
-                          right=range(1, 2 + len(names))))
+        out.append(
+            _table(
+                ["category", "n", *[f"{md_text(m)} R_K ↑" for m in names]],
+                rows,
+                right=range(1, 2 + len(names)),
+            )
+        )
         fine = list(dict.fromkeys(t for m in models.values() for t in m.get("fine", {})))
         out.append("### Per fine tag\n")
-        out.append(_table(
-            ["tag", "n", *[f"{md_text(m)} R_K ↑" for m in names]],
-            [[md_text(t), _num(next((models[m]["fine"][t].get("n") for m in names
-                                     if t in models[m]["fine"]), None)),
-              *[_num(models[m]["fine"].get(t, {}).get("r_k"), 3) for m in names]] for t in fine],
-            right=range(1, 2 + len(names)),
-        ))
+        out.append(
+            _table(
+                ["tag", "n", *[f"{md_text(m)} R_K ↑" for m in names]],
+                [
+                    [
+                        md_text(t),
+                        _num(
+                            next(
+                                (
+                                    models[m]["fine"][t].get("n")
+                                    for m in names
+                                    if t in models[m]["fine"]
+                                ),
+                                None,
+                            )
+                        ),
+                        *[_num(models[m]["fine"].get(t, {}).get("r_k"), 3) for m in names],
+                    ]
+                    for t in fine
+                ],
+                right=range(1, 2 + len(names)),
+            )
+        )
     return out

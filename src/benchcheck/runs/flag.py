@@ -4,18 +4,25 @@
 judgments it has just made); :func:`run_flag` reads the judgments, the data and the optional
 predicted probabilities, then calls it. Both return a :class:`FlagRun`.
 
+The detector (:func:`benchcheck.labels.detectors.detect`) is chosen by
+:class:`FlagOptions`: ``llm`` (the judge ensemble, calibrated — ``prior`` by default),
+``trained`` (a model cross-validated on the data itself, with cleanlab) or ``both``.
+
 The flags table keeps every row of the data with the data's own columns under their own
 names, followed by benchcheck's: the normalised ``id``, text and ``label`` columns where the
 data's names differ (what ``review export`` and ``remedy`` read), ``line`` (the example's
-line in its file), then ``llm_label``, the
-``p_<label>`` means, ``confidence``, ``n_members``, ``disagree``, ``flagged``, ``bin`` and
-``rank``. A data column whose name clashes with one of benchcheck's is kept as
-``data_<name>``.
+line in its file), then ``llm_label`` (the detector's suggested label), the ``p_<label>``
+probabilities of the chosen detector (calibrated; raw ones stay in the judgments file),
+``confidence`` (the suggested label's probability), ``error_score`` (the probability that
+the original label is wrong), ``n_members``, ``disagree``, ``flagged``, ``bin`` (of
+``error_score``) and ``rank`` (by ``error_score``); with ``both``, ``llm_p_<label>`` and
+``trained_p_<label>`` of the two parts (``trained`` alone: ``trained_p_<label>``). A data
+column whose name clashes with one of benchcheck's is kept as ``data_<name>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +30,16 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from benchcheck.data.columns import Columns
-from benchcheck.errors import InputError
+from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.detectors import (
+    DEFAULT_CALIBRATION,
+    DEFAULT_COMBINATION,
+    DEFAULT_DETECTOR,
+    DEFAULT_FEATURES,
+    DEFAULT_FLAG_RULE,
+    DEFAULT_THRESHOLD,
+    Detection,
+)
 from benchcheck.labels.flags import DEFAULT_BINS, FlagSummary, Overlap
 
 if TYPE_CHECKING:
@@ -32,23 +48,41 @@ if TYPE_CHECKING:
 __all__ = ["FlagOptions", "FlagRun", "flag_frames", "run_flag", "TOP_COLUMNS"]
 
 #: Columns of the most confident flags shown in the JSON and the terminal.
-TOP_COLUMNS = ("rank", "id", "label", "llm_label", "confidence", "bin")
+TOP_COLUMNS = ("rank", "id", "label", "llm_label", "confidence", "error_score", "bin")
 #: Columns benchcheck computes for every example of the flags table.
-_COMPUTED = ("llm_label", "confidence", "n_members", "disagree", "flagged", "bin", "rank")
+_COMPUTED = (
+    "llm_label",
+    "confidence",
+    "error_score",
+    "n_members",
+    "disagree",
+    "flagged",
+    "bin",
+    "rank",
+)
 _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 
 
 @dataclass(frozen=True)
 class FlagOptions:
-    """How to flag: minimum confidence, confidence bins, and which judges × prompts to average.
+    """How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
-    ``judges``/``prompts`` ``None`` keep every member of the judgments.
+    ``judges``/``prompts`` ``None`` keep every member of the judgments. ``detector``,
+    ``calibration``, ``features``, ``combination`` and ``flag_rule`` are those of
+    :func:`benchcheck.labels.detectors.detect` (defaults chosen by
+    ``benchmarks/detect_bench.py``; docs/labels.md).
     """
 
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     bins: tuple[float, ...] = DEFAULT_BINS
     judges: tuple[str, ...] | None = None
     prompts: tuple[str, ...] | None = None
+    detector: str = DEFAULT_DETECTOR
+    calibration: str = DEFAULT_CALIBRATION
+    features: str = DEFAULT_FEATURES
+    combination: str = DEFAULT_COMBINATION
+    flag_rule: str = DEFAULT_FLAG_RULE
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,6 +96,7 @@ class FlagRun:
     confident_learning: Overlap | None = None
     judgments: str | None = None
     data: str | None = None
+    detection: Detection | None = None
 
     def flagged(self) -> pl.DataFrame:
         """Return the flagged examples, most confident first."""
@@ -71,6 +106,8 @@ class FlagRun:
         """Return the canonical JSON of ``benchcheck flag --json`` (``top`` flags listed)."""
         out: dict[str, Any] = {"judgments": self.judgments, "data": self.data}
         out["summary"] = self.summary.to_dict()
+        if self.detection is not None:
+            out["detector"] = self.detection.to_json()
         if self.confident_learning is not None:
             out["confident_learning"] = self.confident_learning.to_dict()
         if output is not None:
@@ -80,36 +117,74 @@ class FlagRun:
 
 
 def flag_frames(
-    judgments: pl.DataFrame,
+    judgments: pl.DataFrame | None,
     data: pl.DataFrame,
     *,
     options: FlagOptions | None = None,
     pred_probs: np.ndarray | None = None,
     rows: pl.DataFrame | None = None,
     source: str | None = None,
+    gold: Mapping[str, str] | None = None,
+    embed: Any = None,
 ) -> FlagRun:
-    """Average the judgments per example, flag disagreements, count them.
+    """Score every example with the chosen detector, flag likely label errors, count them.
 
     ``data`` is a normalised table (``id``, ``label``, text columns, optionally ``line``:
     :func:`benchcheck.io.tables.read_table`); ``rows`` are the same rows as written (the
-    data's own columns, carried into the flags table). ``pred_probs`` (n × labels, in data
-    order) add cleanlab's confident-learning flags and their overlap with the LLM's.
-    ``source`` names the data file in errors.
+    data's own columns, carried into the flags table). ``judgments`` (with their
+    content-free rows, if any) are needed by the ``llm`` and ``both`` detectors.
+    ``pred_probs`` (n × labels, in data order) add cleanlab's confident-learning flags and
+    their overlap with the detector's. ``gold`` (id → reviewed label) fits the ``platt`` and
+    ``isotonic`` calibrations; ``embed`` embeds texts for the trained detector's
+    ``embedding`` features (default: the offline MiniLM). ``source`` names the data file.
     """
-    from benchcheck.labels.ensemble import ensemble, judgment_labels
+    from benchcheck.labels.detectors import detect
+    from benchcheck.labels.ensemble import ensemble, is_content_free, judgment_labels
     from benchcheck.labels.flags import (
         confident_learning_flags,
         detector_overlap,
-        flag_examples,
         summarize_flags,
     )
 
     options = options or FlagOptions()
-    labels = judgment_labels(judgments)
-    ens = ensemble(judgments, judges=options.judges, prompts=options.prompts)
-    flags = flag_examples(
-        data, ens, threshold=options.threshold, bins=options.bins, labels=labels, source=source
+    uses_llm = options.detector in ("llm", "both")
+    if uses_llm:
+        if judgments is None:
+            raise UsageError(f"the {options.detector!r} detector needs a judgments file")
+        labels = judgment_labels(judgments)
+        ensemble(  # validates the judge / prompt names against the judgments
+            judgments.filter(~is_content_free(judgments)),
+            judges=options.judges,
+            prompts=options.prompts,
+        )
+        for name, chosen in (("judge", options.judges), ("prompt", options.prompts)):
+            if chosen:
+                judgments = judgments.filter(pl.col(name).cast(pl.String).is_in(list(chosen)))
+    else:
+        from benchcheck.labels.ensemble import label_sort_key
+
+        labels = tuple(sorted({str(v) for v in data["label"].to_list()}, key=label_sort_key))
+    _check_labels(data, labels, source)
+    if embed is None and "embedding" in options.features and options.detector != "llm":
+        from benchcheck.metrics.neardup import minilm_embedder
+
+        embed = minilm_embedder()
+    found = detect(
+        data,
+        judgments if uses_llm else None,
+        labels=labels,
+        detector=options.detector,
+        calibration=options.calibration,
+        gold=gold,
+        features=options.features,
+        combination=options.combination,
+        embed=embed,
+        threshold=options.threshold,
+        flag_rule=options.flag_rule,
+        bins=options.bins,
+        seed=options.seed,
     )
+    flags = _ordered(found.frame, data, labels, options.detector)
     summary = summarize_flags(flags, threshold=options.threshold, bins=options.bins)
     overlap = None
     if pred_probs is not None:
@@ -128,7 +203,41 @@ def flag_frames(
         options=options,
         confident_learning=overlap,
         data=source,
+        detection=found,
     )
+
+
+def _check_labels(data: pl.DataFrame, labels: Sequence[str], source: str | None) -> None:
+    """Every original label must be a judged label (InputError naming the line)."""
+    for col in ("id", "label"):
+        if col not in data.columns:
+            raise InputError(f"the data has no {col!r} column", path=source)
+    bad = data.filter(~pl.col("label").cast(pl.String).is_in(list(labels)))
+    if bad.height:
+        line = int(bad["line"][0]) if "line" in bad.columns else None
+        raise InputError(
+            f"label not among the judged labels {list(labels)}",
+            path=source,
+            line=line,
+            got=bad["label"][0],
+        )
+
+
+def _ordered(
+    frame: pl.DataFrame, data: pl.DataFrame, labels: Sequence[str], detector: str
+) -> pl.DataFrame:
+    """Put the data's columns first, then llm_label, p_*, confidence, error_score, …."""
+    pcols = [f"p_{lab}" for lab in labels]
+    head = [c for c in data.columns if c in frame.columns]
+    tail = ["llm_label", *pcols, "confidence", "error_score", "n_members"]
+    tail += ["disagree", "flagged", "bin", "rank"]
+    if detector == "both":
+        tail += [f"llm_p_{lab}" for lab in labels]
+    if detector in ("both", "trained"):
+        tail += [f"trained_p_{lab}" for lab in labels]
+    if "n_members" not in frame.columns:
+        frame = frame.with_columns(pl.lit(0, dtype=pl.Int64).alias("n_members"))
+    return frame.select(head + [c for c in tail if c not in head])
 
 
 def with_data_columns(flags: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
@@ -162,37 +271,69 @@ def with_data_columns(flags: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def run_flag(
-    judgments: str | Path,
+    judgments: str | Path | None,
     data: str | Path,
     *,
     columns: Columns | None = None,
     options: FlagOptions | None = None,
     pred_probs: str | Path | None = None,
+    gold: str | Path | None = None,
 ) -> FlagRun:
-    """Read the judgments and the data (and predicted probabilities), then :func:`flag_frames`.
+    """Read the judgments and the data (and predicted probabilities, gold), then flag.
 
-    ``pred_probs`` is a ``.npy`` array in data order, or a table with ``id`` and one
-    ``p_<label>`` column per label.
+    ``judgments`` may be None for the ``trained`` detector. ``pred_probs`` is a ``.npy``
+    array in data order, or a table with ``id`` and one ``p_<label>`` column per label.
+    ``gold`` is a reviewed gold file (``benchcheck review import -o``: ``id`` and ``gold``;
+    rows without a gold label are ignored) for the ``platt`` and ``isotonic`` calibrations.
     """
     from benchcheck.io.tables import read_rows, table_from_rows
-    from benchcheck.labels.ensemble import judgment_labels, read_judgments
+    from benchcheck.labels.ensemble import judgment_labels, label_sort_key, read_judgments
 
-    judged = read_judgments(judgments)
+    judged = read_judgments(judgments, content_free=True) if judgments is not None else None
     rows = read_rows(data)
     frame = table_from_rows(rows, data, columns or Columns())
     probs = None
     if pred_probs is not None:
-        probs = read_pred_probs(pred_probs, frame["id"].to_list(), judgment_labels(judged))
-    run = flag_frames(judged, frame, options=options, pred_probs=probs, rows=rows, source=str(data))
+        if judged is not None:
+            labels = judgment_labels(judged)
+        else:
+            labels = tuple(sorted({str(v) for v in frame["label"]}, key=label_sort_key))
+        probs = read_pred_probs(pred_probs, frame["id"].to_list(), labels)
+    gold_map = read_gold_map(gold) if gold is not None else None
+    run = flag_frames(
+        judged,
+        frame,
+        options=options,
+        pred_probs=probs,
+        rows=rows,
+        source=str(data),
+        gold=gold_map,
+    )
     return FlagRun(
         flags=run.flags,
         summary=run.summary,
         labels=run.labels,
         options=run.options,
         confident_learning=run.confident_learning,
-        judgments=str(judgments),
+        judgments=None if judgments is None else str(judgments),
         data=str(data),
+        detection=run.detection,
     )
+
+
+def read_gold_map(path: str | Path) -> dict[str, str]:
+    """Reviewed gold labels by id (``id`` and ``gold`` columns; empty gold cells skipped)."""
+    from benchcheck.io.tables import read_rows
+
+    frame = read_rows(path)
+    for col in ("id", "gold"):
+        if col not in frame.columns:
+            raise InputError(f"the gold file has no {col!r} column", path=path)
+    frame = frame.with_columns(pl.col("id").cast(pl.String), pl.col("gold").cast(pl.String))
+    frame = frame.filter(pl.col("gold").is_not_null() & (pl.col("gold") != ""))
+    if frame.height == 0:
+        raise InputError("the gold file has no example with a gold label", path=path)
+    return dict(zip(frame["id"].to_list(), frame["gold"].to_list(), strict=True))
 
 
 def read_pred_probs(path: str | Path, ids: Sequence[str], labels: Sequence[str]) -> np.ndarray:

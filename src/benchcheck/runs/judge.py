@@ -61,30 +61,48 @@ def run_judge(
     *,
     columns: Columns | None = None,
     setup: JudgeSetup | None = None,
-    prompts: str = "all",
+    prompts: str | None = None,
     prompt_file: str | Path | None = None,
     verbalisers: Sequence[str] | None = None,
     price_per_1k_tokens: float | None = None,
     progress: Progress | None = None,
     on_build: Callable[[str], None] | None = None,
+    content_free: bool = True,
 ) -> JudgeRun:
     """Read the examples and judge each with every judge × prompt (cached, resumable).
 
-    ``prompts`` is ``all`` or names (built-in or from ``prompt_file``); ``verbalisers`` the
-    answer token of each label. With a label column in ``columns``, the judgments carry it.
+    ``prompts`` is ``all`` or names (built-in or from ``prompt_file``; default: the
+    ``prompt_file``'s templates, else :data:`~benchcheck.judges.run.DEFAULT_PROMPTS`);
+    ``verbalisers`` the answer token of each label. With a label column in ``columns``,
+    the judgments carry it.
+    ``content_free`` also judges the content-free inputs of contextual calibration
+    (three rows per judge × prompt, ``content_free`` column; ``benchcheck flag`` reads them).
     """
     from benchcheck.io.tables import read_table
     from benchcheck.judges.prompts import load_prompt_file, select_prompts
-    from benchcheck.judges.run import judge_frame, summarise
+    from benchcheck.judges.run import (
+        CONTENT_FREE_INPUTS,
+        DEFAULT_PROMPTS,
+        judge_frame,
+        summarise,
+    )
 
     columns = columns or Columns()
     frame = read_table(data, **columns.given())
     extra = load_prompt_file(prompt_file) if prompt_file else None
-    templates = select_prompts(prompts, extra=extra, verbalisers=verbalisers)
+    spec = prompts or ("all" if extra else DEFAULT_PROMPTS)
+    templates = select_prompts(spec, extra=extra, verbalisers=verbalisers)
     setup = setup or JudgeSetup()
     with setup.open(on_build=on_build) as (judges, store):
         start = time.perf_counter()
-        result = judge_frame(frame, judges, templates, cache=store, progress=progress)
+        result = judge_frame(
+            frame,
+            judges,
+            templates,
+            cache=store,
+            progress=progress,
+            content_free=CONTENT_FREE_INPUTS if content_free else (),
+        )
         wall = time.perf_counter() - start
         cache = None if store is None else str(store.path)
     if columns.label is not None and "label" in frame.columns:

@@ -94,7 +94,7 @@ def run_label_errors(
 
     from benchcheck.io.tables import read_table
     from benchcheck.judges.prompts import select_prompts
-    from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame
+    from benchcheck.judges.run import AUDIT_PROMPTS, CONTENT_FREE_INPUTS, judge_frame
     from benchcheck.runs.flag import FlagOptions, flag_frames
 
     frame = read_table(data, **columns.given())
@@ -112,7 +112,14 @@ def run_label_errors(
         raise NotApplicable(f"labels {bad[:5]} are not among the prompts' labels {labels}")
     started = time.perf_counter()
     with JudgeSetup((judge,)).open() as (judges, store):
-        judgments = judge_frame(frame, judges, templates, cache=store, progress=progress)
+        judgments = judge_frame(
+            frame,
+            judges,
+            templates,
+            cache=store,
+            progress=progress,
+            content_free=CONTENT_FREE_INPUTS,
+        )
         identity = judges[0].identity
     seconds = time.perf_counter() - started
     flag = flag_frames(judgments, frame, options=options or FlagOptions(), source=str(data))

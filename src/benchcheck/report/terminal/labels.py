@@ -46,19 +46,24 @@ def key_value_table(title: str, rows: Mapping[str, Any], *, digits: int = 4) -> 
 def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``benchcheck flag``: counts, flags per bin, top flags, cleanlab overlap."""
     s = payload["summary"]
-    out: list[Any] = [
-        key_value_table(
-            "Flags",
-            {
-                "examples": s["n"],
-                "judged": s["judged"],
-                "disagreements": s["disagreements"],
-                f"flagged (confidence ≥ {s['threshold']:g})": s["flagged"],
-                "flag rate": s["flag_rate"],
-            },
-        )
-    ]
-    per_bin = Table(title="Flags per confidence bin")
+    rows: dict[str, Any] = {}
+    found = payload.get("detector")
+    if found is not None:
+        settings = found.get("settings", {})
+        rows["detector"] = found["detector"]
+        if "calibration" in settings:
+            rows["calibration"] = settings["calibration"]
+    rows.update(
+        {
+            "examples": s["n"],
+            "judged": s["judged"],
+            "disagreements": s["disagreements"],
+            f"flagged (error score ≥ {s['threshold']:g})": s["flagged"],
+            "flag rate": s["flag_rate"],
+        }
+    )
+    out: list[Any] = [key_value_table("Flags", rows)]
+    per_bin = Table(title="Flags per error-score bin")
     per_bin.add_column("bin")
     per_bin.add_column("flags", justify="right")
     for name, n in s["flagged_by_bin"].items():
