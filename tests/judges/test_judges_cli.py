@@ -137,7 +137,10 @@ def test_default_llama_judge_cli(tmp_path, capsys, small_gguf):
     assert main(args) == 0
     assert main([*args, "--force"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "(3 computed, 0 from cache)" in text and "(0 computed, 3 from cache)" in text
+    # 3 examples + the 3 content-free inputs of contextual calibration, for the one prompt
+    assert "(6 computed, 0 from cache)" in text and "(0 computed, 6 from cache)" in text
     frame = pl.read_parquet(out)
     assert frame["cached"].all() and frame["weights_hash"][0] == small_gguf.sha256
-    assert (frame["p_0"] + frame["p_1"]).to_list() == pytest.approx([1.0] * 3)
+    assert frame["content_free"].null_count() == 3
+    assert sorted(frame["content_free"].drop_nulls()) == ["", "N/A", "[MASK]"]
+    assert (frame["p_0"] + frame["p_1"]).to_list() == pytest.approx([1.0] * 6)
