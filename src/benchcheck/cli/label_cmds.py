@@ -96,7 +96,7 @@ def _flags_from_judgments(
     prompts: str | None,
     bins: tuple[float, ...],
 ) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    from benchcheck.labels.ensemble import read_judgments
+    from benchcheck.io.judgments import read_judgments
     from benchcheck.runs.flag import FlagOptions, flag_frames
 
     options = FlagOptions(threshold, bins, _names(judges), _names(prompts))
@@ -302,7 +302,7 @@ def error_rate(
 
     Example: benchcheck error-rate --errors 12 --sample 200 --population 5000
     """
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_gold
     from benchcheck.labels.analysis import gold_error_rate
     from benchcheck.stats.intervals import error_rate_interval
 
@@ -313,7 +313,7 @@ def error_rate(
             raise UsageError("give either a gold file or --errors/--sample, not both")
         with _in_file(gold):
             res, left = gold_error_rate(
-                read_rows(gold), population=population, confidence=confidence
+                read_gold(gold), population=population, confidence=confidence
             )
     else:
         if errors is None or sample is None:
@@ -363,7 +363,7 @@ def bins_cmd(
 
     Example: benchcheck bins gold.jsonl --bins 0.5,0.6,0.7,0.8,0.9,0.95,1 --bootstrap 1000 --seed 0
     """
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_gold
     from benchcheck.labels.analysis import bin_agreement
     from benchcheck.labels.flags import parse_bins
 
@@ -371,7 +371,11 @@ def bins_cmd(
     edges = parse_bins(bins)
     with _in_file(gold):
         stats = bin_agreement(
-            read_rows(gold), bins=edges, n_resamples=bootstrap, seed=seed, min_bin=min_bin
+            read_gold(gold, need=("label", "llm_label", "confidence", "gold")),
+            bins=edges,
+            n_resamples=bootstrap,
+            seed=seed,
+            min_bin=min_bin,
         )
     payload = {"bootstrap": bootstrap, "seed": seed, "bins": [s.to_dict() for s in stats]}
     write_json(payload, json_out)
@@ -481,6 +485,8 @@ def remedy(
         threshold=threshold,
         seed=seed,
         labels=labels,
+        source=data,
+        flags_source=flags,
     )
     res = write_remedy(
         splits, output, source=data, mode=mode, threshold=threshold, seed=seed, force=force
@@ -527,17 +533,15 @@ def rerank_cmd(
 
     Example: benchcheck rerank --gold gold.jsonl --scores gpt4=a.jsonl --scores deberta=b.jsonl
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.remedies import read_model_scores, rerank
+    from benchcheck.io.label_files import read_gold
+    from benchcheck.io.model_scores import read_model_scores
+    from benchcheck.labels.remedies import rerank
 
     files = parse_assignments(scores, "--scores")
     Outputs([gold, *files.values()], force=force).file(json_out, param="json")
     if not files:
         raise UsageError("give at least one --scores NAME=FILE")
-    g = read_rows(gold)
-    for c in ("id", "label", "gold"):
-        if c not in g.columns:
-            raise InputError(f"the gold file has no {c!r} column", path=gold)
+    g = read_gold(gold, need=("id", "label", "gold"))
     g = g.filter(pl.col("gold").is_not_null())
     if g.height == 0:
         raise InputError("the gold file has no example with a gold label", path=gold)
@@ -551,6 +555,7 @@ def rerank_cmd(
         threshold=threshold,
         n_resamples=bootstrap,
         seed=seed,
+        source=gold,
     )
     write_json(res.to_dict(), json_out)
     if json_out == "-":
@@ -592,31 +597,10 @@ def rerank_cmd(
 
 
 def _read_source(name: str, spec: str) -> dict[str, str]:
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_label_source
 
     path, _, column = spec.partition("#")
-    frame = read_rows(path)
-    if not column:
-        for guess in (name, f"{name}_label", "label"):
-            if guess in frame.columns:
-                column = guess
-                break
-        else:
-            column = "label"
-    for c in ("id", column):
-        if c not in frame.columns:
-            shown = [x for x in frame.columns if x != "__line__"]
-            raise InputError(
-                f"source {name!r}: no column {c!r} (use NAME=FILE#COLUMN); the file has {shown}",
-                path=path,
-            )
-    out: dict[str, str] = {}
-    for i, v in frame.select(
-        pl.col("id").cast(pl.String), pl.col(column).cast(pl.String)
-    ).iter_rows():
-        if v is not None and v != "":
-            out[i] = v
-    return out
+    return read_label_source(name, path, column or None)
 
 
 @app.command("agreement")
@@ -652,9 +636,9 @@ def agreement(
 
     Example: benchcheck agreement --source orig=g.jsonl#label --source gold=g.jsonl --crowd c.tsv
     """
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.judgments import read_judgments
+    from benchcheck.io.label_files import read_crowd
     from benchcheck.labels.analysis import agreement_report
-    from benchcheck.labels.ensemble import read_judgments
 
     specs = parse_assignments(source, "--source")
     used = [s.partition("#")[0] for s in specs.values()]
@@ -668,10 +652,7 @@ def agreement(
         raise UsageError(f"--disagreement expects two source names, got {disagreement!r}")
     crowd_frame = None
     if crowd is not None:
-        crowd_frame = read_rows(crowd)
-        missing = [c for c in ("id", "annotator", "label") if c not in crowd_frame.columns]
-        if missing:
-            raise InputError(f"the crowd file lacks column(s) {missing}", path=crowd)
+        crowd_frame = read_crowd(crowd)
     report = agreement_report(
         sources,
         crowd=crowd_frame,
@@ -747,12 +728,12 @@ def ensemble_curve_cmd(
 
     Example: benchcheck ensemble-curve judgments.parquet --gold gold.jsonl --repeats 50
     """
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.judgments import read_judgments
+    from benchcheck.io.label_files import read_gold
     from benchcheck.labels.analysis import ensemble_curve
-    from benchcheck.labels.ensemble import read_judgments
 
     Outputs([judgments, gold], force=force).file(json_out, param="json")
-    g = read_rows(gold)
+    g = read_gold(gold, need=("id", "label", "gold"))
     with _in_file(gold):
         points, members = ensemble_curve(
             read_judgments(judgments), g, unit=unit, repeats=repeats, seed=seed, positive=positive

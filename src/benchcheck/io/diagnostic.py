@@ -77,10 +77,9 @@ _SCHEMA: dict[str, Any] = {
 
 def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and ``(line number, cells)`` rows; TSV is read without quoting."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    from benchcheck.io._text import decode_utf8
+
+    text = decode_utf8(path.read_bytes(), path)
     # Lines end at \n, \r or \r\n only, as the csv module asks (newline=""):
     # str.splitlines() also broke a cell at U+2028, U+0085 or a form feed.
     lines = io.StringIO(text, newline="")
@@ -109,12 +108,10 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, li
 
 def _read_jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line, by the one JSONL line rule."""
+    from benchcheck.io._text import decode_utf8
     from benchcheck.io.tables import json_lines
 
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    text = decode_utf8(path.read_bytes(), path)
     out = []
     for number, obj in json_lines(text, path):
         if not isinstance(obj, dict):
@@ -143,7 +140,28 @@ def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
+def _check_labels(rows: list[dict[str, Any]], path: Path) -> None:
+    """Refuse a suite that mixes NLI labels with others (a typo such as ``entailmnet``).
+
+    A suite whose labels are all NLI labels is an NLI suite; one with none of them is a
+    suite of another task (``safe``/``unsafe``); a mix is an error naming the first line
+    whose label is not one of the three.
+    """
+    labels = {r["label"] for r in rows}
+    if not labels & set(NLI_LABELS) or labels <= set(NLI_LABELS):
+        return
+    bad = next(r for r in rows if r["label"] not in NLI_LABELS)
+    raise InputError(
+        f"label is not one of the NLI labels {', '.join(NLI_LABELS)}, which the suite's other "
+        "labels are",
+        path=path,
+        line=bad["line"],
+        got=bad["label"],
+    )
+
+
 def _dataset(rows: list[dict[str, Any]], path: Path, fmt: str) -> Dataset:
+    _check_labels(rows, path)
     table = _frame(rows)
     split = Split(name="diagnostic", source=str(path), table=table)
     return Dataset(
@@ -279,7 +297,17 @@ def read_diagnostic_jsonl(path: str | Path) -> Dataset:
         s1, s2 = str(obj["sentence1"]).strip(), str(obj["sentence2"]).strip()
         domain = _cell(obj.get("domain"))
         for direction, premise, hypothesis in (("forward", s1, s2), ("backward", s2, s1)):
-            label = _cell(obj.get(direction))
+            raw = obj.get(direction)
+            if isinstance(raw, list | dict) or (isinstance(raw, float) and raw != raw):
+                kind = "a list" if isinstance(raw, list) else "an object"
+                raise InputError(
+                    f"{direction!r} must be one label (a string), not "
+                    f"{kind if isinstance(raw, list | dict) else 'NaN'}",
+                    path=path,
+                    line=line,
+                    got=raw,
+                )
+            label = _cell(raw)
             if label is None:
                 continue
             out.append(

@@ -12,7 +12,7 @@ from benchcheck.labels.analysis import (
     ensemble_curve,
     gold_error_rate,
 )
-from benchcheck.labels.ensemble import ensemble, read_judgments
+from benchcheck.labels.ensemble import ensemble
 from benchcheck.labels.flags import (
     confident_learning_flags,
     detector_overlap,
@@ -20,7 +20,7 @@ from benchcheck.labels.flags import (
     summarize_flags,
 )
 from benchcheck.labels.ner_flags import compare_spans, span_review_frame
-from benchcheck.labels.remedies import apply_remedy, read_model_scores, rerank
+from benchcheck.labels.remedies import apply_remedy, rerank
 from benchcheck.labels.review import export_review, import_review
 
 __all__ = [
@@ -36,8 +36,6 @@ __all__ = [
     "flag_examples",
     "gold_error_rate",
     "import_review",
-    "read_judgments",
-    "read_model_scores",
     "rerank",
     "span_review_frame",
     "summarize_flags",

@@ -30,6 +30,7 @@ import polars as pl
 from scipy.stats import spearmanr
 from sklearn.metrics import f1_score, roc_auc_score
 
+from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 from benchcheck.labels.flags import DEFAULT_BINS, bin_label
@@ -224,6 +225,14 @@ def ensemble_curve(
         pl.col("gold").cast(pl.String),
     )
     ids = g["id"].to_list()
+    refuse_duplicates(ids)
+    check_join(
+        ids,
+        judgments["id"].cast(pl.String).unique(maintain_order=True).to_list(),
+        left_name="the gold labels",
+        right_name="the judgments",
+        right_unmatched=1.0,  # the judgments may cover more examples than were reviewed
+    )
     index = {i: k for k, i in enumerate(ids)}
     j = judgments.with_columns(pl.col("id").cast(pl.String)).filter(pl.col("id").is_in(ids))
     if j.height == 0:
@@ -307,6 +316,7 @@ def agreement_report(
     in ``disagreement`` (the LLM and the original) differ, when both are given.
     """
     src: dict[str, dict[str, str]] = {n: dict(v) for n, v in sources.items()}
+    _refuse_disjoint_sources(src)
     rater_groups: dict[str, dict[str, dict[str, str]]] = {}
     per_annotator: list[dict[str, Any]] = []
     spearman = None
@@ -440,6 +450,25 @@ def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict
         "n_items": len(rows),
         "raters": len(maps),
     }
+
+
+def _refuse_disjoint_sources(sources: Mapping[str, Mapping[str, str]]) -> None:
+    """Raise :class:`InputError` when a source shares no id with the others.
+
+    Sources are compared on the ids they share; one whose ids are written differently
+    (``1`` beside ``"p01"``) would give an empty comparison, not an error.
+    """
+    if len(sources) < 2:
+        return
+    for name, labels in sources.items():
+        others = {i for n, s in sources.items() if n != name for i in s}
+        if labels and others and not others.intersection(labels):
+            shown = ", ".join(repr(i) for i in list(labels)[:3])
+            theirs = ", ".join(repr(i) for i in sorted(others)[:3])
+            raise InputError(
+                f"source {name!r} shares no id with the other sources: it has {shown}; they "
+                f"have {theirs} (ids are compared as text)"
+            )
 
 
 def _refuse_mixed_label_sets(judgments: pl.DataFrame, pcols: list[str]) -> None:

@@ -11,6 +11,7 @@ same judgement throughout: 0/0) has kappa ``None``, as everywhere in benchcheck.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +95,7 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     except UnicodeDecodeError:
         raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
     out = []
+    seen: dict[object, int] = {}
     for number, row in json_lines(text, path):
         if (
             not isinstance(row, dict)
@@ -105,6 +107,16 @@ def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
                 path=path,
                 line=number,
             )
+        key = (str(row["split"]), json.dumps(row.get("id", number), sort_keys=True))
+        if key in seen:
+            raise InputError(
+                f"duplicate id: each sampled instance may appear once (first on line "
+                f"{seen[key]}); a second copy would count its judgements twice",
+                path=path,
+                line=number,
+                got=row.get("id"),
+            )
+        seen[key] = number
         judged = {
             str(k): _judgement(v, path, number)
             for k, v in row["annotations"].items()

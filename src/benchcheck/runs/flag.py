@@ -15,7 +15,6 @@ line in its file), then ``llm_label``, the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from benchcheck.data.columns import Columns
-from benchcheck.errors import InputError
 from benchcheck.labels.flags import DEFAULT_BINS, FlagSummary, Overlap
 
 if TYPE_CHECKING:
@@ -174,8 +172,9 @@ def run_flag(
     ``pred_probs`` is a ``.npy`` array in data order, or a table with ``id`` and one
     ``p_<label>`` column per label.
     """
+    from benchcheck.io.judgments import read_judgments, read_pred_probs
     from benchcheck.io.tables import read_rows, table_from_rows
-    from benchcheck.labels.ensemble import judgment_labels, read_judgments
+    from benchcheck.labels.ensemble import judgment_labels
 
     judged = read_judgments(judgments)
     rows = read_rows(data)
@@ -193,36 +192,3 @@ def run_flag(
         judgments=str(judgments),
         data=str(data),
     )
-
-
-def read_pred_probs(path: str | Path, ids: Sequence[str], labels: Sequence[str]) -> np.ndarray:
-    """Predicted probabilities in data order: a ``.npy`` array, or a table by ``id``."""
-    import numpy as np
-
-    from benchcheck.io.tables import read_rows
-
-    path = Path(path)
-    if path.suffix == ".npy":
-        try:
-            arr = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read a NumPy array: {exc}", path=path) from None
-        if arr.ndim != 2 or arr.shape[0] != len(ids):
-            raise InputError(
-                f"expected an array of shape ({len(ids)}, {len(labels)}) in data order",
-                path=path,
-                got=arr.shape,
-            )
-        return np.asarray(arr)
-    frame = read_rows(path)
-    cols = [f"p_{lab}" for lab in labels]
-    missing = [c for c in ["id", *cols] if c not in frame.columns]
-    if missing:
-        raise InputError(f"predicted probabilities lack column(s) {missing}", path=path)
-    frame = frame.with_columns(pl.col("id").cast(pl.String))
-    index = {i: k for k, i in enumerate(frame["id"].to_list())}
-    absent = [i for i in ids if i not in index]
-    if absent:
-        raise InputError("no predicted probabilities for id", path=path, got=absent[0])
-    arr = frame.select(cols).to_numpy().astype(float)
-    return np.asarray(arr[[index[i] for i in ids]])
