@@ -62,6 +62,12 @@ def judge(
     api_key_env: Annotated[
         str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout", help="Seconds per request (openai): connect, reads and the whole answer."
+        ),
+    ] = 60.0,
     price: Annotated[
         float | None,
         typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
@@ -117,11 +123,12 @@ def judge(
 
                 built.append(RayJudge(spec, actors=actors, address=address))
             else:
-                built.append(
-                    make_judge(
-                        spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
-                    )
+                made = make_judge(
+                    spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
                 )
+                if hasattr(made, "set_timeout"):  # a remote judge: bound each request
+                    made.set_timeout(timeout)
+                built.append(made)
         start = time.perf_counter()
         result = _run_with_progress(frame, built, templates, store, judge_frame)
         wall = time.perf_counter() - start
