@@ -65,7 +65,7 @@ _EXPORTS: dict[str, str] = {
     "weighted_f1_matrix": "benchcheck.stats.agreement",
     "rk_from_confusion": "benchcheck.stats.correlation",
     # diagnostic evaluation
-    "load_suite": "benchcheck.diagnostics",
+    "load_suite": "benchcheck.runs.diagnose",
     "diagnose_suite": "benchcheck.diagnostics",
     "check_suite": "benchcheck.diagnostics",
     "human_baseline": "benchcheck.diagnostics",

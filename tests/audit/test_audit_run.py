@@ -155,9 +155,9 @@ def _ids_labelled_one() -> list[str]:
 def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> None:
     # The judge says '0' at 0.9 everywhere: every example labelled '1' is flagged, all with
     # the same confidence, so in file order.
-    import benchcheck.audit._analyses as analyses
+    import benchcheck.runs.label_errors as label_errors
 
-    monkeypatch.setattr(analyses, "MAX_FLAGS_IN_JSON", 3)
+    monkeypatch.setattr(label_errors, "MAX_FLAGS_IN_JSON", 3)
     report = run_audit(AuditInputs(**PAIR))
     expect = _ids_labelled_one()
     assert report.flagged is not None

@@ -19,10 +19,10 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from benchcheck.cli import main
 from benchcheck.diagnostics import sample_suite_path
 from benchcheck.diagnostics.human import human_baseline
-from benchcheck.diagnostics.suite import load_suite
 from benchcheck.labels.analysis import agreement_report
 from benchcheck.labels.review import _agreement
 from benchcheck.metrics.accuracy import score_annotations
+from benchcheck.runs.diagnose import load_suite
 from benchcheck.stats.agreement import cohen_kappa, fleiss_kappa
 
 SUITE = str(sample_suite_path())
@@ -56,7 +56,7 @@ def _library_answers(ids: list[str], ratings: dict[str, list[str]], suite) -> di
         groups={"abc": list(RATERS)},
         truth="gold",
         disagreement=None,
-    )
+    ).to_json()
     # The accuracy sample judges correct (1) / not (0): the first category counts as 1.
     first = ratings["a"][0]
     judged = [{w: int(ratings[w][k] == first) for w in ("a", "b")} for k in range(len(ids))]

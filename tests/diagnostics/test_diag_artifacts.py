@@ -29,8 +29,9 @@ UPPER = binom.ppf(1 - 1e-6, N_EVAL, 1 / 3) / N_EVAL
 
 def test_planted_cue_is_found():
     rng = np.random.default_rng(0)
-    res = partial_input_audit(*make(rng, N_TRAIN, True), *make(rng, N_EVAL, True), seed=0,
-                              n_resamples=200)
+    res = partial_input_audit(
+        *make(rng, N_TRAIN, True), *make(rng, N_EVAL, True), seed=0, n_resamples=200
+    )
     assert res.accuracy > UPPER
     assert res.accuracy_ci[0] > max(res.majority_accuracy, res.chance_accuracy)
     assert res.cues["contradiction"][0].feature == "nobody"
@@ -41,8 +42,9 @@ def test_planted_cue_is_found():
 
 def test_no_cue_stays_near_chance():
     rng = np.random.default_rng(1)
-    res = partial_input_audit(*make(rng, N_TRAIN, False), *make(rng, N_EVAL, False), seed=0,
-                              n_resamples=200)
+    res = partial_input_audit(
+        *make(rng, N_TRAIN, False), *make(rng, N_EVAL, False), seed=0, n_resamples=200
+    )
     lower = binom.ppf(1e-6, N_EVAL, 1 / 3) / N_EVAL
     assert lower <= res.accuracy <= UPPER
     assert "no evidence" in res.reading

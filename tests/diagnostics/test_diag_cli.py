@@ -23,8 +23,21 @@ def test_diagnose_json_and_table(tmp_path, capsys):
     rows = [json.loads(x) for x in Path(PREDS).read_text().splitlines()]
     other = tmp_path / "always_neutral.tsv"
     other.write_text("id\tprediction\n" + "".join(f"{r['id']}\t1\n" for r in rows))
-    rc = main(["diagnose", "--suite", SUITE, "--predictions", f"overlap={PREDS}",
-               "--predictions", f"neutral={other}", "--resamples", "100", "--json", str(out)])
+    rc = main(
+        [
+            "diagnose",
+            "--suite",
+            SUITE,
+            "--predictions",
+            f"overlap={PREDS}",
+            "--predictions",
+            f"neutral={other}",
+            "--resamples",
+            "100",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "Logic" in text and "never compare" in text.replace("\n", " ")
@@ -38,8 +51,19 @@ def test_diagnose_json_and_table(tmp_path, capsys):
 
 
 def test_diagnose_json_stdout(capsys):
-    rc = main(["diagnose", "--suite", SUITE, "--predictions", f"o={PREDS}", "--resamples", "20",
-               "--json", "-"])
+    rc = main(
+        [
+            "diagnose",
+            "--suite",
+            SUITE,
+            "--predictions",
+            f"o={PREDS}",
+            "--resamples",
+            "20",
+            "--json",
+            "-",
+        ]
+    )
     assert rc == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["models"]["o"]["fine"]["Negation"]["n"] == 10
@@ -47,8 +71,10 @@ def test_diagnose_json_stdout(capsys):
 
 def test_diagnose_bad_predictions_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "ls-01:forward", "prediction": "entailment"}\n'
-                   '{"id": "ls-01:backward", "prediction": "perhaps"}\n')
+    bad.write_text(
+        '{"id": "ls-01:forward", "prediction": "entailment"}\n'
+        '{"id": "ls-01:backward", "prediction": "perhaps"}\n'
+    )
     rc = main(["diagnose", "--suite", SUITE, "--predictions", f"m={bad}"])
     assert rc == 2
     err = capsys.readouterr().err
@@ -57,8 +83,10 @@ def test_diagnose_bad_predictions_exit_2(tmp_path, capsys):
 
 def test_diagnose_bad_suite_exit_2(tmp_path, capsys):
     bad = tmp_path / "suite.jsonl"
-    bad.write_text('{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "neutral"}\n'
-                   '{"id": "b", "sentence2": "y", "forward": "neutral"}\n')
+    bad.write_text(
+        '{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "neutral"}\n'
+        '{"id": "b", "sentence2": "y", "forward": "neutral"}\n'
+    )
     rc = main(["diagnose", "--suite", str(bad), "--predictions", f"m={PREDS}"])
     assert rc == 2
     assert f"{bad}:2" in capsys.readouterr().err.replace("\n", "")
@@ -80,20 +108,34 @@ def test_check_suite(tmp_path, capsys):
 
 def test_human(tmp_path, capsys):
     ann = tmp_path / "ann.csv"
-    ann.write_text("id,annotator,label\n"
-                   "p1:forward,a,contradiction\np1:forward,b,contradiction\n"
-                   "p2:forward,a,neutral\np2:forward,b,entailment\n"
-                   "p2:backward,a,entailment\np2:backward,b,entailment\n")
+    ann.write_text(
+        "id,annotator,label\n"
+        "p1:forward,a,contradiction\np1:forward,b,contradiction\n"
+        "p2:forward,a,neutral\np2:forward,b,entailment\n"
+        "p2:backward,a,entailment\np2:backward,b,entailment\n"
+    )
     out = tmp_path / "h.json"
-    rc = main(["human", "--suite", str(DATA / "suite_mini.jsonl"), "--annotations", str(ann),
-               "--resamples", "50", "--json", str(out)])
+    rc = main(
+        [
+            "human",
+            "--suite",
+            str(DATA / "suite_mini.jsonl"),
+            "--annotations",
+            str(ann),
+            "--resamples",
+            "50",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     assert "Fleiss' kappa" in capsys.readouterr().out
     payload = json.loads(out.read_text())
     assert payload["annotators"]["a"]["r_k"] == 1.0 and payload["n_items_kappa"] == 3
     ann.write_text("id,annotator,label\np1:forward,a,contradiction\nnope,a,neutral\n")
-    assert main(["human", "--suite", str(DATA / "suite_mini.jsonl"), "--annotations",
-                 str(ann)]) == 2
+    assert (
+        main(["human", "--suite", str(DATA / "suite_mini.jsonl"), "--annotations", str(ann)]) == 2
+    )
     assert f"{ann}:3" in capsys.readouterr().err.replace("\n", "")
 
 
@@ -129,8 +171,23 @@ def test_artifacts_folder_and_files(tmp_path, capsys):
     assert payload["cues"]["contradiction"][0]["feature"] == "nobody"
     assert payload["meta"]["train"].endswith("train.jsonl")
     # Train on a pair table, evaluate on the shipped diagnostic suite (both directions).
-    assert main(["artifacts", "--train", str(data / "train.jsonl"), "--eval", SUITE,
-                 "--resamples", "20", "--json", str(out), "--force"]) == 0
+    assert (
+        main(
+            [
+                "artifacts",
+                "--train",
+                str(data / "train.jsonl"),
+                "--eval",
+                SUITE,
+                "--resamples",
+                "20",
+                "--json",
+                str(out),
+                "--force",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["n_eval"] == 90
     # Bad input: missing column → exit 2 naming the file.
     _pairs(tmp_path / "odd.jsonl", [{"a": "x", "b": "y", "label": "neutral"}])
@@ -140,16 +197,33 @@ def test_artifacts_folder_and_files(tmp_path, capsys):
 
 
 def test_artifacts_label_map(tmp_path, capsys):
-    rows = [{"premise": "p", "hypothesis": f"h {i} {'nobody' if i % 3 == 2 else ''}",
-             "label": i % 3} for i in range(60)]
+    rows = [
+        {"premise": "p", "hypothesis": f"h {i} {'nobody' if i % 3 == 2 else ''}", "label": i % 3}
+        for i in range(60)
+    ]
     _pairs(tmp_path / "train.jsonl", rows)
     # Integer labels against the suite's names: refused with a hint, then mapped.
     assert main(["artifacts", "--train", str(tmp_path / "train.jsonl"), "--eval", SUITE]) == 2
     assert "--label-map" in capsys.readouterr().err
     out = tmp_path / "a.json"
-    assert main(["artifacts", "--train", str(tmp_path / "train.jsonl"), "--eval", SUITE,
-                 "--label-map", "0=entailment,1=neutral,2=contradiction", "--resamples", "20",
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "artifacts",
+                "--train",
+                str(tmp_path / "train.jsonl"),
+                "--eval",
+                SUITE,
+                "--label-map",
+                "0=entailment,1=neutral,2=contradiction",
+                "--resamples",
+                "20",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["cues"]["contradiction"][0]["feature"] == "nobody"
 
 
@@ -157,10 +231,26 @@ def test_check_suite_custom_taxonomy(tmp_path, capsys):
     tax = tmp_path / "tax.toml"
     tax.write_text('name = "mini"\n[categories]\n"Logic" = ["Negation"]\n')
     out = tmp_path / "c.json"
-    assert main(["check-suite", str(DATA / "suite_mini.jsonl"), "--taxonomy", str(tax),
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "check-suite",
+                str(DATA / "suite_mini.jsonl"),
+                "--taxonomy",
+                str(tax),
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     payload = json.loads(out.read_text())
     assert list(payload["categories"]) == ["Logic"]
-    assert set(payload["unknown_tags"]) == {"lexical entailment", "Universal",
-                                            "Downward Monotone", "Core Arguments",
-                                            "World Knowledge", "Telepathy"}
+    assert set(payload["unknown_tags"]) == {
+        "lexical entailment",
+        "Universal",
+        "Downward Monotone",
+        "Core Arguments",
+        "World Knowledge",
+        "Telepathy",
+    }

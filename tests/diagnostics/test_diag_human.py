@@ -5,7 +5,8 @@ import pytest
 from sklearn.metrics import matthews_corrcoef
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from benchcheck.diagnostics import human_baseline, load_suite
+from benchcheck.diagnostics import human_baseline
+from benchcheck.runs.diagnose import load_suite
 
 DATA = Path(__file__).parent / "data"
 IDS = ["p1:forward", "p1:backward", "p2:forward", "p2:backward"]
@@ -43,8 +44,11 @@ def test_fleiss_by_hand_and_statsmodels():
 
 def test_partial_annotations_and_single_annotator():
     suite = load_suite(DATA / "suite_mini.jsonl")
-    res = human_baseline(suite, {"a": {"p1:forward": "contradiction"},
-                                 "b": {"p2:forward": "neutral"}}, n_resamples=10)
+    res = human_baseline(
+        suite,
+        {"a": {"p1:forward": "contradiction"}, "b": {"p2:forward": "neutral"}},
+        n_resamples=10,
+    )
     assert res.fleiss_kappa is None and res.n_items_kappa == 0
     solo = human_baseline(suite, {"a": {"p1:forward": "contradiction"}}, n_resamples=10)
     assert solo.fleiss_kappa is None and solo.annotators["a"].n == 1
@@ -54,12 +58,15 @@ def test_majority_vote_ties_are_counted_and_left_out():
     suite = load_suite(DATA / "suite_mini.jsonl")
     # p1:forward: contradiction vs neutral (a tie); p2:forward: both neutral; p2:backward:
     # only b (entailment, its own majority); p1:backward: nobody.
-    ann = {"a": {"p1:forward": "contradiction", "p2:forward": "neutral"},
-           "b": {"p1:forward": "neutral", "p2:forward": "neutral", "p2:backward": "entailment"}}
+    ann = {
+        "a": {"p1:forward": "contradiction", "p2:forward": "neutral"},
+        "b": {"p1:forward": "neutral", "p2:forward": "neutral", "p2:backward": "entailment"},
+    }
     res = human_baseline(suite, ann, n_resamples=10)
     assert res.n_ties == 1
     assert res.majority.n == 2
     # gold of p2:forward is neutral, of p2:backward entailment: both votes right.
     assert res.majority.accuracy == 1.0
-    assert res.majority.r_k == pytest.approx(matthews_corrcoef(["neutral", "entailment"],
-                                                               ["neutral", "entailment"]))
+    assert res.majority.r_k == pytest.approx(
+        matthews_corrcoef(["neutral", "entailment"], ["neutral", "entailment"])
+    )

@@ -3,9 +3,10 @@ import math
 import pytest
 
 from benchcheck.cli import main
-from benchcheck.diagnostics import load_suite, overlap_baseline, sample_suite_path
+from benchcheck.diagnostics import overlap_baseline, sample_suite_path
 from benchcheck.diagnostics.judged import judge_predictions
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
+from benchcheck.runs.diagnose import load_suite
 
 LABELS = ("entailment", "neutral", "contradiction")
 
@@ -41,8 +42,10 @@ class OverlapJudge(Judge):
 def test_judge_predictions_argmax():
     suite = load_suite(sample_suite_path())
     preds = judge_predictions(suite, [OverlapJudge()])
-    expected = {r["id"]: overlap_baseline(r["text_a"], r["text_b"])
-                for r in suite.table.iter_rows(named=True)}
+    expected = {
+        r["id"]: overlap_baseline(r["text_a"], r["text_b"])
+        for r in suite.table.iter_rows(named=True)
+    }
     assert preds == {"fake:overlap": expected}
 
 
@@ -52,8 +55,19 @@ def test_diagnose_with_judge_cli(monkeypatch, tmp_path, capsys):
     judge = OverlapJudge()
     monkeypatch.setattr(run, "make_judge", lambda spec, **kw: judge)
     cache = tmp_path / "c.sqlite"
-    args = ["diagnose", "--suite", str(sample_suite_path()), "--judge", "fake:overlap",
-            "--cache", str(cache), "--resamples", "20", "--json", str(tmp_path / "o.json")]
+    args = [
+        "diagnose",
+        "--suite",
+        str(sample_suite_path()),
+        "--judge",
+        "fake:overlap",
+        "--cache",
+        str(cache),
+        "--resamples",
+        "20",
+        "--json",
+        str(tmp_path / "o.json"),
+    ]
     assert main(args) == 0
     assert judge.calls == 90
     assert main([*args, "--force"]) == 0

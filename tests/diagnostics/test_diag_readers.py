@@ -3,15 +3,17 @@ from pathlib import Path
 
 import pytest
 
-from benchcheck.diagnostics import GLUE_TAXONOMY, load_suite, load_taxonomy
+from benchcheck.diagnostics import GLUE_TAXONOMY
 from benchcheck.errors import InputError
 from benchcheck.io.diagnostic import (
     NLI_LABELS,
+    load_taxonomy,
     read_annotations,
     read_diagnostic,
     read_pairs,
     read_predictions,
 )
+from benchcheck.runs.diagnose import load_suite
 
 DATA = Path(__file__).parent / "data"
 
@@ -30,7 +32,15 @@ def test_glue_tsv_pairs_directions_and_tags():
     assert suite.n == 8 and suite.label_names == NLI_LABELS
     # Rows 0/1, 2/3 and 4/5 are swaps of each other; 6 and 7 have no partner.
     assert [rows[i]["direction"] for i in "01234567"] == [
-        "forward", "backward", "forward", "backward", "forward", "backward", None, None]
+        "forward",
+        "backward",
+        "forward",
+        "backward",
+        "forward",
+        "backward",
+        None,
+        None,
+    ]
     assert rows["3"]["pair_id"] == "2" and rows["3"]["source"] == "Every spaniel barked."
     assert rows["2"]["fine"] == ["Lexical Entailment", "Quantifiers", "Universal"]
     assert rows["2"]["coarse"] == ["Lexical Semantics", "Logic"]
@@ -41,8 +51,15 @@ def test_glue_tsv_pairs_directions_and_tags():
 
 def test_jsonl_expands_two_directions():
     suite = load_suite(DATA / "suite_mini.jsonl")
-    assert suite.ids == ["p1:forward", "p1:backward", "p2:forward", "p2:backward",
-                         "p3:forward", "p3:backward", "p4:forward"]
+    assert suite.ids == [
+        "p1:forward",
+        "p1:backward",
+        "p2:forward",
+        "p2:backward",
+        "p3:forward",
+        "p3:backward",
+        "p4:forward",
+    ]
     back = suite.table.row(3, named=True)
     assert back["text_a"] == "Every cat slept." and back["label"] == "entailment"
     assert suite.table.row(4, named=True)["fine"] == ["Core Arguments", "World Knowledge"]
@@ -52,11 +69,17 @@ def test_jsonl_expands_two_directions():
 @pytest.mark.parametrize(
     "content, line, words",
     [
-        ('{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "entailment"}\n{bad\n',
-         2, "invalid JSON"),
+        (
+            '{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "entailment"}\n{bad\n',
+            2,
+            "invalid JSON",
+        ),
         ('{"id": "a", "sentence1": "x", "forward": "entailment"}\n', 1, "sentence2"),
-        ('{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "neutral", "tags": 3}\n',
-         1, "tags"),
+        (
+            '{"id": "a", "sentence1": "x", "sentence2": "y", "forward": "neutral", "tags": 3}\n',
+            1,
+            "tags",
+        ),
     ],
 )
 def test_jsonl_errors_name_file_and_line(tmp_path, content, line, words):
@@ -93,8 +116,12 @@ def test_predictions_by_id_names_and_indices(tmp_path):
     read = read_predictions(p, ids=ids, label_names=NLI_LABELS)
     assert read.keyed_by == "id" and read.notes  # indices were used
     assert [read.labels[i] for i in ids] == [NLI_LABELS[i % 3] for i in range(8)]
-    mapped = read_predictions(p, ids=ids, label_names=NLI_LABELS,
-                              label_map={"0": "contradiction", "1": "neutral", "2": "entailment"})
+    mapped = read_predictions(
+        p,
+        ids=ids,
+        label_names=NLI_LABELS,
+        label_map={"0": "contradiction", "1": "neutral", "2": "entailment"},
+    )
     assert mapped.labels["0"] == "contradiction"
 
 
@@ -112,11 +139,17 @@ def test_predictions_by_row_order(tmp_path):
 @pytest.mark.parametrize(
     "content, line, words",
     [
-        ('{"id": "0", "prediction": "entailment"}\n{"id": "99", "prediction": "neutral"}\n',
-         2, "not in the suite"),
+        (
+            '{"id": "0", "prediction": "entailment"}\n{"id": "99", "prediction": "neutral"}\n',
+            2,
+            "not in the suite",
+        ),
         ('{"id": "0", "prediction": "maybe"}\n', 1, "unknown label"),
-        ('{"id": "0", "prediction": "neutral"}\n{"id": "0", "prediction": "neutral"}\n', 2,
-         "twice"),
+        (
+            '{"id": "0", "prediction": "neutral"}\n{"id": "0", "prediction": "neutral"}\n',
+            2,
+            "twice",
+        ),
     ],
 )
 def test_prediction_errors_name_line(tmp_path, content, line, words):
@@ -164,8 +197,10 @@ def test_read_pairs_table_and_suite(tmp_path):
 
 def test_custom_taxonomy_toml_and_json(tmp_path):
     toml = tmp_path / "tax.toml"
-    toml.write_text('name = "safety"\n[categories]\n"Robustness" = ["Typos", "Paraphrase"]\n'
-                    '"Bias" = ["Gender"]\n')
+    toml.write_text(
+        'name = "safety"\n[categories]\n"Robustness" = ["Typos", "Paraphrase"]\n'
+        '"Bias" = ["Gender"]\n'
+    )
     tax = load_taxonomy(toml)
     assert tax.name == "safety" and tax.coarse_of("typos") == "Robustness"
     js = tmp_path / "tax.json"
@@ -180,8 +215,12 @@ def test_custom_taxonomy_toml_and_json(tmp_path):
 
 
 def test_glue_taxonomy_shape():
-    assert GLUE_TAXONOMY.coarse_names == ["Lexical Semantics", "Predicate-Argument Structure",
-                                          "Logic", "Knowledge"]
+    assert GLUE_TAXONOMY.coarse_names == [
+        "Lexical Semantics",
+        "Predicate-Argument Structure",
+        "Logic",
+        "Knowledge",
+    ]
     assert len(GLUE_TAXONOMY.fine_names) == 7 + 12 + 12 + 2
 
 
@@ -191,8 +230,10 @@ def test_find_pair_splits_uses_the_loaders_split_words(tmp_path):
 
     for name in ("snli_train.jsonl", "snli_validation.jsonl", "notes.txt", "README.md"):
         (tmp_path / name).write_text("{}\n", encoding="utf-8")
-    assert find_pair_splits(tmp_path) == (tmp_path / "snli_train.jsonl",
-                                          tmp_path / "snli_validation.jsonl")
+    assert find_pair_splits(tmp_path) == (
+        tmp_path / "snli_train.jsonl",
+        tmp_path / "snli_validation.jsonl",
+    )
     (tmp_path / "eng.testb.tsv").write_text("x\n", encoding="utf-8")  # test wins over dev
     assert find_pair_splits(tmp_path)[1] == tmp_path / "eng.testb.tsv"
     (tmp_path / "snli_test.jsonl").write_text("{}\n", encoding="utf-8")

@@ -5,14 +5,21 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchcheck.diagnostics import GLUE_TAXONOMY, load_suite
+from benchcheck.diagnostics import GLUE_TAXONOMY
+from benchcheck.runs.diagnose import load_suite
 
 LABELS = ["entailment", "neutral", "contradiction"]
 words = st.text(alphabet="abcdefgh ", min_size=1, max_size=12).map(str.strip).filter(bool)
 pairs = st.lists(
-    st.tuples(words, words, st.sampled_from(LABELS), st.sampled_from(LABELS),
-              st.lists(st.sampled_from(GLUE_TAXONOMY.fine_names), max_size=3, unique=True)),
-    min_size=1, max_size=8,
+    st.tuples(
+        words,
+        words,
+        st.sampled_from(LABELS),
+        st.sampled_from(LABELS),
+        st.lists(st.sampled_from(GLUE_TAXONOMY.fine_names), max_size=3, unique=True),
+    ),
+    min_size=1,
+    max_size=8,
     unique_by=lambda p: frozenset((p[0], p[1])),
 ).filter(lambda ps: all(a != b for a, b, *_ in ps))
 
@@ -50,9 +57,17 @@ def test_glue_tsv_directions_recovered(ps):
 @given(pairs, st.data())
 def test_jsonl_expansion(ps, data):
     drop = data.draw(st.lists(st.booleans(), min_size=len(ps), max_size=len(ps)))
-    rows = [{"id": f"q{k}", "sentence1": a, "sentence2": b, "forward": fwd,
-             "backward": None if dropped else bwd, "tags": tags}
-            for k, ((a, b, fwd, bwd, tags), dropped) in enumerate(zip(ps, drop, strict=True))]
+    rows = [
+        {
+            "id": f"q{k}",
+            "sentence1": a,
+            "sentence2": b,
+            "forward": fwd,
+            "backward": None if dropped else bwd,
+            "tags": tags,
+        }
+        for k, ((a, b, fwd, bwd, tags), dropped) in enumerate(zip(ps, drop, strict=True))
+    ]
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "s.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -8,10 +8,10 @@ from benchcheck.diagnostics import (
     NOT_COMPARABLE_NOTE,
     Taxonomy,
     diagnose_suite,
-    load_suite,
     sample_suite_path,
 )
 from benchcheck.errors import UsageError
+from benchcheck.runs.diagnose import load_suite
 
 LABELS = ["entailment", "neutral", "contradiction"]
 
@@ -40,7 +40,8 @@ def test_cells_match_sklearn_per_group(suite):
     m = result["models"]["m"]
     gold_all = [r["label"] for r in rows]
     assert m["overall"]["r_k"] == pytest.approx(
-        matthews_corrcoef(gold_all, [preds[r["id"]] for r in rows]))
+        matthews_corrcoef(gold_all, [preds[r["id"]] for r in rows])
+    )
     assert m["overall"]["n"] == 90
     for group, column in (("coarse", "coarse"), ("fine", "fine")):
         for key, cell in m[group].items():
@@ -52,17 +53,23 @@ def test_cells_match_sklearn_per_group(suite):
                 assert np.sum(cell["confusion"]) == len(sub)
                 lo, hi = cell["ci"]
                 assert lo <= hi
-    assert set(m["coarse"]) == {"Lexical Semantics", "Predicate-Argument Structure", "Logic",
-                                "Knowledge"}
+    assert set(m["coarse"]) == {
+        "Lexical Semantics",
+        "Predicate-Argument Structure",
+        "Logic",
+        "Knowledge",
+    }
     assert result["note"] == NOT_COMPARABLE_NOTE and "never compare" in result["note"]
 
 
 def test_perfect_model_and_seeded_determinism(suite):
     gold = dict(zip(suite.ids, suite.table["label"].to_list(), strict=True))
-    a = diagnose_suite(suite, {"gold": gold, "rnd": _random_preds(suite, 0)}, seed=7,
-                       n_resamples=300).to_json()
-    b = diagnose_suite(suite, {"gold": gold, "rnd": _random_preds(suite, 0)}, seed=7,
-                       n_resamples=300).to_json()
+    a = diagnose_suite(
+        suite, {"gold": gold, "rnd": _random_preds(suite, 0)}, seed=7, n_resamples=300
+    ).to_json()
+    b = diagnose_suite(
+        suite, {"gold": gold, "rnd": _random_preds(suite, 0)}, seed=7, n_resamples=300
+    ).to_json()
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert a["models"]["gold"]["overall"]["r_k"] == 1.0
     assert a["models"]["gold"]["overall"]["ci"] == [1.0, 1.0]
@@ -135,9 +142,14 @@ def test_directions_and_monotonicity(suite):
 def test_custom_taxonomy_any_domain(tmp_path):
     path = tmp_path / "safety.jsonl"
     rows = [
-        {"id": f"c{i}", "sentence1": f"prompt {i}", "sentence2": f"reply {i}",
-         "forward": "safe" if i % 2 else "unsafe", "backward": None,
-         "tags": ["Typos"] if i < 4 else ["Gender"]}
+        {
+            "id": f"c{i}",
+            "sentence1": f"prompt {i}",
+            "sentence2": f"reply {i}",
+            "forward": "safe" if i % 2 else "unsafe",
+            "backward": None,
+            "tags": ["Typos"] if i < 4 else ["Gender"],
+        }
         for i in range(8)
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))

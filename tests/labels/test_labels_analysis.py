@@ -155,7 +155,7 @@ def test_agreement_report_against_references():
     j = j.with_columns(pl.col("id").str.slice(1).cast(pl.Int64).cast(pl.String))
     rep = agreement_report(
         sources, crowd=crowd, groups={"llm_vs_orig": ["llm", "original"]}, judgments=j
-    )
+    ).to_json()
     f1 = rep["weighted_f1"]["f1"]
     assert f1["gold"]["original"] == pytest.approx(f1_score(gold, original, average="weighted"))
     assert f1["original"]["gold"] == pytest.approx(f1_score(original, gold, average="weighted"))
@@ -232,5 +232,5 @@ def test_agreement_report_refuses_judgments_with_mixed_label_sets():
     same = judgments.filter(pl.col("prompt") == "nli").drop(
         "p_contradiction", "p_entailment", "p_neutral"
     )
-    rep = agreement_report(sources, judgments=same)
+    rep = agreement_report(sources, judgments=same).to_json()
     assert "prompts:m" in rep["fleiss"]

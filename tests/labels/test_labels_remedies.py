@@ -9,11 +9,13 @@ import pytest
 from _labels_synth import make_case, write_jsonl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
+from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
 from benchcheck.labels.ensemble import ensemble
 from benchcheck.labels.flags import flag_examples
-from benchcheck.labels.remedies import ModelScores, apply_remedy, rerank, write_remedy
+from benchcheck.labels.remedies import apply_remedy, rerank
+from benchcheck.runs.labels import write_remedy
 
 
 def _flags(n=80, seed=0):

@@ -7,8 +7,9 @@ from _ner_stats_reference import write_conll
 from sklearn.metrics import cohen_kappa_score
 
 from benchcheck.errors import InputError
+from benchcheck.io.accuracy import read_accuracy_sample
 from benchcheck.io.load import load
-from benchcheck.metrics.accuracy import draw_sample, read_annotations, score_annotations
+from benchcheck.metrics.accuracy import draw_sample, score_annotations
 
 
 def test_kappa_and_accuracy_by_hand():
@@ -84,7 +85,7 @@ def test_draw_sample_is_seeded_and_complete(dataset):
         draw_sample(dataset, per_split=0, seed=1)
 
 
-def test_read_annotations(tmp_path):
+def test_read_accuracy_sample(tmp_path):
     path = tmp_path / "ann.jsonl"
     rows = [
         {"split": "test", "annotations": {"a": True, "b": "correct", "c": None}},
@@ -92,23 +93,23 @@ def test_read_annotations(tmp_path):
         {"split": "dev", "annotations": {"a": 0, "b": "No"}},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
-    assert read_annotations(path) == [("test", {"a": 1, "b": 1}), ("dev", {"a": 0, "b": 0})]
+    assert read_accuracy_sample(path) == [("test", {"a": 1, "b": 1}), ("dev", {"a": 0, "b": 0})]
     path.write_text(
         json.dumps(rows[0]) + "\n" + '{"split": "test", "annotations": {"a": "maybe"}}\n'
     )
     with pytest.raises(InputError, match="true/false") as info:
-        read_annotations(path)
+        read_accuracy_sample(path)
     assert info.value.line == 2 and info.value.got == "maybe"
     path.write_text('{"split": "test"}\n')
     with pytest.raises(InputError, match='"annotations"') as info:
-        read_annotations(path)
+        read_accuracy_sample(path)
     assert info.value.line == 1
     path.write_text(json.dumps(rows[1]) + "\n")
     with pytest.raises(InputError, match="no annotated rows"):
-        read_annotations(path)
+        read_accuracy_sample(path)
     path.write_text('{"split": \n')
     with pytest.raises(InputError, match="invalid JSON"):
-        read_annotations(path)
+        read_accuracy_sample(path)
 
 
 def test_sample_round_trip_with_unicode_line_separators(tmp_path):
@@ -122,10 +123,10 @@ def test_sample_round_trip_with_unicode_line_separators(tmp_path):
     path.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
-    assert read_annotations(path) == [("test", {"a": 1, "b": 1}), ("test", {"a": 0, "b": 1})]
+    assert read_accuracy_sample(path) == [("test", {"a": 1, "b": 1}), ("test", {"a": 0, "b": 1})]
 
 
 def test_annotations_with_a_byte_order_mark(tmp_path):
     path = tmp_path / "ann.jsonl"
     path.write_bytes(b'\xef\xbb\xbf{"split": "dev", "annotations": {"a": "yes"}}\n')
-    assert read_annotations(path) == [("dev", {"a": 1})]
+    assert read_accuracy_sample(path) == [("dev", {"a": 1})]

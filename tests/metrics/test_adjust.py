@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from benchcheck.data.model import Dataset
 from benchcheck.errors import UsageError
 from benchcheck.io.load import load
+from benchcheck.io.subset import write_subset
 from benchcheck.io.tables import build_text_split
-from benchcheck.metrics.adjust import adjust, write_subset
+from benchcheck.metrics.adjust import adjust
 
 TYPES = ["PER", "ORG", "LOC"]
 

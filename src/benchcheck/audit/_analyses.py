@@ -7,17 +7,14 @@ Heavy dependencies (polars, the judges) are imported inside the analysis that ne
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
-from benchcheck.audit._inputs import Analysis, AuditInputs, Skip
+from benchcheck.audit._inputs import Analysis, AuditInputs, Progress, Skip
 from benchcheck.data.columns import Columns
 from benchcheck.errors import JudgeUnavailable, MissingExtraError
 from benchcheck.io.source import DataSource
-
-#: Rows of flagged examples kept inside results.json (the CSV/JSONL files hold all).
-MAX_FLAGS_IN_JSON = 1000
+from benchcheck.runs.label_errors import MAX_FLAGS_IN_JSON  # noqa: F401 - re-exported
 
 
 def shown(path: str | Path) -> str:
@@ -49,7 +46,7 @@ def _ner_source(inp: AuditInputs, path: str | None = None) -> DataSource:
     )
 
 
-def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _ner_stats(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Statistical dataset evaluation, per-split leakage/unseen bars, entity types."""
     if inp.ner is None and not inp.ner_splits:
         raise Skip("no NER dataset given")
@@ -72,7 +69,7 @@ def _ner_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     return f"{dataset.task}, {len(dataset.split_names)} splits, {n} instances"
 
 
-def _comparison(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _comparison(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Several datasets side by side (the main one first)."""
     if not inp.compare:
         raise Skip("no --compare datasets given")
@@ -96,7 +93,7 @@ def _columns(inp: AuditInputs) -> Columns:
     )
 
 
-def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _table_stats(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Statistics of a classification or pair file."""
     if inp.table is None:
         raise Skip("no classification or pair file given")
@@ -110,127 +107,67 @@ def _table_stats(inp: AuditInputs, out: dict[str, Any]) -> str:
     return f"{kind}, {len(dataset.split_names)} split(s), {sum(s.n for s in dataset)} examples"
 
 
-def _read_examples(inp: AuditInputs) -> Any:
-    from benchcheck.io.tables import read_table
-
-    assert inp.table is not None
-    return read_table(inp.table, **_columns(inp).given())
-
-
-def _label_errors(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """Judge every example with the ensemble, flag disagreements (methods.md section 2)."""
     if inp.table is None:
         raise Skip("no classification or pair file given")
     if not inp.judge:
         raise Skip("--no-judge given")
-    import polars as pl
+    from benchcheck.runs.flag import FlagOptions
+    from benchcheck.runs.label_errors import NotApplicable, run_label_errors
 
-    from benchcheck.judges.cache import JudgeCache, default_cache_path
-    from benchcheck.judges.prompts import select_prompts
-    from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame, make_judge
-    from benchcheck.labels.flags import DEFAULT_BINS
-    from benchcheck.runs.flag import FlagOptions, flag_frames
-
-    frame = _read_examples(inp)
-    prompts = select_prompts(inp.prompts or AUDIT_PROMPTS)
-    unusable = [p.name for p in prompts if not p.fields <= set(frame.columns)]
-    if unusable:
-        raise Skip(
-            f"prompt(s) {unusable} need fields the examples lack (they have "
-            f"{[c for c in ('text', 'text_a', 'text_b') if c in frame.columns]}); run "
-            "`benchcheck judge` with a prompt file, then `benchcheck flag`"
+    columns = _columns(inp)
+    try:
+        run = run_label_errors(
+            inp.table,
+            columns=columns,
+            judge=inp.judge,
+            prompts=inp.prompts,
+            options=FlagOptions(threshold=inp.threshold),
+            progress=progress,
         )
-    labels = sorted({lab for p in prompts for lab in p.labels})
-    bad = sorted(set(frame["label"].cast(pl.String).to_list()) - set(labels))
-    if bad:
-        raise Skip(f"labels {bad[:5]} are not among the prompts' labels {labels}")
-    started = time.perf_counter()
-    try:
-        judge = make_judge(inp.judge)
+    except NotApplicable as exc:
+        raise Skip(str(exc)) from None
     except (MissingExtraError, JudgeUnavailable) as exc:
         raise Skip(f"judge unavailable: {exc}") from None
-    try:
-        with JudgeCache(default_cache_path()) as cache, judge:
-            judgments = judge_frame(frame, [judge], prompts, cache=cache)
-            identity = judge.identity
-    except (MissingExtraError, JudgeUnavailable) as exc:
-        raise Skip(f"judge unavailable: {exc}") from None
-    seconds = time.perf_counter() - started
-    run = flag_frames(
-        judgments, frame, options=FlagOptions(threshold=inp.threshold), source=inp.table
-    )
-    flags, summary = run.flags, run.summary
-    text_cols = [c for c in ("text", "text_a", "text_b") if c in frame.columns]
-    keep = ["rank", "id", *text_cols, "label", "llm_label", "confidence", "bin"]
-    keep += [c for c in flags.columns if c.startswith("p_")]
-    flagged = flags.filter(pl.col("flagged")).sort("rank").select(keep)
-    out["label_errors"] = {
-        "dataset": {
-            "source": shown(inp.table),
-            "n": frame.height,
-            "columns": {
-                k: v
-                for k, v in (
-                    ("text", inp.text),
-                    ("text_a", inp.text_a),
-                    ("text_b", inp.text_b),
-                    ("label", inp.label or "label"),
-                )
-                if v
-            },
-        },
-        "judge": {
-            "judge": identity.label,
-            "weights_sha256": identity.weights_hash,
-            "prompts": [p.name for p in prompts],
-            "members": int(judgments.select("judge", "prompt").unique().height),
-        },
-        "text_columns": text_cols,
-        "summary": summary.to_dict(),
-        "bins": list(DEFAULT_BINS),
-        "examples": flagged.head(MAX_FLAGS_IN_JSON).to_dicts(),
-        "examples_total": flagged.height,
-        "files": ["flagged.csv", "flagged.jsonl"] if flagged.height else [],
-    }
-    out.setdefault("_timings", {})["judge_seconds"] = seconds
-    out.setdefault("_frames", {})["flagged"] = flagged
+    shown_columns = {k: v for k, v in columns.given().items() if k != "id"}
+    out["label_errors"] = run.to_json(source=shown(inp.table), columns=shown_columns)
+    out.setdefault("_timings", {})["judge_seconds"] = run.seconds
+    out.setdefault("_frames", {})["flagged"] = run.flagged()
+    s = run.flag.summary
     return (
-        f"{summary.flagged} of {summary.n} examples flagged by {identity.label} × "
-        f"{len(prompts)} prompts"
+        f"{s.flagged} of {s.n} examples flagged by {run.identity.label} × "
+        f"{len(run.prompts)} prompts"
     )
 
 
 # ------------------------------------------------------------------------ diagnostics
 
 
-def _diagnostics(inp: AuditInputs, out: dict[str, Any]) -> str:
+def _diagnostics(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
     """R_K per category and tag for each model's predictions, and the suite's own checks."""
     if inp.suite is None:
         raise Skip("no diagnostic suite given")
-    from benchcheck.diagnostics import check_suite, diagnose_suite, load_suite
-    from benchcheck.io.diagnostic import read_model_predictions
+    from benchcheck.runs.diagnose import run_check_suite, run_diagnose
 
-    suite = load_suite(inp.suite)
-    checks = check_suite(suite).to_json()
+    checks = run_check_suite(inp.suite)
     if not inp.suite_predictions:
         out["diagnostics"] = {
-            "suite": suite.summary(),
+            "suite": dict(checks.suite),
             "models": {},
-            "checks": checks,
-            "labels": list(suite.label_names),
+            "checks": checks.to_json(),
+            "labels": list(checks.suite["labels"]),
         }
         _fix_suite_source(out["diagnostics"], inp.suite)
         return "suite checks only (no --predictions)"
-    preds, notes = read_model_predictions(
-        inp.suite_predictions, ids=suite.ids, label_names=suite.label_names
+    result = run_diagnose(
+        inp.suite, dict(inp.suite_predictions), seed=inp.seed, resamples=inp.resamples
     )
-    result = diagnose_suite(
-        suite, preds, seed=inp.seed, n_resamples=inp.resamples, prediction_notes=notes
-    ).to_json()
-    result["checks"] = checks
-    _fix_suite_source(result, inp.suite)
-    out["diagnostics"] = result
-    return f"{len(preds)} model(s) on {suite.n} examples"
+    payload = result.to_json()
+    payload["checks"] = checks.to_json()
+    _fix_suite_source(payload, inp.suite)
+    out["diagnostics"] = payload
+    return f"{len(result.models)} model(s) on {checks.suite['n_examples']} examples"
 
 
 def _fix_suite_source(payload: dict[str, Any], path: str) -> None:

@@ -104,6 +104,9 @@ class AuditReport:
     sources: tuple[str, ...] = ()
 
 
+#: Called with (done, total) while the judge scores (the only long step of an audit).
+Progress = Callable[[int, int], None]
+
 #: An analysis: adds its section(s) to the results object and returns a one-line detail,
 #: or raises :class:`Skip` saying why it does not apply.
-Analysis = Callable[[AuditInputs, dict[str, Any]], str]
+Analysis = Callable[[AuditInputs, dict[str, Any], Progress | None], str]

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from benchcheck.audit._analyses import ANALYSES, shown
-from benchcheck.audit._inputs import AuditInputs, AuditReport, Skip
+from benchcheck.audit._inputs import AuditInputs, AuditReport, Progress, Skip
 
 
-def run_audit(inputs: AuditInputs) -> AuditReport:
+def run_audit(inputs: AuditInputs, *, progress: Progress | None = None) -> AuditReport:
     """Run every analysis that applies to ``inputs``; the results object and flagged examples.
 
     Each analysis of :data:`benchcheck.audit.ANALYSES` either adds its section to the
     results or is listed as skipped with the reason (input not given, optional package
-    missing, judge unavailable); errors in the inputs themselves (a bad file, an impossible
+    missing, judge unavailable); ``progress(done, total)`` is called while the judge scores.
+    Errors in the inputs themselves (a bad file, an impossible
     request) raise a :class:`benchcheck.errors.BenchcheckError`. The same inputs give the
     same results, byte for byte once written (bootstraps use ``inputs.seed``).
 
@@ -42,7 +43,7 @@ def run_audit(inputs: AuditInputs) -> AuditReport:
     analyses = []
     for name, fn in ANALYSES:
         try:
-            detail = fn(inputs, out)
+            detail = fn(inputs, out, progress)
             analyses.append({"name": name, "status": "ok", "detail": detail})
         except Skip as why:
             analyses.append({"name": name, "status": "skipped", "detail": str(why)})

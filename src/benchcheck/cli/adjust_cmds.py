@@ -9,12 +9,9 @@ import typer
 
 from benchcheck.cli._app import app, console
 from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.data.columns import Columns
 from benchcheck.io.output import Outputs
-from benchcheck.report.canonical import dumps
-
-
-def _folder_name(target: float) -> str:
-    return f"target_{target:g}"
+from benchcheck.io.source import DataSource
 
 
 @app.command("adjust")
@@ -69,21 +66,20 @@ def adjust_cmd(
 
     Example: benchcheck adjust data/ --split test --metric leakage_ratio --target 0.2 -o leak20/
     """
-    from benchcheck.io.load import load
-    from benchcheck.metrics.adjust import adjust, write_subset
+    from benchcheck.runs.adjust import run_adjust
 
-    outputs = Outputs([data], force=force)
-    folder_out = outputs.folder(output, param="output", names=None)
-    outputs.file(json_out, param="json")
-    dataset = load(
+    source = DataSource(
         data,
         task=task,
-        scheme=scheme.upper() if scheme else None,
-        label_names=label_names.split(",") if label_names else None,
-        columns={"text": text, "text_a": text_a, "text_b": text_b, "label": label, "id": id_col},
+        columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+        scheme=scheme,
+        label_names=tuple(label_names.split(",")) if label_names else None,
     )
-    result = adjust(
-        dataset,
+    outputs = Outputs(source.inputs, force=force)
+    folder_out = outputs.folder(output, param="output", names=None)
+    outputs.file(json_out, param="json")
+    run = run_adjust(
+        source,
         split=split,
         metric=metric,
         targets=target,
@@ -91,18 +87,9 @@ def adjust_cmd(
         seed=seed,
         tolerance=tolerance,
     )
-    src = dataset[split]
-    source = Path(src.source)
-    file_name = source.name if source.is_file() else f"{split}.jsonl"
-    payload = result.to_json()
+    result = run.adjustment
     with folder_out:
-        for k, sub in enumerate(result.subsets):
-            name = file_name
-            if len(result.subsets) > 1:
-                name = f"{_folder_name(sub.target)}/{file_name}"
-            write_subset(src, sub.rows, folder_out.stage(name))
-            payload["subsets"][k]["file"] = str(output / name)
-        folder_out.write("adjustment.json", dumps(payload))
+        payload = run.write(folder_out)
     if json_out is not None:
         write_json(payload, json_out)
     if json_out != "-":

@@ -141,7 +141,10 @@ def audit(
     outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     outputs.file(json_out, param="json")
-    report = run_audit(inp)
+    from benchcheck.cli._progress import progress_bar
+
+    with progress_bar(transient=True) as bar:
+        report = run_audit(inp, progress=bar)
     results = report.results
     written = write_report(report, output, force=force)
     write_json(results, json_out)

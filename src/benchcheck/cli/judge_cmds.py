@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +9,7 @@ import typer
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs, atomic_file
 
@@ -94,127 +94,55 @@ def judge(
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
     --prompts all -o judgments.parquet
     """
+    from benchcheck.cli._progress import progress_bar
     from benchcheck.engine import ENGINES
-    from benchcheck.io.tables import read_table
-    from benchcheck.judges.base import Judge
-    from benchcheck.judges.cache import JudgeCache, default_cache_path
-    from benchcheck.judges.prompts import load_prompt_file, select_prompts
-    from benchcheck.judges.run import judge_frame, make_judge, summarise
+    from benchcheck.runs.judge import JudgeSetup, run_judge
 
     out_path = Path(output)
     if out_path.suffix.lower() not in (".parquet", ".jsonl"):
         raise UsageError(f"{{output}} must end in .parquet or .jsonl, got {output!r}")
+    if engine not in ENGINES:
+        raise UsageError(f"{{engine}}: expected embedded or ray, got {engine!r}")
     outputs = Outputs([data, prompt_file, cache], force=force)
     outputs.file(out_path, param="output")
     outputs.file(json_path, param="json")
-    if engine not in ENGINES:
-        raise UsageError(f"--engine: expected embedded or ray, got {engine!r}")
-    frame = read_table(data, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
-    extra = load_prompt_file(prompt_file) if prompt_file else None
-    verb = [v.strip() for v in verbalisers.split(",")] if verbalisers else None
-    templates = select_prompts(prompts, extra=extra, verbalisers=verb)
-    store = None if no_cache else JudgeCache(cache or default_cache_path())
-    built: list[Judge] = []
-    try:
-        for spec in judges or ["llama-cpp"]:
-            console_err.print(f"loading judge {spec} ...", highlight=False)
-            if engine == "ray":  # same cache semantics: RayJudge is a Judge like any other
-                from benchcheck.engine.ray_judge import RayJudge
-
-                built.append(RayJudge(spec, actors=actors, address=address))
-            else:
-                made = make_judge(
-                    spec, base_url=base_url, concurrency=concurrency, api_key_env=api_key_env
-                )
-                if hasattr(made, "set_timeout"):  # a remote judge: bound each request
-                    made.set_timeout(timeout)
-                built.append(made)
-        start = time.perf_counter()
-        result = _run_with_progress(frame, built, templates, store, judge_frame)
-        wall = time.perf_counter() - start
-    finally:
-        for j in built:
-            j.close()
-        if store is not None:
-            store.close()
-    if label is not None and "label" in frame.columns:
-        result = result.join(frame.select("id", "label"), on="id", how="left")
+    setup = JudgeSetup(
+        tuple(judges or ["llama-cpp"]),
+        base_url=base_url,
+        concurrency=concurrency,
+        api_key_env=api_key_env,
+        timeout=timeout,
+        cache=cache,
+        use_cache=not no_cache,
+        engine=engine,
+        address=address,
+        actors=actors,
+    )
+    with progress_bar() as bar:
+        run = run_judge(
+            data,
+            columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+            setup=setup,
+            prompts=prompts,
+            prompt_file=prompt_file,
+            verbalisers=[v.strip() for v in verbalisers.split(",")] if verbalisers else None,
+            price_per_1k_tokens=price,
+            progress=bar,
+            on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
+        )
     with atomic_file(out_path) as tmp:
         if out_path.suffix.lower() == ".parquet":
-            result.write_parquet(tmp)
+            run.judgments.write_parquet(tmp)
         else:
-            result.write_ndjson(tmp)
-    summary = summarise(result, price_per_1k_tokens=price)
-    rate = summary.n_computed / wall if wall > 0 else float("nan")
-    cost = "" if summary.cost is None else f", cost {summary.cost:.4f}"
+            run.judgments.write_ndjson(tmp)
+    s = run.summary
+    cost = "" if s.cost is None else f", cost {s.cost:.4f}"
     shown = console_err if json_path == "-" else console  # keep stdout pure JSON with --json -
     shown.print(
-        f"wrote {result.height} judgements to {out_path} ({summary.n_computed} computed, "
-        f"{summary.n_cached} from cache); {summary.prompt_tokens} prompt tokens, "
-        f"{summary.seconds:.1f} s judge time, {wall:.1f} s wall, {rate:.2f} judgements/s{cost}",
+        f"wrote {s.n_rows} judgements to {out_path} ({s.n_computed} computed, "
+        f"{s.n_cached} from cache); {s.prompt_tokens} prompt tokens, "
+        f"{s.seconds:.1f} s judge time, {run.wall_seconds:.1f} s wall, "
+        f"{run.rate:.2f} judgements/s{cost}",
         highlight=False,
     )
-    write_json(
-        {
-            "command": "judge",
-            "output": str(out_path),
-            "judges": sorted(set(result["judge"].to_list())),
-            "prompts": [t.name for t in templates],
-            "rows": summary.n_rows,
-            "computed": summary.n_computed,
-            "cached": summary.n_cached,
-            "prompt_tokens": summary.prompt_tokens,
-            "judge_seconds": summary.seconds,
-            "wall_seconds": wall,
-            "price_per_1k_tokens": price,
-            "cost": summary.cost,
-            "cache": None if store is None else str(store.path),
-        },
-        json_path,
-    )
-
-
-def _run_with_progress(frame, built, templates, store, judge_frame):  # type: ignore[no-untyped-def]
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    class _Rate(TextColumn):
-        def __init__(self) -> None:
-            super().__init__("")
-
-        def render(self, task):  # type: ignore[no-untyped-def]
-            from rich.text import Text
-
-            speed = task.finished_speed or task.speed
-            return Text("" if speed is None else f"{speed:.2f}/s")
-
-    columns = (
-        TextColumn("judging"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        _Rate(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console_err, transient=False) as bar:
-        task = bar.add_task("judge", total=None)
-        started = False
-
-        def progress(done: int, total: int) -> None:
-            nonlocal started
-            if not started:
-                # cache hits arrive first: count them as done without a rate
-                bar.reset(task, total=total, completed=done)
-                started = True
-            bar.update(task, completed=done, total=total)
-
-        return judge_frame(frame, built, templates, cache=store, progress=progress)
+    write_json(run.to_json(output=str(out_path)), json_path)

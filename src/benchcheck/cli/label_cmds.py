@@ -8,11 +8,11 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Annotated, Any
 
 import polars as pl
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
@@ -86,27 +86,14 @@ def _kv_table(title: str, rows: dict[str, Any]) -> Table:
     return t
 
 
-def _flags_from_judgments(
-    judgments: str,
-    data: pl.DataFrame,
-    *,
-    source: str,
-    threshold: float,
-    judges: str | None,
-    prompts: str | None,
-    bins: tuple[float, ...],
-) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    from benchcheck.io.judgments import read_judgments
-    from benchcheck.runs.flag import FlagOptions, flag_frames
-
-    options = FlagOptions(threshold, bins, _names(judges), _names(prompts))
-    run = flag_frames(read_judgments(judgments), data, options=options, source=source)
-    return run.flags, run.labels
-
-
 def _names(value: str | None) -> tuple[str, ...] | None:
     names = _csv(value)
     return tuple(names) if names else None
+
+
+def _show(renderables: list[Any]) -> None:
+    for r in renderables:
+        console.print(r)
 
 
 # ----------------------------------------------------------------------------- flag
@@ -155,7 +142,7 @@ def flag(
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
-    from benchcheck.report.terminal import flag_renderables
+    from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
 
     outputs = Outputs([judgments, data, pred_probs], force=force)
@@ -169,8 +156,7 @@ def flag(
     payload = run.to_json(top=top, output=output)
     write_json(payload, json_out)
     if json_out != "-":
-        for renderable in flag_renderables(payload):
-            console.print(renderable)
+        _show(flag_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- review
@@ -363,38 +349,20 @@ def bins_cmd(
 
     Example: benchcheck bins gold.jsonl --bins 0.5,0.6,0.7,0.8,0.9,0.95,1 --bootstrap 1000 --seed 0
     """
-    from benchcheck.io.label_files import read_gold
-    from benchcheck.labels.analysis import bin_agreement
     from benchcheck.labels.flags import parse_bins
+    from benchcheck.report.terminal.labels import bins_renderables
+    from benchcheck.runs.labels import run_bins
 
     Outputs([gold], force=force).file(json_out, param="json")
-    edges = parse_bins(bins)
-    with _in_file(gold):
-        stats = bin_agreement(
-            read_gold(gold, need=("label", "llm_label", "confidence", "gold")),
-            bins=edges,
-            n_resamples=bootstrap,
-            seed=seed,
-            min_bin=min_bin,
-        )
-    payload = {"bootstrap": bootstrap, "seed": seed, "bins": [s.to_dict() for s in stats]}
+    run = run_bins(gold, bins=parse_bins(bins), bootstrap=bootstrap, seed=seed, min_bin=min_bin)
+    payload = run.to_json()
     write_json(payload, json_out)
     if json_out == "-":
         return
-    t = Table(title="Expert agreement per confidence bin (bootstrap 95% CI)")
-    for c in ("bin", "n", "with LLM", "with original"):
-        t.add_column(c, justify="right")
-    for s in stats:
-        t.add_row(
-            s.bin,
-            str(s.n),
-            f"{_fmt(s.with_llm)} {_fmt(list(s.with_llm_ci))}",
-            f"{_fmt(s.with_original)} {_fmt(list(s.with_original_ci))}",
-        )
-    console.print(t)
-    for s in stats:
-        if s.warning:
-            console_err.print(f"[yellow]warning:[/] bin {s.bin}: {s.warning}")
+    shown, warnings = bins_renderables(payload)
+    _show(shown)
+    for w in warnings:
+        console_err.print(f"[yellow]warning:[/] {escape(w)}")
 
 
 # ----------------------------------------------------------------------------- remedy
@@ -432,79 +400,31 @@ def remedy(
 
     Example: benchcheck remedy train.jsonl --judgments j.parquet --threshold 0.9 --mode flip -o out/
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.remedies import apply_remedy, remedy_file_names, write_remedy
+    from benchcheck.labels.remedies import remedy_file_names
+    from benchcheck.report.terminal.labels import remedy_renderables
+    from benchcheck.runs.labels import run_remedy
 
     if ablation != "random":
-        raise UsageError(f"--ablation supports 'random', got {ablation!r}")
+        raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
     outputs = Outputs([data, judgments, flags], force=force)
     outputs.folder(output, param="output", names=remedy_file_names(data))
     outputs.file(json_out, param="json")
-    if (judgments is None) == (flags is None):
-        raise UsageError("give exactly one of --judgments or --flags")
-    rows = read_rows(data)
-    if label not in rows.columns:
-        shown = [c for c in rows.columns if c != "__line__"]
-        raise InputError(f"no label column {label!r}; the file has {shown}", path=data)
-    if id_col is not None and id_col not in rows.columns:
-        raise InputError(f"no id column {id_col!r}", path=data)
-    idc = id_col or ("id" if "id" in rows.columns else None)
-    ids = (
-        rows[idc].cast(pl.String) if idc else pl.Series("id", [str(i) for i in range(rows.height)])
-    )
-    frame = pl.DataFrame({"id": ids, "label": rows[label].cast(pl.String)})
-    if "__line__" in rows.columns:
-        frame = frame.with_columns(rows["__line__"].alias("line"))
-    labels: tuple[str, ...] | None = None
-    if judgments is not None:
-        flagged, labels = _flags_from_judgments(
-            judgments,
-            frame,
-            source=data,
-            threshold=0.0,
-            judges=judges,
-            prompts=prompts,
-            bins=(0.0, 1.0),
-        )
-    else:
-        from benchcheck.labels.flags import normalise_flags
-
-        flagged = normalise_flags(
-            read_rows(flags).with_columns(pl.col("id").cast(pl.String)),  # type: ignore[arg-type]
-            source=flags,
-        )
-        need = {"id", "llm_label", "confidence", "disagree"}
-        if not need <= set(flagged.columns):
-            raise InputError(f"not a flags file: needs columns {sorted(need)}", path=flags)
-    splits = apply_remedy(
-        rows,
-        flagged,
-        label_col=label,
-        id_col=idc,
-        mode=mode,
+    run = run_remedy(
+        data,
+        judgments=judgments,
+        flags=flags,
         threshold=threshold,
+        mode=mode,
         seed=seed,
-        labels=labels,
-        source=data,
-        flags_source=flags,
+        label=label,
+        id_col=id_col,
+        judges=_names(judges),
+        prompts=_names(prompts),
     )
-    res = write_remedy(
-        splits, output, source=data, mode=mode, threshold=threshold, seed=seed, force=force
-    )
-    write_json(res.to_dict(), json_out)
+    payload = run.write(output, force=force).to_dict()
+    write_json(payload, json_out)
     if json_out != "-":
-        console.print(
-            _kv_table(
-                f"Remedy: {mode} above {threshold:g}",
-                {
-                    "examples": res.n,
-                    f"{'filtered' if mode == 'filter' else 'flipped'}": res.n_selected,
-                    "random ablation (same size)": len(res.ablation_ids),
-                    "cleaned": res.files["cleaned"],
-                    "ablation": res.files["ablation_random"],
-                },
-            )
-        )
+        _show(remedy_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- rerank
@@ -533,74 +453,21 @@ def rerank_cmd(
 
     Example: benchcheck rerank --gold gold.jsonl --scores gpt4=a.jsonl --scores deberta=b.jsonl
     """
-    from benchcheck.io.label_files import read_gold
-    from benchcheck.io.model_scores import read_model_scores
-    from benchcheck.labels.remedies import rerank
+    from benchcheck.report.terminal.labels import rerank_renderables
+    from benchcheck.runs.labels import run_rerank
 
     files = parse_assignments(scores, "--scores")
     Outputs([gold, *files.values()], force=force).file(json_out, param="json")
-    if not files:
-        raise UsageError("give at least one --scores NAME=FILE")
-    g = read_gold(gold, need=("id", "label", "gold"))
-    g = g.filter(pl.col("gold").is_not_null())
-    if g.height == 0:
-        raise InputError("the gold file has no example with a gold label", path=gold)
-    models = [read_model_scores(n, p) for n, p in files.items()]
-    res = rerank(
-        g["id"].cast(pl.String).to_list(),
-        g["label"].cast(pl.String).to_list(),
-        g["gold"].cast(pl.String).to_list(),
-        models,
-        positive=positive,
-        threshold=threshold,
-        n_resamples=bootstrap,
-        seed=seed,
-        source=gold,
+    res = run_rerank(
+        gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
     )
-    write_json(res.to_dict(), json_out)
-    if json_out == "-":
-        return
-    t = Table(title=f"Models on original vs gold labels (n = {res.n})")
-    for c in ("model", "metric", "original", "rank", "gold", "rank ", "change"):
-        t.add_column(c, justify="right")
-    for name, metrics in res.models.items():
-        for metric, v in metrics.items():
-            r = res.ranks[name][metric]
-            change = r["change"]
-            t.add_row(
-                name,
-                metric,
-                _fmt(v["original"]),
-                str(r["original"]),
-                _fmt(v["gold"]),
-                str(r["gold"]),
-                f"{change:+d}" if change else "0",
-            )
-    console.print(t)
-    if res.pairwise:
-        t = Table(title="Paired bootstrap on gold labels (a − b)")
-        for c in ("metric", "a", "b", "difference", "95% CI", "p"):
-            t.add_column(c, justify="right")
-        for p in res.pairwise:
-            t.add_row(
-                str(p["metric"]),
-                str(p["a"]),
-                str(p["b"]),
-                _fmt(p["difference"]),
-                _fmt(p["ci"]),
-                _fmt(p["p_value"]),
-            )
-        console.print(t)
+    payload = res.to_dict()
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(rerank_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- agreement
-
-
-def _read_source(name: str, spec: str) -> dict[str, str]:
-    from benchcheck.io.label_files import read_label_source
-
-    path, _, column = spec.partition("#")
-    return read_label_source(name, path, column or None)
 
 
 @app.command("agreement")
@@ -636,71 +503,28 @@ def agreement(
 
     Example: benchcheck agreement --source orig=g.jsonl#label --source gold=g.jsonl --crowd c.tsv
     """
-    from benchcheck.io.judgments import read_judgments
-    from benchcheck.io.label_files import read_crowd
-    from benchcheck.labels.analysis import agreement_report
+    from benchcheck.report.terminal.labels import agreement_renderables
+    from benchcheck.runs.labels import run_agreement
 
     specs = parse_assignments(source, "--source")
     used = [s.partition("#")[0] for s in specs.values()]
     Outputs([*used, crowd, judgments], force=force).file(json_out, param="json")
-    if not specs and crowd is None:
-        raise UsageError("give at least one --source NAME=FILE or --crowd")
-    sources = {n: _read_source(n, s) for n, s in specs.items()}
-    groups = {n: _csv(v) or [] for n, v in parse_assignments(group, "--group").items()}
     pair = _csv(disagreement) or []
     if len(pair) != 2:
-        raise UsageError(f"--disagreement expects two source names, got {disagreement!r}")
-    crowd_frame = None
-    if crowd is not None:
-        crowd_frame = read_crowd(crowd)
-    report = agreement_report(
-        sources,
-        crowd=crowd_frame,
-        groups=groups,
-        judgments=read_judgments(judgments) if judgments else None,
+        raise UsageError(f"{{disagreement}} expects two source names, got {disagreement!r}")
+    report = run_agreement(
+        specs,
+        crowd=crowd,
+        groups={n: _csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
+        judgments=judgments,
         truth=truth,
-        disagreement=(pair[0], pair[1]),
         negative=negative,
+        disagreement=(pair[0], pair[1]),
     )
-    write_json(report, json_out)
-    if json_out == "-":
-        return
-    f1 = report["weighted_f1"]["f1"]  # type: ignore[index]
-    names = report["sources"]
-    t = Table(title="Weighted F1 (row = truth)")
-    t.add_column("truth \\ other")
-    for n in names:  # type: ignore[union-attr]
-        t.add_column(n, justify="right")
-    for a in names:  # type: ignore[union-attr]
-        t.add_row(a, *[_fmt(f1[a][b]) for b in names])  # type: ignore[union-attr]
-    console.print(t)
-    if report["fleiss"]:
-        t = Table(title="Fleiss' kappa per group")
-        for c in ("group", "kappa", "items", "kappa (LLM ≠ original)", "items "):
-            t.add_column(c, justify="right")
-        for g, v in report["fleiss"].items():  # type: ignore[union-attr]
-            d = v.get("disagreement") or {}
-            t.add_row(
-                g,
-                _fmt(v["all"]["kappa"]),
-                str(v["all"]["n_items"]),
-                _fmt(d.get("kappa")),
-                _fmt(d.get("n_items")),
-            )
-        console.print(t)
-    if report["per_annotator"]:
-        t = Table(title=f"Crowd annotators vs {truth}")
-        for c in ("annotator", "items", "with truth", "agreement", "kappa"):
-            t.add_column(c, justify="right")
-        for r in report["per_annotator"]:  # type: ignore[union-attr]
-            t.add_row(
-                r["annotator"],
-                str(r["n_items"]),
-                str(r["n_with_truth"]),
-                _fmt(r["agreement"]),
-                _fmt(r["cohen_kappa"]),
-            )
-        console.print(t)
+    payload = report.to_json()
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(agreement_renderables(payload, truth=truth))
 
 
 # ----------------------------------------------------------------------------- ensemble-curve
@@ -728,39 +552,17 @@ def ensemble_curve_cmd(
 
     Example: benchcheck ensemble-curve judgments.parquet --gold gold.jsonl --repeats 50
     """
-    from benchcheck.io.judgments import read_judgments
-    from benchcheck.io.label_files import read_gold
-    from benchcheck.labels.analysis import ensemble_curve
+    from benchcheck.report.terminal.labels import curve_renderables
+    from benchcheck.runs.labels import run_ensemble_curve
 
     Outputs([judgments, gold], force=force).file(json_out, param="json")
-    g = read_gold(gold, need=("id", "label", "gold"))
-    with _in_file(gold):
-        points, members = ensemble_curve(
-            read_judgments(judgments), g, unit=unit, repeats=repeats, seed=seed, positive=positive
-        )
-    payload = {
-        "unit": unit,
-        "repeats": repeats,
-        "seed": seed,
-        "members": members,
-        "points": [p.to_dict() for p in points],
-    }
+    run = run_ensemble_curve(
+        judgments, gold, unit=unit, repeats=repeats, seed=seed, positive=positive
+    )
+    payload = run.to_json()
     write_json(payload, json_out)
-    if json_out == "-":
-        return
-    t = Table(title=f"Ensemble size curve ({len(members)} {unit}s)")
-    for c in ("size", "subsets", "ROC AUC", "range", "error F1", "range "):
-        t.add_column(c, justify="right")
-    for p in points:
-        t.add_row(
-            str(p.size),
-            str(p.n_subsets),
-            _fmt(p.roc_auc_mean),
-            _fmt(list(p.roc_auc_ci)),
-            _fmt(p.f1_mean),
-            _fmt(list(p.f1_ci)),
-        )
-    console.print(t)
+    if json_out != "-":
+        _show(curve_renderables(payload))
 
 
 # ----------------------------------------------------------------------------- flag-spans
@@ -802,91 +604,21 @@ def flag_spans(
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
-    from benchcheck.io.conll import read_conll
-    from benchcheck.io.tables import read_rows, write_rows
-    from benchcheck.labels.ner_flags import (
-        compare_spans,
-        parse_label_map,
-        spacy_spans,
-        span_review_frame,
-        spans_from_split,
-    )
+    from benchcheck.io.tables import write_rows
+    from benchcheck.report.terminal.labels import span_flag_renderables
+    from benchcheck.runs.flag_spans import run_flag_spans
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
     outputs = Outputs([gold, predictions], force=force)
     outputs.file(output, param="output")
     outputs.file(json_out, param="json")
-    split = read_conll(gold, scheme=scheme.upper() if scheme else None)
-    if split.tokens is None:
-        raise InputError("not an NER file", path=gold)
-    if spacy_model is not None:
-        pred = spacy_spans(split.tokens, spacy_model, label_map=parse_label_map(label_map))
-    elif Path(predictions).suffix.lower() in (".jsonl", ".csv", ".tsv", ".parquet"):  # type: ignore[arg-type]
-        pred = read_rows(predictions)  # type: ignore[arg-type]
-        missing = [c for c in ("sentence", "start", "end", "type") if c not in pred.columns]
-        if missing:
-            raise InputError(f"predicted spans lack column(s) {missing}", path=predictions)
-    else:
-        other = read_conll(predictions, scheme=scheme.upper() if scheme else None)  # type: ignore[arg-type]
-        _same_tokens(split, other, predictions)  # type: ignore[arg-type]
-        pred = spans_from_split(other)
-        mapping = parse_label_map(label_map)
-        if mapping:
-            pred = pred.with_columns(pl.col("type").replace(mapping))
-    flags = compare_spans(spans_from_split(split), pred)
-    frame = span_review_frame(split.tokens, flags)
-    counts = {
-        k: int((flags["kind"] == k).sum()) for k in ("type", "boundary", "spurious", "missing")
-    }
-    payload: dict[str, Any] = {
-        "gold": gold,
-        "n_gold_spans": int(split.spans.height) if split.spans is not None else 0,
-        "n_pred_spans": int(pred.height),
-        "flags": int(flags.height),
-        "by_kind": counts,
-        "top": frame.head(top)
-        .select("rank", "id", "label", "llm_label", "kind", "text")
-        .to_dicts(),
-    }
-    if output is not None:
-        write_rows(frame, output)
-        payload["output"] = output
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
-    console.print(
-        _kv_table(
-            "Span flags",
-            {
-                "gold spans": payload["n_gold_spans"],
-                "model spans": payload["n_pred_spans"],
-                **counts,
-            },
-        )
+    run = run_flag_spans(
+        gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
     )
-    if payload["top"]:
-        t = Table(title=f"Top {len(payload['top'])} span flags")
-        for c in ("rank", "kind", "gold", "model", "text"):
-            t.add_column(c)
-        for r in payload["top"]:
-            t.add_row(str(r["rank"]), r["kind"], r["label"], r["llm_label"], r["text"])
-        console.print(t)
-
-
-def _same_tokens(gold: Any, other: Any, path: str) -> None:
-    a, b = gold.tokens, other.tokens
-    if a.height != b.height or gold.n != other.n:
-        raise InputError(
-            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
-            f"{gold.n} / {a.height}",
-            path=path,
-        )
-    diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
-    if diff.any():
-        k = int(diff.arg_true()[0])
-        s = int(b["sentence"][k])
-        line = int(other.table["line"][s]) + int(b["position"][k])
-        raise InputError(
-            "token differs from the gold file", path=path, line=line, got=b["token"][k]
-        )
+    if output is not None:
+        write_rows(run.review, output)
+    payload = run.to_json(top=top, output=output)
+    write_json(payload, json_out)
+    if json_out != "-":
+        _show(span_flag_renderables(payload))

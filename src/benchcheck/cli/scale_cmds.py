@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import polars as pl
 import typer
 
 from benchcheck.cli._app import app, console
@@ -41,18 +40,15 @@ def convert(
 
     Example: benchcheck convert data/conll2003/ -o conll.parquet/ && benchcheck stats conll.parquet/
     """
-    from benchcheck.engine.shards import convert as run
+    from benchcheck.runs.scale import run_convert
 
     splits = parse_assignments(split, "--split")
     outputs = Outputs([data, *splits.values()], force=force)
     if not output.exists():  # an existing folder is never replaced: convert says so itself
         outputs.folder(output, param="output", names=None)
     outputs.file(json_out, param="json")
-    folder = run(
-        data,
-        output,
-        splits=splits or None,
-        chunk_bytes=None if chunk_mb is None else chunk_mb << 20,
+    folder = run_convert(
+        data, output, splits=splits, chunk_bytes=None if chunk_mb is None else chunk_mb << 20
     )
     payload = folder.to_json()
     write_json(payload, json_out)
@@ -104,25 +100,17 @@ def leakage(
 
     Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
     """
-    from benchcheck.engine.leakage import corpus_leakage
-    from benchcheck.errors import InputError
-    from benchcheck.io.tables import read_rows
+    from benchcheck.runs.scale import run_leakage
 
     Outputs([test, *corpus], force=force).file(json_out, param="json")
-    rows = read_rows(test)
-    column = test_column or text_column
-    if column not in rows.columns:
-        raise InputError(
-            f"no column {column!r}; the file has {', '.join(rows.columns)} (choose --test-column)",
-            path=test,
-        )
-    texts = rows.get_column(column)
-    if texts.dtype != pl.String or texts.null_count():
-        raise InputError(f"column {column!r} must hold text in every row", path=test)
-    id_name = id_column or ("id" if "id" in rows.columns else None)
-    ids = rows.get_column(id_name).cast(pl.String).to_list() if id_name else None
-    result = corpus_leakage(
-        texts.to_list(), corpus, ids=ids, n=n, text_column=text_column, batch_rows=batch_rows
+    result = run_leakage(
+        test,
+        corpus,
+        text_column=text_column,
+        test_column=test_column,
+        id_column=id_column,
+        n=n,
+        batch_rows=batch_rows,
     )
     payload = result.to_json()
     write_json(payload, json_out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -229,11 +229,11 @@ def sample(
 
     Example: benchcheck sample data/ --per-split 100 --seed 13 -o to_annotate.jsonl
     """
-    from benchcheck.metrics.accuracy import draw_sample
+    from benchcheck.runs.accuracy import run_sample
 
     source = _source(data, split, scheme=scheme)
     Outputs(source.inputs, force=force).file(output, param="output")
-    rows = draw_sample(source.load(), per_split=per_split, seed=seed)
+    rows = run_sample(source, per_split=per_split, seed=seed)
     atomic_write(output, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     console.print(f"wrote {len(rows)} rows to {escape(str(output))}")
 
@@ -253,67 +253,13 @@ def accuracy(
 
     Example: benchcheck accuracy annotated.jsonl --json accuracy.json
     """
-    import numpy as np
-    from rich.table import Table
-
-    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, read_annotations, score_annotations
-    from benchcheck.report.terminal import fmt
+    from benchcheck.report.terminal import accuracy_table
+    from benchcheck.runs.accuracy import run_accuracy
 
     Outputs([annotated], force=force).file(json_out, param="json")
-    scored = score_annotations(read_annotations(annotated))
-    splits = {
-        name: {
-            "n": s.n,
-            "accuracy": s.accuracy,
-            "kappa_mean": s.kappa_mean,
-            "kappa_pairs": s.kappa_pairs,
-            "annotators": list(s.annotators),
-        }
-        for name, s in scored.items()
-    }
-    accs = [s.accuracy for s in scored.values() if s.accuracy is not None]
-    kappas = [s.kappa_mean for s in scored.values() if s.kappa_mean is not None]
-    warnings = [
-        f"{name}: mean pairwise Cohen's kappa {s.kappa_mean:.3f} is below {KAPPA_THRESHOLD}: "
-        "do not trust this accuracy"
-        for name, s in scored.items()
-        if s.kappa_mean is not None and s.kappa_mean < KAPPA_THRESHOLD
-    ]
-    warnings += [
-        f"{name}: no annotator pair with a defined kappa"
-        for name, s in scored.items()
-        if s.kappa_mean is None
-    ]
-    payload: dict[str, Any] = {
-        "metrics": {
-            "accuracy": float(np.mean(accs)) if accs else None,
-            "kappa_mean": float(np.mean(kappas)) if kappas else None,
-        },
-        "splits": splits,
-        "kappa_threshold": KAPPA_THRESHOLD,
-        "warnings": warnings,
-    }
+    payload = run_accuracy(annotated).to_json()
     write_json(payload, json_out)
     if json_out != "-":
-        table = Table(title="Accuracy (Eq. 2) ↑", title_justify="left")
-        for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
-            table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
-        for name, s in scored.items():
-            table.add_row(
-                escape(name),
-                str(s.n),
-                fmt(s.accuracy),
-                fmt(s.kappa_mean),
-                escape(", ".join(s.annotators)),
-            )
-        table.add_section()
-        table.add_row(
-            "mean",
-            "",
-            fmt(payload["metrics"]["accuracy"]),
-            fmt(payload["metrics"]["kappa_mean"]),
-            "",
-        )
-        console.print(table)
-    for w in warnings:
+        console.print(accuracy_table(payload))
+    for w in payload["warnings"]:
         console_err.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)

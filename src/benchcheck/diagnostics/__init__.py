@@ -2,7 +2,7 @@
 
 Library entry points (methods.md section 3)::
 
-    suite = load_suite("suite.jsonl")                      # or the GLUE diagnostic TSV
+    suite = load_suite("suite.jsonl")   # benchcheck.io.diagnostic; or the GLUE diagnostic TSV
     result = diagnose_suite(suite, {"model": {id: label}}, seed=0)
     result.to_json()["models"]["model"]["coarse"]["Logic"]  # {"r_k", "n", "ci", "confusion"}
     check_suite(suite).to_json()
@@ -22,8 +22,8 @@ from benchcheck.diagnostics.score import (
     diagnose_suite,
     rk_cell,
 )
-from benchcheck.diagnostics.suite import DiagnosticSuite, load_suite, suite_from_dataset
-from benchcheck.diagnostics.taxonomy import GLUE_TAXONOMY, Taxonomy, load_taxonomy
+from benchcheck.diagnostics.suite import DiagnosticSuite, suite_from_dataset
+from benchcheck.diagnostics.taxonomy import GLUE_TAXONOMY, Taxonomy
 
 __all__ = [
     "GLUE_TAXONOMY",
@@ -41,8 +41,6 @@ __all__ = [
     "check_suite",
     "diagnose_suite",
     "human_baseline",
-    "load_suite",
-    "load_taxonomy",
     "overlap_baseline",
     "partial_input_audit",
     "rk_cell",

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import polars as pl
 
 from benchcheck.data import Dataset
-from benchcheck.diagnostics.taxonomy import GLUE_TAXONOMY, Taxonomy, load_taxonomy
-from benchcheck.io.diagnostic import read_diagnostic
+from benchcheck.diagnostics.taxonomy import GLUE_TAXONOMY, Taxonomy
 
-__all__ = ["DiagnosticSuite", "load_suite", "suite_from_dataset"]
+__all__ = ["DiagnosticSuite", "suite_from_dataset"]
 
 
 @dataclass(frozen=True)
@@ -134,11 +132,3 @@ def suite_from_dataset(dataset: Dataset, *, taxonomy: Taxonomy | None = None) ->
         source=split.source,
         format=str(dataset.meta.get("format", "")),
     )
-
-
-def load_suite(
-    path: str | Path, *, taxonomy: Taxonomy | str | Path | None = None
-) -> DiagnosticSuite:
-    """Read a suite (GLUE TSV or JSONL) and resolve its tags (default: the GLUE taxonomy)."""
-    tax = load_taxonomy(taxonomy) if isinstance(taxonomy, (str, Path)) else taxonomy
-    return suite_from_dataset(read_diagnostic(path), taxonomy=tax)

@@ -81,7 +81,7 @@ def gold_error_rate(
             "not_reviewed": counts.get("not_reviewed", 0),
         }
     if population is not None and population < have.height:
-        raise UsageError(f"--population ({population}) is smaller than the sample ({have.height})")
+        raise UsageError(f"{{population}} ({population}) is smaller than the sample ({have.height})")
     return error_rate_interval(errors, have.height, population, confidence=confidence), left
 
 
@@ -124,7 +124,7 @@ def bin_agreement(
     Bins follow :func:`~benchcheck.labels.flags.bin_label` (``[a, b)``, last one closed).
     """
     if n_resamples < 100:
-        raise UsageError(f"--bootstrap needs at least 100 resamples, got {n_resamples}")
+        raise UsageError(f"{{bootstrap}} needs at least 100 resamples, got {n_resamples}")
     _need(gold, ["label", "llm_label", "confidence", "gold"], "the gold file")
     rows = gold.filter(
         pl.col("gold").is_not_null()
@@ -210,9 +210,9 @@ def ensemble_curve(
     the larger of two) and NaN when gold has one class. Returns the points and the members.
     """
     if unit not in ("member", "judge"):
-        raise UsageError(f"--unit must be 'member' or 'judge', got {unit!r}")
+        raise UsageError(f"{{unit}} must be 'member' or 'judge', got {unit!r}")
     if repeats < 1:
-        raise UsageError(f"--repeats must be >= 1, got {repeats}")
+        raise UsageError(f"{{repeats}} must be >= 1, got {repeats}")
     _need(gold, ["id", "label", "gold"], "the gold file")
     labels = list(judgment_labels(judgments))
     if positive is None:
@@ -304,7 +304,7 @@ def agreement_report(
     truth: str | None = "gold",
     disagreement: tuple[str, str] | None = ("llm", "original"),
     negative: str = "0",
-) -> dict[str, Any]:
+) -> AgreementReport:
     """Compare label sources: weighted-F1 matrix, Fleiss' kappa per group, crowd statistics.
 
     ``sources`` maps a source name to ``{id: label}``. ``crowd`` is a long table
@@ -414,15 +414,46 @@ def agreement_report(
         fleiss[name] = {"all": _group_fleiss(raters, None)}
         if subset is not None:
             fleiss[name]["disagreement"] = _group_fleiss(raters, subset)
-    return {
-        "sources": list(src),
-        "n_items": len(all_ids),
-        "weighted_f1": matrix.to_dict(),
-        "fleiss": fleiss,
-        "per_annotator": per_annotator,
-        "annotator_spearman_n_items_vs_agreement": spearman,
-        "disagreement_subset": None if subset is None else len(subset),
-    }
+    return AgreementReport(
+        sources=tuple(src),
+        n_items=len(all_ids),
+        weighted_f1=matrix.to_dict(),
+        fleiss=fleiss,
+        per_annotator=tuple(per_annotator),
+        spearman=spearman,
+        disagreement_subset=None if subset is None else len(subset),
+    )
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Label sources compared: weighted-F1 matrix (rows = truth), Fleiss' kappa per group.
+
+    ``weighted_f1`` is :meth:`benchcheck.stats.agreement.F1Matrix.to_dict`; ``fleiss``
+    maps a group to ``{"all": {kappa, n_items, ...}, "disagreement": {...}}``;
+    ``per_annotator`` lists each crowd annotator against the truth source; ``spearman``
+    correlates annotators' item counts with their agreement.
+    """
+
+    sources: tuple[str, ...]
+    n_items: int
+    weighted_f1: Mapping[str, Any]
+    fleiss: Mapping[str, Mapping[str, Any]]
+    per_annotator: tuple[Mapping[str, Any], ...]
+    spearman: Any
+    disagreement_subset: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck agreement --json``."""
+        return {
+            "sources": list(self.sources),
+            "n_items": self.n_items,
+            "weighted_f1": dict(self.weighted_f1),
+            "fleiss": {k: dict(v) for k, v in self.fleiss.items()},
+            "per_annotator": [dict(r) for r in self.per_annotator],
+            "annotator_spearman_n_items_vs_agreement": self.spearman,
+            "disagreement_subset": self.disagreement_subset,
+        }
 
 
 def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict[str, object]:
@@ -491,5 +522,5 @@ def _refuse_mixed_label_sets(judgments: pl.DataFrame, pcols: list[str]) -> None:
     raise UsageError(
         "the judgments mix label sets, which agreement cannot compare: "
         + "; ".join(f"{p}: {', '.join(labels)}" for p, labels in sets.items())
-        + ". Judge with prompts that share labels (e.g. --prompts nli,document)."
+        + ". Judge with prompts that share labels (e.g. the prompts nli and document)."
     )

@@ -28,8 +28,8 @@ import polars as pl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
 from benchcheck.data.ids import check_join, refuse_duplicates
+from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import write_rows
 from benchcheck.stats.intervals import paired_bootstrap
 
 __all__ = [
@@ -95,9 +95,9 @@ def apply_remedy(
     ``"_ablation"`` single-column frames.
     """
     if mode not in MODES:
-        raise UsageError(f"--mode must be one of {MODES}, got {mode!r}")
+        raise UsageError(f"{{mode}} must be one of {MODES}, got {mode!r}")
     if not 0 <= threshold <= 1:
-        raise UsageError(f"--threshold must be in [0, 1], got {threshold}")
+        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
     if label_col not in rows.columns:
         raise InputError(f"no label column {label_col!r}; the data has {rows.columns}")
     lines = rows["__line__"].to_list() if "__line__" in rows.columns else None
@@ -166,61 +166,7 @@ def remedy_file_names(source: str | Path) -> tuple[str, str]:
     return f"cleaned{suffix}", f"ablation_random{suffix}"
 
 
-def write_remedy(
-    splits: Mapping[str, pl.DataFrame],
-    out_dir: str | Path,
-    *,
-    source: str | Path,
-    mode: str,
-    threshold: float,
-    seed: int,
-    force: bool = False,
-) -> RemedyResult:
-    """Write ``cleaned`` and ``ablation_random`` in the input's format, never over the input.
-
-    The files are staged and moved into place complete; existing ones are replaced only
-    with ``force`` (:mod:`benchcheck.io.output`).
-    """
-    from benchcheck.io.output import Outputs
-
-    out = Path(out_dir)
-    names = remedy_file_names(source)
-    folder = Outputs([source], force=force).folder(out, param="output", names=names)
-    files: dict[str, str] = {}
-    with folder:
-        for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
-            write_rows(splits[key], folder.stage(name))
-            files[key] = str(out / name)
-    selected = tuple(splits["_selected"]["id"].to_list())
-    return RemedyResult(
-        mode,
-        threshold,
-        seed,
-        splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
-        len(selected),
-        selected,
-        tuple(splits["_ablation"]["id"].to_list()),
-        files,
-    )
-
-
 # ----------------------------------------------------------------------------- re-ranking
-
-
-@dataclass(frozen=True)
-class ModelScores:
-    """One model's outputs on a test set: a score for the positive label and/or a prediction.
-
-    ``source`` and ``lines`` (one per id) name the file and the lines in errors
-    (:func:`benchcheck.io.model_scores.read_model_scores` fills them).
-    """
-
-    name: str
-    ids: tuple[str, ...]
-    score: tuple[float, ...] | None
-    pred: tuple[str, ...] | None
-    source: str | None = None
-    lines: tuple[int, ...] | None = None
 
 
 def _roc_auc(t: np.ndarray, s: np.ndarray, pos: str) -> float:

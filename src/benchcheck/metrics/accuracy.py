@@ -1,8 +1,9 @@
 """Accuracy (Eq. 2): a seeded human sample per split, and its scoring.
 
-:func:`draw_sample` writes what annotators judge; :func:`score_annotations` reads their
-judgements back: per split, the share of sampled instances judged correct by a majority of
-the annotators who judged it, and the mean pairwise Cohen's kappa
+:func:`draw_sample` draws what annotators judge; :func:`score_annotations` scores their
+judgements (read by :func:`benchcheck.io.accuracy.read_accuracy_sample`): per split, the
+share of sampled instances judged correct by a majority of the annotators who judged it,
+and the mean pairwise Cohen's kappa
 (:func:`benchcheck.stats.agreement.cohen_kappa`). The paper trusts the figure only when the
 mean kappa exceeds 0.75. A pair whose kappa is undefined (both annotators gave one and the
 same judgement throughout: 0/0) has kappa ``None``, as everywhere in benchcheck.
@@ -11,22 +12,16 @@ same judgement throughout: 0/0) has kappa ``None``, as everywhere in benchcheck.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchcheck.data.model import Dataset
-from benchcheck.errors import InputError
-from benchcheck.io.tables import json_lines
 from benchcheck.stats.agreement import cohen_kappa
 
 KAPPA_THRESHOLD = 0.75
-_TRUE = {True, "1", "true", "yes", "correct", "y"}
-_FALSE = {False, "0", "false", "no", "incorrect", "n"}
 
 
 def draw_sample(dataset: Dataset, *, per_split: int, seed: int) -> list[dict[str, Any]]:
@@ -72,64 +67,6 @@ class SplitAccuracy:
     kappa_mean: float | None
     kappa_pairs: dict[str, float | None]
     annotators: tuple[str, ...]
-
-
-def _judgement(value: object, path: Path, line: int) -> int:
-    key = value.lower() if isinstance(value, str) else value
-    if key in _TRUE:
-        return 1
-    if key in _FALSE:
-        return 0
-    raise InputError(
-        "annotation must be true/false (or 1/0, correct/incorrect)", path=path, line=line, got=value
-    )
-
-
-def read_annotations(path: str | Path) -> list[tuple[str, dict[str, int]]]:
-    """(split, {annotator: 0|1}) for each annotated row of a sample file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # -sig: a BOM is dropped
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
-    out = []
-    seen: dict[object, int] = {}
-    for number, row in json_lines(text, path):
-        if (
-            not isinstance(row, dict)
-            or "split" not in row
-            or not isinstance(row.get("annotations"), dict)
-        ):
-            raise InputError(
-                'expected an object with "split" and an "annotations" object',
-                path=path,
-                line=number,
-            )
-        key = (str(row["split"]), json.dumps(row.get("id", number), sort_keys=True))
-        if key in seen:
-            raise InputError(
-                f"duplicate id: each sampled instance may appear once (first on line "
-                f"{seen[key]}); a second copy would count its judgements twice",
-                path=path,
-                line=number,
-                got=row.get("id"),
-            )
-        seen[key] = number
-        judged = {
-            str(k): _judgement(v, path, number)
-            for k, v in row["annotations"].items()
-            if v is not None
-        }
-        if judged:
-            out.append((str(row["split"]), judged))
-    if not out:
-        raise InputError(
-            'no annotated rows: fill each row\'s "annotations" with {annotator: true|false}',
-            path=path,
-        )
-    return out
 
 
 def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, SplitAccuracy]:

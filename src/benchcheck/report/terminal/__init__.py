@@ -98,54 +98,36 @@ def stats_renderables(result: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-def _cell(value: Any, digits: int = 3) -> str:
-    """:func:`~benchcheck.report._numbers.num`, element-wise inside lists, escaped."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cell(x, digits) for x in value) + "]"
-    return escape(num(value, digits))
-
-
-def key_value_table(title: str, rows: Mapping[str, Any], *, digits: int = 4) -> Table:
-    """Build a two-column table: one name and one value per row."""
-    table = Table(title=escape(title), show_header=False)
-    table.add_column("")
-    table.add_column("", justify="right")
-    for key, value in rows.items():
-        table.add_row(escape(str(key)), _cell(value, digits))
+def accuracy_table(payload: Mapping[str, Any]) -> Table:
+    """Render ``benchcheck accuracy``: accuracy and mean pairwise kappa per split, and mean."""
+    table = Table(title="Accuracy (Eq. 2) ↑", title_justify="left")
+    for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
+        table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
+    for name, s in payload["splits"].items():
+        table.add_row(
+            escape(name),
+            str(s["n"]),
+            fmt(s["accuracy"]),
+            fmt(s["kappa_mean"]),
+            escape(", ".join(s["annotators"])),
+        )
+    table.add_section()
+    m = payload["metrics"]
+    table.add_row("mean", "", fmt(m["accuracy"]), fmt(m["kappa_mean"]), "")
     return table
 
 
-def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
-    """Render ``benchcheck flag``: counts, flags per bin, top flags, cleanlab overlap."""
-    s = payload["summary"]
-    out: list[Any] = [
-        key_value_table(
-            "Flags",
-            {
-                "examples": s["n"],
-                "judged": s["judged"],
-                "disagreements": s["disagreements"],
-                f"flagged (confidence ≥ {s['threshold']:g})": s["flagged"],
-                "flag rate": s["flag_rate"],
-            },
-        )
-    ]
-    per_bin = Table(title="Flags per confidence bin")
-    per_bin.add_column("bin")
-    per_bin.add_column("flags", justify="right")
-    for name, n in s["flagged_by_bin"].items():
-        per_bin.add_row(escape(name), str(n))
-    out.append(per_bin)
-    top = payload["top"]
-    if top:
-        table = Table(title=f"Top {len(top)} flags")
-        columns = list(top[0])
-        for c in columns:
-            table.add_column(c)
-        for row in top:
-            table.add_row(*[_cell(row[c]) for c in columns])
-        out.append(table)
-    if "confident_learning" in payload:
-        overlap = payload["confident_learning"]
-        out.append(key_value_table("LLM flags vs confident learning", overlap))
-    return out
+from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported
+    flag_renderables,
+    key_value_table,
+)
+
+__all__ = [
+    "accuracy_table",
+    "compare_table",
+    "flag_renderables",
+    "fmt",
+    "key_value_table",
+    "stats_renderables",
+    "stats_table",
+]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from benchcheck.errors import InputError
-from benchcheck.io.model_scores import read_model_scores
+from benchcheck.io.scores import read_model_scores
 from benchcheck.labels.remedies import rerank
 
 

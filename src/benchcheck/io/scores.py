@@ -13,9 +13,9 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
+from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError
 from benchcheck.io.tables import read_rows, scalar_strings
-from benchcheck.labels.remedies import ModelScores
 
 __all__ = ["read_model_scores"]
 

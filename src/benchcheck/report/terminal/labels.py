@@ -1,0 +1,234 @@
+"""Terminal rendering of the label-error commands, from their canonical JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from benchcheck.report._numbers import num
+
+__all__ = [
+    "agreement_renderables",
+    "bins_renderables",
+    "cell",
+    "curve_renderables",
+    "flag_renderables",
+    "key_value_table",
+    "remedy_renderables",
+    "rerank_renderables",
+]
+
+
+def cell(value: Any, digits: int = 3) -> str:
+    """Format a cell: :func:`~benchcheck.report._numbers.num`, element-wise in lists, escaped.
+
+    >>> cell([0.12345, None])
+    '[0.123, —]'
+    """
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(cell(x, digits) for x in value) + "]"
+    return escape(num(value, digits))
+
+
+def key_value_table(title: str, rows: Mapping[str, Any], *, digits: int = 4) -> Table:
+    """Build a two-column table: one name and one value per row."""
+    table = Table(title=escape(title), show_header=False)
+    table.add_column("")
+    table.add_column("", justify="right")
+    for key, value in rows.items():
+        table.add_row(escape(str(key)), cell(value, digits))
+    return table
+
+
+def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck flag``: counts, flags per bin, top flags, cleanlab overlap."""
+    s = payload["summary"]
+    out: list[Any] = [
+        key_value_table(
+            "Flags",
+            {
+                "examples": s["n"],
+                "judged": s["judged"],
+                "disagreements": s["disagreements"],
+                f"flagged (confidence ≥ {s['threshold']:g})": s["flagged"],
+                "flag rate": s["flag_rate"],
+            },
+        )
+    ]
+    per_bin = Table(title="Flags per confidence bin")
+    per_bin.add_column("bin")
+    per_bin.add_column("flags", justify="right")
+    for name, n in s["flagged_by_bin"].items():
+        per_bin.add_row(escape(name), str(n))
+    out.append(per_bin)
+    top = payload["top"]
+    if top:
+        table = Table(title=f"Top {len(top)} flags")
+        columns = list(top[0])
+        for c in columns:
+            table.add_column(c)
+        for row in top:
+            table.add_row(*[cell(row[c]) for c in columns])
+        out.append(table)
+    if "confident_learning" in payload:
+        overlap = payload["confident_learning"]
+        out.append(key_value_table("LLM flags vs confident learning", overlap))
+    return out
+
+
+def bins_renderables(payload: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+    """Render ``benchcheck bins``: the table, and the warnings (for standard error)."""
+    table = Table(title="Expert agreement per confidence bin (bootstrap 95% CI)")
+    for c in ("bin", "n", "with LLM", "with original"):
+        table.add_column(c, justify="right")
+    for b in payload["bins"]:
+        table.add_row(
+            escape(b["bin"]),
+            str(b["n"]),
+            f"{cell(b['with_llm'])} {cell(b['with_llm_ci'])}",
+            f"{cell(b['with_original'])} {cell(b['with_original_ci'])}",
+        )
+    warnings = [f"bin {b['bin']}: {b['warning']}" for b in payload["bins"] if b["warning"]]
+    return [table], warnings
+
+
+def remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck remedy``: what was filtered or flipped, and the files."""
+    mode = payload["mode"]
+    return [
+        key_value_table(
+            f"Remedy: {mode} above {payload['threshold']:g}",
+            {
+                "examples": payload["n"],
+                "filtered" if mode == "filter" else "flipped": payload["n_selected"],
+                "random ablation (same size)": len(payload["ablation_ids"]),
+                "cleaned": payload["files"]["cleaned"],
+                "ablation": payload["files"]["ablation_random"],
+            },
+        )
+    ]
+
+
+def rerank_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck rerank``: metrics and ranks on original vs gold, paired tests."""
+    table = Table(title=f"Models on original vs gold labels (n = {payload['n']})")
+    for c in ("model", "metric", "original", "rank", "gold", "rank ", "change"):
+        table.add_column(c, justify="right")
+    for name, metrics in payload["models"].items():
+        for metric, v in metrics.items():
+            r = payload["ranks"][name][metric]
+            change = r["change"]
+            table.add_row(
+                escape(name),
+                metric,
+                cell(v["original"]),
+                str(r["original"]),
+                cell(v["gold"]),
+                str(r["gold"]),
+                f"{change:+d}" if change else "0",
+            )
+    out: list[Any] = [table]
+    if payload["pairwise"]:
+        pairs = Table(title="Paired bootstrap on gold labels (a − b)")
+        for c in ("metric", "a", "b", "difference", "95% CI", "p"):
+            pairs.add_column(c, justify="right")
+        for p in payload["pairwise"]:
+            pairs.add_row(
+                str(p["metric"]),
+                escape(str(p["a"])),
+                escape(str(p["b"])),
+                cell(p["difference"]),
+                cell(p["ci"]),
+                cell(p["p_value"]),
+            )
+        out.append(pairs)
+    return out
+
+
+def agreement_renderables(payload: Mapping[str, Any], *, truth: str) -> list[Any]:
+    """Render ``benchcheck agreement``: weighted-F1 matrix, Fleiss' kappa, crowd annotators."""
+    f1 = payload["weighted_f1"]["f1"]
+    names = payload["sources"]
+    table = Table(title="Weighted F1 (row = truth)")
+    table.add_column("truth \\ other")
+    for n in names:
+        table.add_column(escape(n), justify="right")
+    for a in names:
+        table.add_row(escape(a), *[cell(f1[a][b]) for b in names])
+    out: list[Any] = [table]
+    if payload["fleiss"]:
+        fleiss = Table(title="Fleiss' kappa per group")
+        for c in ("group", "kappa", "items", "kappa (LLM ≠ original)", "items "):
+            fleiss.add_column(c, justify="right")
+        for g, v in payload["fleiss"].items():
+            d = v.get("disagreement") or {}
+            fleiss.add_row(
+                escape(g),
+                cell(v["all"]["kappa"]),
+                str(v["all"]["n_items"]),
+                cell(d.get("kappa")),
+                cell(d.get("n_items")),
+            )
+        out.append(fleiss)
+    if payload["per_annotator"]:
+        crowd = Table(title=f"Crowd annotators vs {escape(truth)}")
+        for c in ("annotator", "items", "with truth", "agreement", "kappa"):
+            crowd.add_column(c, justify="right")
+        for r in payload["per_annotator"]:
+            crowd.add_row(
+                escape(str(r["annotator"])),
+                str(r["n_items"]),
+                str(r["n_with_truth"]),
+                cell(r["agreement"]),
+                cell(r["cohen_kappa"]),
+            )
+        out.append(crowd)
+    return out
+
+
+def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck ensemble-curve``: ROC AUC and error F1 per ensemble size."""
+    table = Table(title=f"Ensemble size curve ({len(payload['members'])} {payload['unit']}s)")
+    for c in ("size", "subsets", "ROC AUC", "range", "error F1", "range "):
+        table.add_column(c, justify="right")
+    for p in payload["points"]:
+        table.add_row(
+            str(p["size"]),
+            str(p["n_subsets"]),
+            cell(p["roc_auc_mean"]),
+            cell(p["roc_auc_ci"]),
+            cell(p["f1_mean"]),
+            cell(p["f1_ci"]),
+        )
+    return [table]
+
+
+def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck flag-spans``: counts per kind and the top span flags."""
+    out: list[Any] = [
+        key_value_table(
+            "Span flags",
+            {
+                "gold spans": payload["n_gold_spans"],
+                "model spans": payload["n_pred_spans"],
+                **payload["by_kind"],
+            },
+        )
+    ]
+    if payload["top"]:
+        table = Table(title=f"Top {len(payload['top'])} span flags")
+        for c in ("rank", "kind", "gold", "model", "text"):
+            table.add_column(c)
+        for r in payload["top"]:
+            table.add_row(
+                str(r["rank"]),
+                r["kind"],
+                escape(r["label"]),
+                escape(r["llm_label"]),
+                escape(r["text"]),
+            )
+        out.append(table)
+    return out

@@ -1,0 +1,79 @@
+"""``benchcheck sample`` and ``benchcheck accuracy``: the human accuracy sample (Eq. 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.io.source import DataSource
+
+if TYPE_CHECKING:
+    from benchcheck.metrics.accuracy import SplitAccuracy
+
+__all__ = ["AccuracyRun", "run_accuracy", "run_sample"]
+
+
+def run_sample(source: DataSource, *, per_split: int = 100, seed: int = 13) -> list[dict[str, Any]]:
+    """Draw a seeded per-split sample for annotators: one JSON-ready row per instance."""
+    from benchcheck.metrics.accuracy import draw_sample
+
+    return draw_sample(source.load(), per_split=per_split, seed=seed)
+
+
+@dataclass(frozen=True)
+class AccuracyRun:
+    """Accuracy per split and mean pairwise Cohen's kappa, with the paper's trust rule."""
+
+    splits: Mapping[str, SplitAccuracy]
+    kappa_threshold: float
+
+    @property
+    def warnings(self) -> list[str]:
+        """Splits whose agreement is below the threshold, or undefined."""
+        out = [
+            f"{name}: mean pairwise Cohen's kappa {s.kappa_mean:.3f} is below "
+            f"{self.kappa_threshold}: do not trust this accuracy"
+            for name, s in self.splits.items()
+            if s.kappa_mean is not None and s.kappa_mean < self.kappa_threshold
+        ]
+        out += [
+            f"{name}: no annotator pair with a defined kappa"
+            for name, s in self.splits.items()
+            if s.kappa_mean is None
+        ]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck accuracy --json``."""
+        import numpy as np
+
+        accs = [s.accuracy for s in self.splits.values() if s.accuracy is not None]
+        kappas = [s.kappa_mean for s in self.splits.values() if s.kappa_mean is not None]
+        return {
+            "metrics": {
+                "accuracy": float(np.mean(accs)) if accs else None,
+                "kappa_mean": float(np.mean(kappas)) if kappas else None,
+            },
+            "splits": {
+                name: {
+                    "n": s.n,
+                    "accuracy": s.accuracy,
+                    "kappa_mean": s.kappa_mean,
+                    "kappa_pairs": s.kappa_pairs,
+                    "annotators": list(s.annotators),
+                }
+                for name, s in self.splits.items()
+            },
+            "kappa_threshold": self.kappa_threshold,
+            "warnings": self.warnings,
+        }
+
+
+def run_accuracy(annotated: str | Path) -> AccuracyRun:
+    """Score a sample file whose ``annotations`` the annotators filled."""
+    from benchcheck.io.accuracy import read_accuracy_sample
+    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, score_annotations
+
+    return AccuracyRun(score_annotations(read_accuracy_sample(annotated)), KAPPA_THRESHOLD)

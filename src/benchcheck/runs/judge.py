@@ -1,0 +1,99 @@
+"""``benchcheck judge``: every example × judge × prompt → one row of label probabilities."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.data.columns import Columns
+from benchcheck.runs._judging import JudgeSetup, Progress
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from benchcheck.judges.run import JudgeRunSummary
+
+__all__ = ["JudgeRun", "run_judge"]
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """The judgments of one run and their totals."""
+
+    judgments: pl.DataFrame
+    summary: JudgeRunSummary
+    prompts: tuple[str, ...]
+    wall_seconds: float
+    price_per_1k_tokens: float | None = None
+    cache: str | None = None
+
+    @property
+    def rate(self) -> float:
+        """Judgements computed per second of wall time."""
+        return (
+            self.summary.n_computed / self.wall_seconds if self.wall_seconds > 0 else float("nan")
+        )
+
+    def to_json(self, *, output: str | None = None) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck judge --json``."""
+        return {
+            "command": "judge",
+            "output": output,
+            "judges": sorted(set(self.judgments["judge"].to_list())),
+            "prompts": list(self.prompts),
+            "rows": self.summary.n_rows,
+            "computed": self.summary.n_computed,
+            "cached": self.summary.n_cached,
+            "prompt_tokens": self.summary.prompt_tokens,
+            "judge_seconds": self.summary.seconds,
+            "wall_seconds": self.wall_seconds,
+            "price_per_1k_tokens": self.price_per_1k_tokens,
+            "cost": self.summary.cost,
+            "cache": self.cache,
+        }
+
+
+def run_judge(
+    data: str | Path,
+    *,
+    columns: Columns | None = None,
+    setup: JudgeSetup | None = None,
+    prompts: str = "all",
+    prompt_file: str | Path | None = None,
+    verbalisers: Sequence[str] | None = None,
+    price_per_1k_tokens: float | None = None,
+    progress: Progress | None = None,
+    on_build: Callable[[str], None] | None = None,
+) -> JudgeRun:
+    """Read the examples and judge each with every judge × prompt (cached, resumable).
+
+    ``prompts`` is ``all`` or names (built-in or from ``prompt_file``); ``verbalisers`` the
+    answer token of each label. With a label column in ``columns``, the judgments carry it.
+    """
+    from benchcheck.io.tables import read_table
+    from benchcheck.judges.prompts import load_prompt_file, select_prompts
+    from benchcheck.judges.run import judge_frame, summarise
+
+    columns = columns or Columns()
+    frame = read_table(data, **columns.given())
+    extra = load_prompt_file(prompt_file) if prompt_file else None
+    templates = select_prompts(prompts, extra=extra, verbalisers=verbalisers)
+    setup = setup or JudgeSetup()
+    with setup.open(on_build=on_build) as (judges, store):
+        start = time.perf_counter()
+        result = judge_frame(frame, judges, templates, cache=store, progress=progress)
+        wall = time.perf_counter() - start
+        cache = None if store is None else str(store.path)
+    if columns.label is not None and "label" in frame.columns:
+        result = result.join(frame.select("id", "label"), on="id", how="left")
+    return JudgeRun(
+        judgments=result,
+        summary=summarise(result, price_per_1k_tokens=price_per_1k_tokens),
+        prompts=tuple(t.name for t in templates),
+        wall_seconds=wall,
+        price_per_1k_tokens=price_per_1k_tokens,
+        cache=cache,
+    )

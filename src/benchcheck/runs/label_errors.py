@@ -1,0 +1,126 @@
+"""The audit's label-error section: judge every example, then flag (methods.md section 2).
+
+:func:`run_label_errors` is ``benchcheck judge`` followed by ``benchcheck flag`` on one
+table, without the judgments file in between: the same :func:`benchcheck.runs.flag.flag_frames`
+decides the flags.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.data.columns import Columns
+from benchcheck.errors import UsageError
+from benchcheck.runs._judging import JudgeSetup, Progress
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from benchcheck.judges.base import JudgeIdentity
+    from benchcheck.runs.flag import FlagOptions, FlagRun
+
+__all__ = ["LabelErrorsRun", "NotApplicable", "run_label_errors"]
+
+#: Rows of flagged examples kept inside the JSON (the report's flagged files hold all).
+MAX_FLAGS_IN_JSON = 1000
+
+
+class NotApplicable(UsageError):
+    """The examples cannot be judged with these prompts (fields or labels do not fit)."""
+
+
+@dataclass(frozen=True)
+class LabelErrorsRun:
+    """Judgments and flags of one table, with the judge that made them."""
+
+    flag: FlagRun
+    examples: pl.DataFrame
+    judgments: pl.DataFrame
+    identity: JudgeIdentity
+    prompts: tuple[str, ...]
+    seconds: float
+
+    @property
+    def text_columns(self) -> list[str]:
+        """The normalised text columns of the examples."""
+        return [c for c in ("text", "text_a", "text_b") if c in self.examples.columns]
+
+    def flagged(self) -> pl.DataFrame:
+        """Return the flagged examples (rank, id, texts, labels, confidence, bin, p_*)."""
+        keep = ["rank", "id", *self.text_columns, "label", "llm_label", "confidence", "bin"]
+        keep += [c for c in self.flag.flags.columns if c.startswith("p_")]
+        return self.flag.flagged().select(keep)
+
+    def to_json(self, *, source: str, columns: Mapping[str, str]) -> dict[str, Any]:
+        """Return the ``label_errors`` section of ``results.json``."""
+        flagged = self.flagged()
+        return {
+            "dataset": {"source": source, "n": self.examples.height, "columns": dict(columns)},
+            "judge": {
+                "judge": self.identity.label,
+                "weights_sha256": self.identity.weights_hash,
+                "prompts": list(self.prompts),
+                "members": int(self.judgments.select("judge", "prompt").unique().height),
+            },
+            "text_columns": self.text_columns,
+            "summary": self.flag.summary.to_dict(),
+            "bins": list(self.flag.options.bins),
+            "examples": flagged.head(MAX_FLAGS_IN_JSON).to_dicts(),
+            "examples_total": flagged.height,
+            "files": ["flagged.csv", "flagged.jsonl"] if flagged.height else [],
+        }
+
+
+def run_label_errors(
+    data: str | Path,
+    *,
+    columns: Columns,
+    judge: str = "llama-cpp",
+    prompts: str | None = None,
+    options: FlagOptions | None = None,
+    progress: Progress | None = None,
+) -> LabelErrorsRun:
+    """Judge every example of ``data`` with ``judge`` × ``prompts``, then flag.
+
+    ``prompts`` default to the judges' audit set. Raises :class:`NotApplicable` when a
+    prompt needs a field the examples lack or a label is not among the prompts' labels,
+    and :class:`benchcheck.errors.JudgeUnavailable` when the judge cannot be built here.
+    """
+    import polars as pl
+
+    from benchcheck.io.tables import read_table
+    from benchcheck.judges.prompts import select_prompts
+    from benchcheck.judges.run import AUDIT_PROMPTS, judge_frame
+    from benchcheck.runs.flag import FlagOptions, flag_frames
+
+    frame = read_table(data, **columns.given())
+    templates = select_prompts(prompts or AUDIT_PROMPTS)
+    unusable = [p.name for p in templates if not p.fields <= set(frame.columns)]
+    if unusable:
+        have = [c for c in ("text", "text_a", "text_b") if c in frame.columns]
+        raise NotApplicable(
+            f"prompt(s) {unusable} need fields the examples lack (they have {have}); run "
+            "`benchcheck judge` with a prompt file, then `benchcheck flag`"
+        )
+    labels = sorted({lab for p in templates for lab in p.labels})
+    bad = sorted(set(frame["label"].cast(pl.String).to_list()) - set(labels))
+    if bad:
+        raise NotApplicable(f"labels {bad[:5]} are not among the prompts' labels {labels}")
+    started = time.perf_counter()
+    with JudgeSetup((judge,)).open() as (judges, store):
+        judgments = judge_frame(frame, judges, templates, cache=store, progress=progress)
+        identity = judges[0].identity
+    seconds = time.perf_counter() - started
+    flag = flag_frames(judgments, frame, options=options or FlagOptions(), source=str(data))
+    return LabelErrorsRun(
+        flag=flag,
+        examples=frame,
+        judgments=judgments,
+        identity=identity,
+        prompts=tuple(p.name for p in templates),
+        seconds=seconds,
+    )

@@ -1,0 +1,362 @@
+"""Label-error commands after the flags: bins, remedy, rerank, agreement, ensemble-curve.
+
+Each run reads its files and calls :mod:`benchcheck.labels`; the typed results'
+``to_json()`` (or ``to_dict()``) is the command's JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from benchcheck.labels.analysis import AgreementReport, BinStat, CurvePoint
+    from benchcheck.labels.remedies import RemedyResult, RerankResult
+
+__all__ = [
+    "BinsRun",
+    "CurveRun",
+    "RemedyRun",
+    "run_agreement",
+    "run_bins",
+    "run_ensemble_curve",
+    "run_remedy",
+    "run_rerank",
+    "write_remedy",
+]
+
+
+def _in_file(path: str | Path, exc: InputError) -> InputError:
+    """``exc`` naming ``path`` when it names no file (e.g. a missing column)."""
+    return exc if exc.path is not None else InputError(exc.message, path=path)
+
+
+def _read_gold(path: str | Path, need: Sequence[str] = ("label", "gold")) -> pl.DataFrame:
+    from benchcheck.io.label_files import read_gold
+
+    return read_gold(path, need=need)
+
+
+# ----------------------------------------------------------------------------- bins
+
+
+@dataclass(frozen=True)
+class BinsRun:
+    """Expert agreement per confidence bin, with bootstrap intervals."""
+
+    bins: tuple[BinStat, ...]
+    bootstrap: int
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck bins --json``."""
+        return {
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "bins": [b.to_dict() for b in self.bins],
+        }
+
+
+def run_bins(
+    gold: str | Path,
+    *,
+    bins: Sequence[float],
+    bootstrap: int = 1000,
+    seed: int = 0,
+    min_bin: int = 35,
+) -> BinsRun:
+    """Per bin of the reviewed flags: share of gold labels that side with the LLM / original."""
+    from benchcheck.labels.analysis import bin_agreement
+
+    frame = _read_gold(gold, ("label", "llm_label", "confidence", "gold"))
+    try:
+        stats = bin_agreement(frame, bins=bins, n_resamples=bootstrap, seed=seed, min_bin=min_bin)
+    except InputError as exc:
+        raise _in_file(gold, exc) from None
+    return BinsRun(tuple(stats), bootstrap, seed)
+
+
+# ----------------------------------------------------------------------------- remedy
+
+
+@dataclass(frozen=True)
+class RemedyRun:
+    """The cleaned split, the random ablation of the same size, and what was changed."""
+
+    splits: Mapping[str, pl.DataFrame]
+    source: str
+    mode: str
+    threshold: float
+    seed: int
+
+    def write(self, folder: str | Path, *, force: bool = False) -> RemedyResult:
+        """Write ``cleaned`` and ``ablation_random`` in the input's format into ``folder``."""
+        return write_remedy(
+            self.splits,
+            folder,
+            source=self.source,
+            mode=self.mode,
+            threshold=self.threshold,
+            seed=self.seed,
+            force=force,
+        )
+
+
+def write_remedy(
+    splits: Mapping[str, pl.DataFrame],
+    out_dir: str | Path,
+    *,
+    source: str | Path,
+    mode: str,
+    threshold: float,
+    seed: int,
+    force: bool = False,
+) -> RemedyResult:
+    """Write ``cleaned`` and ``ablation_random`` in the input's format, never over the input.
+
+    The files are staged and moved into place complete; existing ones are replaced only
+    with ``force`` (:mod:`benchcheck.io.output`).
+    """
+    from benchcheck.io.output import Outputs
+
+    out = Path(out_dir)
+    from benchcheck.io.tables import write_rows
+    from benchcheck.labels.remedies import RemedyResult, remedy_file_names
+
+    names = remedy_file_names(source)
+    folder = Outputs([source], force=force).folder(out, param="output", names=names)
+    files: dict[str, str] = {}
+    with folder:
+        for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
+            write_rows(splits[key], folder.stage(name))
+            files[key] = str(out / name)
+    selected = tuple(splits["_selected"]["id"].to_list())
+    return RemedyResult(
+        mode,
+        threshold,
+        seed,
+        splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
+        len(selected),
+        selected,
+        tuple(splits["_ablation"]["id"].to_list()),
+        files,
+    )
+
+
+def run_remedy(
+    data: str | Path,
+    *,
+    judgments: str | Path | None = None,
+    flags: str | Path | None = None,
+    threshold: float = 0.9,
+    mode: str = "filter",
+    seed: int = 0,
+    label: str = "label",
+    id_col: str | None = None,
+    judges: Sequence[str] | None = None,
+    prompts: Sequence[str] | None = None,
+) -> RemedyRun:
+    """Filter or flip the flagged training examples above ``threshold`` (and an ablation).
+
+    The flags come from ``judgments`` (flagged here at every confidence) or from a flags
+    file of ``benchcheck flag``: exactly one of the two.
+    """
+    import polars as pl
+
+    from benchcheck.io.tables import read_rows
+    from benchcheck.labels.remedies import apply_remedy
+
+    if (judgments is None) == (flags is None):
+        raise UsageError("give exactly one of {judgments} or {flags}")
+    rows = read_rows(data)
+    if label not in rows.columns:
+        shown = [c for c in rows.columns if c != "__line__"]
+        raise InputError(f"no label column {label!r}; the file has {shown}", path=data)
+    if id_col is not None and id_col not in rows.columns:
+        raise InputError(f"no id column {id_col!r}", path=data)
+    idc = id_col or ("id" if "id" in rows.columns else None)
+    ids = (
+        rows[idc].cast(pl.String) if idc else pl.Series("id", [str(i) for i in range(rows.height)])
+    )
+    frame = pl.DataFrame({"id": ids, "label": rows[label].cast(pl.String)})
+    if "__line__" in rows.columns:
+        frame = frame.with_columns(rows["__line__"].alias("line"))
+    labels: tuple[str, ...] | None = None
+    if judgments is not None:
+        from benchcheck.io.judgments import read_judgments
+        from benchcheck.runs.flag import FlagOptions, flag_frames
+
+        options = FlagOptions(
+            0.0,
+            (0.0, 1.0),
+            tuple(judges) if judges else None,
+            tuple(prompts) if prompts else None,
+        )
+        run = flag_frames(read_judgments(judgments), frame, options=options, source=str(data))
+        flagged, labels = run.flags, run.labels
+    else:
+        from benchcheck.labels.flags import normalise_flags
+
+        assert flags is not None
+        flagged = normalise_flags(
+            read_rows(flags).with_columns(pl.col("id").cast(pl.String)), source=flags
+        )
+        need = {"id", "llm_label", "confidence", "disagree"}
+        if not need <= set(flagged.columns):
+            raise InputError(f"not a flags file: needs columns {sorted(need)}", path=flags)
+    splits = apply_remedy(
+        rows,
+        flagged,
+        label_col=label,
+        id_col=idc,
+        mode=mode,
+        threshold=threshold,
+        seed=seed,
+        labels=labels,
+        source=data,
+        flags_source=flags,
+    )
+    return RemedyRun(splits, str(data), mode, threshold, seed)
+
+
+# ----------------------------------------------------------------------------- rerank
+
+
+def run_rerank(
+    gold: str | Path,
+    scores: Mapping[str, str],
+    *,
+    positive: str = "1",
+    threshold: float = 0.5,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> RerankResult:
+    """Models scored on original and gold labels, their rank change, paired bootstraps.
+
+    ``scores`` maps a model name to a table with ``id`` and ``score`` (P(positive)) and/or
+    ``pred`` (a label).
+    """
+    import polars as pl
+
+    from benchcheck.io.scores import read_model_scores
+    from benchcheck.labels.remedies import rerank
+
+    if not scores:
+        raise UsageError("give at least one {scores} NAME=FILE")
+    g = _read_gold(gold, ("id", "label", "gold"))
+    g = g.filter(pl.col("gold").is_not_null())
+    if g.height == 0:
+        raise InputError("the gold file has no example with a gold label", path=gold)
+    models = [read_model_scores(n, p) for n, p in scores.items()]
+    return rerank(
+        g["id"].cast(pl.String).to_list(),
+        g["label"].cast(pl.String).to_list(),
+        g["gold"].cast(pl.String).to_list(),
+        models,
+        positive=positive,
+        threshold=threshold,
+        n_resamples=bootstrap,
+        seed=seed,
+        source=gold,
+    )
+
+
+# ----------------------------------------------------------------------------- agreement
+
+
+def read_source(name: str, spec: str) -> dict[str, str]:
+    """One label source ``FILE[#COLUMN]`` as {id: label} (column: NAME, NAME_label, label)."""
+    from benchcheck.io.label_files import read_label_source
+
+    path, _, column = spec.partition("#")
+    return read_label_source(name, path, column or None)
+
+
+def run_agreement(
+    sources: Mapping[str, str],
+    *,
+    crowd: str | Path | None = None,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    judgments: str | Path | None = None,
+    truth: str = "gold",
+    negative: str = "0",
+    disagreement: tuple[str, str] = ("llm", "original"),
+) -> AgreementReport:
+    """Compare label sources (``NAME → FILE[#COLUMN]``), a crowd file and the judgments."""
+    from benchcheck.io.judgments import read_judgments
+    from benchcheck.io.label_files import read_crowd
+    from benchcheck.labels.analysis import agreement_report
+
+    if not sources and crowd is None:
+        raise UsageError("give at least one {source} NAME=FILE or {crowd}")
+    read = {n: read_source(n, s) for n, s in sources.items()}
+    crowd_frame = None
+    if crowd is not None:
+        crowd_frame = read_crowd(crowd)
+    return agreement_report(
+        read,
+        crowd=crowd_frame,
+        groups=groups,
+        judgments=read_judgments(judgments) if judgments else None,
+        truth=truth,
+        disagreement=disagreement,
+        negative=negative,
+    )
+
+
+# ----------------------------------------------------------------------------- ensemble-curve
+
+
+@dataclass(frozen=True)
+class CurveRun:
+    """ROC AUC against gold and error-detection F1 as the ensemble grows."""
+
+    points: tuple[CurvePoint, ...]
+    members: tuple[str, ...]
+    unit: str
+    repeats: int
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck ensemble-curve --json``."""
+        return {
+            "unit": self.unit,
+            "repeats": self.repeats,
+            "seed": self.seed,
+            "members": list(self.members),
+            "points": [p.to_dict() for p in self.points],
+        }
+
+
+def run_ensemble_curve(
+    judgments: str | Path,
+    gold: str | Path,
+    *,
+    unit: str = "member",
+    repeats: int = 50,
+    seed: int = 0,
+    positive: str | None = None,
+) -> CurveRun:
+    """Grow the ensemble member by member (or judge by judge) and score each size on gold."""
+    from benchcheck.io.judgments import read_judgments
+    from benchcheck.labels.analysis import ensemble_curve
+
+    frame = _read_gold(gold, ("id", "label", "gold"))
+    try:
+        points, members = ensemble_curve(
+            read_judgments(judgments),
+            frame,
+            unit=unit,
+            repeats=repeats,
+            seed=seed,
+            positive=positive,
+        )
+    except InputError as exc:
+        raise _in_file(gold, exc) from None
+    return CurveRun(tuple(points), tuple(members), unit, repeats, seed)
