@@ -233,7 +233,7 @@ class OpenAIJudge(Judge):
     ) -> None:
         self.httpx = require("httpx", "openai")
         if concurrency < 1:
-            raise UsageError(f"--concurrency must be >= 1, got {concurrency}")
+            raise UsageError(f"{{concurrency}} must be >= 1, got {concurrency}")
         if max_retries < 0:
             raise UsageError(f"max_retries must be >= 0, got {max_retries}")
         if max_body_bytes < 1:

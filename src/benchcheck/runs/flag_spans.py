@@ -95,13 +95,20 @@ def run_flag_spans(
         pred = spans_from_split(other)
         if mapping:
             pred = pred.with_columns(pl.col("type").replace(mapping))
-    flags = compare_spans(spans_from_split(split), pred)
+    try:
+        flags = compare_spans(spans_from_split(split), pred)
+        review = span_review_frame(split.tokens, flags)
+    except InputError as exc:  # a bad predicted span: name the file it came from
+        if exc.path is not None:
+            raise
+        where = predictions if predictions is not None else gold
+        raise InputError(exc.message, path=where, line=exc.line, got=exc.got) from None
     return SpanFlagsRun(
         gold=str(gold),
         n_gold_spans=int(split.spans.height) if split.spans is not None else 0,
         n_pred_spans=int(pred.height),
         flags=flags,
-        review=span_review_frame(split.tokens, flags),
+        review=review,
         by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
     )
 
