@@ -131,8 +131,17 @@ def main() -> None:
                     continue
                 out_file = folder / f"{impl}.jsonl"
                 stats, out = median_of(
-                    [sys.executable, "-c", _RUN, str(gold), str(pred), str(out_file),
-                     str(args.old_limit_gb), str(ROOT / "tests" / "labels"), impl],
+                    [
+                        sys.executable,
+                        "-c",
+                        _RUN,
+                        str(gold),
+                        str(pred),
+                        str(out_file),
+                        str(args.old_limit_gb),
+                        str(ROOT / "tests" / "labels"),
+                        impl,
+                    ],
                     args.repeat,
                 )
                 row[impl] = {**stats, **json.loads(out.splitlines()[-1])}
@@ -140,8 +149,16 @@ def main() -> None:
                     row[f"{impl}_output_mb"] = round(out_file.stat().st_size / 2**20, 1)
             if args.cli:
                 cli, _ = median_of(
-                    ["benchcheck", "flag-spans", str(gold), "--predictions", str(pred),
-                     "-o", str(folder / "cli.jsonl"), "--force"],
+                    [
+                        "benchcheck",
+                        "flag-spans",
+                        str(gold),
+                        "--predictions",
+                        str(pred),
+                        "-o",
+                        str(folder / "cli.jsonl"),
+                        "--force",
+                    ],
                     1,
                 )
                 row["cli"] = cli

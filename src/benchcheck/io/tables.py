@@ -707,7 +707,43 @@ def _json_value(value: object) -> object:
     return value
 
 
-def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None = None) -> Path:
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA = r"^[=+\-@\t\r]"
+_PLAIN_NUMBER = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+
+
+def neutralise_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    r"""Prefix ``'`` to every text cell a spreadsheet would run as a formula (OWASP).
+
+    A cell of a string column that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return gets a leading apostrophe, which spreadsheets show as text; a cell that
+    is a plain number (``-1``, ``+2.5e3``) is left as it is. Other columns are untouched.
+    This is for files people open in a spreadsheet; data files read back by programs keep
+    their text exactly (write them without it).
+
+    >>> f = pl.DataFrame({"t": ["=HYPERLINK(1)", "-1", "@x", "ok", "\tx"], "n": [1, 2, 3, 4, 5]})
+    >>> neutralise_formulas(f)["t"].to_list()
+    ["'=HYPERLINK(1)", '-1', "'@x", 'ok', "'\tx"]
+    """
+    fixes = [
+        pl.when(pl.col(c).str.contains(_FORMULA) & ~pl.col(c).str.contains(_PLAIN_NUMBER))
+        .then(pl.lit("'") + pl.col(c))
+        .otherwise(pl.col(c))
+        .alias(c)
+        for c, dtype in frame.schema.items()
+        if dtype == pl.String
+    ]
+    return frame.with_columns(fixes) if fixes else frame
+
+
+def write_rows(
+    frame: pl.DataFrame,
+    path: str | Path,
+    *,
+    like: str | Path | None = None,
+    spreadsheet_safe: bool = False,
+) -> Path:
     r"""Write rows as JSONL, CSV, TSV or Parquet by the suffix of ``like`` (default: ``path``).
 
     JSONL (``.jsonl``, ``.ndjson``, ``.json``) is one object per line in column order,
@@ -716,7 +752,9 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
     Parquet keeps the types. The reader's ``__line__`` column is left out and the parent
     folder is created. The file is written atomically
     (:func:`benchcheck.io.output.atomic_file`): a killed run leaves the previous file or
-    none. Returns ``path``.
+    none. Returns ``path``. With ``spreadsheet_safe``, a CSV or TSV (the formats people
+    open in a spreadsheet) has its formula-like cells neutralised
+    (:func:`neutralise_formulas`); the other formats are written as always.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -737,6 +775,8 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
                     clean = {k: _json_value(v) for k, v in row.items()}
                     fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
         elif suffix in (".csv", ".tsv"):
+            if spreadsheet_safe:
+                frame = neutralise_formulas(frame)
             frame.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
         else:
             frame.write_parquet(tmp)
