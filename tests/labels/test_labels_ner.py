@@ -117,7 +117,7 @@ def test_flag_spans_cli_and_review_export(files, capsys):
     cfg = Path("rv/label_config.xml").read_text()
     assert all(f'"{t}"' in cfg for t in ("PER", "ORG", "LOC", "MISC", "O"))
     a = pl.read_csv("rv/expert_a.csv", infer_schema=False)
-    assert a.columns == ["review_id", "text", "label"] and a.height == 5
+    assert a.columns == ["review_id", "content_hash", "text", "label"] and a.height == 5
     a.with_columns(pl.lit("LOC").alias("label")).write_csv("rv/expert_a.csv")
     assert main(["review", "import", "rv/expert_a.csv", "-o", "g.jsonl"]) == 0  # LOC allowed
 

@@ -32,41 +32,97 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
     texts = [PWN_SCRIPT, PWN_TABLE, PWN_URL, PWN_ATTR, ODD, "plain text"]
     for i, t in enumerate(texts):
         conf = 0.99 - 0.07 * i
-        examples.append({
-            "rank": i + 1, "id": f"x{i}" if i else PWN_SCRIPT, "text_a": t,
-            "text_b": texts[-1 - i], "label": "1", "llm_label": "0", "confidence": conf,
-            "bin": "[0.95, 1]" if conf >= 0.95 else "[0.9, 0.95)" if conf >= 0.9 else
-            "[0.8, 0.9)" if conf >= 0.8 else "[0.7, 0.8)",
-            "p_0": conf, "p_1": 1 - conf,
-        })
+        examples.append(
+            {
+                "rank": i + 1,
+                "id": f"x{i}" if i else PWN_SCRIPT,
+                "text_a": t,
+                "text_b": texts[-1 - i],
+                "label": "1",
+                "llm_label": "0",
+                "confidence": conf,
+                "bin": "[0.95, 1]"
+                if conf >= 0.95
+                else "[0.9, 0.95)"
+                if conf >= 0.9
+                else "[0.8, 0.9)"
+                if conf >= 0.8
+                else "[0.7, 0.8)",
+                "p_0": conf,
+                "p_1": 1 - conf,
+            }
+        )
     r["label_errors"] = {
         "dataset": {"source": PWN_URL, "n": 40},
-        "judge": {"judge": "llama-cpp:" + PWN_ATTR, "prompts": ["nli", PWN_SCRIPT],
-                  "members": 2},
+        "judge": {"judge": "llama-cpp:" + PWN_ATTR, "prompts": ["nli", PWN_SCRIPT], "members": 2},
         "text_columns": ["text_a", "text_b"],
-        "summary": {"n": 40, "judged": 40, "disagreements": 8, "flagged": 6,
-                    "flag_rate": 0.15, "threshold": 0.5,
-                    "flagged_by_bin": {"[0.5, 0.6)": 0, "[0.6, 0.7)": 0, "[0.7, 0.8)": 1,
-                                       "[0.8, 0.9)": 2, "[0.9, 0.95)": 1, "[0.95, 1]": 2},
-                    "labels": ["0", "1"]},
+        "summary": {
+            "n": 40,
+            "judged": 40,
+            "disagreements": 8,
+            "flagged": 6,
+            "flag_rate": 0.15,
+            "threshold": 0.5,
+            "flagged_by_bin": {
+                "[0.5, 0.6)": 0,
+                "[0.6, 0.7)": 0,
+                "[0.7, 0.8)": 1,
+                "[0.8, 0.9)": 2,
+                "[0.9, 0.95)": 1,
+                "[0.95, 1]": 2,
+            },
+            "labels": ["0", "1"],
+        },
         "bins": [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0],
         "examples": examples,
         "examples_total": len(examples),
         "files": ["flagged.csv", "flagged.jsonl"],
     }
-    r["error_rate"] = {"errors": 4, "sample": 6, "population": 40, "error_rate": 4 / 6,
-                       "ci": [0.22, 0.96], "ci_fpc": [0.3, 0.92], "confidence": 0.95}
-    r["bin_agreement"] = {"bins": [
-        {"bin": "[0.8, 0.9)", "n": 2, "with_llm": 0.5, "with_llm_ci": [0.0, 1.0],
-         "with_original": 0.5, "with_original_ci": [0.0, 1.0], "warning": PWN_SCRIPT},
-        {"bin": "[0.95, 1]", "n": 2, "with_llm": 1.0, "with_llm_ci": [1.0, 1.0],
-         "with_original": 0.0, "with_original_ci": [0.0, 0.0], "warning": None},
-    ]}
-    r["ensemble_curve"] = {"unit": "member", "points": [
-        {"size": s, "n_subsets": 5, "roc_auc_mean": 0.6 + 0.05 * s,
-         "roc_auc_ci": [0.5 + 0.05 * s, 0.7 + 0.05 * s], "f1_mean": 0.4 + 0.06 * s,
-         "f1_ci": [0.3 + 0.06 * s, 0.5 + 0.06 * s]} for s in (1, 2, 3, 4)
-    ]}
+    r["error_rate"] = {
+        "errors": 4,
+        "sample": 6,
+        "population": 40,
+        "error_rate": 4 / 6,
+        "ci": [0.22, 0.96],
+        "ci_fpc": [0.3, 0.92],
+        "confidence": 0.95,
+    }
+    r["bin_agreement"] = {
+        "bins": [
+            {
+                "bin": "[0.8, 0.9)",
+                "n": 2,
+                "with_llm": 0.5,
+                "with_llm_ci": [0.0, 1.0],
+                "with_original": 0.5,
+                "with_original_ci": [0.0, 1.0],
+                "warning": PWN_SCRIPT,
+            },
+            {
+                "bin": "[0.95, 1]",
+                "n": 2,
+                "with_llm": 1.0,
+                "with_llm_ci": [1.0, 1.0],
+                "with_original": 0.0,
+                "with_original_ci": [0.0, 0.0],
+                "warning": None,
+            },
+        ]
+    }
+    r["ensemble_curve"] = {
+        "unit": "member",
+        "points": [
+            {
+                "size": s,
+                "n_subsets": 5,
+                "roc_auc_mean": 0.6 + 0.05 * s,
+                "roc_auc_ci": [0.5 + 0.05 * s, 0.7 + 0.05 * s],
+                "f1_mean": 0.4 + 0.06 * s,
+                "f1_ci": [0.3 + 0.06 * s, 0.5 + 0.06 * s],
+            }
+            for s in (1, 2, 3, 4)
+        ],
+    }
     diag = r["diagnostics"]
     model = next(iter(diag["models"].values()))
     planted_model = copy.deepcopy(model)

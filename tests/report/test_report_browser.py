@@ -188,8 +188,9 @@ def test_csp_blocks_an_injected_script(pw, tmp_path: Path, report_file: Path) ->
     """Defence in depth: were escaping ever to fail, the CSP would still stop the script."""
     page_text = report_file.read_text(encoding="utf-8")
     broken = page_text.replace(
-        "<footer>", '<script>window.__csp = 1</script><img src="https://example.invalid/x.png">'
-        "<footer>", 1,
+        "<footer>",
+        '<script>window.__csp = 1</script><img src="https://example.invalid/x.png"><footer>',
+        1,
     )
     target = tmp_path / "broken.html"
     target.write_text(broken, encoding="utf-8")

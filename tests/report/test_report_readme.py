@@ -32,7 +32,10 @@ def test_ci_runs_the_readme_block() -> None:
     lines = _readme_block()
     assert len(lines) == 2
     printed = subprocess.run(
-        [sys.executable, ".ci/readme_commands.py"], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, ".ci/readme_commands.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         check=True,
     ).stdout.splitlines()
     assert printed == lines

@@ -66,6 +66,7 @@ def test_ner_results_by_hand(tmp_path: Path) -> None:
     rows = {r["split"]: r for r in results["split_overlap"]["rows"]}
     assert rows["test"]["against"] == ["train", "dev"]
     assert rows["test"]["leakage_ratio"] == results["stats"]["metrics"]["leakage_ratio"]
+
     # dev vs train by hand: sentences of dev.txt that also occur in train.txt
     def sentences(name: str) -> list[str]:
         blocks = (NER_SAMPLE / name).read_text(encoding="utf-8").strip().split("\n\n")
@@ -141,7 +142,7 @@ def test_planted_text_is_escaped(samples) -> None:
     md = render_markdown(planted_results(results))
     assert "<script>window" not in page and "<script>window" not in md
     assert "<img" not in page and "<img" not in md
-    assert "<a href=\"javascript" not in page and "<a href" not in md
+    assert '<a href="javascript' not in page and "<a href" not in md
     assert "<svg onload" not in page
     assert "\u202e" not in page and "\u200b" not in page and "\x00" not in page
     assert "U+202E" in page and "U+202E" in md
@@ -155,9 +156,7 @@ def test_escapers_round_trip_visible_text(text: str) -> None:
     shown = show_text(text)
     assert "<" not in re.sub(r"</?(bdi|span)[^>]*>", "", shown)
     plain = html_lib.unescape(re.sub(r"<[^>]+>", "", shown))
-    visible = "".join(
-        ch for ch in text if ch not in "\u202e\u202c\u200b\x00"
-    )
+    visible = "".join(ch for ch in text if ch not in "\u202e\u202c\u200b\x00")
     assert re.sub(r"U\+[0-9A-F]{4,6}", "", plain) == visible
     cell = md_text(text)
     assert "|" not in cell.replace("\\|", "") and "\n" not in cell and "<" not in cell
@@ -187,8 +186,9 @@ def test_audit_pair_with_judge(tmp_path: Path, monkeypatch) -> None:
 
     monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: _FakeJudge())
     monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
-    results = _audit(tmp_path, str(PAIR_SAMPLE), "--text-a", "grounding",
-                     "--text-b", "generated_text")
+    results = _audit(
+        tmp_path, str(PAIR_SAMPLE), "--text-a", "grounding", "--text-b", "generated_text"
+    )
     le = results["label_errors"]
     rows = [json.loads(x) for x in PAIR_SAMPLE.read_text(encoding="utf-8").splitlines()]
     expect = []
@@ -221,8 +221,9 @@ def test_audit_skips_unavailable_judge(tmp_path: Path, monkeypatch) -> None:
         raise JudgeUnavailable("no weights here")
 
     monkeypatch.setattr(run_mod, "make_judge", boom)
-    results = _audit(tmp_path, str(PAIR_SAMPLE), "--text-a", "grounding",
-                     "--text-b", "generated_text")
+    results = _audit(
+        tmp_path, str(PAIR_SAMPLE), "--text-a", "grounding", "--text-b", "generated_text"
+    )
     status = {a["name"]: a for a in results["analyses"]}
     assert status["label errors"]["status"] == "skipped"
     assert "no weights here" in status["label errors"]["detail"]
@@ -233,8 +234,9 @@ def test_audit_skips_unavailable_judge(tmp_path: Path, monkeypatch) -> None:
 def test_audit_diagnostic_suite(tmp_path: Path) -> None:
     from benchcheck.diagnostics import sample_predictions_path
 
-    results = _audit(tmp_path, str(DIAGNOSTIC_SAMPLE), "--predictions",
-                     f"base={sample_predictions_path()}")
+    results = _audit(
+        tmp_path, str(DIAGNOSTIC_SAMPLE), "--predictions", f"base={sample_predictions_path()}"
+    )
     diag = results["diagnostics"]
     assert list(diag["models"]) == ["base"]
     assert diag["suite"]["source"] == "benchcheck:sample_data/diagnostic/suite.jsonl"
@@ -255,8 +257,7 @@ def test_samples_json_has_every_section(samples) -> None:
     _, results = samples
     assert results["schema_version"] == "1.0"
     names = [a["name"] for a in results["analyses"]]
-    assert names == ["statistics", "comparison", "table statistics", "label errors",
-                     "diagnostics"]
+    assert names == ["statistics", "comparison", "table statistics", "label errors", "diagnostics"]
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)

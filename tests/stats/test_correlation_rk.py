@@ -31,8 +31,7 @@ def formula(conf):
 
 
 matrices = st.integers(2, 5).flatmap(
-    lambda k: st.lists(st.lists(st.integers(0, 12), min_size=k, max_size=k), min_size=k,
-                       max_size=k)
+    lambda k: st.lists(st.lists(st.integers(0, 12), min_size=k, max_size=k), min_size=k, max_size=k)
 )
 
 

@@ -8,19 +8,18 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 import polars as pl
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
 from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, InputError, UsageError
 from benchcheck.io.output import Outputs
-from benchcheck.report._numbers import num
 
 JudgesOpt = Annotated[
     str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
@@ -68,22 +67,6 @@ def _in_file(path: str) -> Iterator[None]:
 
 def _csv(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
-def _fmt(v: Any, digits: int = 3) -> str:
-    """:func:`~benchcheck.report._numbers.num`, element-wise inside lists."""
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x, digits) for x in v) + "]"
-    return num(v, digits)
-
-
-def _kv_table(title: str, rows: dict[str, Any]) -> Table:
-    t = Table(title=title, show_header=False)
-    t.add_column("")
-    t.add_column("", justify="right")
-    for k, v in rows.items():
-        t.add_row(k, _fmt(v, 4))
-    return t
 
 
 def _names(value: str | None) -> tuple[str, ...] | None:
@@ -172,49 +155,60 @@ def review_export(
     sample: Annotated[
         int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
     ] = None,
+    audit_sample: Annotated[
+        int,
+        typer.Option(
+            "--audit-sample",
+            help="Mix this many seeded random undisputed (not flagged) examples into the "
+            "review, indistinguishable from the flags: error-rate then estimates the whole "
+            "dataset's error rate and the flags' recall.",
+        ),
+    ] = 0,
     labels: Annotated[
         str | None,
         typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
-    Writes expert_a.csv, expert_b.csv, … , Label Studio tasks.json + label_config.xml, and
-    the private key.jsonl (never give it to the experts).
+    Writes expert_a.csv, expert_b.csv, … (formula-like cells prefixed with '), Label Studio
+    tasks.json + label_config.xml, Argilla 2.x argilla/settings.json + records.json, and the
+    private key.jsonl (never give it to the experts). A folder that already holds a review
+    (a key, expert files) is refused unless --force.
 
-    Example: benchcheck review export flags.jsonl --experts 2 --seed 1 -o review/
+    Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
     """
-    from benchcheck.io.tables import read_rows
-    from benchcheck.labels.review import export_review
+    from benchcheck.report.terminal.review import review_export_renderables
+    from benchcheck.runs.review import export_review
 
-    frame = read_rows(flags)
-    with _in_file(flags):
-        res = export_review(
-            frame, output, experts=experts, seed=seed, sample=sample, labels=_csv(labels)
-        )
-    payload = res.to_dict()
+    Outputs([flags], force=force).file(json_out, param="json")
+    res = export_review(
+        flags,
+        output,
+        experts=experts,
+        seed=seed,
+        sample=sample,
+        audit_sample=audit_sample,
+        labels=_csv(labels),
+        force=force,
+    )
+    payload = res.to_json()
     write_json(payload, json_out)
-    if json_out != "-":
-        console.print(
-            _kv_table(
-                "Review export",
-                {
-                    "flagged": res.n_flagged,
-                    "exported": res.n_items,
-                    "experts": ", ".join(res.experts),
-                    "seed": res.seed,
-                    "folder": res.out_dir,
-                },
-            )
-        )
-        console.print("Keep key.jsonl away from the experts.")
+    for what in res.replaced:
+        console_err.print(f"[yellow]warning:[/] replaced {escape(what)} in {escape(res.out_dir)}")
+    if json_out == "-":
+        return
+    _show(review_export_renderables(payload))
 
 
 @review_app.command("import")
 @_guard
 def review_import(
-    experts: Annotated[list[str], typer.Argument(help="Expert label files (CSV or LS JSON).")],
+    experts: Annotated[
+        list[str], typer.Argument(help="Expert answer files (CSV, Label Studio or Argilla JSON).")
+    ],
     output: Annotated[str, typer.Option("-o", "--output", help="Write the gold table here.")],
     reconciled: Annotated[
         str | None, typer.Option("--reconciled", help="Reconciled labels (review_id,label).")
@@ -223,43 +217,39 @@ def review_import(
         str | None, typer.Option("--key", help="Review key (default: key.jsonl beside them).")
     ] = None,
     json_out: JsonOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
     Gold = original where the LLM agrees; else the reconciled label; else the experts'
-    label where they agree; unresolved disagreements are reported, never guessed.
+    label where they agree; unresolved disagreements are reported, never guessed. Each
+    answer file must belong to the key (its review ids and content hashes); a file given
+    twice is refused.
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
     """
     from benchcheck.io.tables import write_rows
-    from benchcheck.labels.review import import_review
+    from benchcheck.labels.review import KEY_NAME
+    from benchcheck.report.terminal.review import review_import_renderables
+    from benchcheck.runs.review import import_review
 
-    gold, summary = import_review(experts, key_path=key, reconciled=reconciled)
-    write_rows(gold, output)
-    payload = {"output": output, **summary.to_dict()}
+    key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
+    inputs: list[str | None] = [*experts, key_file, reconciled]
+    outs = Outputs(inputs, force=force)
+    outs.file(output, param="output")
+    outs.file(json_out, param="json")
+    run = import_review(experts, key_path=key, reconciled=reconciled)
+    summary = run.summary
+    write_rows(run.gold, output)
+    payload = run.to_json(output=output)
     write_json(payload, json_out)
     if json_out == "-":
         return
-    t = Table(title="Expert agreement")
-    t.add_column("")
-    t.add_column("before reconciliation", justify="right")
-    t.add_column("after", justify="right")
-    for k in summary.agreement_before:
-        t.add_row(k, _fmt(summary.agreement_before[k]), _fmt(summary.agreement_after.get(k)))
-    console.print(t)
-    console.print(_kv_table("Gold labels", {**summary.status_counts}))
-    rows = {f"changed {k}": v for k, v in summary.changes.items()}
-    rows.update(
-        {
-            "sided with LLM": summary.sided_with_llm,
-            "sided with original": summary.sided_with_original,
-        }
-    )
-    console.print(_kv_table("Reviewed flags", rows))
+    _show(review_import_renderables(payload))
     for w in summary.warnings:
-        console_err.print(f"[yellow]warning:[/] {w}")
+        console_err.print(f"[yellow]warning:[/] {escape(w)}")
     if summary.unresolved_ids:
-        shown = ", ".join(summary.unresolved_ids[:10])
+        shown = escape(", ".join(summary.unresolved_ids[:10]))
         console_err.print(
             f"[yellow]{len(summary.unresolved_ids)} unresolved disagreement(s)[/] (no gold label): "
             f"{shown}{' …' if len(summary.unresolved_ids) > 10 else ''}"
@@ -267,6 +257,22 @@ def review_import(
 
 
 # ----------------------------------------------------------------------------- error-rate
+
+
+def _rates(value: str | None) -> dict[str, float] | None:
+    """Parse ``disputed=0.3,undisputed=0.02``."""
+    if not value:
+        return None
+    out: dict[str, float] = {}
+    for item in value.split(","):
+        name, sep, rate = item.partition("=")
+        try:
+            out[name.strip()] = float(rate)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise UsageError(f"--anticipated expects STRATUM=RATE,…, got {value!r}")
+    return out
 
 
 @app.command("error-rate")
@@ -281,50 +287,67 @@ def error_rate(
         int | None, typer.Option("--population", help="Size of the whole dataset.")
     ] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="Per-stratum interval of the stratified estimate: midp (near nominal) or "
+            "exact (never below nominal, wider).",
+        ),
+    ] = "midp",
+    plan: Annotated[
+        float | None,
+        typer.Option(
+            "--plan", help="Target width of the stratified interval: reviews per stratum needed."
+        ),
+    ] = None,
+    anticipated: Annotated[
+        str | None,
+        typer.Option(
+            "--anticipated",
+            help="Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
+            "(default: from the reviews so far).",
+        ),
+    ] = None,
     json_out: JsonOpt = None,
     force: ForceOpt = False,
 ) -> None:
-    """Error rate with an exact Clopper–Pearson interval and the finite population correction.
+    """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
-    Example: benchcheck error-rate --errors 12 --sample 200 --population 5000
+    Lower bound: exact Clopper–Pearson interval with the finite population correction over
+    the reviewed flags and the examples the LLM agrees with. With an audit sample
+    (review export --audit-sample), a stratified estimate of the whole dataset's error rate
+    (exact per-stratum intervals, MOVER combination) and the flags' recall.
+
+    Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
-    from benchcheck.io.label_files import read_gold
-    from benchcheck.labels.analysis import gold_error_rate
-    from benchcheck.stats.intervals import error_rate_interval
+    from benchcheck.report.terminal.review import error_rate_renderables
+    from benchcheck.runs.error_rate import error_rate as run_error_rate
 
     Outputs([gold], force=force).file(json_out, param="json")
-    left: dict[str, int] = {}
-    if gold is not None:
-        if errors is not None or sample is not None:
-            raise UsageError("give either a gold file or --errors/--sample, not both")
-        with _in_file(gold):
-            res, left = gold_error_rate(
-                read_gold(gold), population=population, confidence=confidence
-            )
-    else:
-        if errors is None or sample is None:
-            raise UsageError("give a gold file, or both --errors and --sample")
-        res = error_rate_interval(errors, sample, population, confidence=confidence)
-    payload: dict[str, Any] = res.to_dict()
-    if left:
-        payload["excluded"] = left
+    run = run_error_rate(
+        gold,
+        errors=errors,
+        sample=sample,
+        population=population,
+        confidence=confidence,
+        method=method,
+        plan=plan,
+        anticipated=_rates(anticipated),
+    )
+    payload = run.to_json()
     write_json(payload, json_out)
     if json_out == "-":
         return
-    pct = f"{confidence:.0%}"
-    rows: dict[str, Any] = {
-        "errors": res.errors,
-        "sample": res.sample,
-        "population": res.population,
-        "error rate": res.error_rate,
-        f"{pct} Clopper–Pearson": list(res.ci),
-    }
-    if res.ci_fpc is not None:
-        rows[f"{pct} with finite population correction"] = list(res.ci_fpc)
-        rows["errors in the whole dataset, at least"] = res.population_errors_lower
-    for k, v in left.items():
-        rows[f"excluded: {k}"] = v
-    console.print(_kv_table("Error rate", rows))
+    _show(error_rate_renderables(payload, confidence))
+    if run.strata is not None and run.stratified is not None and any(run.strata.unresolved):
+        unresolved = zip(("disputed", "undisputed"), run.strata.unresolved, strict=True)
+        console_err.print(
+            "[yellow]warning:[/] unresolved reviews left out of the strata: "
+            + ", ".join(f"{n} {u}" for n, u in unresolved)
+        )
+    elif run.stratified is None and run.stratified_note is not None:
+        console_err.print(f"note: no stratified estimate: {escape(run.stratified_note)}")
 
 
 # ----------------------------------------------------------------------------- bins

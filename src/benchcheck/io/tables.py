@@ -707,36 +707,6 @@ def _json_value(value: object) -> object:
     return value
 
 
-#: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA = r"^[=+\-@\t\r]"
-_PLAIN_NUMBER = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
-
-
-def neutralise_formulas(frame: pl.DataFrame) -> pl.DataFrame:
-    r"""Prefix ``'`` to every text cell a spreadsheet would run as a formula (OWASP).
-
-    A cell of a string column that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
-    carriage return gets a leading apostrophe, which spreadsheets show as text; a cell that
-    is a plain number (``-1``, ``+2.5e3``) is left as it is. Other columns are untouched.
-    This is for files people open in a spreadsheet; data files read back by programs keep
-    their text exactly (write them without it).
-
-    >>> f = pl.DataFrame({"t": ["=HYPERLINK(1)", "-1", "@x", "ok", "\tx"], "n": [1, 2, 3, 4, 5]})
-    >>> neutralise_formulas(f)["t"].to_list()
-    ["'=HYPERLINK(1)", '-1', "'@x", 'ok', "'\tx"]
-    """
-    fixes = [
-        pl.when(pl.col(c).str.contains(_FORMULA) & ~pl.col(c).str.contains(_PLAIN_NUMBER))
-        .then(pl.lit("'") + pl.col(c))
-        .otherwise(pl.col(c))
-        .alias(c)
-        for c, dtype in frame.schema.items()
-        if dtype == pl.String
-    ]
-    return frame.with_columns(fixes) if fixes else frame
-
-
 def write_rows(
     frame: pl.DataFrame,
     path: str | Path,
@@ -753,8 +723,10 @@ def write_rows(
     folder is created. The file is written atomically
     (:func:`benchcheck.io.output.atomic_file`): a killed run leaves the previous file or
     none. Returns ``path``. With ``spreadsheet_safe``, a CSV or TSV (the formats people
-    open in a spreadsheet) has its formula-like cells neutralised
-    (:func:`neutralise_formulas`); the other formats are written as always.
+    open in a spreadsheet) has its formula-like cells neutralised by the one rule of
+    :func:`benchcheck.io.spreadsheet.neutralise_frame` (OWASP: a leading ``'``, undone by
+    :func:`~benchcheck.io.spreadsheet.restore_frame`); the other formats are written as
+    always.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -776,7 +748,9 @@ def write_rows(
                     fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
         elif suffix in (".csv", ".tsv"):
             if spreadsheet_safe:
-                frame = neutralise_formulas(frame)
+                from benchcheck.io.spreadsheet import neutralise_frame
+
+                frame = neutralise_frame(frame)
             frame.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
         else:
             frame.write_parquet(tmp)

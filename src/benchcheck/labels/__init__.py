@@ -1,7 +1,8 @@
 """Label-error detection with a judge ensemble (methods.md section 2).
 
-judgments → :func:`ensemble` → :func:`flag_examples` → :func:`export_review` /
-:func:`import_review` (gold labels) → :func:`gold_error_rate`, :func:`bin_agreement`,
+judgments → :func:`ensemble` → :func:`flag_examples` → :func:`build_review` /
+:func:`combine_review` (gold labels; the files: :mod:`benchcheck.runs.review`) →
+:func:`gold_error_rate`, :func:`stratified_gold_error_rate`, :func:`bin_agreement`,
 :func:`ensemble_curve`, :func:`agreement_report`; :func:`apply_remedy` and :func:`rerank`
 for the consequences; :func:`compare_spans` for NER span flags.
 
@@ -30,8 +31,9 @@ _EXPORTS: dict[str, str] = {
     "span_review_frame": "benchcheck.labels.ner_flags",
     "apply_remedy": "benchcheck.labels.remedies",
     "rerank": "benchcheck.labels.remedies",
-    "export_review": "benchcheck.labels.review",
-    "import_review": "benchcheck.labels.review",
+    "build_review": "benchcheck.labels.review",
+    "combine_review": "benchcheck.labels.review",
+    "stratified_gold_error_rate": "benchcheck.labels.error_rate",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -65,23 +65,53 @@ def gold_error_rate(
 ) -> tuple[ErrorRateResult, dict[str, int]]:
     """Error rate of a gold file (from ``review import``) with its corrected interval.
 
+    The paper's figure: sample = examples where the LLM agrees with the original label
+    (taken as correct) plus the reviewed flags with a gold label, errors = reviewed flags
+    whose gold label differs. With an audit sample (a ``stratum`` column), the audited
+    undisputed examples do not enter it, so the figure is the same with or without an
+    audit (the audit feeds :func:`benchcheck.labels.error_rate.stratified_gold_error_rate`).
     Returns the result and the counts left out of the sample (``unresolved``,
     ``not_reviewed``), which are reported, never guessed.
     """
     _need(gold, ["label", "gold"], "the gold file")
-    have = gold.filter(pl.col("gold").is_not_null())
+    if "stratum" in gold.columns and "llm_label" in gold.columns:
+        label = pl.col("label").cast(pl.String)
+        agrees = (pl.col("stratum") == "undisputed") & (
+            pl.col("llm_label").cast(pl.String) == label
+        )
+        reviewed = (pl.col("stratum") == "disputed") & pl.col("gold").is_not_null()
+        have = gold.filter(agrees | reviewed).with_columns(
+            pl.when(agrees).then(label).otherwise(pl.col("gold").cast(pl.String)).alias("gold")
+        )
+        unresolved = (
+            int(
+                gold.filter(
+                    (pl.col("stratum") == "disputed") & (pl.col("status") == "unresolved")
+                ).height
+            )
+            if "status" in gold.columns
+            else 0
+        )
+        left = {
+            "unresolved": unresolved,
+            "not_reviewed": gold.height - have.height - unresolved,
+        }
+    else:
+        have = gold.filter(pl.col("gold").is_not_null())
+        left = {}
+        if "status" in gold.columns:
+            counts = Counter(gold["status"].to_list())
+            left = {
+                "unresolved": counts.get("unresolved", 0),
+                "not_reviewed": counts.get("not_reviewed", 0),
+            }
     if have.height == 0:
         raise UsageError("the gold file has no example with a gold label")
     errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
-    left = {}
-    if "status" in gold.columns:
-        counts = Counter(gold["status"].to_list())
-        left = {
-            "unresolved": counts.get("unresolved", 0),
-            "not_reviewed": counts.get("not_reviewed", 0),
-        }
     if population is not None and population < have.height:
-        raise UsageError(f"{{population}} ({population}) is smaller than the sample ({have.height})")
+        raise UsageError(
+            f"{{population}} ({population}) is smaller than the sample ({have.height})"
+        )
     return error_rate_interval(errors, have.height, population, confidence=confidence), left
 
 
@@ -132,6 +162,8 @@ def bin_agreement(
     )
     if "review_id" in rows.columns:
         rows = rows.filter(pl.col("review_id").is_not_null())
+    if "stratum" in rows.columns:  # reviewed flags only, not the audit sample
+        rows = rows.filter(pl.col("stratum") == "disputed")
     names = [bin_label(a, bins) or "" for a in bins[:-1]]
     groups: dict[str, list[tuple[bool, bool]]] = {n: [] for n in names}
     for conf, g, llm, orig in rows.select("confidence", "gold", "llm_label", "label").iter_rows():

@@ -1,4 +1,4 @@
-"""Blind expert review of flagged examples: export, import, reconcile, gold labels.
+"""Blind expert review of flagged examples: the package, the audit sample, gold labels.
 
 Methods.md section 2, step 3. Flagged examples go to experts *blind*: shuffled with a seed,
 without the original label and without the LLM label. Two (or more) experts label
@@ -12,238 +12,327 @@ independently; disagreements are reconciled in a separate file. The gold label i
 Flagged examples left out of the review sample, and disagreements below the flag threshold,
 get status ``not_reviewed`` and no gold label.
 
-Export layout (``out_dir``): ``expert_a.csv``, ``expert_b.csv``, … (``review_id``, the text
-columns, an empty ``label`` column), ``tasks.json`` and ``label_config.xml`` for Label Studio,
-``key.jsonl`` (the private key: every example with its original and LLM label and
-``review_id``; never give it to the experts) and ``README.txt``.
+**Audit sample.** ``audit_sample=N`` mixes ``N`` seeded random *undisputed* (not flagged)
+examples into the review, shuffled together with the flags and shown with the same columns,
+so the experts cannot tell them apart. The private key records every example's
+``stratum`` (``disputed`` = flagged, ``undisputed`` = the rest); an audited example is
+reviewed like a flag and its gold label is the experts' (it can reveal an error the
+detector missed). :mod:`benchcheck.stats.stratified` turns the two strata into an estimate
+of the whole dataset's error rate and of the detector's recall.
+
+**Belonging.** Every shown item carries ``content_hash``: the first 16 hex digits of the
+SHA-256 of ``[review_id, [[column, text], ...]]`` (JSON, UTF-8). The key holds the same
+hashes, so :func:`combine_review` refuses an expert file from another export (another
+seed, other flags) whose review ids happen to match.
+
+This module is pure: frames and mappings in, frames and frozen results out. Reading and
+writing the files is :mod:`benchcheck.io.review`'s.
 """
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
-import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.labels.ensemble import label_sort_key
 from benchcheck.labels.flags import normalise_flags
 from benchcheck.stats.agreement import cohen_kappa, fleiss_kappa, percent_agreement
 
 __all__ = [
-    "ExportResult",
+    "ExpertLabels",
+    "HASH_COLUMN",
+    "KEY_NAME",
+    "ReviewPackage",
     "ReviewSummary",
+    "STRATA",
     "TEXT_COLUMNS",
-    "export_review",
-    "import_review",
-    "read_expert_labels",
+    "build_review",
+    "check_key",
+    "combine_review",
+    "content_hash",
+    "review_labels",
 ]
 
 TEXT_COLUMNS = ("text", "text_a", "text_b")
 KEY_NAME = "key.jsonl"
+HASH_COLUMN = "content_hash"
+#: Strata of the key: flagged examples, and the rest (where the audit sample comes from).
+STRATA = ("disputed", "undisputed")
 STATUSES = ("llm_agrees", "experts_agree", "reconciled", "unresolved", "not_reviewed")
+#: Columns the export adds to the key; a flags table that has them is refused.
+_KEY_COLUMNS = ("review_id", "stratum", HASH_COLUMN)
 
 
-@dataclass(frozen=True)
-class ExportResult:
-    """What :func:`export_review` wrote."""
+def content_hash(review_id: str, texts: Mapping[str, str | None]) -> str:
+    """Hash of one shown item: SHA-256 of ``[review_id, [[column, text], ...]]``, 16 hex digits.
 
-    out_dir: str
-    n_items: int
-    n_flagged: int
-    experts: tuple[str, ...]
-    seed: int
-    files: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready mapping."""
-        return {
-            "out_dir": self.out_dir,
-            "n_items": self.n_items,
-            "n_flagged": self.n_flagged,
-            "experts": list(self.experts),
-            "seed": self.seed,
-            "files": list(self.files),
-        }
+    >>> content_hash("r0001", {"text": "a"}) == content_hash("r0001", {"text": "a"})
+    True
+    >>> content_hash("r0001", {"text": "a"}) == content_hash("r0002", {"text": "a"})
+    False
+    """
+    payload = json.dumps([review_id, [[k, v] for k, v in texts.items()]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
-def _labels_of(frame: pl.DataFrame) -> list[str]:
-    labels = {c[2:] for c in frame.columns if c.startswith("p_")}
+def review_labels(frame: pl.DataFrame, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """Labels offered to the experts: ``p_<label>`` columns, ``label``, ``llm_label``, ``extra``.
+
+    >>> review_labels(pl.DataFrame({"label": ["1", "0"], "p_1": [0.2, 0.9]}), ["2"])
+    ('0', '1', '2')
+    """
+    labels = {c[2:] for c in frame.columns if c.startswith("p_")} | set(extra)
     for col in ("label", "llm_label"):
         if col in frame.columns:
             labels |= {v for v in frame[col].cast(pl.String).to_list() if v is not None}
-    return sorted(labels, key=label_sort_key)
+    return tuple(sorted(labels, key=label_sort_key))
 
 
-def export_review(
+@dataclass(frozen=True)
+class ReviewPackage:
+    """Everything a blind review needs, in memory (:mod:`benchcheck.io.review` writes it).
+
+    ``items`` are the shown rows in review order (``review_id``, ``content_hash``, the text
+    columns, raw texts); ``key`` is the private key (the flags' columns without the texts,
+    plus ``review_id``, ``stratum`` and ``content_hash``).
+    """
+
+    items: pl.DataFrame
+    key: pl.DataFrame
+    text_columns: tuple[str, ...]
+    choices: tuple[str, ...]
+    experts: tuple[str, ...]
+    seed: int
+    n_flagged: int
+    n_disputed: int
+    n_audit: int
+    n_undisputed: int
+
+    @property
+    def n_items(self) -> int:
+        """Items shown to each expert (flags and audit together)."""
+        return self.items.height
+
+    def expert_sheet(self) -> pl.DataFrame:
+        """One expert's table: ``review_id``, ``content_hash``, the texts, an empty ``label``."""
+        return self.items.with_columns(pl.lit("", dtype=pl.String).alias("label"))
+
+    def label_studio_tasks(self) -> list[dict[str, object]]:
+        """Label Studio tasks (``data`` holds the review id, the hash and the texts)."""
+        cols = ("review_id", HASH_COLUMN, *self.text_columns)
+        return [
+            {"id": i + 1, "data": {c: row[c] for c in cols}}
+            for i, row in enumerate(self.items.iter_rows(named=True))
+        ]
+
+    def label_studio_config(self) -> str:
+        """Label Studio labelling interface: the texts and one single-choice ``label``."""
+        texts = "\n".join(f'  <Text name="{c}" value="${c}"/>' for c in self.text_columns)
+        choices = "\n".join(f'    <Choice value="{html.escape(lab)}"/>' for lab in self.choices)
+        return (
+            "<View>\n"
+            f"{texts}\n"
+            f'  <Choices name="label" toName="{self.text_columns[0]}" choice="single" '
+            'required="true">\n'
+            f"{choices}\n"
+            "  </Choices>\n"
+            "</View>\n"
+        )
+
+    def argilla_settings(self) -> dict[str, object]:
+        """Argilla 2.x dataset settings, the dict ``rg.Settings.from_json`` reads.
+
+        One ``TextField`` per text column (no Markdown, so texts show verbatim), one
+        ``LabelQuestion`` named ``label``, and ``content_hash`` as a terms metadata
+        property hidden from annotators.
+        """
+        return {
+            "guidelines": (
+                "Read each example and choose the label it should have. Work alone: do not "
+                "discuss items with the other reviewers until everyone has finished."
+            ),
+            "allow_extra_metadata": False,
+            "fields": [
+                {
+                    "name": c,
+                    "title": c,
+                    "required": True,
+                    "description": None,
+                    "settings": {"type": "text", "use_markdown": False},
+                }
+                for c in self.text_columns
+            ],
+            "questions": [
+                {
+                    "name": "label",
+                    "title": "label",
+                    "description": None,
+                    "required": True,
+                    "settings": {
+                        "type": "label_selection",
+                        "options": [{"value": c, "text": c} for c in self.choices],
+                        "visible_options": None,
+                    },
+                }
+            ],
+            "vectors": [],
+            "metadata": [
+                {
+                    "name": HASH_COLUMN,
+                    "title": HASH_COLUMN,
+                    "visible_for_annotators": False,
+                    "settings": {"type": "terms", "values": None, "visible_for_annotators": False},
+                }
+            ],
+        }
+
+    def argilla_records(self) -> list[dict[str, object]]:
+        """Argilla 2.x records, the list ``dataset.records.from_json`` reads (``Record.from_dict``).
+
+        ``id`` is the review id; ``fields`` the texts; ``metadata`` the content hash.
+        """
+        return [
+            {
+                "id": row["review_id"],
+                "fields": {c: row[c] for c in self.text_columns},
+                "metadata": {HASH_COLUMN: row[HASH_COLUMN]},
+                "suggestions": {},
+                "responses": {},
+                "vectors": {},
+            }
+            for row in self.items.iter_rows(named=True)
+        ]
+
+
+def build_review(
     flags: pl.DataFrame,
-    out_dir: str | Path,
     *,
     experts: int = 2,
     seed: int = 1,
     sample: int | None = None,
+    audit_sample: int = 0,
     labels: Sequence[str] | None = None,
-) -> ExportResult:
-    """Write the blind review package for the flagged rows of a :func:`flag_examples` frame.
+) -> ReviewPackage:
+    """Build the blind review package for the flagged rows of a flags frame.
 
-    Rows are shuffled with ``numpy.random.default_rng(seed)``; ``sample`` keeps a seeded
-    random subset of the flags. Expert files carry ``review_id`` and the text columns only.
-    ``labels`` lists the choices offered to the experts (default: the labels in ``flags``).
+    Flags are shuffled with ``numpy.random.default_rng(seed)``; ``sample`` keeps a seeded
+    random subset of them. ``audit_sample`` then draws that many undisputed rows with the
+    same generator (without replacement) and shuffles them in with the flags; with
+    ``audit_sample=0`` the review is the flags alone, in the same order as without the
+    option. ``labels`` adds choices for the experts (default: the labels seen).
+    Refuses duplicate ids, and a table with a ``review_id`` column (a review key given as
+    flags); a data column ``stratum`` or ``content_hash`` is kept as ``data_<name>``.
     """
     if not 1 <= experts <= 26:
-        raise UsageError(f"--experts must be between 1 and 26, got {experts}")
+        raise UsageError(f"{{experts}} must be between 1 and 26, got {experts}")
+    if sample is not None and sample < 1:
+        raise UsageError(f"{{sample}} must be >= 1, got {sample}")
+    if audit_sample < 0:
+        raise UsageError(f"{{audit_sample}} must be >= 0, got {audit_sample}")
     need = {"id", "label", "llm_label", "flagged"}
     if not need <= set(flags.columns):
         raise InputError(f"not a flags file: needs columns {sorted(need)}, has {flags.columns}")
-    text_cols = [c for c in TEXT_COLUMNS if c in flags.columns]
+    if "review_id" in flags.columns:
+        raise InputError(
+            "the flags table has a review_id column: is it a review key? "
+            "Export from the flags file that `benchcheck flag` wrote"
+        )
+    # a data column named like a key column is kept under data_<name>, as `flag` does
+    flags = flags.rename({c: f"data_{c}" for c in _KEY_COLUMNS if c in flags.columns})
+    text_cols = tuple(c for c in TEXT_COLUMNS if c in flags.columns)
     if not text_cols:
         raise InputError("the flags file has no text column (text, or text_a and text_b)")
-    flags = normalise_flags(flags.drop([c for c in ("__line__",) if c in flags.columns]))
-    flagged_idx = np.flatnonzero(flags["flagged"].fill_null(False).to_numpy())
+    lines = flags["__line__"].to_list() if "__line__" in flags.columns else None
+    flags = normalise_flags(flags.drop("__line__", strict=False))
+    _refuse_duplicate_ids(flags["id"].cast(pl.String).to_list(), lines)
+    flagged = flags["flagged"].fill_null(False).to_numpy()
+    flagged_idx = np.flatnonzero(flagged)
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(flagged_idx))
     if sample is not None:
-        if sample < 1:
-            raise UsageError(f"--sample must be >= 1, got {sample}")
         order = order[:sample]
     chosen = flagged_idx[order]
+    n_disputed = len(chosen)
+    undisputed_idx = np.flatnonzero(~flagged)
+    if audit_sample > len(undisputed_idx):
+        raise UsageError(
+            f"{{audit_sample}} ({audit_sample}) is more than the {len(undisputed_idx)} "
+            "undisputed (not flagged) examples"
+        )
+    if audit_sample:
+        audit = rng.choice(undisputed_idx, size=audit_sample, replace=False)
+        both = np.concatenate([chosen, audit])
+        chosen = both[rng.permutation(len(both))]
     review_ids = [f"r{i + 1:04d}" for i in range(len(chosen))]
     rid: list[str | None] = [None] * flags.height
     for r, i in zip(review_ids, chosen, strict=True):
         rid[int(i)] = r
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    items = (
-        flags[chosen.tolist()].select(text_cols) if len(chosen) else flags.head(0).select(text_cols)
+    shown = flags[chosen.tolist()].select(text_cols) if len(chosen) else flags.head(0)
+    texts = [dict(zip(text_cols, row, strict=True)) for row in shown.select(text_cols).rows()]
+    hashes = [content_hash(r, t) for r, t in zip(review_ids, texts, strict=True)]
+    items = pl.DataFrame(
+        {
+            "review_id": pl.Series(review_ids, dtype=pl.String),
+            HASH_COLUMN: pl.Series(hashes, dtype=pl.String),
+            **{c: shown[c].cast(pl.String) for c in text_cols},
+        }
     )
-    items = items.select(
-        [pl.Series("review_id", review_ids, dtype=pl.String), *[pl.col(c) for c in text_cols]]
-    ).with_columns(pl.lit("", dtype=pl.String).alias("label"))
-    names = tuple(f"expert_{string.ascii_lowercase[i]}" for i in range(experts))
-    files: list[str] = []
-    for name in names:
-        items.write_csv(out / f"{name}.csv")
-        files.append(f"{name}.csv")
-    tasks = [
-        {"id": i + 1, "data": {k: row[k] for k in ("review_id", *text_cols)}}
-        for i, row in enumerate(items.iter_rows(named=True))
-    ]
-    (out / "tasks.json").write_text(json.dumps(tasks, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    choices = sorted(set(labels or ()) | set(_labels_of(flags)), key=label_sort_key)
-    (out / "label_config.xml").write_text(_label_config(text_cols, choices), "utf-8")
-    key_cols = [c for c in flags.columns if c not in text_cols]
-    write_rows(
-        flags.select(key_cols).with_columns(pl.Series("review_id", rid, dtype=pl.String)),
-        out / KEY_NAME,
+    hash_of: list[str | None] = [None] * flags.height
+    for h, i in zip(hashes, chosen, strict=True):
+        hash_of[int(i)] = h
+    key = flags.select([c for c in flags.columns if c not in text_cols]).with_columns(
+        pl.Series("review_id", rid, dtype=pl.String),
+        pl.Series("stratum", np.where(flagged, STRATA[0], STRATA[1]).tolist(), dtype=pl.String),
+        pl.Series(HASH_COLUMN, hash_of, dtype=pl.String),
     )
-    (out / "README.txt").write_text(_README, "utf-8")
-    files += ["tasks.json", "label_config.xml", KEY_NAME, "README.txt"]
-    return ExportResult(str(out), len(chosen), len(flagged_idx), names, seed, tuple(files))
-
-
-_README = """Blind review package written by benchcheck.
-
-Give each expert their own expert_X.csv (or import tasks.json with label_config.xml into
-Label Studio). Each expert fills the `label` column alone, without seeing the others.
-Then reconcile disagreements in reconciled.csv (columns review_id,label; leave a label empty
-when the disagreement stays unresolved).
-
-key.jsonl maps review ids to the examples and holds the original and LLM labels:
-do NOT give it to the experts.
-
-    benchcheck review import expert_a.csv expert_b.csv --reconciled reconciled.csv -o gold.jsonl
-"""
-
-
-def _label_config(text_cols: Sequence[str], labels: Sequence[str]) -> str:
-    import html
-
-    texts = "\n".join(f'  <Text name="{c}" value="${c}"/>' for c in text_cols)
-    choices = "\n".join(f'    <Choice value="{html.escape(lab)}"/>' for lab in labels)
-    return (
-        "<View>\n"
-        f"{texts}\n"
-        f'  <Choices name="label" toName="{text_cols[0]}" choice="single" required="true">\n'
-        f"{choices}\n"
-        "  </Choices>\n"
-        "</View>\n"
+    names = tuple(f"expert_{chr(ord('a') + i)}" for i in range(experts))
+    return ReviewPackage(
+        items=items,
+        key=key,
+        text_columns=text_cols,
+        choices=review_labels(flags, labels or ()),
+        experts=names,
+        seed=seed,
+        n_flagged=len(flagged_idx),
+        n_disputed=n_disputed,
+        n_audit=audit_sample,
+        n_undisputed=len(undisputed_idx),
     )
 
 
-def read_expert_labels(path: str | Path, labels: Sequence[str]) -> dict[str, str | None]:
-    """Read one expert's labels: ``review_id → label`` (None for an empty label).
+def _refuse_duplicate_ids(ids: Sequence[str | None], lines: Sequence[int] | None) -> None:
+    seen: dict[str, int] = {}
+    for i, v in enumerate(ids):
+        if v is None:
+            continue
+        if v in seen:
+            line = None if lines is None else int(lines[i])
+            raise InputError(f"id given twice (first in row {seen[v] + 1})", line=line, got=v)
+        seen[v] = i
 
-    CSV/TSV/JSONL need ``review_id`` and ``label`` columns; a ``.json`` file is read as a
-    Label Studio export (tasks with ``data.review_id`` and the first choice of the first
-    annotation). Labels outside ``labels``, unknown columns and duplicate ids raise
-    :class:`InputError` naming the file and line.
+
+@dataclass(frozen=True)
+class ExpertLabels:
+    """One expert's answers as read from a file: ``review_id → label`` (None = empty).
+
+    ``hashes`` maps review ids to the ``content_hash`` the file carries (or that its texts
+    give); ``None`` when the file carries neither. ``lines`` maps review ids to the line of
+    the file they are on, for messages; ``source`` names the file.
     """
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        return _read_label_studio(path, labels)
-    frame = read_rows(path)
-    for col in ("review_id", "label"):
-        if col not in frame.columns:
-            shown = [c for c in frame.columns if c != "__line__"]
-            raise InputError(
-                f"no column {col!r}; expected review_id,label; the file has {shown}", path=path
-            )
-    header = 1 if path.suffix.lower() in (".csv", ".tsv") else 0
-    out: dict[str, str | None] = {}
-    rows = frame.select(
-        pl.col("review_id").cast(pl.String),
-        pl.col("label").cast(pl.String),
-        *([pl.col("__line__")] if "__line__" in frame.columns else []),
-    ).iter_rows(named=True)
-    for i, row in enumerate(rows):
-        line = int(row.get("__line__") or (i + 1 + header))
-        rid = (row["review_id"] or "").strip()
-        if not rid:
-            raise InputError("missing review_id", path=path, line=line)
-        if rid in out:
-            raise InputError("review_id given twice", path=path, line=line, got=rid)
-        lab = (row["label"] or "").strip() or None
-        if lab is not None and lab not in labels:
-            raise InputError(
-                f"label must be one of {list(labels)} or empty", path=path, line=line, got=lab
-            )
-        out[rid] = lab
-    return out
 
-
-def _read_label_studio(path: Path, labels: Sequence[str]) -> dict[str, str | None]:
-    try:
-        tasks = json.loads(path.read_text("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not a Label Studio JSON export: {exc}", path=path) from None
-    if not isinstance(tasks, list):
-        raise InputError("a Label Studio export is a JSON list of tasks", path=path)
-    out: dict[str, str | None] = {}
-    for n, task in enumerate(tasks):
-        rid = str(((task or {}).get("data") or {}).get("review_id") or "")
-        if not rid:
-            raise InputError(f"task #{n} has no data.review_id", path=path)
-        if rid in out:
-            raise InputError("review_id given twice", path=path, got=rid)
-        lab = None
-        for ann in task.get("annotations") or []:
-            for res in ann.get("result") or []:
-                choices = (res.get("value") or {}).get("choices") or []
-                if choices:
-                    lab = str(choices[0])
-                    break
-            if lab is not None:
-                break
-        if lab is not None and lab not in labels:
-            raise InputError(f"task #{n}: label must be one of {list(labels)}", path=path, got=lab)
-        out[rid] = lab
-    return out
+    name: str
+    source: str
+    labels: Mapping[str, str | None]
+    hashes: Mapping[str, str] | None = None
+    lines: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -260,6 +349,8 @@ class ReviewSummary:
     sided_with_original: int
     unresolved_ids: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+    audited: int = 0
+    audit_errors: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready mapping."""
@@ -274,6 +365,8 @@ class ReviewSummary:
             "sided_with_original": self.sided_with_original,
             "unresolved": len(self.unresolved_ids),
             "unresolved_ids": list(self.unresolved_ids),
+            "audited": self.audited,
+            "audit_errors": self.audit_errors,
             "warnings": list(self.warnings),
         }
 
@@ -301,70 +394,121 @@ def _agreement(columns: list[list[str | None]]) -> dict[str, float | None]:
     }
 
 
-def import_review(
-    expert_paths: Sequence[str | Path],
-    *,
-    key_path: str | Path | None = None,
-    reconciled: str | Path | None = None,
-) -> tuple[pl.DataFrame, ReviewSummary]:
-    """Combine expert files (and a reconciled file) with the key into gold labels.
+def check_key(key: pl.DataFrame, *, source: str | None = None) -> pl.DataFrame:
+    """Validate a review key and give its columns their types (ids and labels as strings).
 
-    ``key_path`` defaults to ``key.jsonl`` beside the first expert file. Returns the gold
-    frame (every example of the key with ``expert_*``, ``reconciled``, ``gold``, ``status``
-    and ``error`` = gold ≠ original) and a :class:`ReviewSummary`.
+    Needs ``id``, ``label``, ``llm_label`` and ``review_id``; refuses duplicate ``id`` or
+    ``review_id`` values and strata other than :data:`STRATA`, naming the line.
     """
-    if not expert_paths:
-        raise UsageError("give at least one expert file")
-    key_file = Path(key_path) if key_path is not None else Path(expert_paths[0]).parent / KEY_NAME
-    if not key_file.exists():
-        raise InputError("review key not found (pass --key)", path=key_file)
-    key = read_rows(key_file)
     need = {"id", "label", "llm_label", "review_id"}
     if not need <= set(key.columns):
-        raise InputError(f"not a review key: needs columns {sorted(need)}", path=key_file)
-    key = key.drop([c for c in ("__line__",) if c in key.columns]).with_columns(
-        pl.col("id").cast(pl.String),
-        pl.col("label").cast(pl.String),
-        pl.col("llm_label").cast(pl.String),
-        pl.col("review_id").cast(pl.String),
+        raise InputError(f"not a review key: needs columns {sorted(need)}", path=source)
+    lines = key["__line__"].to_list() if "__line__" in key.columns else None
+    key = key.drop("__line__", strict=False).with_columns(
+        pl.col(c).cast(pl.String)
+        for c in ("id", "label", "llm_label", "review_id", "stratum", HASH_COLUMN)
+        if c in key.columns
     )
-    labels = _labels_of(key)
-    config = key_file.parent / "label_config.xml"
-    if config.exists():  # the export lists every allowed label there (NER: all types and O)
-        import html
-        import re
+    for col in ("id", "review_id"):
+        try:
+            _refuse_duplicate_ids(key[col].to_list(), lines)
+        except InputError as exc:
+            raise InputError(
+                f"{col} given twice in the review key", path=source, line=exc.line, got=exc.got
+            ) from None
+    if "stratum" in key.columns:
+        bad = key.with_row_index("_i").filter(~pl.col("stratum").is_in(list(STRATA)))
+        if bad.height:
+            i = int(bad["_i"][0])
+            raise InputError(
+                f"stratum must be one of {list(STRATA)}",
+                path=source,
+                line=None if lines is None else int(lines[i]),
+                got=bad["stratum"][0],
+            )
+    return key
 
-        extra = re.findall(r'<Choice value="([^"]*)"', config.read_text("utf-8"))
-        labels = sorted(set(labels) | {html.unescape(v) for v in extra}, key=label_sort_key)
+
+def _check_belongs(
+    expert: ExpertLabels, exported: set[str], key_hash: Mapping[str, str] | None
+) -> None:
+    """Refuse an expert file whose ids or content hashes are not the key's."""
+    for rid in expert.labels:
+        if rid not in exported:
+            raise InputError(
+                "review_id not in the review key (a file of another review?)",
+                path=expert.source,
+                line=expert.lines.get(rid),
+                got=rid,
+            )
+    if key_hash is None:
+        return
+    if expert.hashes is None:
+        raise InputError(
+            f"cannot check that this file belongs to the review key: it has neither the "
+            f"{HASH_COLUMN!r} column nor the text columns the export wrote (keep them)",
+            path=expert.source,
+        )
+    for rid in expert.labels:
+        got = expert.hashes.get(rid)
+        if got != key_hash.get(rid):
+            raise InputError(
+                f"this item was not exported with this review key: its {HASH_COLUMN} (or "
+                "its texts) differ from the key's (a file of another export, or edited texts?)",
+                path=expert.source,
+                line=expert.lines.get(rid),
+                got=rid,
+            )
+
+
+def combine_review(
+    key: pl.DataFrame,
+    experts: Sequence[ExpertLabels],
+    *,
+    reconciled: ExpertLabels | None = None,
+    source: str | None = None,
+) -> tuple[pl.DataFrame, ReviewSummary]:
+    """Combine the experts' labels (and a reconciled file) with the key into gold labels.
+
+    Every expert file must belong to the key: its review ids are the key's and, when the key
+    has ``content_hash``, its hashes match (a key without them, from an older export, is
+    accepted with a warning). Expert names must differ. Returns the gold frame (every
+    example of the key with ``expert_*``, ``reconciled``, ``gold``, ``status`` and
+    ``error`` = gold ≠ original) and a :class:`ReviewSummary`.
+    """
+    if not experts:
+        raise UsageError("give at least one expert file")
+    key = check_key(key, source=source)
     exported = [r for r in key["review_id"].to_list() if r is not None]
     exported_set = set(exported)
-    names: list[str] = []
-    expert_labels: list[dict[str, str | None]] = []
     warnings: list[str] = []
-    for p in expert_paths:
-        name = Path(p).stem
-        if name in names:
-            name = f"{name}_{len(names)}"
-        got = read_expert_labels(p, labels)
-        unknown = [r for r in got if r not in exported_set]
-        if unknown:
-            raise InputError("review_id not in the review key", path=p, got=unknown[0])
-        missing = len([r for r in exported if got.get(r) is None])
+    key_hash: dict[str, str] | None = None
+    if HASH_COLUMN in key.columns:
+        key_hash = {
+            r: h for r, h in zip(key["review_id"], key[HASH_COLUMN], strict=True) if r is not None
+        }
+    else:
+        warnings.append(
+            "the review key has no content_hash column (an older export): the expert files' "
+            "texts could not be checked against it"
+        )
+    names = [e.name for e in experts]
+    dup = [n for n, c in Counter(names).items() if c > 1]
+    if dup:
+        raise UsageError(f"two expert files are both named {dup[0]!r}; rename one")
+    for e in experts:
+        _check_belongs(e, exported_set, key_hash)
+        missing = len([r for r in exported if e.labels.get(r) is None])
         if missing:
-            warnings.append(f"{p}: {missing} item(s) without a label")
-        names.append(name)
-        expert_labels.append(got)
-    rec: dict[str, str | None] = {}
+            warnings.append(f"{e.source}: {missing} item(s) without a label")
+    rec: Mapping[str, str | None] = {}
     if reconciled is not None:
-        rec = read_expert_labels(reconciled, labels)
-        unknown = [r for r in rec if r not in exported_set]
-        if unknown:
-            raise InputError("review_id not in the review key", path=reconciled, got=unknown[0])
+        _check_belongs(reconciled, exported_set, None)
+        rec = reconciled.labels
 
     gold: list[str | None] = []
     status: list[str] = []
-    rows = key.select("label", "llm_label", "review_id").iter_rows()
-    for label, llm, rid in rows:
+    for label, llm, rid in key.select("label", "llm_label", "review_id").iter_rows():
         if rid is None:
             if llm is not None and llm == label:
                 gold.append(label)
@@ -373,7 +517,7 @@ def import_review(
                 gold.append(None)
                 status.append("not_reviewed")
             continue
-        votes = [e.get(rid) for e in expert_labels]
+        votes = [e.labels.get(rid) for e in experts]
         if rec.get(rid) is not None:
             gold.append(rec[rid])
             status.append("reconciled")
@@ -385,12 +529,10 @@ def import_review(
             status.append("unresolved")
     rids = key["review_id"].to_list()
     extra = [
-        pl.Series(n, [e.get(r) if r is not None else None for r in rids], dtype=pl.String)
-        for n, e in zip(names, expert_labels, strict=True)
+        pl.Series(e.name, [e.labels.get(r) if r is not None else None for r in rids], pl.String)
+        for e in experts
     ]
-    extra.append(
-        pl.Series("reconciled", [rec.get(r) if r else None for r in rids], dtype=pl.String)
-    )
+    extra.append(pl.Series("reconciled", [rec.get(r) if r else None for r in rids], pl.String))
     extra.append(pl.Series("gold", gold, dtype=pl.String))
     extra.append(pl.Series("status", status, dtype=pl.String))
     out = key.with_columns(extra).with_columns(
@@ -399,13 +541,18 @@ def import_review(
         .otherwise(pl.col("gold") != pl.col("label"))
         .alias("error")
     )
-    before = _agreement([[e.get(r) for r in exported] for e in expert_labels])
-    final = [[rec.get(r) or e.get(r) for r in exported] for e in expert_labels]
+    before = _agreement([[e.labels.get(r) for r in exported] for e in experts])
+    final = [[rec.get(r) or e.labels.get(r) for r in exported] for e in experts]
     after = _agreement(final)
     reviewed = out.filter(pl.col("review_id").is_not_null() & pl.col("gold").is_not_null())
     changes = Counter(
         f"{a}->{b}" for a, b in zip(reviewed["label"], reviewed["gold"], strict=True) if a != b
     )
+    audited = out.filter(pl.col("review_id").is_not_null())
+    if "stratum" in out.columns:
+        audited = audited.filter(pl.col("stratum") == STRATA[1])
+    else:
+        audited = audited.head(0)
     summary = ReviewSummary(
         experts=tuple(names),
         n_reviewed=len(exported),
@@ -417,5 +564,7 @@ def import_review(
         sided_with_original=int((reviewed["gold"] == reviewed["label"]).sum()),
         unresolved_ids=tuple(out.filter(pl.col("status") == "unresolved")["id"].to_list()),
         warnings=tuple(warnings),
+        audited=audited.height,
+        audit_errors=int(audited["error"].fill_null(False).sum()),
     )
     return out, summary

@@ -173,5 +173,5 @@ def run_human(
 def run_check_suite(suite: str | Path, *, taxonomy: str | None = None) -> SuiteChecks:
     """Run the suite's construction checks: categories, directions, tags, minimal sets."""
     from benchcheck.diagnostics.checks import check_suite
-    
+
     return check_suite(load_suite(suite, taxonomy=taxonomy))

@@ -1,0 +1,338 @@
+"""Files of a blind review: write the package, find an existing review, read the answers.
+
+The package (:class:`benchcheck.labels.review.ReviewPackage`) becomes, in one folder:
+
+* ``expert_a.csv``, ``expert_b.csv``, … — ``review_id``, ``content_hash``, the text
+  columns and an empty ``label``; every cell a spreadsheet could run as a formula is
+  prefixed with ``'`` (:mod:`benchcheck.io.spreadsheet`), undone on import;
+* ``tasks.json`` + ``label_config.xml`` — Label Studio tasks and labelling interface;
+* ``argilla/settings.json`` + ``argilla/records.json`` — an Argilla 2.x dataset:
+  ``rg.Settings.from_json`` and ``dataset.records.from_json`` read them;
+* ``key.jsonl`` — the private key (never for the experts); ``README.txt``.
+
+Expert answers come back as CSV/TSV/JSONL (``review_id``, ``label``, and the
+``content_hash`` or text columns that prove they belong to the key), a Label Studio JSON
+export, or an Argilla records export (one expert per annotator).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.io.spreadsheet import neutralise_frame, restore
+from benchcheck.io.tables import read_rows
+from benchcheck.labels.review import (
+    HASH_COLUMN,
+    KEY_NAME,
+    TEXT_COLUMNS,
+    ExpertLabels,
+    ReviewPackage,
+    content_hash,
+)
+
+__all__ = [
+    "ReviewFiles",
+    "existing_review",
+    "package_files",
+    "read_choices",
+    "read_expert_file",
+    "read_review_key",
+    "write_review",
+]
+
+CONFIG_NAME = "label_config.xml"
+
+
+def package_files(package: ReviewPackage) -> dict[str, str]:
+    """Return the text of every file of the package by its path in the folder (write order)."""
+    files: dict[str, str] = {}
+    sheet = neutralise_frame(package.expert_sheet())
+    csv_text = sheet.write_csv()
+    for name in package.experts:
+        files[f"{name}.csv"] = csv_text
+    files["tasks.json"] = _json(package.label_studio_tasks())
+    files[CONFIG_NAME] = package.label_studio_config()
+    files["argilla/settings.json"] = _json(package.argilla_settings())
+    files["argilla/records.json"] = _json(package.argilla_records())
+    files[KEY_NAME] = _jsonl(package.key)
+    files["README.txt"] = _readme(package)
+    return files
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def _jsonl(frame: pl.DataFrame) -> str:
+    from benchcheck.io.tables import _json_value
+
+    return "".join(
+        json.dumps({k: _json_value(v) for k, v in row.items()}, ensure_ascii=False) + "\n"
+        for row in frame.iter_rows(named=True)
+    )
+
+
+def _readme(package: ReviewPackage) -> str:
+    experts = " ".join(f"{n}.csv" for n in package.experts)
+    head = (
+        f"Blind review package written by benchcheck ({package.n_items} items, "
+        f"seed {package.seed})."
+    )
+    return f"""{head}
+
+Give each expert their own expert_X.csv (or import tasks.json with label_config.xml into
+Label Studio, or the argilla/ folder into Argilla 2.x:
+    settings = rg.Settings.from_json("argilla/settings.json")
+    dataset = rg.Dataset(name="review", settings=settings); dataset.create()
+    dataset.records.from_json("argilla/records.json")
+). Each expert fills the `label` column alone, without seeing the others. Keep the
+review_id and content_hash columns: the import checks them against the key. Cells that
+a spreadsheet could run as a formula (starting with = + - @, a tab or a carriage return)
+start with a ' in the CSV files; the import removes it again.
+Then reconcile disagreements in reconciled.csv (columns review_id,label; leave a label empty
+when the disagreement stays unresolved).
+
+key.jsonl maps review ids to the examples and holds the original and LLM labels:
+do NOT give it to the experts.
+
+    benchcheck review import {experts} --reconciled reconciled.csv -o gold.jsonl
+"""
+
+
+def _filled(path: Path) -> int:
+    """Answers already filled in an expert file (0 when it cannot be read as one)."""
+    try:
+        frame = read_rows(path)
+    except InputError:
+        return 0
+    if "label" not in frame.columns:
+        return 0
+    col = frame["label"].cast(pl.String).str.strip_chars()
+    return int((col.is_not_null() & (col != "")).sum())
+
+
+def existing_review(out_dir: str | Path, names: Sequence[str]) -> list[str]:
+    """Describe what in ``out_dir`` a new package of files ``names`` would replace.
+
+    A review key is ``key.jsonl``; an expert file is named with how many answers it holds
+    (any expert CSV of the folder, also ones the new package would not write).
+    """
+    out = Path(out_dir)
+    if not out.is_dir():
+        return []
+    found: list[str] = []
+    experts = {p.name for p in out.glob("expert_*.csv")} | {
+        n for n in names if n.startswith("expert_")
+    }
+    for name in sorted(set(names) | experts):
+        path = out / name
+        if not path.is_file():
+            continue
+        if name.startswith("expert_"):
+            filled = _filled(path)
+            found.append(f"{name} ({filled} answer(s) filled)" if filled else name)
+        elif name == KEY_NAME:
+            found.append(f"{name} (the key of an earlier review)")
+        else:
+            found.append(name)
+    return found
+
+
+@dataclass(frozen=True)
+class ReviewFiles:
+    """What :func:`write_review` wrote, and what it replaced (with ``force``)."""
+
+    out_dir: str
+    files: tuple[str, ...]
+    replaced: tuple[str, ...]
+
+
+def write_review(
+    package: ReviewPackage,
+    out_dir: str | Path,
+    *,
+    force: bool = False,
+    inputs: Sequence[str | Path | None] = (),
+) -> ReviewFiles:
+    """Write the package into ``out_dir``; refuse a folder that already holds a review.
+
+    Without ``force``, a folder holding any file the package would write, or any expert
+    CSV, is refused with a :class:`UsageError` naming them (and the answers filled). With
+    ``force`` those files are replaced and listed in :attr:`ReviewFiles.replaced`, so the
+    caller can say so. A file of the package that is one of ``inputs`` is refused even with
+    ``force``. Writes go through :class:`benchcheck.io.output.Outputs`: a new folder appears
+    whole, each file of an existing one is replaced atomically.
+    """
+    from benchcheck.io.output import Outputs
+
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{{output}}: {out} is a file; expected a folder")
+    files = package_files(package)
+    present = existing_review(out, list(files))
+    if present and not force:
+        raise UsageError(
+            f"{{output}}: {out} already holds a review: {', '.join(present)}; "
+            "pass {force} to overwrite it"
+        )
+    # the refusal above is this command's; Outputs still refuses writing over an input
+    folder = Outputs(inputs, force=True).folder(out, param="output", names=list(files))
+    with folder as staged:
+        for name, text in files.items():
+            staged.write(name, text)
+    return ReviewFiles(str(out), tuple(files), tuple(present))
+
+
+def read_review_key(path: str | Path) -> pl.DataFrame:
+    """Read a review key (``key.jsonl``); an absent file says which parameter names it."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("review key not found (pass {key})", path=path)
+    return read_rows(path)
+
+
+def read_choices(key_path: str | Path) -> tuple[str, ...]:
+    """Labels the export offered, from the ``label_config.xml`` beside the key (or none)."""
+    import html
+
+    config = Path(key_path).parent / CONFIG_NAME
+    if not config.exists():
+        return ()
+    text = config.read_text("utf-8")
+    return tuple(html.unescape(v) for v in re.findall(r'<Choice value="([^"]*)"', text))
+
+
+def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertLabels]:
+    """Read one file of answers: usually one expert, one per annotator for Argilla exports.
+
+    CSV/TSV/JSONL need ``review_id`` and ``label``; the ``'`` that the export put before
+    formula-like cells is removed. The rows' ``content_hash`` proves they belong to the
+    key; without that column it is computed from the file's text columns (``text``,
+    ``text_a``, ``text_b``, as the export wrote them) when it has any. A ``.json`` file is
+    a Label Studio export (tasks with ``data.review_id`` and the first choice of the first
+    annotation) or an Argilla records export (``id``, ``fields``, ``responses.label``).
+    Labels outside ``labels``, missing or duplicate ids raise :class:`InputError` naming
+    the file and line.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return _read_json_answers(path, labels)
+    frame = read_rows(path)
+    for col in ("review_id", "label"):
+        if col not in frame.columns:
+            shown = [c for c in frame.columns if c != "__line__"]
+            raise InputError(
+                f"no column {col!r}; expected review_id,label; the file has {shown}", path=path
+            )
+    spreadsheet = path.suffix.lower() in (".csv", ".tsv")
+    header = 1 if spreadsheet else 0
+    has_hash = HASH_COLUMN in frame.columns
+    texts = [] if has_hash else [c for c in TEXT_COLUMNS if c in frame.columns]
+    out: dict[str, str | None] = {}
+    hashes: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    wanted = ["review_id", "label", *([HASH_COLUMN] if has_hash else []), *texts]
+    rows = frame.select(
+        *[pl.col(c).cast(pl.String) for c in wanted],
+        *([pl.col("__line__")] if "__line__" in frame.columns else []),
+    ).iter_rows(named=True)
+    for i, row in enumerate(rows):
+        line = int(row.get("__line__") or (i + 1 + header))
+        value = {c: restore(row[c]) if spreadsheet else row[c] for c in wanted}
+        rid = (value["review_id"] or "").strip()
+        if not rid:
+            raise InputError("missing review_id", path=path, line=line)
+        if rid in out:
+            raise InputError("review_id given twice", path=path, line=line, got=rid)
+        lab = (value["label"] or "").strip() or None
+        if lab is not None and lab not in labels:
+            raise InputError(
+                f"label must be one of {list(labels)} or empty", path=path, line=line, got=lab
+            )
+        out[rid] = lab
+        lines[rid] = line
+        if has_hash:
+            hashes[rid] = (value[HASH_COLUMN] or "").strip()
+        elif texts:
+            hashes[rid] = content_hash(rid, {c: value[c] for c in texts})
+    return [ExpertLabels(path.stem, str(path), out, hashes if has_hash or texts else None, lines)]
+
+
+def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
+    try:
+        items = json.loads(path.read_text("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a Label Studio or Argilla JSON export: {exc}", path=path) from None
+    if not isinstance(items, list):
+        raise InputError("a Label Studio or Argilla export is a JSON list", path=path)
+    if items and all(isinstance(t, dict) and "fields" in t for t in items):
+        return _read_argilla(path, items, labels)
+    out: dict[str, str | None] = {}
+    hashes: dict[str, str] = {}
+    for n, task in enumerate(items):
+        data = ((task or {}).get("data") or {}) if isinstance(task, dict) else {}
+        rid = str(data.get("review_id") or "")
+        if not rid:
+            raise InputError(f"task #{n} has no data.review_id", path=path)
+        if rid in out:
+            raise InputError("review_id given twice", path=path, got=rid)
+        lab = None
+        for ann in task.get("annotations") or []:
+            for res in ann.get("result") or []:
+                choices = (res.get("value") or {}).get("choices") or []
+                if choices:
+                    lab = str(choices[0])
+                    break
+            if lab is not None:
+                break
+        if lab is not None and lab not in labels:
+            raise InputError(f"task #{n}: label must be one of {list(labels)}", path=path, got=lab)
+        out[rid] = lab
+        if data.get(HASH_COLUMN) is not None:
+            hashes[rid] = str(data[HASH_COLUMN])
+    return [ExpertLabels(path.stem, str(path), out, hashes if len(hashes) == len(out) else None)]
+
+
+def _read_argilla(path: Path, records: list[dict], labels: Sequence[str]) -> list[ExpertLabels]:
+    """One :class:`ExpertLabels` per Argilla user found in the records' ``label`` responses."""
+    hashes: dict[str, str] = {}
+    by_user: dict[str, dict[str, str | None]] = {}
+    ids: list[str] = []
+    for n, rec in enumerate(records):
+        rid = str(rec.get("id") or "")
+        if not rid:
+            raise InputError(f"record #{n} has no id", path=path)
+        if rid in hashes or rid in ids:
+            raise InputError("record id given twice", path=path, got=rid)
+        ids.append(rid)
+        meta = rec.get("metadata") or {}
+        if meta.get(HASH_COLUMN) is not None:
+            hashes[rid] = str(meta[HASH_COLUMN])
+        for answer in (rec.get("responses") or {}).get("label") or []:
+            user = str(answer.get("user_id") or "annotator")
+            lab = answer.get("value")
+            lab = None if lab is None else str(lab)
+            if lab is not None and lab not in labels:
+                raise InputError(
+                    f"record {rid}: label must be one of {list(labels)}", path=path, got=lab
+                )
+            by_user.setdefault(user, {})[rid] = lab
+    if not by_user:
+        raise InputError("the Argilla export holds no answer to the 'label' question", path=path)
+    checked = hashes if len(hashes) == len(ids) else None
+    return [
+        ExpertLabels(
+            f"{path.stem}_{user[:8]}" if len(by_user) > 1 else path.stem,
+            str(path),
+            {rid: answers.get(rid) for rid in ids},
+            checked,
+        )
+        for user, answers in sorted(by_user.items())
+    ]

@@ -1,0 +1,123 @@
+"""Terminal rendering of ``review export``, ``review import`` and ``error-rate``, from JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from benchcheck.report.terminal.labels import cell, key_value_table
+
+__all__ = [
+    "error_rate_renderables",
+    "review_export_renderables",
+    "review_import_renderables",
+]
+
+
+def review_export_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``review export``: what went into the package, and where."""
+    return [
+        key_value_table(
+            "Review export",
+            {
+                "flagged": payload["n_flagged"],
+                "flags exported": payload["n_disputed"],
+                "audit sample (undisputed)": payload["n_audit"],
+                "items per expert": payload["n_items"],
+                "experts": ", ".join(payload["experts"]),
+                "seed": payload["seed"],
+                "folder": payload["out_dir"],
+            },
+        ),
+        "Keep key.jsonl away from the experts.",
+    ]
+
+
+def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``review import``: agreement before/after, gold statuses, changes, audit."""
+    agreement = Table(title="Expert agreement")
+    agreement.add_column("")
+    agreement.add_column("before reconciliation", justify="right")
+    agreement.add_column("after", justify="right")
+    for k, v in payload["agreement_before"].items():
+        agreement.add_row(escape(k), cell(v), cell(payload["agreement_after"].get(k)))
+    rows: dict[str, Any] = {f"changed {k}": v for k, v in payload["changes"].items()}
+    rows["sided with LLM"] = payload["sided_with_llm"]
+    rows["sided with original"] = payload["sided_with_original"]
+    if payload.get("audited"):
+        rows["audited (undisputed)"] = payload["audited"]
+        rows["errors found by the audit"] = payload["audit_errors"]
+    return [
+        agreement,
+        key_value_table("Gold labels", dict(payload["status_counts"])),
+        key_value_table("Reviewed items", rows),
+    ]
+
+
+def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> list[Any]:
+    """Render ``error-rate``: the paper's lower bound, the strata, the whole rate, the plan."""
+    pct = f"{confidence:.0%}"
+    rows: dict[str, Any] = {
+        "errors": payload["errors"],
+        "sample": payload["sample"],
+        "population": payload["population"],
+        "error rate": payload["error_rate"],
+        f"{pct} Clopper–Pearson": payload["ci"],
+    }
+    if payload["ci_fpc"] is not None:
+        rows[f"{pct} with finite population correction"] = payload["ci_fpc"]
+        rows["errors in the whole dataset, at least"] = payload["population_errors_lower"]
+    for k, v in (payload.get("excluded") or {}).items():
+        rows[f"excluded: {k}"] = v
+    out: list[Any] = [key_value_table("Error rate of the reviewed sample (a lower bound)", rows)]
+    st = payload.get("stratified")
+    if st:
+        strata = Table(title=f"Strata ({pct} intervals)")
+        for c in ("stratum", "examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
+            strata.add_column(c, justify="right")
+        for s in st["strata"]:
+            strata.add_row(
+                escape(s["name"]),
+                str(s["population"]),
+                str(s["reviewed"]),
+                str(s["errors"]),
+                cell(s["error_rate"], 4),
+                cell(s["ci_exact"], 4),
+                cell(s["ci_midp"], 4),
+            )
+        out.append(strata)
+        out.append(
+            key_value_table(
+                "Whole dataset (stratified estimate)",
+                {
+                    "error rate": st["error_rate"],
+                    f"{pct} interval ({st['method']} per stratum, MOVER)": st["ci"],
+                    "errors, estimated": st["errors_estimate"],
+                    f"errors, {pct} interval": st["errors_ci"],
+                    "recall of the flags": st["recall"],
+                    f"recall, {pct} interval": st["recall_ci"],
+                },
+            )
+        )
+    plan = payload.get("plan")
+    if plan:
+        table = Table(
+            title=f"Plan: reviews for a {pct} interval at most {plan['target_width']:g} wide "
+            f"(expected width {plan['expected_width']:.4f})"
+        )
+        for c in ("stratum", "examples", "anticipated rate", "reviewed", "planned", "to do"):
+            table.add_column(c, justify="right")
+        for s in plan["strata"]:
+            table.add_row(
+                escape(s["name"]),
+                str(s["population"]),
+                cell(s["anticipated_rate"], 4),
+                str(s["reviewed"]),
+                str(s["planned"]),
+                str(s["additional"]),
+            )
+        out.append(table)
+    return out

@@ -1,0 +1,197 @@
+"""``benchcheck review export`` and ``review import``: the blind review's two halves.
+
+:func:`export_review` reads a flags file, builds the package
+(:func:`benchcheck.labels.review.build_review`, optionally with an audit sample of
+undisputed examples) and writes it (:func:`benchcheck.io.review.write_review`, which refuses
+a folder that already holds a review unless ``force``). :func:`import_review` reads the
+key and the answer files, refuses a file given twice, and combines them into gold labels
+(:func:`benchcheck.labels.review.combine_review`); writing the gold table is the caller's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.review import (
+    KEY_NAME,
+    ExpertLabels,
+    ReviewPackage,
+    ReviewSummary,
+    build_review,
+    check_key,
+    combine_review,
+    review_labels,
+)
+
+__all__ = ["ReviewExportRun", "ReviewImportRun", "export_review", "import_review"]
+
+
+@dataclass(frozen=True)
+class ReviewExportRun:
+    """What ``review export`` built and wrote (``replaced``: files overwritten with force)."""
+
+    package: ReviewPackage
+    out_dir: str
+    files: tuple[str, ...]
+    replaced: tuple[str, ...] = ()
+    flags: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Canonical JSON of ``review export --json``."""
+        p = self.package
+        return {
+            "flags": self.flags,
+            "out_dir": self.out_dir,
+            "n_items": p.n_items,
+            "n_flagged": p.n_flagged,
+            "n_disputed": p.n_disputed,
+            "n_audit": p.n_audit,
+            "n_undisputed": p.n_undisputed,
+            "experts": list(p.experts),
+            "seed": p.seed,
+            "files": list(self.files),
+            "replaced": list(self.replaced),
+        }
+
+
+def export_review(
+    flags: str | Path | pl.DataFrame,
+    out_dir: str | Path,
+    *,
+    experts: int = 2,
+    seed: int = 1,
+    sample: int | None = None,
+    audit_sample: int = 0,
+    labels: Sequence[str] | None = None,
+    force: bool = False,
+) -> ReviewExportRun:
+    """Build the blind review of a flags file (or frame) and write it into ``out_dir``.
+
+    See :func:`benchcheck.labels.review.build_review` for the options and
+    :func:`benchcheck.io.review.write_review` for the files and the refusal rule.
+    """
+    from benchcheck.io.review import write_review
+    from benchcheck.io.tables import read_rows
+
+    source = None if isinstance(flags, pl.DataFrame) else str(flags)
+    out = Path(out_dir)
+    frame = flags if isinstance(flags, pl.DataFrame) else read_rows(flags)
+    try:
+        package = build_review(
+            frame,
+            experts=experts,
+            seed=seed,
+            sample=sample,
+            audit_sample=audit_sample,
+            labels=labels,
+        )
+    except InputError as exc:
+        if exc.path is None and source is not None:
+            raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
+        raise
+    written = write_review(package, out, force=force, inputs=[source])
+    return ReviewExportRun(package, written.out_dir, written.files, written.replaced, source)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class ReviewImportRun:
+    """Gold labels of one review round, and its summary."""
+
+    gold: pl.DataFrame
+    summary: ReviewSummary
+    key: str
+    experts: tuple[str, ...]
+    reconciled: str | None = None
+
+    def to_json(self, *, output: str | None = None) -> dict[str, Any]:
+        """Canonical JSON of ``review import --json``."""
+        out: dict[str, Any] = {"key": self.key, "expert_files": list(self.experts)}
+        if self.reconciled is not None:
+            out["reconciled_file"] = self.reconciled
+        if output is not None:
+            out["output"] = output
+        return {**out, **self.summary.to_dict()}
+
+
+def import_review(
+    expert_paths: Sequence[str | Path],
+    *,
+    key_path: str | Path | None = None,
+    reconciled: str | Path | None = None,
+) -> ReviewImportRun:
+    """Combine answer files (and a reconciled file) with the review key into gold labels.
+
+    ``key_path`` defaults to ``key.jsonl`` beside the first answer file. A file given twice
+    (the same path, or two names of one file) is refused, as is a reconciled file that is
+    also an expert file; two byte-identical answer files get a warning. Returns the gold
+    frame and the summary; the caller writes the gold table.
+    """
+    from benchcheck.io.review import read_choices, read_expert_file, read_review_key
+
+    if not expert_paths:
+        raise UsageError("give at least one expert file")
+    paths = [Path(p) for p in expert_paths]
+    rec_path = Path(reconciled) if reconciled is not None else None
+    for i, p in enumerate(paths):
+        if not p.exists():
+            raise InputError("file not found", path=p)
+        for q in paths[:i]:
+            if _same(p, q):
+                raise UsageError(f"{p}: the same answer file is given twice ({q})")
+        if rec_path is not None and rec_path.exists() and _same(p, rec_path):
+            raise UsageError(f"{p}: given both as an expert file and as {{reconciled}}")
+    key_file = Path(key_path) if key_path is not None else paths[0].parent / KEY_NAME
+    for p in paths:
+        if _same(p, key_file):
+            raise UsageError(f"{p}: the review key cannot be an expert file")
+    raw_key = read_review_key(key_file)
+    key = check_key(raw_key, source=str(key_file))
+    labels = review_labels(key, read_choices(key_file))
+    experts: list[ExpertLabels] = []
+    for p in paths:
+        experts.extend(read_expert_file(p, labels=labels))
+    names = [e.name for e in experts]
+    for i, e in enumerate(experts):  # two files with one stem (a/expert_a.csv, b/expert_a.csv)
+        if names.count(e.name) > 1:
+            experts[i] = ExpertLabels(f"{e.name}_{i}", e.source, e.labels, e.hashes, e.lines)
+    rec = None
+    if rec_path is not None:
+        found = read_expert_file(rec_path, labels=labels)
+        if len(found) != 1:
+            raise InputError("a reconciled file holds one set of labels", path=rec_path)
+        rec = found[0]
+    gold, summary = combine_review(key, experts, reconciled=rec, source=str(key_file))
+    warnings = list(summary.warnings)
+    blobs: dict[bytes, Path] = {}
+    for p in paths:
+        data = p.read_bytes()
+        if data in blobs:
+            warnings.append(
+                f"{p} and {blobs[data]} are identical byte for byte: are they two experts' work?"
+            )
+        blobs.setdefault(data, p)
+    if warnings != list(summary.warnings):
+        from dataclasses import replace
+
+        summary = replace(summary, warnings=tuple(warnings))
+    return ReviewImportRun(
+        gold,
+        summary,
+        str(key_file),
+        tuple(str(p) for p in paths),
+        None if rec_path is None else str(rec_path),
+    )
