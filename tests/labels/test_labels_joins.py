@@ -50,7 +50,7 @@ def test_flag_refuses_judgments_of_other_ids(here, capsys):
     write_jsonl(_judgments(list(range(20))), Path("j.jsonl"))
     rc, err = _run(capsys, "flag", "j.jsonl", "--data", "data.jsonl", "-o", "flags.jsonl")
     assert rc == 2 and not Path("flags.jsonl").exists()
-    assert "data.jsonl: the judgments share no id with the data" in err
+    assert "data.jsonl: the judgments (j.jsonl) share no id with the data" in err
     assert "'p01', 'p02', 'p03'" in err and "'0', '1', '2'" in err
 
 
@@ -121,7 +121,7 @@ def test_ensemble_curve_refuses_gold_of_other_ids(here, capsys):
     )
     write_jsonl(gold, Path("gold.jsonl"))
     rc, err = _run(capsys, "ensemble-curve", "j.parquet", "--gold", "gold.jsonl")
-    assert rc == 2 and "the judgments share no id with the gold labels" in err
+    assert rc == 2 and "gold.jsonl: the judgments (j.parquet) share no id with the gold" in err
 
 
 def test_accuracy_refuses_a_duplicated_instance(here, capsys):

@@ -84,11 +84,14 @@ def check_join(
     path: str | Path | None = None,
     left_unmatched: float = MAX_UNMATCHED,
     right_unmatched: float = MAX_UNMATCHED,
+    left_file: str | Path | None = None,
+    right_file: str | Path | None = None,
 ) -> JoinCheck:
     """Check that ``right``'s ids join ``left``'s (see the module docstring).
 
     ``left_name``/``right_name`` name the sides in the message (``"the data"``,
-    ``"the judgments"``); ``path`` is the file the error is reported against.
+    ``"the judgments"``), ``left_file``/``right_file`` the files they come from (named once
+    in the message); ``path`` is the file the error is reported against.
     ``left_unmatched``/``right_unmatched`` are the largest shares of each side's ids that
     may lack a partner: 0 when every id needs one, 1 when a side may hold any number of
     others (gold labels for a sample of the judged examples, say).
@@ -108,10 +111,13 @@ def check_join(
     result = JoinCheck(len(lset), len(rset), len(common), len(left_only), len(right_only))
     if not lset or not rset:
         return result
+    lf = f" ({left_file})" if left_file else ""
+    rf = f" ({right_file})" if right_file else ""
     if not common:
         raise InputError(
-            f"{right_name} share no id with {left_name}: {left_name} has {_show(left)}; "
-            f"{right_name} have {_show(right)} (ids are compared as text){_hint(lset, rset)}",
+            f"{right_name}{rf} share no id with {left_name}{lf}: {left_name} has "
+            f"{_show(left)}; {right_name} have {_show(right)} (ids are compared as text)"
+            f"{_hint(lset, rset)}",
             path=path,
         )
     over = []
@@ -125,7 +131,9 @@ def check_join(
                 f"{len(ids)} of {size} ids of {own} are not in {other} ({_show(ids)}; {rule})"
             )
     if over:
-        raise InputError(f"{right_name} do not match {left_name}: " + "; ".join(over), path=path)
+        raise InputError(
+            f"{right_name}{rf} do not match {left_name}{lf}: " + "; ".join(over), path=path
+        )
     return result
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from benchcheck.errors import InputError
 
-__all__ = ["decode_utf8", "encoding_problem", "refuse_other_encodings"]
+__all__ = [
+    "decode_utf8",
+    "encoding_problem",
+    "read_file_bytes",
+    "read_text_file",
+    "refuse_other_encodings",
+]
 
 _BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
@@ -80,3 +86,31 @@ def decode_utf8(raw: bytes, path: str | Path) -> str:
             line=line,
             got=raw[exc.start : min(exc.end, exc.start + 4)],
         ) from None
+
+
+def read_file_bytes(path: str | Path) -> bytes:
+    """Read a file's bytes; a missing file, a folder or an unreadable file is an InputError.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     read_file_bytes(tmp)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: ...: is a folder; expected a file
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; expected a file", path=p)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=p) from None
+    except PermissionError:
+        raise InputError("cannot read the file: permission denied", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror or exc})", path=p) from None
+
+
+def read_text_file(path: str | Path) -> str:
+    """Read a whole text file by the one decoding rule (:func:`decode_utf8`)."""
+    return decode_utf8(read_file_bytes(path), path)

@@ -27,13 +27,10 @@ def _judgement(value: object, path: Path, line: int) -> int:
 
 def read_accuracy_sample(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     """Return (split, {annotator: 0|1}) for each annotated row of a filled sample file."""
+    from benchcheck.io._text import read_text_file
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # -sig: a BOM is dropped
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
+    text = read_text_file(path)  # a BOM is dropped; UTF-16 and bad bytes are named
     out = []
     seen: dict[tuple[str, str], int] = {}
     for number, row in json_lines(text, path):

@@ -31,7 +31,7 @@ from benchcheck.data.columns import Columns
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import mix64, string_hash
-from benchcheck.io._text import decode_utf8, refuse_other_encodings
+from benchcheck.io._text import read_text_file, refuse_other_encodings
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
 from benchcheck.io.output import atomic_file
@@ -47,6 +47,8 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
+    if path.is_dir():
+        raise InputError("is a folder; expected a file", path=path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
         return _read_jsonl(path)
@@ -99,11 +101,34 @@ def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
             path, separator=sep, infer_schema=False, quote_char='"' if sep == "," else None
         )
     except Exception:  # noqa: BLE001 - any polars parse error: say where, in our words
-        text = decode_utf8(path.read_bytes(), path)
+        text = read_text_file(path)
         problem = _delimited_problem(text, sep)
         line, message = problem or (None, "the file is not well-formed")
         raise InputError(f"cannot read as {name}: {message}", path=path, line=line) from None
+    if frame.width and frame[frame.columns[-1]].null_count():
+        # polars pads a row with too few fields with nulls: a truncated file would pass
+        short = _short_row(read_text_file(path), sep)
+        if short is not None:
+            line, message = short
+            raise InputError(f"cannot read as {name}: {message}", path=path, line=line)
     return frame.with_columns(pl.Series("__line__", _record_lines(path, sep, frame.height)))
+
+
+def _short_row(text: str, sep: str) -> tuple[int, str] | None:
+    """Find the first non-blank row with fewer fields than the header: (line, message)."""
+    reader = _csv_reader(text, sep)
+    width = None
+    start = 1
+    for cells in reader:
+        if cells and width is None:
+            width = len(cells)
+        elif cells and any(c.strip() for c in cells) and len(cells) < width:  # type: ignore[operator]
+            return start, (
+                f"expected {width} fields, as the header has, found {len(cells)} (a cut or "
+                "truncated row?)"
+            )
+        start = reader.line_num + 1
+    return None
 
 
 def _csv_reader(text: str, sep: str) -> Any:
@@ -154,7 +179,7 @@ def _record_lines(path: Path, sep: str, height: int) -> np.ndarray:
     if n_lines == height + 1 or sep == "\t":
         return np.arange(2, height + 2, dtype=np.int64)
     # quoted newlines (or trailing blank lines): follow the records with the csv module
-    text = decode_utf8(path.read_bytes(), path)
+    text = read_text_file(path)
     reader = _csv_reader(text, sep)
     starts: list[int] = []
     start = 1
@@ -171,19 +196,32 @@ def _read_jsonl(path: Path) -> pl.DataFrame:
     fast = _read_jsonl_fast(path)
     if fast is not None:
         return fast
-    text = decode_utf8(path.read_bytes(), path)
+    text = read_text_file(path)
     rows = []
+    nonfinite: dict[str, tuple[int, float]] = {}  # field → first line holding NaN/inf
     for number, row in json_lines(text, path):
         if not isinstance(row, dict):
             raise InputError("expected one JSON object per line", path=path, line=number)
+        for key, value in row.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                nonfinite.setdefault(key, (number, value))
         row.setdefault("__line__", number)
         rows.append(row)
     if not rows:
         raise InputError("empty file: expected one JSON object per line", path=path)
     try:
-        return pl.DataFrame(rows, infer_schema_length=None)
+        frame = pl.DataFrame(rows, infer_schema_length=None)
     except Exception:  # noqa: BLE001 - mixed types across rows
         raise _schema_error(rows, path) from None
+    for key, (line, value) in nonfinite.items():
+        # polars turns NaN into the text "NaN" in a column of strings: a label "NaN"
+        if frame.schema.get(key) == pl.String:
+            raise InputError(
+                f"field {key!r} holds {value} here, where other lines hold text",
+                path=path,
+                line=line,
+            )
+    return frame
 
 
 def _kind(value: object) -> str | None:

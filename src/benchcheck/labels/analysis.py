@@ -232,6 +232,7 @@ def ensemble_curve(
     repeats: int = 50,
     seed: int = 0,
     positive: str | None = None,
+    judgments_source: str | None = None,
 ) -> tuple[list[CurvePoint], list[str]]:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -261,8 +262,9 @@ def ensemble_curve(
     check_join(
         ids,
         judgments["id"].cast(pl.String).unique(maintain_order=True).to_list(),
-        left_name="the gold labels",
+        left_name="the gold file",
         right_name="the judgments",
+        right_file=judgments_source,
         right_unmatched=1.0,  # the judgments may cover more examples than were reviewed
     )
     index = {i: k for k, i in enumerate(ids)}

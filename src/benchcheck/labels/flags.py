@@ -97,6 +97,7 @@ def flag_examples(
     labels: Sequence[str] | None = None,
     source: str | None = None,
     max_unmatched: float = MAX_UNMATCHED,
+    judgments_source: str | None = None,
 ) -> pl.DataFrame:
     """Join a dataset (``id``, ``label``, text columns) with an ensemble and flag disagreements.
 
@@ -106,7 +107,7 @@ def flag_examples(
     data order; null when not flagged). Rows without judgments keep null LLM columns and are
         never flagged, but the ids must join (:func:`benchcheck.data.ids.check_join`: some id in
     common, at most ``max_unmatched`` (5 %) unmatched on either side) and be unique in
-    ``data``. Original labels
+    ``data`` (``judgments_source`` names the judgments file in the message). Original labels
     outside ``labels`` raise :class:`InputError` naming the line.
 
     >>> d = pl.DataFrame({"id": ["a", "b"], "label": ["1", "1"]})
@@ -139,6 +140,7 @@ def flag_examples(
         ens["id"].cast(pl.String).to_list(),
         left_name="the data",
         right_name="the judgments",
+        right_file=judgments_source,
         path=source,
         left_unmatched=max_unmatched,
         right_unmatched=max_unmatched,

@@ -247,6 +247,7 @@ def rerank(
             ids,
             m.ids,
             left_name="the gold file",
+            left_file=source,
             right_name=f"the outputs of model {m.name!r}",
             path=m.source,
             left_unmatched=0.0,

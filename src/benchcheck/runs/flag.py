@@ -85,6 +85,7 @@ def flag_frames(
     pred_probs: np.ndarray | None = None,
     rows: pl.DataFrame | None = None,
     source: str | None = None,
+    judgments_source: str | None = None,
 ) -> FlagRun:
     """Average the judgments per example, flag disagreements, count them.
 
@@ -106,7 +107,13 @@ def flag_frames(
     labels = judgment_labels(judgments)
     ens = ensemble(judgments, judges=options.judges, prompts=options.prompts)
     flags = flag_examples(
-        data, ens, threshold=options.threshold, bins=options.bins, labels=labels, source=source
+        data,
+        ens,
+        threshold=options.threshold,
+        bins=options.bins,
+        labels=labels,
+        source=source,
+        judgments_source=judgments_source,
     )
     summary = summarize_flags(flags, threshold=options.threshold, bins=options.bins)
     overlap = None
@@ -182,7 +189,15 @@ def run_flag(
     probs = None
     if pred_probs is not None:
         probs = read_pred_probs(pred_probs, frame["id"].to_list(), judgment_labels(judged))
-    run = flag_frames(judged, frame, options=options, pred_probs=probs, rows=rows, source=str(data))
+    run = flag_frames(
+        judged,
+        frame,
+        options=options,
+        pred_probs=probs,
+        rows=rows,
+        source=str(data),
+        judgments_source=str(judgments),
+    )
     return FlagRun(
         flags=run.flags,
         summary=run.summary,

@@ -118,8 +118,8 @@ def _same_tokens(gold: Split, other: Split, path: str) -> None:
     assert a is not None and b is not None
     if a.height != b.height or gold.n != other.n:
         raise InputError(
-            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
-            f"{gold.n} / {a.height}",
+            f"predictions have {other.n} sentences / {b.height} tokens; the gold file "
+            f"{gold.source} has {gold.n} / {a.height}",
             path=path,
         )
     diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
@@ -128,5 +128,8 @@ def _same_tokens(gold: Split, other: Split, path: str) -> None:
         s = int(b["sentence"][k])
         line = int(other.table["line"][s]) + int(b["position"][k])
         raise InputError(
-            "token differs from the gold file", path=path, line=line, got=b["token"][k]
+            f"token differs from the gold file {gold.source}",
+            path=path,
+            line=line,
+            got=b["token"][k],
         )

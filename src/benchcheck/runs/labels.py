@@ -198,7 +198,13 @@ def run_remedy(
             tuple(judges) if judges else None,
             tuple(prompts) if prompts else None,
         )
-        run = flag_frames(read_judgments(judgments), frame, options=options, source=str(data))
+        run = flag_frames(
+            read_judgments(judgments),
+            frame,
+            options=options,
+            source=str(data),
+            judgments_source=str(judgments),
+        )
         flagged, labels = run.flags, run.labels
     else:
         from benchcheck.labels.flags import normalise_flags
@@ -352,6 +358,7 @@ def run_ensemble_curve(
         points, members = ensemble_curve(
             read_judgments(judgments),
             frame,
+            judgments_source=str(judgments),
             unit=unit,
             repeats=repeats,
             seed=seed,

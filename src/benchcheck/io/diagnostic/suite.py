@@ -292,10 +292,12 @@ def looks_like_suite(path: str | Path) -> bool:
 
 def load_taxonomy(path: str | Path) -> Taxonomy:
     """Read a taxonomy from a TOML or JSON file (see the module docstring for the form)."""
+    from benchcheck.io._text import read_text_file
+
     path = Path(path)
     if not path.exists():
         raise InputError("taxonomy file not found", path=path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)
     try:
         if path.suffix.lower() == ".toml":
             import tomllib
