@@ -149,11 +149,16 @@ def main() -> None:
     size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
     files = [str(folder / "train.txt"), str(folder / "test.txt")]
     py = sys.executable
+    cli_json = HERE / "_data" / "stats_cli.json"
     results: dict[str, dict[str, float]] = {}
     paths = [
         ("raw", [py, "-c", RAW, *files]),
         ("benchcheck", [py, "-c", BENCHCHECK, str(folder)]),
-        ("benchcheck_cli", ["benchcheck", "stats", str(folder), "--json", "/dev/null"]),
+        # --force: the CLI refuses to overwrite an existing file (and /dev/null is one).
+        (
+            "benchcheck_cli",
+            ["benchcheck", "stats", str(folder), "--json", str(cli_json), "--force"],
+        ),
     ]
     if not args.skip_pandas:
         paths.append(("pandas", [py, "-c", PANDAS, *files]))

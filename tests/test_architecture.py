@@ -26,19 +26,9 @@ ABOVE = ("io", "runs", "cli", "report", "audit", "engine")
 
 #: Violations that stand today, each with the work that removes it; the list only shrinks.
 KNOWN: set[tuple[str, str]] = {
-    ("benchcheck.metrics.difficulty", "benchcheck.io._ner"),  # hashing → data/hashing
-    ("benchcheck.metrics.neardup", "benchcheck.io._ner"),
-    ("benchcheck.metrics.text", "benchcheck.io._ner"),
 }
 KNOWN_CYCLES: list[set[str]] = [
     {"benchcheck.engine.shards", "benchcheck.io.load"},  # shards → io
-    {  # decorator registration → an explicit metric table
-        "benchcheck.metrics.difficulty",
-        "benchcheck.metrics.registry",
-        "benchcheck.metrics.reliability",
-        "benchcheck.metrics.text",
-        "benchcheck.metrics.validity",
-    },
 ]
 
 
@@ -177,8 +167,6 @@ def test_pure_layers_touch_no_file(path):
 #: Modules whose messages still name flags, with the work that changes them (only shrinks).
 FLAGS_PENDING = {
     "labels/flags.py",  # detectors and calibration (issue 12)
-    "metrics/adjust.py",  # metric table (issue 13)
-    "metrics/neardup.py",
     "judges/prompts.py",  # prompts chosen by measurement (issue 12)
     "judges/run.py",
 }

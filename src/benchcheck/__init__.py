@@ -76,6 +76,17 @@ _EXPORTS: dict[str, str] = {
     "check_suite": "benchcheck.diagnostics",
     "human_baseline": "benchcheck.diagnostics",
     "partial_input_audit": "benchcheck.diagnostics",
+    # test theory for benchmarks (items × models)
+    "ItemMatrix": "benchcheck.items",
+    "item_matrix": "benchcheck.items",
+    "matrix_from_predictions": "benchcheck.items",
+    "analyse_items": "benchcheck.items",
+    "fit_irt": "benchcheck.items.irt",
+    "rank_under_noise": "benchcheck.items.noise",
+    "diff_results": "benchcheck.items.diff",
+    "evaluate_gates": "benchcheck.items.diff",
+    "cronbach_alpha": "benchcheck.stats.ctt",
+    "kr20": "benchcheck.stats.ctt",
     # the audit: every analysis that applies, as one results object
     "run_audit": "benchcheck.audit",
     "AuditInputs": "benchcheck.audit",

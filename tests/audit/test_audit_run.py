@@ -19,7 +19,16 @@ from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "ner_results.json"
 PAIR = {"table": str(PAIR_SAMPLE), "text_a": "grounding", "text_b": "generated_text"}
-NAMES = ["statistics", "comparison", "table statistics", "label errors", "diagnostics"]
+NAMES = [
+    "statistics",
+    "comparison",
+    "table statistics",
+    "label errors",
+    "diagnostics",
+    "items",
+    "ranking",
+    "diff",
+]
 
 
 def _status(report: AuditReport) -> dict[str, tuple[str, str]]:
@@ -58,6 +67,17 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "detail": "no classification or pair file given",
             },
             {"name": "diagnostics", "status": "skipped", "detail": "no diagnostic suite given"},
+            {
+                "name": "items",
+                "status": "skipped",
+                "detail": "no --matrix, nor a classification/pair file with --predictions",
+            },
+            {
+                "name": "ranking",
+                "status": "skipped",
+                "detail": "needs a classification/pair file and two or more --predictions",
+            },
+            {"name": "diff", "status": "skipped", "detail": "no --baseline results.json given"},
         ],
     }
 

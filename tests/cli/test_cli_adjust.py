@@ -86,7 +86,7 @@ def test_adjust_unseen_achieved_matches_stats(tmp_path):
     assert rc == 0
     report = json.loads((out / "adjustment.json").read_text(encoding="utf-8"))
     ds = load(splits={"train": NER_SAMPLE / "train.txt", "test": out / "test.txt"})
-    assert unseen_entity_ratio(ds) == report["subsets"][0]["achieved"]
+    assert unseen_entity_ratio(ds["test"], [ds["train"]]) == report["subsets"][0]["achieved"]
 
 
 def test_adjust_classification_csv_and_jsonl(tmp_path):

@@ -23,6 +23,7 @@ BOUNDS = {
     "unseen_entity_ratio": (0.0, 1.0),
     "unseen_entity_ratio_typed": (0.0, 1.0),
     "ambiguous_entity_ratio": (0.0, 1.0),
+    "ambiguous_entity_share": (0.0, 1.0),
     "entity_density": (0.0, 1.0),
     "entity_null_rate": (0.0, 1.0),
     "entity_imbalance_degree": (0.0, 0.5),
@@ -67,7 +68,7 @@ def _values(folder, corpus, *, keep_tokens=True):
             for split in ds:
                 out[(spec.name, split.name)] = spec.function(split)
         elif spec.scope == "cross":
-            out[(spec.name, "")] = spec.function(ds)
+            out[(spec.name, "")] = spec.function(ds["test"], spec.references_in(ds, "test"))
     return out
 
 

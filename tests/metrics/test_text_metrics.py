@@ -83,14 +83,15 @@ def test_pair_fixture_by_hand():
     assert text.label_conflict_ratio(train) == 0.0
     assert reliability.redundancy(train) == 1 / 5
     assert text.text_a_duplicate_ratio(train) == 2 / 5
-    assert reliability.leakage_ratio(ds) == 1 / 5
-    assert reliability.text_leakage_ratio(ds) == 2 / 5
-    assert text.text_a_leakage_ratio(ds) == 3 / 5  # p1, p1, p2
-    assert text.text_b_leakage_ratio(ds) == 3 / 5  # h1, h3, h3
-    assert text.partial_leakage_ratio(ds) == 2 / 5  # rows 2 and 3
+    test, refs = ds["test"], [train]
+    assert reliability.leakage_ratio(test, refs) == 1 / 5
+    assert reliability.text_leakage_ratio(test, refs) == 2 / 5
+    assert text.text_a_leakage_ratio(test, refs) == 3 / 5  # p1, p1, p2
+    assert text.text_b_leakage_ratio(test, refs) == 3 / 5  # h1, h3, h3
+    assert text.partial_leakage_ratio(test, refs) == 2 / 5  # rows 2 and 3
     # Across splits: distinct pairs (p1,h1) (p1,h2) (p2,h3) (p3,h3 h4) (p1,h9) (p9,h3) (p8,h8);
     # only (p2, h3) has two labels.
-    assert text.label_conflict_ratio_across(ds) == 1 / 7
+    assert text.label_conflict_ratio_across(list(ds)) == 1 / 7
     assert text.mean_length_b(train) == 6 / 5
     stats = compute_stats(ds).to_json()
     assert stats["splits"]["train"]["length"]["text_b"]["max"] == 2
@@ -120,9 +121,11 @@ def test_classification_random(train, test):
         assert abs(text.label_conflict_ratio(s) - ref_conflict(rows)) < 1e-12
         assert abs(reliability.redundancy(s) - ref_redundancy(rows)) < 1e-12
         assert text.mean_length(s) == statistics.fmean(len(r["text"].split()) for r in rows)
-    assert text.label_conflict_ratio_across(ds) == ref_conflict(train + test)
-    assert reliability.leakage_ratio(ds) == ref_leak(test, train, lambda r: (_x(r), r["label"]))
-    assert reliability.text_leakage_ratio(ds) == ref_leak(test, train, _x)
+    assert text.label_conflict_ratio_across(list(ds)) == ref_conflict(train + test)
+    target, refs = ds["test"], [ds["train"]]
+    want = ref_leak(test, train, lambda r: (_x(r), r["label"]))
+    assert reliability.leakage_ratio(target, refs) == want
+    assert reliability.text_leakage_ratio(target, refs) == ref_leak(test, train, _x)
 
 
 @settings(max_examples=60, deadline=None)
@@ -130,14 +133,19 @@ def test_classification_random(train, test):
 def test_pair_random(train, dev, test):
     ds = _dataset({"train": train, "dev": dev, "test": test}, "pair")
     refs = train + dev
-    assert text.text_a_leakage_ratio(ds) == ref_leak(test, refs, lambda r: r["text_a"])
-    assert text.text_b_leakage_ratio(ds) == ref_leak(test, refs, lambda r: r["text_b"])
+    target, ref_splits = ds["test"], [ds["train"], ds["dev"]]
+    assert text.text_a_leakage_ratio(target, ref_splits) == ref_leak(
+        test, refs, lambda r: r["text_a"]
+    )
+    assert text.text_b_leakage_ratio(target, ref_splits) == ref_leak(
+        test, refs, lambda r: r["text_b"]
+    )
     seen_pairs = {_x(r) for r in refs}
     seen_a, seen_b = {r["text_a"] for r in refs}, {r["text_b"] for r in refs}
     partial = sum(
         _x(r) not in seen_pairs and (r["text_a"] in seen_a or r["text_b"] in seen_b) for r in test
     ) / len(test)
-    assert text.partial_leakage_ratio(ds) == partial
+    assert text.partial_leakage_ratio(target, ref_splits) == partial
     assert text.label_conflict_ratio(ds["dev"]) == ref_conflict(dev)
     # The per-side metrics of each split, against plain Python over the rows.
     for name, rows in (("train", train), ("dev", dev), ("test", test)):

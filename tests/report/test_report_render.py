@@ -257,7 +257,16 @@ def test_samples_json_has_every_section(samples) -> None:
     _, results = samples
     assert results["schema_version"] == "1.0"
     names = [a["name"] for a in results["analyses"]]
-    assert names == ["statistics", "comparison", "table statistics", "label errors", "diagnostics"]
+    assert names == [
+        "statistics",
+        "comparison",
+        "table statistics",
+        "label errors",
+        "diagnostics",
+        "items",
+        "ranking",
+        "diff",
+    ]
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)

@@ -176,6 +176,93 @@ def _fix_suite_source(payload: dict[str, Any], path: str) -> None:
             block["suite"]["source"] = shown(path)
 
 
+# ------------------------------------------------------------------------ test theory
+
+
+def _items(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
+    """Item analysis (CTT) and IRT of the models' score matrix (methods.md section 4)."""
+    if inp.item_matrix is None and not (inp.table and inp.item_predictions):
+        raise Skip("no --matrix, nor a classification/pair file with --predictions")
+    from benchcheck.runs.items import ItemsOptions, run_items
+
+    options = ItemsOptions(n_resamples=inp.resamples, seed=inp.seed)
+    if inp.item_matrix is not None:
+        run = run_items(matrix=inp.item_matrix, options=options)
+    else:
+        run = run_items(
+            data=inp.table,
+            label=inp.label or "label",
+            id_col=inp.id,
+            predictions=inp.item_predictions,
+            options=options,
+        )
+    payload = run.to_json()
+    payload["sources"] = {k: shown(v) for k, v in payload["sources"].items()}
+    out["items"] = payload
+    rel = payload["reliability"]["cronbach_alpha"]
+    shown_rel = "undefined" if rel is None else f"{rel:.3f}"
+    return (
+        f"{run.analysis.n_items} items × {run.analysis.n_models} models, alpha {shown_rel}, "
+        f"{len(run.analysis.suspects())} suspect items"
+    )
+
+
+def _ranking(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
+    """Rank the models under label noise: this audit's flags, gold labels, residual rate."""
+    if not (inp.table and len(inp.item_predictions) >= 2):
+        raise Skip("needs a classification/pair file and two or more --predictions")
+    from benchcheck.errors import UsageError
+    from benchcheck.runs.rank import RankOptions, run_rank
+
+    flagged = out.get("_frames", {}).get("flagged")
+    flagged_ids = None
+    if flagged is not None and flagged.height:
+        flagged_ids = {
+            str(i): (str(lab), b)
+            for i, lab, b in flagged.select("id", "llm_label", "bin").iter_rows()
+        }
+    options = RankOptions(
+        n_resamples=inp.resamples,
+        seed=inp.seed,
+        precision=inp.precision,
+        error_rate=inp.error_rate,
+    )
+    try:
+        run = run_rank(
+            inp.table,
+            inp.item_predictions,
+            label=inp.label or "label",
+            id_col=inp.id,
+            gold=inp.gold,
+            options=options,
+            flagged_ids=flagged_ids,
+        )
+    except UsageError as exc:
+        if "precision" in str(exc) or "nothing makes a label uncertain" in str(exc):
+            raise Skip(str(exc)) from None
+        raise
+    payload = run.to_json()
+    payload["sources"] = {k: shown(v) for k, v in payload["sources"].items()}
+    out["rank"] = payload
+    best = payload["models"][0]
+    return f"{len(payload['models'])} models; best {best['name']} ({best['score']:.3f})"
+
+
+def _diff(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> str:
+    """Compare this audit with an earlier results.json of the same dataset."""
+    if inp.baseline is None:
+        raise Skip("no --baseline results.json given")
+    from benchcheck.items.diff import diff_results
+    from benchcheck.report.canonical import read_results
+
+    now = {k: v for k, v in out.items() if not k.startswith("_")}
+    diff = diff_results(read_results(inp.baseline), now)
+    payload = diff.to_json(changed_only=True)
+    payload["baseline"] = shown(inp.baseline)
+    out["diff"] = payload
+    return f"{payload['n_changed']} of {payload['n_values']} values changed"
+
+
 #: (name in results.json["analyses"], analysis), in the order they run: comparison reads the
 #: statistics' section, so it comes after them.
 ANALYSES: tuple[tuple[str, Analysis], ...] = (
@@ -184,4 +271,7 @@ ANALYSES: tuple[tuple[str, Analysis], ...] = (
     ("table statistics", _table_stats),
     ("label errors", _label_errors),
     ("diagnostics", _diagnostics),
+    ("items", _items),
+    ("ranking", _ranking),
+    ("diff", _diff),
 )

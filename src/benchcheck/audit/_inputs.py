@@ -46,6 +46,15 @@ class AuditInputs:
         A diagnostic suite and model predictions on it by model name.
     seed, resamples
         Seed and number of resamples of every bootstrap.
+    item_predictions, item_matrix
+        Models' predictions on ``table`` by model name (``id`` and ``pred``), or a score
+        matrix (items × models): the item analysis and, with two or more models and an
+        uncertainty source, the leaderboard under label noise (methods.md section 4).
+    gold, precision, error_rate
+        Reviewed gold labels, a per-bin precision of flags (number or ``bins --json``) and
+        the residual error rate, for the leaderboard under label noise.
+    baseline
+        An earlier ``results.json`` of the same dataset: the audit adds its diff.
 
     """
 
@@ -69,12 +78,19 @@ class AuditInputs:
     suite_predictions: Mapping[str, str] = field(default_factory=dict)
     seed: int = 0
     resamples: int = 1000
+    item_predictions: Mapping[str, str] = field(default_factory=dict)
+    item_matrix: str | None = None
+    gold: str | None = None
+    precision: str | None = None
+    error_rate: str | None = None
+    baseline: str | None = None
 
     def paths(self) -> tuple[str, ...]:
         """Every file or folder the audit reads (never an output)."""
         out = [self.ner, self.table, self.suite, *self.ner_splits.values()]
         out += [*self.ner_predictions.values(), *self.compare.values()]
         out += list(self.suite_predictions.values())
+        out += [*self.item_predictions.values(), self.item_matrix, self.gold, self.baseline]
         return tuple(p for p in out if p is not None)
 
 

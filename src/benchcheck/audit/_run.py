@@ -40,6 +40,15 @@ def run_audit(inputs: AuditInputs, *, progress: Progress | None = None) -> Audit
         given["diagnostic suite"] = shown(inputs.suite)
     for name, path in inputs.suite_predictions.items():
         given[f"predictions {name}"] = shown(path)
+    for name, path in inputs.item_predictions.items():
+        given[f"predictions {name}"] = shown(path)
+    for key, extra in (
+        ("score matrix", inputs.item_matrix),
+        ("gold labels", inputs.gold),
+        ("baseline", inputs.baseline),
+    ):
+        if extra:
+            given[key] = shown(extra)
     analyses = []
     for name, fn in ANALYSES:
         try:

@@ -23,6 +23,7 @@ from benchcheck.cli import label_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import audit_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import report_cmds  # noqa: E402,F401  isort: skip
 from benchcheck.cli import scale_cmds  # noqa: E402,F401  isort: skip
+from benchcheck.cli import items_cmds  # noqa: E402,F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -76,6 +76,32 @@ def audit(
         float, typer.Option("--threshold", help="Minimum confidence of a flag.")
     ] = 0.5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every bootstrap.")] = 0,
+    matrix: Annotated[
+        str | None,
+        typer.Option(
+            "--matrix", help="Score matrix (id + one 0/1 column per model): item analysis."
+        ),
+    ] = None,
+    gold: Annotated[
+        str | None,
+        typer.Option("--gold", help="Gold labels (review import): the leaderboard under noise."),
+    ] = None,
+    precision: Annotated[
+        str | None,
+        typer.Option("--precision", help="Per-bin precision of flags: a number or bins --json."),
+    ] = None,
+    error_rate: Annotated[
+        str | None,
+        typer.Option("--error-rate", help="Error rate of unflagged items: rate or ERRORS/SAMPLE."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="An earlier results.json: add the diff against it."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option("--fail-on", help="Exit 1 when any holds, e.g. 'leakage_ratio>0.01'."),
+    ] = None,
     json_out: JsonOpt = None,
     force: ForceOpt = False,
 ) -> None:
@@ -85,6 +111,11 @@ def audit(
     sample with the embedded judge, and the diagnostic suite with a baseline's predictions
     (offline, no server, no API key). The folder gets results.json, report.html, report.md
     and flagged.csv/.jsonl.
+
+    With --predictions NAME=FILE on a classification/pair file (or --matrix), the audit adds
+    the item analysis and, with two or more models and --gold/--precision/--error-rate or
+    the judge's flags, the leaderboard under label noise; --baseline adds the diff against
+    an earlier results.json, and --fail-on exits 1 when a gate holds.
 
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
@@ -102,6 +133,11 @@ def audit(
         "prompts": prompts,
         "threshold": threshold,
         "compare": parse_assignments(compare, "--compare"),
+        "item_matrix": matrix,
+        "gold": gold,
+        "precision": precision,
+        "error_rate": error_rate,
+        "baseline": baseline,
     }
     named = parse_assignments(predictions, "--predictions")
     if data is None and not split:
@@ -125,7 +161,14 @@ def audit(
         if (text_a is None) != (text_b is None):
             raise UsageError("give both --text-a and --text-b for pair data")
         inp = AuditInputs(
-            **common, table=data, text=text, text_a=text_a, text_b=text_b, label=label, id=id_col
+            **common,
+            table=data,
+            text=text,
+            text_a=text_a,
+            text_b=text_b,
+            label=label,
+            id=id_col,
+            item_predictions=named,
         )
     elif data is not None and looks_like_suite(data):
         inp = AuditInputs(**common, suite=data, suite_predictions=named)
@@ -138,6 +181,10 @@ def audit(
             ner_predictions=named,
         )
 
+    if fail_on:
+        from benchcheck.items.diff import parse_gates
+
+        parse_gates(fail_on)  # a bad expression fails before the (long) audit
     outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     outputs.file(json_out, param="json")
@@ -166,3 +213,17 @@ def audit(
     for a in results["analyses"]:
         if a["status"] == "skipped" and "unavailable" in a["detail"]:
             console_err.print(f"[yellow]warning:[/] {a['name']}: {a['detail']}")
+    if fail_on:
+        import json
+
+        from benchcheck.report.canonical import dumps
+        from benchcheck.runs.diff import GATE_FAILED, run_gates
+
+        canonical = json.loads(dumps(results))
+        failed = False
+        for g in run_gates(fail_on, canonical):
+            failed |= g.failed
+            mark = "[red]FAIL[/]" if g.failed else "[green]pass[/]"
+            console_err.print(f"{mark} {g.gate.text} ({g.path}): {g.reason}", highlight=False)
+        if failed:
+            raise typer.Exit(code=GATE_FAILED)

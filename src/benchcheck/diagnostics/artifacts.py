@@ -149,7 +149,8 @@ def partial_input_audit(
     if not set(train_labels) & set(eval_labels):
         raise UsageError(
             f"training labels {sorted(set(train_labels))[:5]} and evaluation labels "
-            f"{sorted(set(eval_labels))[:5]} share nothing; map them ({{label_map}} 0=entailment,...)"
+            f"{sorted(set(eval_labels))[:5]} share nothing; map them "
+            "({label_map} 0=entailment,...)"
         )
     labels = tuple(sorted(set(train_labels) | set(eval_labels)))
     from threadpoolctl import threadpool_limits

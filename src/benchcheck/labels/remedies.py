@@ -38,6 +38,7 @@ __all__ = [
     "RemedyResult",
     "RerankResult",
     "apply_remedy",
+    "rank_of",
     "rerank",
 ]
 
@@ -209,8 +210,15 @@ class RerankResult:
         }
 
 
-def _rank(values: Mapping[str, float]) -> dict[str, int]:
-    """1 = best (highest); ties share the better rank; NaN ranks last."""
+def rank_of(values: Mapping[str, float]) -> dict[str, int]:
+    """Rank models by score: 1 = best (highest); ties share the better rank; NaN ranks last.
+
+    The one ranking rule of :func:`rerank` and of the noise-aware ranking
+    (:func:`benchcheck.items.noise.rank_under_noise`).
+
+    >>> rank_of({"a": 0.9, "b": 0.7, "c": 0.9, "d": float("nan")})
+    {'a': 1, 'b': 3, 'c': 1, 'd': 4}
+    """
     clean = {k: (-math.inf if math.isnan(v) else v) for k, v in values.items()}
     return {k: 1 + sum(1 for w in clean.values() if w > v) for k, v in clean.items()}
 
@@ -301,8 +309,8 @@ def rerank(
         have = [n for n in outputs if metric in table[n]]
         if not have:
             continue
-        r_o = _rank({n: table[n][metric]["original"] for n in have})
-        r_g = _rank({n: table[n][metric]["gold"] for n in have})
+        r_o = rank_of({n: table[n][metric]["original"] for n in have})
+        r_g = rank_of({n: table[n][metric]["gold"] for n in have})
         for n in have:
             ranks[n][metric] = {"original": r_o[n], "gold": r_g[n], "change": r_o[n] - r_g[n]}
         for a, b in itertools.combinations(have, 2):

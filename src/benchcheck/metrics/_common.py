@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 
 from benchcheck._hashset import member, unique_sorted, value_counts
-from benchcheck.data.model import Dataset, Split
+from benchcheck.data.model import Split
 
 
 def pairs_over_n(hashes: pl.Series) -> float | None:
@@ -34,32 +36,23 @@ def share_std(values: pl.Series) -> float:
     return float(np.std(counts / counts.sum(), ddof=0))
 
 
-def reference_splits(dataset: Dataset, split: str = "test") -> list[Split]:
-    """Return the train and dev splits the dataset has, other than ``split``."""
-    return [dataset[name] for name in ("train", "dev") if name in dataset and name != split]
-
-
-def leaked_test_mask(dataset: Dataset, column: str) -> np.ndarray | None:
-    """Per test instance: does its ``column`` value occur in train or dev.
-
-    ``None`` (undefined) when there is no test split, no train or dev split, or the test split
-    is empty.
-    """
-    if "test" not in dataset:
-        return None
-    refs = reference_splits(dataset)
-    if not refs or dataset["test"].n == 0:
-        return None
-    return occurs_in(dataset["test"], refs, column)
-
-
-def occurs_in(split: Split, refs: list[Split], column: str) -> np.ndarray:
-    """Per instance of ``split``: does its ``column`` value occur in one of ``refs``."""
-    reference = np.concatenate([r.table.get_column(column).to_numpy() for r in refs])
+def occurs_in(split: Split, references: Sequence[Split], column: str) -> np.ndarray:
+    """Per instance of ``split``: does its ``column`` value occur in one of ``references``."""
+    reference = np.concatenate([r.table.get_column(column).to_numpy() for r in references])
     return member(split.table.get_column(column).to_numpy(), reference)
 
 
-def leak_share(dataset: Dataset, column: str) -> float | None:
-    """Share of test instances (with multiplicity) whose ``column`` occurs in train or dev."""
-    hit = leaked_test_mask(dataset, column)
+def leaked_mask(target: Split, references: Sequence[Split], column: str) -> np.ndarray | None:
+    """Per instance of ``target``: does its ``column`` value occur in one of ``references``.
+
+    ``None`` (undefined) when there is no reference split or the target split is empty.
+    """
+    if not references or target.n == 0:
+        return None
+    return occurs_in(target, references, column)
+
+
+def leak_share(target: Split, references: Sequence[Split], column: str) -> float | None:
+    """Share of ``target``'s instances (with multiplicity) whose ``column`` is in a reference."""
+    hit = leaked_mask(target, references, column)
     return None if hit is None else float(hit.mean())

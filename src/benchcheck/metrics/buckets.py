@@ -29,7 +29,8 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.metrics._common import occurs_in, reference_splits
+from benchcheck.metrics.reliability import leaked_instances
+from benchcheck.metrics.table import BY_NAME
 
 LENGTH_BINS: tuple[tuple[int, int | None], ...] = ((1, 10), (11, 20), (21, 40), (41, None))
 
@@ -86,8 +87,9 @@ def bucket_scores(
     amb = all_spans.unique().group_by("surface").len().filter(pl.col("len") > 1)
     ambiguous = set(amb.get_column("surface").to_list())
 
-    refs = reference_splits(dataset, split)
-    leaked = occurs_in(gold, refs, "xy_hash") if refs else np.zeros(gold.n, dtype=bool)
+    # The leaked bucket holds the instances the leakage ratio counts (its references).
+    refs = BY_NAME["leakage_ratio"].references_in(dataset, split)
+    leaked = leaked_instances(gold, refs) if refs else np.zeros(gold.n, dtype=bool)
     lengths = np.array([len(t) for t in tokens])
 
     def surface(i: int, e: tuple[str, int, int]) -> str:

@@ -1,21 +1,28 @@
-"""Run every registered metric that applies to a dataset: the ``stats`` result.
+"""Compute every metric of the table that applies to a dataset: the ``stats`` result.
 
 The JSON form (:meth:`StatsResult.to_json`) is the contract: split-level metrics under
 ``splits.<name>`` and their mean over the splits present under ``metrics``; cross-split
-metrics under ``metrics``; ``dimensions`` says which dimension each metric belongs to and
-whether higher is better.
+metrics (the ``test`` split against the spec's references present) and pooled metrics
+under ``metrics``; ``dimensions`` says which dimension each metric belongs to and whether
+higher is better. What is computed, in which order, comes from
+:mod:`benchcheck.metrics.table`; this module knows no metric by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from benchcheck.data.model import Dataset
-from benchcheck.metrics.registry import DIMENSIONS, specs_for
+from benchcheck.data.model import Dataset, Split, TaskKind
+from benchcheck.metrics.spec import DIMENSIONS, MetricSpec, Preparation
+from benchcheck.metrics.table import stats_specs
+from benchcheck.metrics.text import label_shares, length_stats
+
+#: The split stats compare with the spec's references (the paper's test split).
+TARGET = "test"
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ class StatsResult:
 
 def dimensions(task: str) -> dict[str, dict[str, str]]:
     """Metric → {dimension, better, title, definition}, in dimension order."""
-    specs = sorted(specs_for(task), key=lambda s: DIMENSIONS.index(s.dimension))
+    specs = sorted(stats_specs(task), key=lambda s: DIMENSIONS.index(s.dimension))
     return {
         s.name: {
             "dimension": s.dimension,
@@ -66,46 +73,92 @@ def display_source(source: str) -> str:
     return "benchcheck:sample_data" + source[len(marker) :] if source.startswith(marker) else source
 
 
+def _ner_summary(split: Split) -> dict[str, Any]:
+    return {
+        "scheme": split.scheme,
+        "tag_repairs": split.tag_repairs,
+        "n_tokens": int(split.table.get_column("n_tokens").sum()),
+        "n_entities": split.spans.height if split.spans is not None else 0,
+    }
+
+
+def _text_summary(split: Split) -> dict[str, Any]:
+    return {"labels": label_shares(split), "length": length_stats(split)}
+
+
+#: What each split's row says about it before the metrics, by task kind.
+SUMMARIES: Mapping[TaskKind, Callable[[Split], dict[str, Any]]] = {
+    "ner": _ner_summary,
+    "classification": _text_summary,
+    "pair": _text_summary,
+}
+
+
+def split_value(spec: MetricSpec, split: Split, prepared: dict[Preparation, Any]) -> float | None:
+    """Compute a split-level metric, its preparations taken from (or put in) ``prepared``.
+
+    ``prepared`` is the caller's store for one split, so a value several metrics need (e*)
+    is computed once per split.
+    """
+    kwargs = {}
+    for prep in spec.prepared:
+        if prep not in prepared:
+            prepared[prep] = prep.function(split)
+        kwargs[prep.name] = prepared[prep]
+    return spec.function(split, **kwargs)
+
+
+def dataset_value(spec: MetricSpec, dataset: Dataset, *, target: str = TARGET) -> float | None:
+    """Compute a dataset-level metric as stats reports it.
+
+    ``cross``: ``target`` against the spec's references the dataset has (``None`` when the
+    dataset has no ``target`` split); ``pooled``: all splits together.
+    """
+    if spec.scope == "pooled":
+        return spec.function(list(dataset))
+    if spec.scope != "cross":
+        raise ValueError(f"{spec.name} is not a dataset-level metric")
+    if target not in dataset:
+        return None
+    return spec.function(dataset[target], spec.references_in(dataset, target))
+
+
 def compute_stats(
     dataset: Dataset,
     *,
     scores: Mapping[str, float] | None = None,
 ) -> StatsResult:
-    """Compute every metric registered for the dataset's task.
+    """Compute every metric the table lists for the dataset's task.
 
-    ``scores`` (model name → score) adds Model Differentiation (Eq. 7).
+    ``scores`` (model name → score) add the ``scores`` metrics (Model Differentiation,
+    Eq. 7). A dataset-level metric that is not defined (``None``) gets a note saying what
+    it needs.
     """
-    split_specs = specs_for(dataset.task, "split")
+    specs = stats_specs(dataset.task)
+    split_specs = [s for s in specs if s.scope == "split"]
     per_split: dict[str, dict[str, Any]] = {}
     for split in dataset:
         row: dict[str, Any] = {"source": display_source(split.source), "n_instances": split.n}
-        if dataset.task == "ner":
-            row["scheme"] = split.scheme
-            row["tag_repairs"] = split.tag_repairs
-            row["n_tokens"] = int(split.table.get_column("n_tokens").sum())
-            row["n_entities"] = split.spans.height if split.spans is not None else 0
-        else:
-            from benchcheck.metrics.text import label_shares, length_stats
-
-            row["labels"] = label_shares(split)
-            row["length"] = length_stats(split)
+        row.update(SUMMARIES[dataset.task](split))
+        prepared: dict[Preparation, Any] = {}
         for spec in split_specs:
-            row[spec.name] = spec.function(split)
+            row[spec.name] = split_value(spec, split, prepared)
         per_split[split.name] = row
     metrics: dict[str, float | None] = {}
     notes: list[str] = []
     for spec in split_specs:
         values = [r[spec.name] for r in per_split.values() if r[spec.name] is not None]
         metrics[spec.name] = float(np.mean(values)) if values else None
-    for spec in specs_for(dataset.task, "cross"):
-        metrics[spec.name] = spec.function(dataset)
-        if metrics[spec.name] is None:
-            notes.append(f"{spec.name}: not defined here (needs {_needs(spec.name)})")
+    for spec in specs:
+        if spec.scope in ("cross", "pooled"):
+            metrics[spec.name] = dataset_value(spec, dataset)
+            if metrics[spec.name] is None:
+                notes.append(f"{spec.name}: not defined here ({spec.needs})")
     model_scores = dict(scores or {})
     if model_scores:
-        from benchcheck.metrics.difficulty import model_differentiation
-
-        metrics["model_differentiation"] = model_differentiation(list(model_scores.values()))
+        for spec in specs:
+            if spec.scope == "scores":
+                metrics[spec.name] = spec.function(list(model_scores.values()))
     repairs = sum(s.tag_repairs for s in dataset)
     if repairs:
         notes.append(f"{repairs} invalid tag transitions were repaired the way seqeval reads them")
@@ -117,9 +170,3 @@ def compute_stats(
         model_scores=model_scores,
         notes=tuple(notes),
     )
-
-
-def _needs(name: str) -> str:
-    if name.startswith("unseen"):
-        return "a train and a test split, and test entities"
-    return "a test split and a train or dev split"

@@ -6,15 +6,14 @@ its type is its label. Sets of surfaces are compared through their 64-bit hashes
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
 
 from benchcheck._hashset import member, unique_sorted
-from benchcheck.data.model import Dataset, Split
-from benchcheck.io._ner import mix64, string_hash
-from benchcheck.metrics.registry import register
+from benchcheck.data.hashing import mix64, string_hash
+from benchcheck.data.model import Split
 
 
 def _spans(split: Split) -> pl.DataFrame:
@@ -23,77 +22,46 @@ def _spans(split: Split) -> pl.DataFrame:
     return split.spans
 
 
-#: e* of the last few span tables seen (Eq. 5 and its variant both need it); keyed by the
-#: table's identity, holding the table so that the id cannot be reused while cached.
-_E_STAR: OrderedDict[int, tuple[pl.DataFrame, int]] = OrderedDict()
+def n_ambiguous(split: Split) -> int:
+    """e* of Eq. 5: the number of distinct entity surfaces labelled with two or more types.
 
-
-def _n_ambiguous(split: Split) -> int:
-    """e*: the number of distinct entity surfaces labelled with two or more types."""
+    Eq. 5 and its variant both need it; :func:`~benchcheck.metrics.compute.compute_stats`
+    computes it once per split and passes it to both (the table's ``prepared``).
+    """
     spans = _spans(split)
-    hit = _E_STAR.get(id(spans))
-    if hit is not None and hit[0] is spans:
-        return hit[1]
-    value = 0
-    if spans.height:
-        n_types = spans.group_by("surface_hash").agg(pl.col("type").n_unique()).get_column("type")
-        value = int((n_types > 1).sum())
-    _E_STAR[id(spans)] = (spans, value)
-    while len(_E_STAR) > 8:
-        _E_STAR.popitem(last=False)
-    return value
+    if not spans.height:
+        return 0
+    n_types = spans.group_by("surface_hash").agg(pl.col("type").n_unique()).get_column("type")
+    return int((n_types > 1).sum())
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner",),
-    scope="split",
-    title="Entity ambiguity degree",
-    definition="Eq. 5: 1 − e*/n, e* = entity values labelled with more than one type.",
-)
-def entity_ambiguity_degree(split: Split) -> float | None:
+def entity_ambiguity_degree(split: Split, *, e_star: int | None = None) -> float | None:
     """Entity Ambiguity Degree, Eq. 5 as written: 1 − e*(D) / n.
 
     e*(D) is the number of distinct entity surfaces labelled with more than one type in the
     split and n its number of instances. The paper's text calls higher values "more
     ambiguous", which this formula contradicts (more ambiguous surfaces lower it); see
-    :func:`ambiguous_entity_ratio` for the variant that grows with ambiguity. Edge rule:
-    ``None`` for n = 0.
+    :func:`ambiguous_entity_ratio` for the variant that grows with ambiguity. ``e_star``:
+    e*(D) when the caller has it (:func:`n_ambiguous`). Edge rule: ``None`` for n = 0.
     """
     if split.n == 0:
         return None
-    return 1.0 - _n_ambiguous(split) / split.n
+    return 1.0 - (n_ambiguous(split) if e_star is None else e_star) / split.n
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner",),
-    scope="split",
-    title="Ambiguous entity ratio",
-    definition="e* / number of distinct entity values: the share of entity values with 2+ types.",
-)
-def ambiguous_entity_ratio(split: Split) -> float | None:
+def ambiguous_entity_ratio(split: Split, *, e_star: int | None = None) -> float | None:
     """Share of distinct entity surfaces labelled with more than one type (variant of Eq. 5).
 
+    e* / (number of distinct surfaces); ``e_star`` as for :func:`entity_ambiguity_degree`.
     Edge rule: ``None`` when the split has no entity.
     """
     spans = _spans(split)
     distinct = spans.get_column("surface_hash").n_unique()
     if distinct == 0:
         return None
-    return _n_ambiguous(split) / distinct
+    return (n_ambiguous(split) if e_star is None else e_star) / distinct
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner",),
-    scope="split",
-    title="Entity density",
-    definition="Eq. 6: mean over sentences of (distinct entity values in it) / (its tokens).",
-)
 def entity_density(split: Split) -> float | None:
     """Entity Density ("text complexity"), Eq. 6: Σ_i |e(y_i)| / (n · m_i).
 
@@ -162,59 +130,80 @@ def _entity_keys(split: Split, typed: bool) -> np.ndarray:
     return mix64(surface ^ mix64(string_hash(types.cast(pl.String)) ^ _K_TYPE))
 
 
-def _unseen(dataset: Dataset, typed: bool) -> float | None:
-    if "test" not in dataset or "train" not in dataset:
+def _unseen(target: Split, references: Sequence[Split], typed: bool) -> float | None:
+    if not references:
         return None
-    test = unique_sorted(_entity_keys(dataset["test"], typed))
+    test = unique_sorted(_entity_keys(target, typed))
     if test.size == 0:
         return None
-    seen = member(test, _entity_keys(dataset["train"], typed))
+    reference = np.concatenate([_entity_keys(r, typed) for r in references])
+    seen = member(test, reference)
     return float(test.size - int(seen.sum())) / test.size
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner",),
-    scope="cross",
-    title="Unseen entity ratio",
-    definition="Eq. 4: |e(Te) − e(Tr)| / |e(Te)| over sets of entity values (test vs train).",
-)
-def unseen_entity_ratio(dataset: Dataset) -> float | None:
+def unseen_entity_ratio(target: Split, references: Sequence[Split]) -> float | None:
     """Unseen Entity Ratio, Eq. 4: abs(e(y_Te) − e(y_Tr)) / abs(e(y_Te)).
 
-    Sets of entity surfaces (types ignored), test against train only. Edge rule: ``None``
-    when the dataset lacks a train or test split or the test split has no entity.
+    Sets of entity surfaces (types ignored) of the target split (the paper's test) against
+    the reference splits (the paper's train only). Edge rule: ``None`` when there is no
+    reference split or the target split has no entity.
+
+    >>> import polars as pl
+    >>> def ner(name, hashes):
+    ...     spans = pl.DataFrame({"surface_hash": hashes, "type": ["PER"] * len(hashes)})
+    ...     return Split(name, "-", pl.DataFrame({"n": [0]}), spans=spans)
+    >>> unseen_entity_ratio(ner("test", [1, 2, 2, 3, 4]), [ner("train", [1, 3])])
+    0.5
     """
-    return _unseen(dataset, typed=False)
+    return _unseen(target, references, typed=False)
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner",),
-    scope="cross",
-    title="Unseen entity ratio (typed)",
-    definition="Eq. 4 over (entity value, type) pairs.",
-)
-def unseen_entity_ratio_typed(dataset: Dataset) -> float | None:
+def unseen_entity_ratio_typed(target: Split, references: Sequence[Split]) -> float | None:
     """Eq. 4 over (surface, type) pairs.
 
-    A surface seen in train only with another type counts as unseen.
+    A surface seen in the references only with another type counts as unseen.
 
     Edge rule as :func:`unseen_entity_ratio`.
     """
-    return _unseen(dataset, typed=True)
+    return _unseen(target, references, typed=True)
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("ner", "classification", "pair"),
-    scope="scores",
-    title="Model differentiation",
-    definition="Eq. 7: population standard deviation of k models' scores on the dataset.",
-)
+def unseen_surfaces(target: Split, references: Sequence[Split]) -> set[int]:
+    """Return the target's distinct surfaces (hashes) that no reference split has (Eq. 4's set)."""
+    seen = {h for r in references for h in _spans(r).get_column("surface_hash").to_list()}
+    return {h for h in _spans(target).get_column("surface_hash").to_list() if h not in seen}
+
+
+def ambiguous_surfaces(target: Split, references: Sequence[Split]) -> set[int]:
+    """Surfaces (hashes) labelled with two or more types over the target and references pooled.
+
+    Types are compared by name, so splits with different type codes compare correctly.
+    """
+    spans = pl.concat(
+        [
+            _spans(s).select("surface_hash", pl.col("type").cast(pl.String))
+            for s in (target, *references)
+        ]
+    )
+    amb = spans.unique().group_by("surface_hash").len().filter(pl.col("len") > 1)
+    return set(amb.get_column("surface_hash").to_list())
+
+
+def ambiguous_entity_share(target: Split, references: Sequence[Split]) -> float | None:
+    """Share of the target's distinct surfaces that are ambiguous across splits (variant of Eq. 5).
+
+    A surface counts as ambiguous when it carries two or more types anywhere in the target
+    and reference splits pooled (:func:`ambiguous_surfaces`); the paper's "test set with
+    80% ambiguous entities" (Sec. 6.4) is read this way. Unlike
+    :func:`ambiguous_entity_ratio`, a surface that is unambiguous in the test split but
+    typed otherwise in train counts. Edge rule: ``None`` when the target has no entity.
+    """
+    surfaces = set(_spans(target).get_column("surface_hash").to_list())
+    if not surfaces:
+        return None
+    return len(surfaces & ambiguous_surfaces(target, references)) / len(surfaces)
+
+
 def model_differentiation(scores: list[float]) -> float | None:
     """Model Differentiation, Eq. 7: the standard deviation of k models' scores (ddof = 0).
 

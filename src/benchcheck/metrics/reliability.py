@@ -1,17 +1,19 @@
 """Reliability metrics (Statistical dataset evaluation, Sec. 4.1): can the dataset be trusted.
 
 Accuracy (Eq. 2) needs human judgements; it lives in :mod:`benchcheck.metrics.accuracy`.
+Cross-split metrics take a target split and its reference splits (stats: test against
+train and dev, as :mod:`benchcheck.metrics.table` says).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import polars as pl
 
-from benchcheck.data.model import Dataset, Split
-from benchcheck.metrics._common import duplicates_over_n, leak_share, pairs_over_n
-from benchcheck.metrics.registry import register
-
-_ALL = ("ner", "classification", "pair")
+from benchcheck.data.model import Split
+from benchcheck.metrics._common import duplicates_over_n, leak_share, occurs_in, pairs_over_n
 
 
 def instance_hash(split: Split) -> pl.Series:
@@ -24,14 +26,6 @@ def input_hash(split: Split) -> pl.Series:
     return split.table.get_column("x_hash")
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_ALL,
-    scope="split",
-    title="Redundancy",
-    definition="Eq. 1: pairs i<j with identical (x, y), divided by n.",
-)
 def redundancy(split: Split) -> float | None:
     """Redundancy, Eq. 1: the number of pairs i < j with (x_i, y_i) = (x_j, y_j), divided by n.
 
@@ -42,14 +36,6 @@ def redundancy(split: Split) -> float | None:
     return pairs_over_n(instance_hash(split))
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_ALL,
-    scope="split",
-    title="Duplicate ratio",
-    definition="(n − distinct instances) / n: the share of instances that repeat an earlier one.",
-)
 def duplicate_ratio(split: Split) -> float | None:
     """Duplicate ratio (variant of Eq. 1 after the paper's text): (n − distinct (x, y)) / n.
 
@@ -59,35 +45,28 @@ def duplicate_ratio(split: Split) -> float | None:
     return duplicates_over_n(instance_hash(split))
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_ALL,
-    scope="cross",
-    title="Leakage ratio",
-    definition="Eq. 3: share of test instances (x, y) that also occur in train or dev.",
-)
-def leakage_ratio(dataset: Dataset) -> float | None:
-    """Leakage Ratio, Eq. 3: share of test instances whose (x, y) occurs in train or dev.
+def leaked_instances(target: Split, references: Sequence[Split]) -> np.ndarray:
+    """Per instance of ``target``: does its (x, y) occur in a reference split (Eq. 3's count)."""
+    return occurs_in(target, references, "xy_hash")
 
-    Counted with multiplicity over test. Edge rule: ``None`` when there is no test split, no
-    train or dev split, or the test split is empty.
+
+def leakage_ratio(target: Split, references: Sequence[Split]) -> float | None:
+    """Leakage Ratio, Eq. 3: share of target instances whose (x, y) occurs in a reference split.
+
+    The paper's test split against train and dev. Counted with multiplicity over the target.
+    Edge rule: ``None`` when there is no reference split or the target split is empty.
+
+    >>> t = pl.DataFrame({"xy_hash": [1, 2, 2, 3]})
+    >>> leakage_ratio(Split("test", "-", t), [Split("train", "-", t[1:2])])
+    0.5
     """
-    return leak_share(dataset, "xy_hash")
+    return leak_share(target, references, "xy_hash")
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_ALL,
-    scope="cross",
-    title="Text leakage ratio",
-    definition="Share of test inputs x (labels ignored) that also occur in train or dev.",
-)
-def text_leakage_ratio(dataset: Dataset) -> float | None:
-    """Leakage on the input alone (variant of Eq. 3): share of test x found in train or dev.
+def text_leakage_ratio(target: Split, references: Sequence[Split]) -> float | None:
+    """Leakage on the input alone (variant of Eq. 3): share of target x found in a reference.
 
     A leaked text with a different label is a second problem (an annotation conflict), which
     is why this is reported beside :func:`leakage_ratio`. Edge rule as there.
     """
-    return leak_share(dataset, "x_hash")
+    return leak_share(target, references, "x_hash")

@@ -1,7 +1,8 @@
-"""Per-split views of a NER dataset that the audit report draws (not registered metrics).
+"""Per-split views of a NER dataset that the audit report draws (views, not metrics of the table).
 
 - :func:`split_overlap`: leakage and unseen-entity ratios of each evaluation split against
-  the splits before it (dev against train, test against train and dev);
+  the splits before it (dev against train, test against train and dev), with each
+  cross-split metric of the table taking the split as its target;
 - :func:`entity_types`: entity mentions per type and split, the shares whose standard
   deviation is the Entity Imbalance Degree (Eq. 8).
 
@@ -16,7 +17,11 @@ from typing import Any
 import polars as pl
 
 from benchcheck.data.model import Dataset
-from benchcheck.metrics.registry import specs_for
+from benchcheck.metrics.compute import TARGET
+from benchcheck.metrics.table import stats_specs
+
+#: Splits in evaluation order: each is compared with the ones before it.
+ORDER = ("train", "dev", "test")
 
 
 def split_overlap(
@@ -24,10 +29,11 @@ def split_overlap(
 ) -> dict[str, Any]:
     """Leakage and unseen-entity ratios of each evaluation split against the earlier ones.
 
-    Every registered cross-split metric of the dataset's task (leakage, Eq. 3; unseen
-    entities, Eq. 4) is given for ``dev`` against ``train``, computed on a view whose test
-    split is dev, and for ``test`` against ``train`` and ``dev``: the values of
-    :func:`benchcheck.metrics.compute.compute_stats`. Pass its ``metrics`` as
+    Every cross-split metric of the table that stats reports for the dataset's task
+    (leakage, Eq. 3; unseen entities, Eq. 4) is given for ``dev`` against ``train`` and for
+    ``test`` against ``train`` and ``dev``: each metric takes the split as its target and
+    those of its references that come before it. The ``test`` row holds the values of
+    :func:`benchcheck.metrics.compute.compute_stats`; pass its ``metrics`` as
     ``test_metrics`` to reuse them instead of computing them again.
 
     Edge rule: a split is left out when a split it is compared with is missing (no ``dev``
@@ -39,26 +45,20 @@ def split_overlap(
     >>> [(r["split"], r["against"], r["leakage_ratio"]) for r in rows]
     [('dev', ['train'], 0.0), ('test', ['train', 'dev'], 0.25)]
     """
-    cross = specs_for(dataset.task, "cross")
+    cross = [s for s in stats_specs(dataset.task) if s.scope == "cross"]
     rows: list[dict[str, Any]] = []
-    if "dev" in dataset and "train" in dataset:
-        view = Dataset(
-            task=dataset.task,
-            splits={"train": dataset["train"], "test": dataset["dev"]},
-            name=dataset.name,
-        )
-        row: dict[str, Any] = {"split": "dev", "against": ["train"]}
-        row.update({s.name: s.function(view) for s in cross})
+    for k, target in enumerate(ORDER):
+        earlier = [n for n in ORDER[:k] if n in dataset]
+        if target not in dataset or not earlier:
+            continue
+        row: dict[str, Any] = {"split": target, "against": earlier}
+        if target == TARGET and test_metrics is not None:
+            row.update({s.name: test_metrics.get(s.name) for s in cross})
+        else:
+            split = dataset[target]
+            for s in cross:
+                row[s.name] = s.function(split, s.references_in(dataset, target, among=earlier))
         rows.append(row)
-    if "test" in dataset:
-        against = [n for n in ("train", "dev") if n in dataset]
-        if against:
-            row = {"split": "test", "against": against}
-            if test_metrics is None:
-                row.update({s.name: s.function(dataset) for s in cross})
-            else:
-                row.update({s.name: test_metrics.get(s.name) for s in cross})
-            rows.append(row)
     return {"rows": rows}
 
 

@@ -13,21 +13,16 @@ Inputs are compared through 64-bit hashes of the exact strings (see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from benchcheck._hashset import varies_within
-from benchcheck.data.model import Dataset, Split
-from benchcheck.io._ner import string_hash
-from benchcheck.metrics._common import (
-    duplicates_over_n,
-    leak_share,
-    leaked_test_mask,
-    share_std,
-)
-from benchcheck.metrics.registry import register
+from benchcheck.data.hashing import string_hash
+from benchcheck.data.model import Split
+from benchcheck.metrics._common import duplicates_over_n, leak_share, leaked_mask, share_std
 
 _TEXT = ("classification", "pair")
 
@@ -39,14 +34,6 @@ def label_shares(split: Split) -> dict[str, float]:
     return {str(k): c / total for k, c in zip(counts["label"], counts["c"], strict=True)}
 
 
-@register(
-    dimension="validity",
-    better="lower",
-    tasks=_TEXT,
-    scope="split",
-    title="Label imbalance degree",
-    definition="Analogue of Eq. 8: standard deviation (ddof=0) of the label shares P(l_1)…P(l_v).",
-)
 def label_imbalance_degree(split: Split) -> float | None:
     """Label imbalance degree (Eq. 8 with labels for entity types): std (ddof = 0) of P(l).
 
@@ -74,14 +61,6 @@ def _conflicts(tables: list[pl.DataFrame]) -> float | None:
     return conflicting / distinct
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_TEXT,
-    scope="split",
-    title="Label conflict ratio",
-    definition="Share of distinct inputs x in the split that carry more than one label.",
-)
 def label_conflict_ratio(split: Split) -> float | None:
     """Label conflict ratio: |{x : x occurs with 2+ distinct labels}| / |{distinct x}|.
 
@@ -97,22 +76,14 @@ def label_conflict_ratio(split: Split) -> float | None:
     return _conflicts([split.table])
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=_TEXT,
-    scope="cross",
-    title="Label conflict ratio across splits",
-    definition="Share of distinct inputs over all splits together that carry more than one label.",
-)
-def label_conflict_ratio_across(dataset: Dataset) -> float | None:
-    """Label conflict ratio over the union of all splits.
+def label_conflict_ratio_across(splits: Sequence[Split]) -> float | None:
+    """Label conflict ratio over the union of the given splits (all of a dataset's).
 
     A test text labelled differently in train counts as a conflict.
 
-    Edge rule: ``None`` when the dataset has no instance.
+    Edge rule: ``None`` when the splits hold no instance.
     """
-    tables = [s.table for s in dataset]
+    tables = [s.table for s in splits]
     return _conflicts(tables) if tables else None
 
 
@@ -120,14 +91,6 @@ def _mean(split: Split, column: str) -> float | None:
     return None if split.n == 0 else float(split.table.get_column(column).mean())  # type: ignore[arg-type]
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("classification",),
-    scope="split",
-    title="Mean length",
-    definition="Mean number of whitespace-separated tokens per text.",
-)
 def mean_length(split: Split) -> float | None:
     """Mean input length in whitespace tokens (m_i of the paper's notation), over the split.
 
@@ -137,40 +100,22 @@ def mean_length(split: Split) -> float | None:
     return _mean(split, "n_tokens")
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("pair",),
-    scope="split",
-    title="Mean length of text a",
-    definition="Mean number of whitespace-separated tokens of the first text of each pair.",
-)
 def mean_length_a(split: Split) -> float | None:
-    """Mean length of the first text (premise, grounding) in tokens; ``None`` for n = 0."""
+    """Mean length of the first text (premise, grounding) in whitespace tokens.
+
+    Edge rule: ``None`` for n = 0.
+    """
     return _mean(split, "n_tokens_a")
 
 
-@register(
-    dimension="difficulty",
-    better="higher",
-    tasks=("pair",),
-    scope="split",
-    title="Mean length of text b",
-    definition="Mean number of whitespace-separated tokens of the second text of each pair.",
-)
 def mean_length_b(split: Split) -> float | None:
-    """Mean length of the second text (hypothesis, generated text); ``None`` for n = 0."""
+    """Mean length of the second text (hypothesis, generated text) in whitespace tokens.
+
+    Edge rule: ``None`` for n = 0.
+    """
     return _mean(split, "n_tokens_b")
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=("pair",),
-    scope="split",
-    title="Duplicate ratio of text a",
-    definition="(n − distinct first texts) / n: first texts shared by several pairs.",
-)
 def text_a_duplicate_ratio(split: Split) -> float | None:
     """(n − distinct text_a) / n. Often high by design (one premise, several hypotheses).
 
@@ -179,64 +124,33 @@ def text_a_duplicate_ratio(split: Split) -> float | None:
     return duplicates_over_n(split.table.get_column("a_hash"))
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=("pair",),
-    scope="split",
-    title="Duplicate ratio of text b",
-    definition="(n − distinct second texts) / n.",
-)
 def text_b_duplicate_ratio(split: Split) -> float | None:
     """(n − distinct text_b) / n. Edge rule: ``None`` for n = 0."""
     return duplicates_over_n(split.table.get_column("b_hash"))
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=("pair",),
-    scope="cross",
-    title="Text a leakage ratio",
-    definition="Share of test pairs whose first text occurs as a first text in train or dev.",
-)
-def text_a_leakage_ratio(dataset: Dataset) -> float | None:
-    """Eq. 3 on the first text alone: share of test instances whose text_a is a train/dev text_a.
+def text_a_leakage_ratio(target: Split, references: Sequence[Split]) -> float | None:
+    """Eq. 3 on the first text alone: share of target instances whose text_a is a reference's.
 
-    Includes leaked pairs; see :func:`partial_leakage_ratio` for a side leaked without its
-    pair. Edge rule as :func:`~benchcheck.metrics.reliability.leakage_ratio`.
+    The paper's test split against train and dev. Includes leaked pairs; see
+    :func:`partial_leakage_ratio` for a side leaked without its pair. Edge rule as
+    :func:`~benchcheck.metrics.reliability.leakage_ratio`.
     """
-    return leak_share(dataset, "a_hash")
+    return leak_share(target, references, "a_hash")
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=("pair",),
-    scope="cross",
-    title="Text b leakage ratio",
-    definition="Share of test pairs whose second text occurs as a second text in train or dev.",
-)
-def text_b_leakage_ratio(dataset: Dataset) -> float | None:
-    """Eq. 3 on the second text alone (text_b against train/dev text_b). Edge rule as Eq. 3."""
-    return leak_share(dataset, "b_hash")
+def text_b_leakage_ratio(target: Split, references: Sequence[Split]) -> float | None:
+    """Eq. 3 on the second text alone (target against reference text_b). Edge rule as Eq. 3."""
+    return leak_share(target, references, "b_hash")
 
 
-@register(
-    dimension="reliability",
-    better="lower",
-    tasks=("pair",),
-    scope="cross",
-    title="Partial leakage ratio",
-    definition="Share of test pairs not leaked as a pair whose first or second text leaked alone.",
-)
-def partial_leakage_ratio(dataset: Dataset) -> float | None:
-    """Share of test pairs whose pair (text_a, text_b) is not in train/dev but one side is.
+def partial_leakage_ratio(target: Split, references: Sequence[Split]) -> float | None:
+    """Share of target pairs whose pair (text_a, text_b) is in no reference but one side is.
 
-    A leaked premise with a new hypothesis: reported apart from the leaked pair
-    (``text_leakage_ratio``). Edge rule as Eq. 3.
+    The paper's test split against train and dev. A leaked premise with a new hypothesis:
+    reported apart from the leaked pair (``text_leakage_ratio``). Edge rule as Eq. 3.
     """
-    pair, a, b = (leaked_test_mask(dataset, c) for c in ("x_hash", "a_hash", "b_hash"))
+    pair, a, b = (leaked_mask(target, references, c) for c in ("x_hash", "a_hash", "b_hash"))
     if pair is None or a is None or b is None:
         return None
     return float(((a | b) & ~pair).mean())

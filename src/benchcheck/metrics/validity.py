@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from benchcheck.data.model import Split
 from benchcheck.metrics._common import share_std
-from benchcheck.metrics.registry import register
 
 
-@register(
-    dimension="validity",
-    better="lower",
-    tasks=("ner",),
-    scope="split",
-    title="Entity imbalance degree",
-    definition="Eq. 8: standard deviation (ddof=0) of the shares of entity mentions per type.",
-)
 def entity_imbalance_degree(split: Split) -> float | None:
     """Entity Imbalance Degree, Eq. 8: std (ddof = 0) of P(c_1), …, P(c_v).
 
@@ -26,14 +19,6 @@ def entity_imbalance_degree(split: Split) -> float | None:
     return share_std(split.spans.get_column("type"))
 
 
-@register(
-    dimension="validity",
-    better="lower",
-    tasks=("ner",),
-    scope="split",
-    title="Entity-null rate",
-    definition="Eq. 9: share of instances without any entity.",
-)
 def entity_null_rate(split: Split) -> float | None:
     """Entity-Null Rate, Eq. 9: the share of instances with no entity.
 
@@ -42,3 +27,8 @@ def entity_null_rate(split: Split) -> float | None:
     if split.n == 0:
         return None
     return float((split.table.get_column("n_entities") == 0).mean())  # type: ignore[arg-type]
+
+
+def entity_free(split: Split) -> np.ndarray:
+    """Per instance: does it have no entity (the indicator whose mean is Eq. 9)."""
+    return (split.table.get_column("n_entities") == 0).to_numpy()

@@ -630,6 +630,10 @@ def render_html(results: Mapping[str, Any]) -> str:
     _label_section(page, results)
     if results.get("diagnostics"):
         _diagnostics_section(page, results["diagnostics"])
+    from benchcheck.report._items import html_sections
+
+    for anchor, title, body in html_sections(results, show_text):
+        page.section(anchor, title, body)
     notes = list(results.get("notes") or [])
     for key in ("stats", "table_stats"):
         notes += list((results.get(key) or {}).get("notes") or [])

@@ -154,6 +154,9 @@ def render_markdown(results: Mapping[str, Any]) -> str:
         ))
     out += _label_errors(results)
     out += _diagnostics(results.get("diagnostics") or {})
+    from benchcheck.report._items import markdown_sections
+
+    out += markdown_sections(results, md_text, _table)
     notes = list(results.get("notes") or [])
     for key in ("stats", "table_stats"):
         notes += list((results.get(key) or {}).get("notes") or [])

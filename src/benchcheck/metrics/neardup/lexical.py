@@ -1,0 +1,238 @@
+"""The near-duplicate analysis: normalised matching and MinHash-LSH, verified by exact Jaccard.
+
+:func:`near_duplicates` runs it over every split; the four metrics it reports are in the
+metric table (scope ``near_duplicates``), whose functions read them from the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from benchcheck._hashset import member, unique_sorted
+from benchcheck.data.hashing import string_hash
+from benchcheck.data.model import Dataset
+from benchcheck.errors import UsageError
+from benchcheck.metrics.neardup.components import components, split_clusters
+from benchcheck.metrics.neardup.jaccard import exact_jaccard
+from benchcheck.metrics.neardup.lsh import band_keys, candidate_pairs, lsh_params
+from benchcheck.metrics.neardup.minhash import minhash_signatures, shingles
+from benchcheck.metrics.neardup.normalise import input_texts, instance_ids, normalise
+
+
+@dataclass(frozen=True)
+class NearDuplicates:
+    """Near-duplicate statistics of a dataset (JSON through :meth:`to_json`)."""
+
+    threshold: float
+    num_perm: int
+    bands: int
+    rows: int
+    ngram: int
+    seed: int
+    splits: dict[str, dict[str, Any]]
+    metrics: dict[str, float | None]
+    clusters: list[dict[str, Any]] = field(default_factory=list)
+    leaks: list[dict[str, Any]] = field(default_factory=list)
+    truncated: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON block (``near_duplicates`` of the stats result)."""
+        return {
+            "parameters": {
+                "threshold": self.threshold,
+                "num_perm": self.num_perm,
+                "bands": self.bands,
+                "rows": self.rows,
+                "ngram": self.ngram,
+                "seed": self.seed,
+                "normalisation": "NFKC, casefold, whitespace collapsed",
+            },
+            "metrics": dict(self.metrics),
+            "splits": {k: dict(v) for k, v in self.splits.items()},
+            "clusters": list(self.clusters),
+            "leaks": list(self.leaks),
+            "truncated": dict(self.truncated),
+        }
+
+
+def near_duplicates(
+    dataset: Dataset,
+    *,
+    threshold: float = 0.8,
+    num_perm: int = 128,
+    seed: int = 1,
+    ngram: int = 1,
+    max_clusters: int = 1000,
+    false_negative_weight: float = 0.9,
+) -> NearDuplicates:
+    """Normalised and MinHash-LSH near-duplicates within each split and test → train/dev.
+
+    ``normalized_duplicate_ratio`` and ``near_duplicate_ratio`` are analogues of the
+    duplicate reading of Eq. 1, ``normalized_leakage_ratio`` and ``near_leakage_ratio`` of
+    Eq. 3 on the input (see the package doc).
+    ``max_clusters`` caps the clusters and leaks listed in the output (the largest first);
+    the metrics always count all of them. Edge rules: ratios are ``None`` for an empty split;
+    the leakage ratios are ``None`` without a test split and a train or dev split.
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise UsageError(f"the near-duplicate threshold must be in (0, 1], got {threshold}")
+    if num_perm < 2:
+        raise UsageError(f"num_perm must be at least 2, got {num_perm}")
+    names = dataset.split_names
+    texts, split_of, ids = [], [], []
+    for k, name in enumerate(names):
+        t = input_texts(dataset[name])
+        texts.append(t)
+        split_of.append(np.full(t.len(), k, dtype=np.int64))
+        ids.extend(instance_ids(dataset[name]))
+    all_text = normalise(pl.concat(texts)) if texts else pl.Series([], dtype=pl.String)
+    split_code = np.concatenate(split_of) if split_of else np.zeros(0, np.int64)
+    n = all_text.len()
+    norm_hash = string_hash(all_text)
+
+    doc, sh = shingles(all_text, ngram=ngram)
+    sig = minhash_signatures(doc, sh, n, num_perm=num_perm, seed=seed)
+    bands, rows = lsh_params(threshold, num_perm, false_negative_weight)
+    keys = band_keys(sig, bands, rows)
+    has_shingles = np.zeros(n, dtype=bool)
+    has_shingles[doc] = True
+
+    # Within each split.
+    pairs = candidate_pairs(keys, split_code, has_shingles)
+    if pairs.size:
+        pairs = pairs[exact_jaccard(pairs, doc, sh) >= threshold]
+    # Equal normalised texts are near-duplicates too (even with no word at all).
+    same = candidate_pairs(norm_hash[None, :], split_code, np.ones(n, dtype=bool))
+    pairs = np.unique(np.concatenate([pairs, same]), axis=0) if same.size else pairs
+    comp = components(pairs, n)
+    splits: dict[str, dict[str, Any]] = {}
+    clusters: list[dict[str, Any]] = []
+    for k, name in enumerate(names):
+        members = np.flatnonzero(split_code == k)
+        if members.size == 0:
+            splits[name] = {
+                "near_duplicate_ratio": None,
+                "normalized_duplicate_ratio": None,
+                "n_clusters": 0,
+            }
+            continue
+        ratio, found = split_clusters(name, comp[members], [ids[m] for m in members])
+        splits[name] = {
+            "near_duplicate_ratio": ratio,
+            "normalized_duplicate_ratio": (members.size - unique_sorted(norm_hash[members]).size)
+            / members.size,
+            "n_clusters": len(found),
+        }
+        clusters.extend(found)
+    clusters.sort(key=lambda cl: (-cl["size"], cl["split"], cl["ids"][0]))
+
+    # Test → train/dev.
+    metrics: dict[str, float | None] = {}
+    for name in ("near_duplicate_ratio", "normalized_duplicate_ratio"):
+        vals = [s[name] for s in splits.values() if s[name] is not None]
+        metrics[name] = float(np.mean(vals)) if vals else None
+    metrics["near_leakage_ratio"] = None
+    metrics["normalized_leakage_ratio"] = None
+    leaks: list[dict[str, Any]] = []
+    ref_codes = [names.index(r) for r in ("train", "dev") if r in names]
+    if "test" in names and ref_codes and (split_code == names.index("test")).any():
+        test_code = names.index("test")
+        is_test = split_code == test_code
+        is_ref = np.isin(split_code, ref_codes)
+        side = np.where(is_ref, 0, 1)
+        cross = candidate_pairs(
+            keys, np.zeros(n, np.int64), (is_test | is_ref) & has_shingles, first=is_ref
+        )
+        cross = cross[(side[cross[:, 0]] == 0) & (side[cross[:, 1]] == 1)] if cross.size else cross
+        if cross.size:
+            cross = cross[exact_jaccard(cross, doc, sh) >= threshold]
+        same = candidate_pairs(
+            norm_hash[None, :], np.zeros(n, np.int64), is_test | is_ref, first=is_ref
+        )
+        same = same[(side[same[:, 0]] == 0) & (side[same[:, 1]] == 1)] if same.size else same
+        if same.size:
+            cross = np.unique(np.concatenate([cross, same]), axis=0)
+        test_idx = np.flatnonzero(is_test)
+        leaked = np.zeros(n, dtype=bool)
+        leaked[cross[:, 1]] = True
+        metrics["near_leakage_ratio"] = float(leaked[test_idx].mean())
+        metrics["normalized_leakage_ratio"] = float(
+            member(norm_hash[test_idx], norm_hash[is_ref]).mean()
+        )
+        by_test: dict[int, list[int]] = {}
+        for u, v in cross.tolist():
+            by_test.setdefault(v, []).append(u)
+        for v in sorted(by_test):
+            leaks.append(
+                {
+                    "test_id": ids[v],
+                    "matches": [
+                        {"split": names[split_code[u]], "id": ids[u]} for u in sorted(by_test[v])
+                    ],
+                }
+            )
+    truncated = {}
+    if len(clusters) > max_clusters:
+        truncated["clusters"] = len(clusters)
+        clusters = clusters[:max_clusters]
+    if len(leaks) > max_clusters:
+        truncated["leaks"] = len(leaks)
+        leaks = leaks[:max_clusters]
+    return NearDuplicates(
+        threshold=threshold,
+        num_perm=num_perm,
+        bands=bands,
+        rows=rows,
+        ngram=ngram,
+        seed=seed,
+        splits=splits,
+        metrics=metrics,
+        clusters=clusters,
+        leaks=leaks,
+        truncated=truncated,
+    )
+
+
+def near_duplicate_ratio(result: NearDuplicates) -> float | None:
+    """Near-duplicate ratio: (n − clusters) / n of each split, mean over the splits.
+
+    Two inputs are near-duplicates when the Jaccard similarity of their normalised word
+    n-gram sets is at least the analysis's threshold (or their normalised texts are equal);
+    clusters are connected components, singletons included: the duplicate reading of
+    Eq. 1 for near-copies. Read from :func:`near_duplicates`' result. Edge rule: ``None``
+    when every split is empty.
+    """
+    return result.metrics["near_duplicate_ratio"]
+
+
+def normalized_duplicate_ratio(result: NearDuplicates) -> float | None:
+    """Normalised duplicate ratio: (n − distinct normalised inputs) / n, mean over the splits.
+
+    Inputs compared after NFKC, case-folding and collapsed whitespace: the duplicate
+    reading of Eq. 1 on normalised text. Read from :func:`near_duplicates`' result.
+    Edge rule: ``None`` when every split is empty.
+    """
+    return result.metrics["normalized_duplicate_ratio"]
+
+
+def near_leakage_ratio(result: NearDuplicates) -> float | None:
+    """Near leakage ratio: share of test inputs with a near-duplicate in train or dev.
+
+    Eq. 3 on the input, with near-duplication (Jaccard ≥ threshold) for equality. Read
+    from :func:`near_duplicates`' result. Edge rule: ``None`` without a non-empty test split
+    and a train or dev split.
+    """
+    return result.metrics["near_leakage_ratio"]
+
+
+def normalized_leakage_ratio(result: NearDuplicates) -> float | None:
+    """Normalised leakage ratio: share of test inputs whose normalised text is in train or dev.
+
+    Eq. 3 on the normalised input. Read from :func:`near_duplicates`' result. Edge rule:
+    ``None`` without a non-empty test split and a train or dev split.
+    """
+    return result.metrics["normalized_leakage_ratio"]

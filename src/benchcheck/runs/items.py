@@ -1,0 +1,215 @@
+"""``benchcheck items``: item analysis (CTT) and IRT of a benchmark's score matrix.
+
+:func:`run_items` builds the matrix — read whole (``matrix``), or scored from a dataset's
+labels and each model's predictions — then runs :func:`benchcheck.items.analyse_items` and,
+for 0/1 scores, :func:`benchcheck.items.irt.fit_irt`. The ``items`` section of
+``benchcheck audit`` is the same call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchcheck.errors import MissingExtraError, UsageError
+from benchcheck.items.analysis import ItemAnalysis
+from benchcheck.items.irt import IrtFit
+from benchcheck.items.matrix import ItemMatrix
+
+__all__ = ["ItemsOptions", "ItemsRun", "run_items"]
+
+
+@dataclass(frozen=True)
+class ItemsOptions:
+    """Options of the item analysis and the IRT fit (``irt=None`` skips the fit)."""
+
+    min_discrimination: float = 0.1
+    n_resamples: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+    irt: str | None = "2pl"
+    top: int = 2
+    n_separating: int = 10
+    intersect: bool = False
+
+
+@dataclass(frozen=True)
+class ItemsRun:
+    """The item analysis, the IRT fit (or why there is none), and the matrix analysed."""
+
+    matrix: ItemMatrix
+    analysis: ItemAnalysis
+    irt: IrtFit | None
+    irt_skipped: str | None
+    options: ItemsOptions = field(default_factory=ItemsOptions)
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``items --json``: ``n_items``, ``n_models``, ``reliability``, ``items``, ``irt``."""
+        body = self.analysis.to_json()
+        out: dict[str, Any] = {"n_items": body.pop("n_items"), "n_models": body.pop("n_models")}
+        out["reliability"] = body.pop("reliability")
+        out["items"] = body.pop("items")
+        out["irt"] = self.irt.to_json() if self.irt is not None else None
+        out["irt_skipped"] = self.irt_skipped
+        out.update(body)
+        out["sources"] = dict(self.sources)
+        out["dropped"] = dict(self.matrix.dropped)
+        return out
+
+
+def run_items(
+    *,
+    matrix: str | None = None,
+    data: str | None = None,
+    label: str = "label",
+    id_col: str | None = None,
+    predictions: Mapping[str, str] | None = None,
+    scores: str | None = None,
+    positive: str | None = None,
+    options: ItemsOptions | None = None,
+    prepared: ItemMatrix | None = None,
+) -> ItemsRun:
+    """Read or build the score matrix, analyse its items, fit the IRT model.
+
+    Give ``matrix`` (a table: ``id`` + one 0/1 column per model), or ``data`` with
+    ``predictions`` (model → file with ``id`` and ``pred``) and/or ``scores`` (a matrix
+    file of partial credits on the data's ids), or an already built ``prepared`` matrix.
+    """
+    from benchcheck.items.analysis import analyse_items
+    from benchcheck.items.irt import fit_irt
+
+    options = options or ItemsOptions()
+    sources: dict[str, str] = {}
+    if prepared is not None:
+        m = prepared
+    elif matrix is not None:
+        if data is not None or predictions or scores:
+            raise UsageError("give either {matrix} or the dataset with its predictions, not both")
+        from benchcheck.io.items import read_matrix
+
+        m = read_matrix(matrix)
+        sources["matrix"] = matrix
+    else:
+        if data is None:
+            raise UsageError("give {matrix}, or a dataset with {predictions}")
+        if not predictions and scores is None:
+            raise UsageError("give the models' {predictions} (NAME=FILE) or {scores}")
+        m = build_matrix(
+            data,
+            label=label,
+            id_col=id_col,
+            predictions=predictions or {},
+            scores=scores,
+            positive=positive,
+            intersect=options.intersect,
+        )
+        sources["data"] = data
+        for name, path in (predictions or {}).items():
+            sources[f"predictions {name}"] = path
+        if scores is not None:
+            sources["scores"] = scores
+    analysis = analyse_items(
+        m,
+        min_discrimination=options.min_discrimination,
+        n_resamples=options.n_resamples,
+        confidence=options.confidence,
+        seed=options.seed,
+    )
+    fit = None
+    skipped = None
+    if options.irt is None:
+        skipped = "not requested"
+    elif not analysis.dichotomous:
+        skipped = "partial-credit scores: the 1PL/2PL models need 0/1"
+    else:
+        try:
+            fit = fit_irt(
+                m,
+                model=options.irt,
+                top=options.top,
+                n_separating=options.n_separating,
+                confidence=options.confidence,
+            )
+        except MissingExtraError as exc:
+            skipped = str(exc)
+        except UsageError as exc:
+            if "IRT needs at least two items" not in str(exc):
+                raise
+            skipped = str(exc)
+    return ItemsRun(m, analysis, fit, skipped, options, sources)
+
+
+def build_matrix(
+    data: str,
+    *,
+    label: str,
+    id_col: str | None,
+    predictions: Mapping[str, str],
+    scores: str | None,
+    positive: str | None,
+    intersect: bool,
+) -> ItemMatrix:
+    """Score each model's predictions against the data's labels; add a partial-credit file."""
+    import numpy as np
+
+    from benchcheck.io.items import read_matrix, read_predictions
+    from benchcheck.io.tables import read_rows
+    from benchcheck.items.matrix import item_matrix, matrix_from_predictions
+
+    frame = read_rows(data)
+    if label not in frame.columns:
+        shown = [c for c in frame.columns if c != "__line__"]
+        raise UsageError(f"the data has no label column {label!r} ({{label}}); it has {shown}")
+    key = id_col or ("id" if "id" in frame.columns else None)
+    ids = (
+        frame[key].cast(pl_string()).to_list()
+        if key is not None
+        else [str(i) for i in range(frame.height)]
+    )
+    labels = frame[label].cast(pl_string()).to_list()
+    if any(v is None for v in labels):
+        from benchcheck.errors import InputError
+
+        k = labels.index(None)
+        line = int(frame["__line__"][k]) if "__line__" in frame.columns else None
+        raise InputError(f"missing value in column {label!r}", path=data, line=line)
+    label_set = sorted(set(labels))
+    preds = {
+        name: read_predictions(name, path, positive=positive, labels=label_set)
+        for name, path in predictions.items()
+    }
+    if preds:
+        m = matrix_from_predictions(ids, labels, preds, intersect=intersect, source=data)
+    else:
+        m = None
+    if scores is None:
+        assert m is not None
+        return m
+    extra = read_matrix(scores)
+    base_ids = list(m.item_ids) if m is not None else ids
+    index = {i: k for k, i in enumerate(extra.item_ids)}
+    absent = [i for i in base_ids if i not in index]
+    if absent:
+        raise UsageError(
+            f"the scores file has no row for {len(absent)} item(s) of the data (first: "
+            f"{absent[0]!r})"
+        )
+    rows = [index[i] for i in base_ids]
+    if m is None:
+        return item_matrix(base_ids, extra.models, extra.scores[rows], source=scores)
+    clash = set(m.models) & set(extra.models)
+    if clash:
+        raise UsageError(f"model(s) {sorted(clash)} are in both the predictions and the scores")
+    both = np.column_stack([m.scores, extra.scores[rows]])
+    return item_matrix(
+        base_ids, [*m.models, *extra.models], both, dropped=m.dropped, notes=m.notes, source=data
+    )
+
+
+def pl_string() -> Any:
+    """Polars' String type (imported lazily)."""
+    import polars as pl
+
+    return pl.String

@@ -1,0 +1,170 @@
+"""``benchcheck rank``: the leaderboard with intervals under label uncertainty.
+
+:func:`run_rank` reads the dataset (ids and original labels), each model's predictions,
+the flags (``benchcheck flag -o``), gold labels (``benchcheck review import -o``), the
+per-bin precision (measured from the gold file's reviewed flags, or a prior / a
+``bins --json`` file) and a residual error rate, then calls
+:func:`benchcheck.items.noise.rank_under_noise`. With gold labels it also runs
+:func:`benchcheck.labels.remedies.rerank` (original vs gold, with paired bootstraps), the
+certain special case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchcheck.errors import InputError, UsageError
+from benchcheck.items.noise import NoiseRanking
+
+__all__ = ["RankOptions", "RankRun", "run_rank"]
+
+
+@dataclass(frozen=True)
+class RankOptions:
+    """Options of the noise-aware ranking (see :func:`rank_under_noise`)."""
+
+    metric: str = "accuracy"
+    positive: str | None = None
+    n_resamples: int = 2000
+    confidence: float = 0.95
+    seed: int = 0
+    resample_items: bool = False
+    swap_threshold: float = 0.05
+    precision: str | None = None
+    error_rate: str | None = None
+
+
+@dataclass(frozen=True)
+class RankRun:
+    """The noise-aware leaderboard and, with gold labels, the gold re-ranking."""
+
+    ranking: NoiseRanking
+    rerank: dict[str, Any] | None
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``rank --json``: ``models`` (name, score, interval, rank), ``flip_probability``."""
+        out = self.ranking.to_json()
+        out["gold_rerank"] = self.rerank
+        out["sources"] = dict(self.sources)
+        return out
+
+
+def run_rank(
+    data: str,
+    predictions: Mapping[str, str],
+    *,
+    label: str = "label",
+    id_col: str | None = None,
+    flags: str | None = None,
+    gold: str | None = None,
+    options: RankOptions | None = None,
+    flagged_ids: Mapping[str, tuple[str, str | None]] | None = None,
+) -> RankRun:
+    """Read the inputs and rank the models under label uncertainty.
+
+    ``flagged_ids`` (``id → (llm_label, bin)``) replaces a ``flags`` file (the audit passes
+    the flags it has just made).
+    """
+    import polars as pl
+
+    from benchcheck.io.items import read_flags, read_precision, read_predictions, read_residual
+    from benchcheck.io.tables import read_rows
+    from benchcheck.items.noise import BinPrecision, NoiseModel, rank_under_noise
+
+    options = options or RankOptions()
+    if len(predictions) < 2:
+        raise UsageError("give at least two models' {predictions} (NAME=FILE)")
+    frame = read_rows(data)
+    if label not in frame.columns:
+        raise InputError(f"the data has no label column {label!r}", path=data)
+    key = id_col or ("id" if "id" in frame.columns else None)
+    ids = frame[key].cast(pl.String).to_list() if key else [str(i) for i in range(frame.height)]
+    labels = frame[label].cast(pl.String).to_list()
+    label_set = sorted({v for v in labels if v is not None})
+    preds = {
+        n: read_predictions(n, p, positive=options.positive, labels=label_set)
+        for n, p in predictions.items()
+    }
+    for n, p in preds.items():
+        missing = [i for i in ids if i not in p]
+        if missing:
+            raise InputError(
+                f"model {n!r} has no prediction for {len(missing)} of {len(ids)} items "
+                f"(first: {missing[0]!r}); rank every model on every item",
+                path=predictions[n],
+            )
+    flagged = dict(flagged_ids or {})
+    if flags is not None:
+        flagged = read_flags(flags)
+    gold_labels: dict[str, str] = {}
+    precision: dict[str, BinPrecision] = {}
+    rerank_json = None
+    if gold is not None:
+        from benchcheck.labels.analysis import bin_agreement
+        from benchcheck.labels.remedies import ModelScores, rerank
+
+        g = read_rows(gold)
+        for c in ("id", "label", "gold"):
+            if c not in g.columns:
+                raise InputError(f"the gold file has no {c!r} column", path=gold)
+        g = g.with_columns(pl.col("id").cast(pl.String), pl.col("gold").cast(pl.String))
+        have = g.filter(pl.col("gold").is_not_null())
+        gold_labels = dict(zip(have["id"].to_list(), have["gold"].to_list(), strict=True))
+        if {"llm_label", "confidence"} <= set(g.columns) and options.precision is None:
+            for s in bin_agreement(g, n_resamples=100, seed=options.seed, min_bin=0):
+                k_llm = round((s.with_llm if s.n else 0.0) * s.n)
+                k_orig = round((s.with_original if s.n else 0.0) * s.n)
+                precision[s.bin] = BinPrecision(k_llm, k_orig, max(0, s.n - k_llm - k_orig))
+        in_gold = [i for i in ids if i in gold_labels]
+        if in_gold:
+            pos = options.positive or (label_set[-1] if label_set else "1")
+            index = {i: k for k, i in enumerate(ids)}
+            models = [
+                ModelScores(n, tuple(in_gold), None, tuple(preds[n][i] for i in in_gold))
+                for n in preds
+            ]
+            rr = rerank(
+                in_gold,
+                [labels[index[i]] for i in in_gold],
+                [gold_labels[i] for i in in_gold],
+                models,
+                positive=pos,
+                n_resamples=max(100, min(options.n_resamples, 1000)),
+                seed=options.seed,
+            )
+            rerank_json = rr.to_dict()
+    if options.precision is not None:
+        precision = read_precision(options.precision)
+    residual = read_residual(options.error_rate) if options.error_rate is not None else None
+    if flagged and not precision and not gold:
+        raise UsageError(
+            "flags need a per-bin precision: give the reviewed {gold} labels, or a {precision} "
+            "(a number, or a `benchcheck bins --json` file)"
+        )
+    if not flagged and residual is None and not gold_labels:
+        raise UsageError(
+            "nothing makes a label uncertain: give {flags}, {gold} and/or {error_rate}"
+        )
+    noise = NoiseModel(flagged=flagged, precision=precision, gold=gold_labels, residual=residual)
+    ranking = rank_under_noise(
+        ids,
+        labels,
+        {n: [p[i] for i in ids] for n, p in preds.items()},
+        noise,
+        metric=options.metric,
+        positive=options.positive,
+        n_resamples=options.n_resamples,
+        confidence=options.confidence,
+        seed=options.seed,
+        resample_items=options.resample_items,
+        swap_threshold=options.swap_threshold,
+    )
+    sources = {"data": data, **{f"predictions {n}": p for n, p in predictions.items()}}
+    if flags:
+        sources["flags"] = flags
+    if gold:
+        sources["gold"] = gold
+    return RankRun(ranking, rerank_json, sources)

@@ -1,0 +1,58 @@
+"""The test-theory sections of the audit: items, ranking, diff, and --fail-on."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchcheck.audit import AuditInputs, run_audit
+from benchcheck.cli import main
+from benchcheck.report.canonical import dumps
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
+from test_cli_items import _write_case  # noqa: E402
+
+
+def test_items_ranking_and_diff_sections(tmp_path: Path) -> None:
+    files = _write_case(tmp_path, k=50, m=4)
+    inp = AuditInputs(
+        table=str(tmp_path / "data.jsonl"),
+        text_a="text_a",
+        text_b="text_b",
+        judge=None,
+        item_predictions=files,
+        error_rate="2/100",
+        resamples=200,
+    )
+    first = run_audit(inp).results
+    status = {a["name"]: a["status"] for a in first["analyses"]}
+    assert status["items"] == status["ranking"] == "ok" and status["diff"] == "skipped"
+    assert first["items"]["n_items"] == 50 and first["rank"]["n_items"] == 50
+    (tmp_path / "old.json").write_text(dumps(first))
+    again = run_audit(AuditInputs(**{**inp.__dict__, "baseline": str(tmp_path / "old.json")}))
+    diff = again.results["diff"]
+    assert diff["n_changed"] == 0 and diff["n_values"] > 10
+
+
+def test_audit_fail_on_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = _write_case(tmp_path, k=40, m=3)
+    base = [
+        "audit",
+        str(tmp_path / "data.jsonl"),
+        "--text-a",
+        "text_a",
+        "--text-b",
+        "text_b",
+        "--no-judge",
+        *[a for n, f in files.items() for a in ("--predictions", f"{n}={f}")],
+    ]
+    code = main([*base, "-o", str(tmp_path / "r1"), "--fail-on", "cronbach_alpha<0.99"])
+    assert code == 1
+    assert "FAIL" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r1" / "results.json").read_text())["items"]
+    assert main([*base, "-o", str(tmp_path / "r2"), "--fail-on", "cronbach_alpha<0"]) == 0
+    assert main([*base, "-o", str(tmp_path / "r3"), "--fail-on", "alpha >> 1"]) == 2
+    assert not (tmp_path / "r3").exists()

@@ -1,0 +1,79 @@
+"""data.hashing against plain-Python SplitMix64 and a plain-Python sequence hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchcheck.data import hashing
+
+M = 2**64
+K1, K2, K3 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def _splitmix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * K2) % M
+    z = ((z ^ (z >> 27)) * K3) % M
+    return z ^ (z >> 31)
+
+
+def _sequence(items: list[int]) -> int:
+    total = 0
+    for p, h in enumerate(items):
+        total = (total + _splitmix(_splitmix((p + K1) % M) ^ h)) % M
+    return _splitmix(total ^ _splitmix((len(items) + K1) % M))
+
+
+@given(st.lists(st.integers(0, M - 1), max_size=50))
+def test_mix64_is_splitmix64(values):
+    x = np.array(values, dtype=np.uint64)
+    assert hashing.mix64(x).tolist() == [_splitmix(v) for v in values]
+    assert x.tolist() == values  # a copy: the input is not touched
+
+
+@given(st.lists(st.lists(st.integers(0, M - 1), max_size=6), max_size=12))
+def test_sequence_hashes_match_a_plain_python_sum(segments):
+    items = np.array([h for s in segments for h in s], dtype=np.uint64)
+    length = np.array([len(s) for s in segments], dtype=np.int64)
+    first = (np.cumsum(length) - length).astype(np.int64)
+    position = np.array([p for s in segments for p in range(len(s))], dtype=np.int64)
+    got = hashing.sequence_hash(items, position, first, length)
+    assert got.tolist() == [_sequence(s) for s in segments]  # empty: the length key alone
+    both = hashing.sequence_hashes([items, items ^ np.uint64(7)], position, first, length)
+    assert both[0].tolist() == got.tolist()
+    other = hashing.sequence_hash(items ^ np.uint64(7), position, first, length)
+    assert both[1].tolist() == other.tolist()
+
+
+def test_sequence_hash_is_order_sensitive():
+    items = np.array([1, 2, 2, 1], dtype=np.uint64)
+    h = hashing.sequence_hash(items, np.array([0, 1, 0, 1]), np.array([0, 2]), np.array([2, 2]))
+    assert h[0] != h[1]
+
+
+def test_string_hash_is_polars_hash_as_uint64():
+    s = pl.Series(["a", "", "Straße", "a"])
+    h = hashing.string_hash(s)
+    assert h.dtype == np.uint64
+    assert h.tolist() == s.hash().to_list() and h[0] == h[3]
+
+
+def test_the_reader_module_hashes_the_same_way():
+    """io/_ner keeps its own copy until it imports data.hashing: both must agree."""
+    from benchcheck.io import _ner
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**63, size=1000, dtype=np.uint64)
+    assert _ner.mix64(x).tolist() == hashing.mix64(x).tolist()
+    s = pl.Series([f"w{i}" for i in range(100)])
+    assert _ner.string_hash(s).tolist() == hashing.string_hash(s).tolist()
+    length = rng.integers(0, 5, size=200)
+    first = np.concatenate(([0], np.cumsum(length)[:-1]))
+    position = np.concatenate([np.arange(k) for k in length])
+    items = rng.integers(0, 2**63, size=int(length.sum()), dtype=np.uint64)
+    assert (
+        _ner.sequence_hash(items, position, first, length).tolist()
+        == hashing.sequence_hash(items, position, first, length).tolist()
+    )
