@@ -311,6 +311,17 @@ TRAIN_PAIRS = Slot(
     "train_pairs", "train_pairs.jsonl", _tv("not-json", "label-list", "label-nan", "not-object")
 )
 SRC = Slot("source", "gold.jsonl", _tv("not-json", "label-list", "dup-id", "not-object"))
+ANSWERS = Slot(
+    "answers",
+    "pa.jsonl",
+    {
+        **_tv("not-json", "dup-id", "ids-other", "not-object", label="pred"),
+        "pred-list": _field_variant("pred-list", "pred", ["1"]),
+    },
+)
+OLD_RESULTS = Slot(
+    "old", "results.json", {n: _json_variant(n) for n in ("not-object", "no-schema", "not-json")}
+)
 
 PAIR_COLS = ("--task", "pair", "--text-a", "grounding", "--text-b", "generated_text")
 COMMANDS: tuple[Command, ...] = (
@@ -509,6 +520,46 @@ COMMANDS: tuple[Command, ...] = (
         {"out_json": "file"},
     ),
     Command(
+        "items",
+        (
+            "items",
+            "{data}",
+            "--predictions",
+            "a={answers}",
+            "--predictions",
+            "b=pb.jsonl",
+            "-o",
+            "{out_dir}",
+            "--json",
+            "{out_json}",
+        ),
+        (DATA, ANSWERS),
+        {"out_dir": "dir", "out_json": "file"},
+    ),
+    Command(
+        "rank",
+        (
+            "rank",
+            "{data}",
+            "--predictions",
+            "a={answers}",
+            "--predictions",
+            "b=pb.jsonl",
+            "--gold",
+            "{gold}",
+            "--json",
+            "{out_json}",
+        ),
+        (DATA, ANSWERS, GOLD_JOINED),
+        {"out_json": "file"},
+    ),
+    Command(
+        "diff",
+        ("diff", "{old}", "results.json", "--json", "{out_json}"),
+        (OLD_RESULTS,),
+        {"out_json": "file"},
+    ),
+    Command(
         "artifacts",
         (
             "artifacts",
@@ -625,6 +676,13 @@ def build_workspace(folder: Path) -> Path:
         pl.DataFrame(
             {"text": [r["sentence1"] for r in suite[:5]] + ["other text"] * 5}
         ).write_parquet("corpus.parquet")
+        for name, acc in (("pa", 0.9), ("pb", 0.7)):
+            lab = data["label"].to_numpy()
+            pred = np.where(rng.random(lab.size) < acc, lab, 1 - lab)
+            write_jsonl(
+                pl.DataFrame({"id": data["id"], "pred": [str(x) for x in pred]}),
+                Path(f"{name}.jsonl"),
+            )
     finally:
         os.chdir(old)
     return folder
@@ -691,6 +749,8 @@ def run_case(case: Case, workspace: Path, folder: Path, server: str = "") -> Out
     cmd = case.command
     # every input of the command, copied from the workspace (the review key too)
     shutil.copytree(workspace / "review", folder / "review")
+    for shared in ("pb.jsonl", "results.json"):  # inputs named as they are in the argv
+        shutil.copy(workspace / shared, folder / shared)
     shutil.copy(workspace / "ner" / "test.txt", folder / "preds_ner.txt")
     (folder / "ner").mkdir(exist_ok=True)
     shutil.copy(workspace / "ner" / "test.txt", folder / "ner" / "test.txt")

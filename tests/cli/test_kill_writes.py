@@ -95,6 +95,8 @@ def _prepare(case_dir: Path, workspace: Path, cmd) -> tuple[list[str], dict[str,
     """Copy the inputs into ``case_dir`` (relative paths) and leave earlier outputs there."""
     case_dir.mkdir(parents=True)
     shutil.copytree(workspace / "review", case_dir / "review")
+    for shared in ("pb.jsonl", "results.json"):
+        shutil.copy(workspace / shared, case_dir / shared)
     (case_dir / "ner").mkdir(exist_ok=True)
     paths = {}
     for slot in cmd.slots:

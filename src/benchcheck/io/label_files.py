@@ -18,7 +18,7 @@ from benchcheck.data.ids import refuse_duplicates
 from benchcheck.errors import InputError
 from benchcheck.io.tables import read_rows, scalar_strings
 
-__all__ = ["read_crowd", "read_gold", "read_label_source"]
+__all__ = ["read_crowd", "read_gold", "read_label_source", "read_labelled"]
 
 #: Columns of a gold file that hold labels.
 GOLD_LABELS = ("label", "gold", "llm_label", "reconciled")
@@ -65,6 +65,41 @@ def read_gold(path: str | Path, *, need: Sequence[str] = ("label", "gold")) -> p
             )
         casts.append(conf)
     return frame.with_columns(casts)
+
+
+def read_labelled(
+    path: str | Path, *, label: str = "label", id_col: str | None = None
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """Read a dataset's rows, ids and labels by the one rule: ``(rows, ids, labels)``.
+
+    Ids come from ``id_col``, else ``id``, else the 0-based row number, and are unique;
+    every label is one value (a string or a finite number, as a string), none missing.
+    Errors name the file and the line.
+    """
+    frame = read_rows(path)
+    if label not in frame.columns:
+        shown = [c for c in frame.columns if c != "__line__"]
+        raise InputError(
+            f"the data has no label column {label!r} ({{label}}); it has {shown}", path=path
+        )
+    key = id_col or ("id" if "id" in frame.columns else None)
+    if key is not None and key not in frame.columns:
+        raise InputError(f"the data has no id column {key!r} ({{id}})", path=path)
+    lines = _lines(frame)
+    if key is None:
+        ids = [str(i) for i in range(frame.height)]
+    else:
+        ids_col = scalar_strings(frame, key, path=path)
+        if ids_col.null_count():
+            k = int(ids_col.is_null().arg_true()[0])
+            raise InputError(f"missing value in column {key!r}", path=path, line=lines[k])
+        ids = ids_col.to_list()
+        refuse_duplicates(ids, path=path, lines=lines)
+    labels = scalar_strings(frame, label, path=path, what="label")
+    if labels.null_count():
+        k = int(labels.is_null().arg_true()[0])
+        raise InputError(f"missing value in column {label!r}", path=path, line=lines[k])
+    return frame, ids, labels.to_list()
 
 
 def read_label_source(name: str, path: str | Path, column: str | None = None) -> dict[str, str]:
