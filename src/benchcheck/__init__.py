@@ -46,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "resolve_model": "benchcheck.judges",
     # label-error detection
     "ensemble": "benchcheck.labels",
-    "read_judgments": "benchcheck.labels",
+    "read_judgments": "benchcheck.io.judgments",
     "flag_examples": "benchcheck.labels",
     "export_review": "benchcheck.runs.review",
     "import_review": "benchcheck.runs.review",

@@ -4,6 +4,14 @@
 ``"ok"`` forever): ``"ok"``, ``"429"`` (Retry-After: 0.2), ``"500"``, ``"slow"`` (sleeps
 past the client's timeout, then answers), ``"malformed"`` (truncated JSON),
 ``"nologprobs"``. Bodies whose user message contains ``FAIL`` always get HTTP 500.
+
+Hostile answers: ``"trickle"`` (a valid answer sent one byte every ``trickle_seconds``: no
+single read times out), ``"huge"`` (a 200-line JSON answer padded to ``huge_bytes``, with a
+Content-Length), ``"huge-chunked"`` (the same without a Content-Length), ``"redirect"``
+(HTTP 302 to another path that would answer), ``"retry-3600"`` (429 with Retry-After:
+3600), ``"echo-key"`` (HTTP 401 echoing the request's Authorization header and the key),
+``"echo-key-500"`` (the same as a retryable 500), ``"nan"``, ``"positive"`` and
+``"string"`` (impossible log-probabilities).
 """
 
 from __future__ import annotations
@@ -40,9 +48,18 @@ def ok_body(user: str, p1: float = 0.8) -> dict:
 
 
 class FaultServer:
-    def __init__(self, script: list[str] | None = None, slow_seconds: float = 1.5) -> None:
+    def __init__(
+        self,
+        script: list[str] | None = None,
+        slow_seconds: float = 1.5,
+        trickle_seconds: float = 0.05,
+        huge_bytes: int = 8 * 1024 * 1024,
+    ) -> None:
         self.script = list(script or [])
         self.slow_seconds = slow_seconds
+        self.trickle_seconds = trickle_seconds
+        self.huge_bytes = huge_bytes
+        self.sent_bytes = 0
         self.lock = threading.Lock()
         self.requests: list[dict] = []
         outer = self
@@ -63,6 +80,26 @@ class FaultServer:
                 if action == "slow":
                     time.sleep(outer.slow_seconds)
                     action = "ok"
+                if action == "trickle":
+                    return self._trickle(json.dumps(ok_body(user)).encode())
+                if action in ("huge", "huge-chunked"):
+                    return self._huge(user, chunked=action == "huge-chunked")
+                if action == "redirect":
+                    return self._send(302, b"", {"Location": "/v1/elsewhere?token=sk-leak1234567"})
+                if action == "retry-3600":
+                    return self._send(429, b'{"error": "slow down"}', {"Retry-After": "3600"})
+                if action in ("echo-key", "echo-key-500"):
+                    auth = self.headers.get("Authorization", "")
+                    key = auth.removeprefix("Bearer ")
+                    echo = json.dumps(
+                        {"error": f"invalid key {key}", "request_headers": {"Authorization": auth}}
+                    ).encode()
+                    return self._send(401 if action == "echo-key" else 500, echo)
+                if action in ("nan", "positive", "string"):
+                    data = ok_body(user)
+                    bad = {"nan": float("nan"), "positive": 0.7, "string": "high"}[action]
+                    data["choices"][0]["logprobs"]["content"][0]["top_logprobs"][1]["logprob"] = bad
+                    return self._send(200, json.dumps(data).encode())
                 if action == "429":
                     return self._send(429, b'{"error": "rate limited"}', {"Retry-After": "0.2"})
                 if action == "500":
@@ -75,6 +112,41 @@ class FaultServer:
                     return self._send(200, json.dumps(data).encode())
                 p1 = 0.3 if "LOW" in user else 0.8
                 return self._send(200, json.dumps(ok_body(user, p1)).encode())
+
+            def _trickle(self, payload):
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(outer.trickle_seconds)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _huge(self, user, *, chunked):
+                head = json.dumps(ok_body(user))[:-1].encode() + b', "pad": "'
+                tail = b'"}'
+                pad = outer.huge_bytes - len(head) - len(tail)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if not chunked:
+                        self.send_header("Content-Length", str(len(head) + pad + len(tail)))
+                    self.end_headers()
+                    self.wfile.write(head)
+                    block = b"x" * 65536
+                    left = pad
+                    while left > 0:
+                        n = min(left, len(block))
+                        self.wfile.write(block[:n])
+                        outer.sent_bytes += n
+                        left -= n
+                    self.wfile.write(tail)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, code, payload, headers=None):
                 try:

@@ -51,12 +51,12 @@ def test_binary_rule_when_other_label_is_missing():
 
 def test_429_with_retry_after_then_500_then_success():
     with FaultServer(["429", "500"]) as server:
-        judge = _judge(server)
+        judge = _judge(server, backoff_max=0.5)  # Retry-After is honoured up to this cap
         start = time.perf_counter()
         s = judge.score([_req()])[0]
         elapsed = time.perf_counter() - start
     assert judge.attempts == 3 and len(server.requests) == 3
-    assert elapsed >= 0.2  # Retry-After: 0.2 honoured although the backoff is 0.01-0.05 s
+    assert elapsed >= 0.2  # Retry-After: 0.2 honoured although the backoff is 0.005-0.01 s
     assert math.isclose(sum(s.probs), 1.0)
 
 
@@ -141,13 +141,15 @@ def test_faults_lose_and_duplicate_no_cache_rows(tmp_path):
     assert low == pytest.approx([0.3 / 0.95] * 2)  # LOW answers: '1' 0.3, '0' 0.65 -> renormalised
 
 
-def test_backoff_delay_is_jittered_exponential_capped_and_yields_to_retry_after():
+def test_backoff_delay_is_jittered_exponential_capped_and_yields_to_a_capped_retry_after():
     judge = OpenAIJudge("m", base_url="http://127.0.0.1:9", backoff_base=0.5, backoff_max=3.0)
     for attempt, cap in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 3.0), (6, 3.0)]:
         delays = [judge._delay(attempt, None) for _ in range(200)]
         assert all(0.5 * cap <= d <= cap for d in delays)
         assert max(delays) - min(delays) > 0.3 * cap  # jittered, not constant
-    assert judge._delay(0, 10.0) == 10.0  # Retry-After longer than the backoff wins
+    assert judge._delay(0, 2.5) == 2.5  # Retry-After longer than the backoff wins ...
+    assert judge._delay(0, 10.0) == 3.0  # ... up to the backoff maximum (Retry-After: 3600)
+    assert judge._delay(0, 3600.0) == 3.0
     assert 0.25 <= judge._delay(0, 0.1) <= 0.5  # shorter one: the backoff stands
     # the same seed gives the same delays
     one = OpenAIJudge("m", base_url="http://127.0.0.1:9", backoff_base=0.5, backoff_max=3.0)

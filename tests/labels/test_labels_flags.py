@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchcheck.errors import InputError, UsageError
-from benchcheck.labels.ensemble import ensemble, judgment_labels, read_judgments
+from benchcheck.io.judgments import read_judgments
+from benchcheck.labels.ensemble import ensemble, judgment_labels
 from benchcheck.labels.flags import (
     bin_label,
     confident_learning_flags,
@@ -112,7 +113,10 @@ def test_flag_examples_by_hand():
             "confidence": [0.96, 0.7, 0.65, 0.8],
         }
     )
-    f = flag_examples(data, ens, threshold=0.68)
+    # one example of five has no judgment: 20 %, above the default 5 % an error
+    with pytest.raises(InputError, match=r"1 of 5 ids of the data are not in the judgments \('e'"):
+        flag_examples(data, ens, threshold=0.68, source="d.jsonl")
+    f = flag_examples(data, ens, threshold=0.68, max_unmatched=0.2)
     assert f["disagree"].to_list() == [True, True, False, True, False]
     assert f["flagged"].to_list() == [True, True, False, True, False]
     assert f["rank"].to_list() == [1, 3, None, 2, None]
@@ -122,7 +126,7 @@ def test_flag_examples_by_hand():
     assert s.flagged_by_bin["[0.95, 1]"] == 1 and sum(s.flagged_by_bin.values()) == 3
     bad = data.with_columns(pl.Series("label", ["1", "0", "2", "0", "1"]))
     with pytest.raises(InputError) as exc:
-        flag_examples(bad, ens, source="d.jsonl", labels=["0", "1"])
+        flag_examples(bad, ens, source="d.jsonl", labels=["0", "1"], max_unmatched=0.2)
     assert "d.jsonl:3" in str(exc.value)
 
 

@@ -104,7 +104,9 @@ def test_rerank_by_hand_and_rank_change():
     )
     assert pw["ci"][0] <= pw["difference"] <= pw["ci"][1]
     json.dumps(res.to_dict())
-    with pytest.raises(InputError, match="no output for id"):
+    with pytest.raises(
+        InputError, match=r"1 of 301 ids of the gold file are not in the outputs of model 'A' \('x'"
+    ):
         rerank(
             ids + ["x"],
             [str(v) for v in original] + ["0"],

@@ -211,3 +211,35 @@ def test_csp_blocks_an_injected_script(pw, tmp_path: Path, report_file: Path) ->
     assert any("Content Security Policy" in c for c in console)
     assert loaded == [target.as_uri()]
     assert failed == [("https://example.invalid/x.png", "csp")]  # blocked before any network
+
+
+def test_long_texts_open_fast_behind_an_expander(pw, tmp_path: Path) -> None:
+    """40 flagged pairs of 100,000 characters: a small page, expanders closed, filter works."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from report_long_texts_bench import results
+
+    target = tmp_path / "long.html"
+    target.write_text(render_html(results(40, 100_000)), encoding="utf-8")
+    assert target.stat().st_size < 1.5 * 2**20
+    ctx = _launch(pw, tmp_path / "profile")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(target.as_uri())
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.querySelectorAll('#flag-table details').length") == 80
+    assert page.evaluate("document.querySelectorAll('#flag-table details[open]').length") == 0
+    cell = "#flag-table tbody tr:first-child td.text"
+    before = page.evaluate(f"document.querySelector('{cell}').getBoundingClientRect().height")
+    page.click(f"{cell} summary")
+    assert page.evaluate(f"document.querySelector('{cell} details').open") is True
+    after = page.evaluate(f"document.querySelector('{cell}').getBoundingClientRect().height")
+    assert after > 5 * before  # the rest of the text is shown once opened
+    page.fill("input.filter", "e39-none")
+    assert page.inner_text("#flag-count") == "0"
+    page.fill("input.filter", "")
+    assert page.inner_text("#flag-count") == "40"
+    ctx.close()
+    assert errors == []

@@ -67,6 +67,12 @@ def judge(
     api_key_env: Annotated[
         str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout", help="Seconds per request (openai): connect, reads and the whole answer."
+        ),
+    ] = 60.0,
     price: Annotated[
         float | None,
         typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
@@ -118,6 +124,7 @@ def judge(
         base_url=base_url,
         concurrency=concurrency,
         api_key_env=api_key_env,
+        timeout=timeout,
         cache=cache,
         use_cache=not no_cache,
         engine=engine,

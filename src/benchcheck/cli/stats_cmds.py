@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -167,9 +168,12 @@ def _scores(scores: str | None) -> dict[str, float]:
     out = {}
     for k, item in enumerate(scores.split(",")):
         try:
-            out[f"model_{k + 1}"] = float(item)
+            value = float(item)
         except ValueError:
             raise UsageError(f"--scores expects comma-separated numbers, got {item!r}") from None
+        if not math.isfinite(value):
+            raise UsageError(f"--scores expects finite numbers, got {item.strip()!r}")
+        out[f"model_{k + 1}"] = value
     return out
 
 

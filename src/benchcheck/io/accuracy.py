@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from benchcheck.errors import InputError
@@ -26,14 +27,12 @@ def _judgement(value: object, path: Path, line: int) -> int:
 
 def read_accuracy_sample(path: str | Path) -> list[tuple[str, dict[str, int]]]:
     """Return (split, {annotator: 0|1}) for each annotated row of a filled sample file."""
+    from benchcheck.io._text import read_text_file
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # -sig: a BOM is dropped
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8 JSONL", path=path) from None
+    text = read_text_file(path)  # a BOM is dropped; UTF-16 and bad bytes are named
     out = []
+    seen: dict[tuple[str, str], int] = {}
     for number, row in json_lines(text, path):
         if (
             not isinstance(row, dict)
@@ -45,6 +44,16 @@ def read_accuracy_sample(path: str | Path) -> list[tuple[str, dict[str, int]]]:
                 path=path,
                 line=number,
             )
+        key = (str(row["split"]), json.dumps(row.get("id", number), sort_keys=True))
+        if key in seen:
+            raise InputError(
+                f"duplicate id: each sampled instance may appear once (first on line "
+                f"{seen[key]}); a second copy would count its judgements twice",
+                path=path,
+                line=number,
+                got=row.get("id"),
+            )
+        seen[key] = number
         judged = {
             str(k): _judgement(v, path, number)
             for k, v in row["annotations"].items()

@@ -7,8 +7,6 @@ Each split becomes ``<output>/<split>/part-NNNNN.parquet`` with one row per toke
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -38,8 +36,10 @@ def convert(
     :func:`benchcheck.io.load.split_files` (same names, aliases, skipped files and errors).
 
     Never overwrites: ``output`` must not exist. Shards are written into a temporary sibling
-    folder that is renamed to ``output`` only once every split is complete, so an
-    interrupted conversion leaves no folder that looks valid. Tag shapes are checked on the
+    folder (:class:`benchcheck.io.output.OutputFolder`: fsynced, then renamed to
+    ``output`` only once every split is complete; a killed conversion's temporary is
+    removed by the next one), so an interrupted conversion leaves no folder that looks
+    valid. Tag shapes are checked on the
     way (unknown shapes raise :class:`~benchcheck.errors.InputError` with file and line);
     scheme transitions are checked when the shards are read, as for the CoNLL files.
     """
@@ -54,11 +54,10 @@ def convert(
     for file in files.values():
         if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
             raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    try:
+    from benchcheck.io.output import OutputFolder
+
+    with OutputFolder(out, names=None) as staged:
+        tmp = staged.stage(MANIFEST).parent
         meta: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
@@ -71,10 +70,6 @@ def convert(
                 file, tmp / split, chunk_bytes or conll.CHUNK_BYTES, compression
             )
         (tmp / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return open_shards(out)
 
 

@@ -31,6 +31,7 @@ from benchcheck.data.columns import Columns
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import mix64, string_hash
+from benchcheck.io._text import read_text_file, refuse_other_encodings
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
 from benchcheck.io.output import atomic_file
@@ -46,17 +47,13 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
+    if path.is_dir():
+        raise InputError("is a folder; expected a file", path=path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
         return _read_jsonl(path)
     if suffix in (".csv", ".tsv"):
-        sep = "\t" if suffix == ".tsv" else ","
-        try:
-            return pl.read_csv(
-                path, separator=sep, infer_schema=False, quote_char='"' if sep == "," else None
-            )
-        except (pl.exceptions.ComputeError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read as {suffix[1:].upper()}: {exc}", path=path) from None
+        return _read_delimited(path, "\t" if suffix == ".tsv" else ",")
     if suffix == ".parquet":
         try:
             return pl.read_parquet(path)
@@ -104,28 +101,178 @@ def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
         yield number, value
 
 
+def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
+    """CSV (quoted with ``"``) or TSV (no quoting) as strings, with each row's ``__line__``.
+
+    Errors name the file and the line (a row with more fields than the header, an unclosed
+    quote, an undecodable byte, a UTF-16 file) in benchcheck's words, never polars'.
+    """
+    name = "TSV" if sep == "\t" else "CSV"
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    refuse_other_encodings(head, path)
+    if not head.strip(b"\xef\xbb\xbf \t\r\n"):
+        raise InputError(f"empty file: expected a header line and rows of {name}", path=path)
+    try:
+        frame = pl.read_csv(
+            path, separator=sep, infer_schema=False, quote_char='"' if sep == "," else None
+        )
+    except Exception:  # noqa: BLE001 - any polars parse error: say where, in our words
+        text = read_text_file(path)
+        problem = _delimited_problem(text, sep)
+        line, message = problem or (None, "the file is not well-formed")
+        raise InputError(f"cannot read as {name}: {message}", path=path, line=line) from None
+    if frame.width and frame[frame.columns[-1]].null_count():
+        # polars pads a row with too few fields with nulls: a truncated file would pass
+        short = _short_row(read_text_file(path), sep)
+        if short is not None:
+            line, message = short
+            raise InputError(f"cannot read as {name}: {message}", path=path, line=line)
+    return frame.with_columns(pl.Series("__line__", _record_lines(path, sep, frame.height)))
+
+
+def _short_row(text: str, sep: str) -> tuple[int, str] | None:
+    """Find the first non-blank row with fewer fields than the header: (line, message)."""
+    reader = _csv_reader(text, sep)
+    width = None
+    start = 1
+    for cells in reader:
+        if cells and width is None:
+            width = len(cells)
+        elif cells and any(c.strip() for c in cells) and len(cells) < width:  # type: ignore[operator]
+            return start, (
+                f"expected {width} fields, as the header has, found {len(cells)} (a cut or "
+                "truncated row?)"
+            )
+        start = reader.line_num + 1
+    return None
+
+
+def _csv_reader(text: str, sep: str) -> Any:
+    """Return a strict csv-module reader over ``text`` (TSV unquoted, as polars reads it)."""
+    import csv
+    import io
+
+    lines = io.StringIO(text, newline="")
+    if sep == "\t":
+        return csv.reader(lines, delimiter=sep, quoting=csv.QUOTE_NONE, strict=True)
+    return csv.reader(lines, delimiter=sep, quoting=csv.QUOTE_MINIMAL, strict=True)
+
+
+def _delimited_problem(text: str, sep: str) -> tuple[int, str] | None:
+    """Find the first line polars cannot read, with the csv module: (line, what is wrong)."""
+    import csv
+
+    reader = _csv_reader(text, sep)
+    width = None
+    start = 1
+    try:
+        for cells in reader:
+            if cells and width is None:
+                width = len(cells)
+            elif cells and len(cells) > width:  # type: ignore[operator]
+                return start, f"expected {width} fields, as the header has, found {len(cells)}"
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        if "end of data" in str(exc) or "EOF" in str(exc):
+            return start, 'a quoted field starts here and never ends (a missing closing ")'
+        return start, f"malformed {'TSV' if sep == chr(9) else 'CSV'} row ({exc})"
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return line, "a NUL byte: this looks like a binary file, not text"
+    return None
+
+
+def _record_lines(path: Path, sep: str, height: int) -> np.ndarray:
+    """1-based line of each data row: row k + 2, unless quoted fields span lines."""
+    with _mapped(path) as data:
+        if data is None:
+            return np.zeros(0, dtype=np.int64)
+        as_bytes = np.frombuffer(data, dtype=np.uint8)
+        newlines = int(np.count_nonzero(as_bytes == 10))
+        ends_open = bool(as_bytes[-1] != 10)
+        del as_bytes  # the map cannot close while numpy holds it
+    n_lines = newlines + (1 if ends_open else 0)
+    if n_lines == height + 1 or sep == "\t":
+        return np.arange(2, height + 2, dtype=np.int64)
+    # quoted newlines (or trailing blank lines): follow the records with the csv module
+    text = read_text_file(path)
+    reader = _csv_reader(text, sep)
+    starts: list[int] = []
+    start = 1
+    for k, _cells in enumerate(reader):
+        if k:
+            starts.append(start)
+        start = reader.line_num + 1
+    if len(starts) < height:
+        starts += list(range(start, start + height - len(starts)))
+    return np.asarray(starts[:height], dtype=np.int64)
+
+
 def _read_jsonl(path: Path) -> pl.DataFrame:
     fast = _read_jsonl_fast(path)
     if fast is not None:
         return fast
-    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a byte-order mark, as CSV reads
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("undecodable bytes; expected UTF-8", path=path, line=bad) from None
+    text = read_text_file(path)
     rows = []
+    nonfinite: dict[str, tuple[int, float]] = {}  # field → first line holding NaN/inf
     for number, row in json_lines(text, path):
         if not isinstance(row, dict):
             raise InputError("expected one JSON object per line", path=path, line=number)
+        for key, value in row.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                nonfinite.setdefault(key, (number, value))
         row.setdefault("__line__", number)
         rows.append(row)
     if not rows:
         raise InputError("empty file: expected one JSON object per line", path=path)
     try:
-        return pl.DataFrame(rows, infer_schema_length=None)
-    except Exception as exc:  # noqa: BLE001 - mixed types across rows
-        raise InputError(f"rows do not share one schema: {exc}", path=path) from None
+        frame = pl.DataFrame(rows, infer_schema_length=None)
+    except Exception:  # noqa: BLE001 - mixed types across rows
+        raise _schema_error(rows, path) from None
+    for key, (line, value) in nonfinite.items():
+        # polars turns NaN into the text "NaN" in a column of strings: a label "NaN"
+        if frame.schema.get(key) == pl.String:
+            raise InputError(
+                f"field {key!r} holds {value} here, where other lines hold text",
+                path=path,
+                line=line,
+            )
+    return frame
+
+
+def _kind(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    return "object"
+
+
+def _schema_error(rows: list[dict[str, Any]], path: Path) -> InputError:
+    """Name the first field whose kind of value differs from an earlier line's."""
+    first: dict[str, tuple[str, int]] = {}
+    for row in rows:
+        line = int(row["__line__"])
+        for key, value in row.items():
+            kind = _kind(value)
+            if kind is None or key == "__line__":
+                continue
+            seen = first.setdefault(key, (kind, line))
+            if seen[0] != kind:
+                return InputError(
+                    f"field {key!r} holds a {kind} here but a {seen[0]} on line {seen[1]}; "
+                    "each field must hold one kind of value",
+                    path=path,
+                    line=line,
+                )
+    return InputError("rows do not share one schema", path=path)
 
 
 def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
@@ -145,7 +292,25 @@ def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
         return None
     if any(isinstance(dt, pl.Struct | pl.List | pl.Array | pl.Null) for dt in frame.dtypes):
         return None  # nested values: keep the reader whose typing other modules rely on
+    if _hides_nested(frame, frame.columns, data):
+        return None
     return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
+
+
+def _hides_nested(frame: pl.DataFrame, columns: Iterable[str], data: bytes | mmap.mmap) -> bool:
+    """Whether a string column holds a list or an object that polars read as its JSON text.
+
+    (Mixed with strings, or under a String schema, ``[1, 0]`` reads as the text "[1, 0]";
+    the general reader refuses it with its line.) Only columns with a value that looks like
+    one are searched for in the bytes.
+    """
+    for col in columns:
+        series = frame.get_column(col)
+        if series.dtype != pl.String or not series.str.contains(r"^[\[{]").any():
+            continue
+        if re.search(rb'"' + re.escape(col.encode()) + rb'"\s*:\s*[\[{]', data):
+            return True
+    return False
 
 
 def _plain_jsonl(data: bytes | mmap.mmap) -> bool:
@@ -243,16 +408,18 @@ def _normalise(
     columns: dict[str, pl.Series] = {}
     if id is not None:
         _need(frame, id, path)
-        columns["id"] = frame[id].cast(pl.String)
+        columns["id"] = scalar_strings(frame, id, path=path)
     elif "id" in frame.columns:
-        columns["id"] = frame["id"].cast(pl.String)
+        columns["id"] = scalar_strings(frame, "id", path=path)
     else:
         columns["id"] = pl.int_range(0, frame.height, eager=True).cast(pl.String).alias("id")
     for new, old in wanted.items():
         if old is None:
             continue
         _need(frame, old, path)
-        columns[new] = frame[old].cast(pl.String)
+        columns[new] = scalar_strings(
+            frame, old, path=path, what="label" if new == "label" else "value"
+        )
     out = pl.DataFrame(columns)
     if "__line__" in frame.columns:
         out = out.with_columns(frame["__line__"].alias("line"))
@@ -265,6 +432,46 @@ def _normalise(
     if dup is not None and dup.any():
         raise InputError("ids must be unique", path=path, got=out["id"].filter(dup)[0])
     return out
+
+
+def scalar_strings(
+    frame: pl.DataFrame, column: str, *, path: str | Path | None, what: str = "value"
+) -> pl.Series:
+    """Return a column of single values (strings, numbers, booleans) as strings.
+
+    A list or an object where one value is expected, and NaN or an infinity (as a
+    ``label``, ``what="label"``), raise :class:`InputError` naming the row's line
+    (``__line__``); integers-valued floats stay as written (``1.0``). Missing values stay
+    missing (the caller decides whether they are allowed).
+
+    >>> f = pl.DataFrame({"label": [[1, 0], [1]], "__line__": [3, 4]})
+    >>> scalar_strings(f, "label", path="d.jsonl", what="label")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: d.jsonl:3: a label must be one value ... not a list (got '[1, 0]')
+    """
+    series = frame[column]
+    lines = frame["__line__"] if "__line__" in frame.columns else None
+
+    def fail(k: int, message: str, got: object) -> InputError:
+        line = None if lines is None else int(lines[k])
+        return InputError(message, path=path, line=line, got=got)
+
+    dtype = series.dtype
+    if isinstance(dtype, pl.List | pl.Array | pl.Struct | pl.Object):
+        kind = "an object" if isinstance(dtype, pl.Struct | pl.Object) else "a list"
+        k = int(series.is_not_null().arg_true()[0]) if series.is_not_null().any() else 0
+        value = series[k]
+        shown = json.dumps(value.to_list() if isinstance(value, pl.Series) else value, default=str)
+        noun = "a label" if what == "label" else f"column {column!r}"
+        verb = "must be" if what == "label" else "must hold"
+        raise fail(k, f"{noun} {verb} one value (a string or a number), not {kind}", shown)
+    if what == "label" and dtype.is_float():
+        bad = series.is_nan() | series.is_infinite()
+        if bad.any():
+            k = int(bad.arg_true()[0])
+            raise fail(k, "a label must be a string or a finite number", float(series[k]))
+    return series.cast(pl.String)
 
 
 def _need(frame: pl.DataFrame, column: str, path: str | Path) -> None:
@@ -485,6 +692,8 @@ def _read_jsonl_columns(
             rb'"' + re.escape(label.encode()) + rb'"\s*:\s*-?[0-9]+[.eE]', data
         ):
             return None
+        if _hides_nested(frame, wanted, data):
+            return None
         as_bytes = np.frombuffer(data, dtype=np.uint8)
         n_lines = int(np.count_nonzero(as_bytes == 10)) + (0 if as_bytes[-1] == 10 else 1)
         del as_bytes  # the map cannot close while numpy holds it
@@ -553,7 +762,13 @@ def _json_value(value: object) -> object:
     return value
 
 
-def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None = None) -> Path:
+def write_rows(
+    frame: pl.DataFrame,
+    path: str | Path,
+    *,
+    like: str | Path | None = None,
+    spreadsheet_safe: bool = False,
+) -> Path:
     r"""Write rows as JSONL, CSV, TSV or Parquet by the suffix of ``like`` (default: ``path``).
 
     JSONL (``.jsonl``, ``.ndjson``, ``.json``) is one object per line in column order,
@@ -562,7 +777,11 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
     Parquet keeps the types. The reader's ``__line__`` column is left out and the parent
     folder is created. The file is written atomically
     (:func:`benchcheck.io.output.atomic_file`): a killed run leaves the previous file or
-    none. Returns ``path``.
+    none. Returns ``path``. With ``spreadsheet_safe``, a CSV or TSV (the formats people
+    open in a spreadsheet) has its formula-like cells neutralised by the one rule of
+    :func:`benchcheck.io.spreadsheet.neutralise_frame` (OWASP: a leading ``'``, undone by
+    :func:`~benchcheck.io.spreadsheet.restore_frame`); the other formats are written as
+    always.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -583,6 +802,10 @@ def write_rows(frame: pl.DataFrame, path: str | Path, *, like: str | Path | None
                     clean = {k: _json_value(v) for k, v in row.items()}
                     fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
         elif suffix in (".csv", ".tsv"):
+            if spreadsheet_safe:
+                from benchcheck.io.spreadsheet import neutralise_frame
+
+                frame = neutralise_frame(frame)
             frame.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
         else:
             frame.write_parquet(tmp)

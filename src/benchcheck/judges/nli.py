@@ -92,7 +92,7 @@ class NLIJudge(BatchedTorchJudge):
         for r in batch:
             f = dict(r.fields)
             if "text_a" not in f or "text_b" not in f:
-                raise UsageError("the nli judge needs pair examples (--text-a and --text-b)")
+                raise UsageError("the nli judge needs pair examples ({text_a} and {text_b})")
             pairs.append((f["text_a"], f["text_b"]))
         t0 = time.perf_counter()
         enc = self.tok(

@@ -17,8 +17,18 @@ stored or printed. At most ``concurrency`` requests are in flight; 429, 5xx, tim
 connection errors and unparsable bodies are retried after
 :math:`u \cdot \min(\text{backoff\_max}, \text{backoff\_base} \cdot 2^{a})` seconds
 (try :math:`a = 0, 1, \ldots`; jitter :math:`u \sim U(0.5, 1)`, seeded), or after
-``Retry-After`` when the server asks for longer; after the last try a :class:`JudgeError`
-says what failed. Results finished before a failure are reported through ``on_result`` first.
+``Retry-After`` when the server asks for longer, but never longer than ``backoff_max``;
+after the last try a :class:`JudgeError` says what failed. Results finished before a
+failure are reported through ``on_result`` first.
+
+Every request is bounded: ``timeout`` seconds is both the connect/read/write timeout and
+the deadline of the whole try (a body that trickles in byte by byte is cut off there); a
+body is read up to ``max_body_bytes`` (4 MiB; an answer is a few kB), no further; a
+redirect (3xx) is an error, never followed nor retried (give the final URL). An answer whose
+log-probabilities are impossible (NaN, infinite, above 0, not numbers) is malformed: retried,
+never returned, so never cached. Whatever the server sends back (an error body, a
+``Location``) is shown with the key, ``Authorization`` values, ``Bearer`` tokens and
+``sk-…``-like strings masked (:func:`redact`), and at most 200 characters of it.
 
 Needs the ``openai`` extra (``httpx``).
 """
@@ -27,11 +37,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import math
 import os
 import random
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from benchcheck.errors import JudgeError, UsageError, require
@@ -40,6 +52,41 @@ from benchcheck.judges.prompts import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+#: The most bytes of a response body read (an answer of 2 tokens with top_logprobs is ~2 kB).
+MAX_BODY_BYTES = 4 * 1024 * 1024
+#: Characters of a server's body or header shown in an error message.
+_SHOWN = 200
+_MASK = "***"
+_SECRET_PATTERNS = (
+    # header-like "Authorization: Bearer x", "api_key=x", "x-api-key": "x"
+    re.compile(
+        r"(?i)((?:proxy-)?authorization|x-api-key|api[-_]?key|access[-_]?token|secret)"
+        r"""(["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',;}&]+"""
+    ),
+    re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{4,}"),
+    re.compile(r"\b(sk|pk|rk)(-)[A-Za-z0-9_-]{6,}"),
+)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """Mask what looks like a credential in text a server sent back.
+
+    Each of ``secrets`` (the API key) anywhere, values of ``Authorization`` / ``api_key``-like
+    fields, ``Bearer``/``Basic`` tokens, ``sk-…`` keys and the user part of URLs.
+
+    >>> redact('{"error": "bad key sk-abc123456789", "Authorization": "Bearer zzz"}')
+    '{"error": "bad key sk-***", "Authorization": "***"}'
+    >>> redact("echo: my-key-42 at https://u:p@host/v1", ["my-key-42"])
+    'echo: *** at https://***@host/v1'
+    """
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, _MASK)
+    text = _SECRET_PATTERNS[0].sub(lambda m: m.group(1) + m.group(2) + _MASK, text)
+    text = _SECRET_PATTERNS[1].sub(lambda m: m.group(1) + m.group(2) + _MASK, text)
+    text = _SECRET_PATTERNS[2].sub(lambda m: m.group(1) + m.group(2) + _MASK, text)
+    return _USERINFO.sub(lambda m: m.group(1) + _MASK + "@", text)
 
 
 class _Retryable(Exception):
@@ -133,6 +180,37 @@ def label_probs_from_logprobs(
     return [p / total for p in probs], raw
 
 
+def impossible_logprob(content: Sequence[Any]) -> str | None:
+    """Describe the first impossible log-probability of a ``logprobs.content``, or None.
+
+    A log-probability is a real number at most 0; a missing one (``null``) is no claim.
+
+    >>> impossible_logprob([{"token": "1", "logprob": -0.1, "top_logprobs": []}]) is None
+    True
+    >>> impossible_logprob([{"token": "1", "logprob": 0.5}])
+    "log-probability 0.5 of token '1' is above 0"
+    >>> impossible_logprob([{"token": "1", "logprob": -0.1,
+    ...                      "top_logprobs": [{"token": "0", "logprob": float("nan")}]}])
+    "log-probability nan of token '0' is not a number"
+    """
+    for pos in content:
+        if not isinstance(pos, dict):
+            return f"a position is {type(pos).__name__}, not an object"
+        entries = [pos, *(pos.get("top_logprobs") or [])]
+        for e in entries:
+            if not isinstance(e, dict):
+                return f"a top_logprobs entry is {type(e).__name__}, not an object"
+            lp = e.get("logprob")
+            if lp is None:
+                continue
+            tok = e.get("token")
+            if isinstance(lp, bool) or not isinstance(lp, int | float) or math.isnan(lp):
+                return f"log-probability {lp!r} of token {tok!r} is not a number"
+            if lp > 0:  # +inf too; -inf is probability 0, a possible answer
+                return f"log-probability {lp!r} of token {tok!r} is above 0"
+    return None
+
+
 class OpenAIJudge(Judge):
     """Score chat requests through an OpenAI-compatible ``/chat/completions`` endpoint."""
 
@@ -151,12 +229,17 @@ class OpenAIJudge(Judge):
         backoff_max: float = 30.0,
         top_logprobs: int = 5,
         seed: int = 0,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         self.httpx = require("httpx", "openai")
         if concurrency < 1:
-            raise UsageError(f"--concurrency must be >= 1, got {concurrency}")
+            raise UsageError(f"{{concurrency}} must be >= 1, got {concurrency}")
         if max_retries < 0:
             raise UsageError(f"max_retries must be >= 0, got {max_retries}")
+        if max_body_bytes < 1:
+            raise UsageError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
+        self.max_body_bytes = max_body_bytes
+        self.set_timeout(timeout)
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
@@ -164,7 +247,6 @@ class OpenAIJudge(Judge):
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_retries = max_retries
-        self.timeout = timeout
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.top_logprobs = top_logprobs
@@ -177,10 +259,30 @@ class OpenAIJudge(Judge):
         )
         self.attempts = 0  # HTTP requests sent, retries included
 
+    def set_timeout(self, seconds: float) -> None:
+        """Bound each try to ``seconds``: connect, each read, and the whole answer."""
+        if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
+            raise UsageError(f"{{timeout}} must be a positive number of seconds, got {seconds!r}")
+        self.timeout = float(seconds)
+
     @property
     def url(self) -> str:
         """The chat-completions endpoint."""
         return f"{self.base_url}/chat/completions"
+
+    @property
+    def shown_url(self) -> str:
+        """The endpoint as messages show it (credentials in the URL masked)."""
+        return redact(self.url)
+
+    def _redact(self, text: str) -> str:
+        key = os.environ.get(self.api_key_env) or ""
+        return redact(text, [key])
+
+    def _excerpt(self, body: bytes | str) -> str:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        text = self._redact(text)
+        return repr(text[:_SHOWN] + ("…" if len(text) > _SHOWN else ""))
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -203,7 +305,10 @@ class OpenAIJudge(Judge):
         backoff = min(self.backoff_max, self.backoff_base * (2**attempt)) * self._rng.uniform(
             0.5, 1.0
         )
-        return backoff if retry_after is None else max(backoff, retry_after)
+        if retry_after is None:
+            return backoff
+        # the server may ask for longer than the backoff, never longer than its maximum
+        return max(backoff, min(retry_after, self.backoff_max))
 
     def _parse(self, data: Any, req: ChatRequest, seconds: float) -> JudgeScore:
         try:
@@ -215,9 +320,12 @@ class OpenAIJudge(Judge):
         )
         if not content:
             raise JudgeError(
-                f"{self.url} returned no logprobs for model {self.model!r}; this judge needs a "
-                "server that supports 'logprobs' and 'top_logprobs'"
+                f"{self.shown_url} returned no logprobs for model {self.model!r}; this judge "
+                "needs a server that supports 'logprobs' and 'top_logprobs'"
             )
+        problem = impossible_logprob(content)
+        if problem is not None:
+            raise _Retryable(f"malformed response: {problem}")
         got = label_probs_from_logprobs(content, req.verbalisers)
         if got is None:
             text = "".join(str(p.get("token", "")) for p in content)
@@ -227,43 +335,83 @@ class OpenAIJudge(Judge):
                 f"top-{self.top_logprobs} alternatives"
             )
         probs, raw = got
+        if not all(math.isfinite(p) and 0 <= p <= 1 for p in probs):
+            raise _Retryable(f"malformed response: label probabilities {probs}")
         usage = data.get("usage") or {}
-        n_tokens = int(usage.get("prompt_tokens") or 0)
+        tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        n_tokens = int(tokens) if isinstance(tokens, int) and not isinstance(tokens, bool) else 0
         return JudgeScore(req.labels, tuple(probs), tuple(raw), n_tokens, seconds)
+
+    async def _read_body(self, resp: Any) -> bytes:
+        """Read the body up to ``max_body_bytes``; a larger one is an error (not retried)."""
+        limit = self.max_body_bytes
+        declared = resp.headers.get("content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            raise JudgeError(
+                f"{self.shown_url} sent a {int(declared)}-byte answer for model "
+                f"{self.model!r}; at most {limit} bytes are read (an answer is a few kB)"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise JudgeError(
+                    f"{self.shown_url} sent more than {limit} bytes for model {self.model!r}; "
+                    "the answer was cut off there (an answer is a few kB)"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _try(self, client: Any, req: ChatRequest) -> JudgeScore:
+        """One request, start to finish (the caller bounds it by the deadline)."""
+        start = time.perf_counter()
+        async with client.stream(
+            "POST", self.url, json=self._body(req), headers=self._headers()
+        ) as resp:
+            status = resp.status_code
+            if 300 <= status < 400:
+                where = self._excerpt(resp.headers.get("location") or "")
+                raise JudgeError(
+                    f"{self.shown_url} answered HTTP {status} (a redirect to {where}) for "
+                    f"model {self.model!r}; redirects are not followed: give the final URL as "
+                    "{base_url}"
+                )
+            body = await self._read_body(resp)
+            if status in _RETRY_STATUS:
+                retry_after = parse_retry_after(resp.headers.get("retry-after"))
+                raise _Retryable(f"HTTP {status}: {self._excerpt(body)}", retry_after)
+            if status >= 400:
+                raise JudgeError(
+                    f"{self.shown_url} answered HTTP {status} for model {self.model!r}: "
+                    f"{self._excerpt(body)}"
+                )
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise _Retryable(f"malformed JSON body: {self._excerpt(body[:80])}") from None
+        return self._parse(data, req, time.perf_counter() - start)
 
     async def _one(self, client: Any, req: ChatRequest) -> JudgeScore:
         httpx = self.httpx
         last = "no attempt"
         for attempt in range(self.max_retries + 1):
-            start = time.perf_counter()
             retry_after = None
             try:
                 self.attempts += 1
-                resp = await client.post(self.url, json=self._body(req), headers=self._headers())
-                if resp.status_code in _RETRY_STATUS:
-                    retry_after = parse_retry_after(resp.headers.get("retry-after"))
-                    raise _Retryable(f"HTTP {resp.status_code}: {resp.text[:200]!r}", retry_after)
-                if resp.status_code >= 400:
-                    raise JudgeError(
-                        f"{self.url} answered HTTP {resp.status_code} for model {self.model!r}: "
-                        f"{resp.text[:300]}"
-                    )
-                try:
-                    data = resp.json()
-                except ValueError:
-                    raise _Retryable(f"malformed JSON body: {resp.text[:80]!r}") from None
-                return self._parse(data, req, time.perf_counter() - start)
+                return await asyncio.wait_for(self._try(client, req), timeout=self.timeout)
             except _Retryable as exc:
                 last = str(exc)
                 retry_after = exc.retry_after
-            except httpx.TimeoutException as exc:
-                last = f"timed out after {self.timeout:g} s ({type(exc).__name__})"
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                name = "deadline" if isinstance(exc, TimeoutError) else type(exc).__name__
+                last = f"timed out after {self.timeout:g} s ({name})"
             except httpx.TransportError as exc:
-                last = f"connection failed ({type(exc).__name__}: {exc})"
+                last = self._redact(f"connection failed ({type(exc).__name__}: {exc})")
             if attempt < self.max_retries:
                 await asyncio.sleep(self._delay(attempt, retry_after))
         raise JudgeError(
-            f"{self.url} (model {self.model!r}) failed after {self.max_retries + 1} tries; "
+            f"{self.shown_url} (model {self.model!r}) failed after {self.max_retries + 1} tries; "
             f"last error: {last}"
         )
 
@@ -275,7 +423,10 @@ class OpenAIJudge(Judge):
         sem = asyncio.Semaphore(self.concurrency)
         failed: list[BaseException] = []
         limits = httpx.Limits(max_connections=self.concurrency)
-        async with httpx.AsyncClient(timeout=self.timeout, limits=limits) as client:
+        timeout = httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0))
+        async with httpx.AsyncClient(
+            timeout=timeout, limits=limits, follow_redirects=False
+        ) as client:
 
             async def task(i: int) -> None:
                 async with sem:

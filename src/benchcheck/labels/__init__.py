@@ -5,42 +5,48 @@ judgments → :func:`ensemble` → :func:`flag_examples` → :func:`build_review
 :func:`gold_error_rate`, :func:`stratified_gold_error_rate`, :func:`bin_agreement`,
 :func:`ensemble_curve`, :func:`agreement_report`; :func:`apply_remedy` and :func:`rerank`
 for the consequences; :func:`compare_spans` for NER span flags.
+
+Names load on first use (PEP 562, as :mod:`benchcheck` does): importing one module of the
+package (``benchcheck.labels.ner_flags``) no longer imports scikit-learn and SciPy through
+the others, seconds of every label command's start.
 """
 
-from benchcheck.labels.analysis import (
-    agreement_report,
-    bin_agreement,
-    ensemble_curve,
-    gold_error_rate,
-)
-from benchcheck.labels.ensemble import ensemble, read_judgments
-from benchcheck.labels.error_rate import stratified_gold_error_rate
-from benchcheck.labels.flags import (
-    confident_learning_flags,
-    detector_overlap,
-    flag_examples,
-    summarize_flags,
-)
-from benchcheck.labels.ner_flags import compare_spans, span_review_frame
-from benchcheck.labels.remedies import apply_remedy, rerank
-from benchcheck.labels.review import build_review, combine_review
+from __future__ import annotations
 
-__all__ = [
-    "agreement_report",
-    "apply_remedy",
-    "bin_agreement",
-    "build_review",
-    "combine_review",
-    "compare_spans",
-    "confident_learning_flags",
-    "detector_overlap",
-    "ensemble",
-    "ensemble_curve",
-    "flag_examples",
-    "gold_error_rate",
-    "read_judgments",
-    "rerank",
-    "span_review_frame",
-    "stratified_gold_error_rate",
-    "summarize_flags",
-]
+import importlib
+from typing import Any
+
+#: public name → module that defines it
+_EXPORTS: dict[str, str] = {
+    "agreement_report": "benchcheck.labels.analysis",
+    "bin_agreement": "benchcheck.labels.analysis",
+    "ensemble_curve": "benchcheck.labels.analysis",
+    "gold_error_rate": "benchcheck.labels.analysis",
+    "ensemble": "benchcheck.labels.ensemble",
+    "confident_learning_flags": "benchcheck.labels.flags",
+    "detector_overlap": "benchcheck.labels.flags",
+    "flag_examples": "benchcheck.labels.flags",
+    "summarize_flags": "benchcheck.labels.flags",
+    "compare_spans": "benchcheck.labels.ner_flags",
+    "span_review_frame": "benchcheck.labels.ner_flags",
+    "apply_remedy": "benchcheck.labels.remedies",
+    "rerank": "benchcheck.labels.remedies",
+    "build_review": "benchcheck.labels.review",
+    "combine_review": "benchcheck.labels.review",
+    "stratified_gold_error_rate": "benchcheck.labels.error_rate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'benchcheck.labels' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -30,6 +30,7 @@ import polars as pl
 from scipy.stats import spearmanr
 from sklearn.metrics import f1_score, roc_auc_score
 
+from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 from benchcheck.labels.flags import DEFAULT_BINS, bin_label
@@ -231,6 +232,7 @@ def ensemble_curve(
     repeats: int = 50,
     seed: int = 0,
     positive: str | None = None,
+    judgments_source: str | None = None,
 ) -> tuple[list[CurvePoint], list[str]]:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -256,6 +258,15 @@ def ensemble_curve(
         pl.col("gold").cast(pl.String),
     )
     ids = g["id"].to_list()
+    refuse_duplicates(ids)
+    check_join(
+        ids,
+        judgments["id"].cast(pl.String).unique(maintain_order=True).to_list(),
+        left_name="the gold file",
+        right_name="the judgments",
+        right_file=judgments_source,
+        right_unmatched=1.0,  # the judgments may cover more examples than were reviewed
+    )
     index = {i: k for k, i in enumerate(ids)}
     j = judgments.with_columns(pl.col("id").cast(pl.String)).filter(pl.col("id").is_in(ids))
     if j.height == 0:
@@ -339,6 +350,7 @@ def agreement_report(
     in ``disagreement`` (the LLM and the original) differ, when both are given.
     """
     src: dict[str, dict[str, str]] = {n: dict(v) for n, v in sources.items()}
+    _refuse_disjoint_sources(src)
     rater_groups: dict[str, dict[str, dict[str, str]]] = {}
     per_annotator: list[dict[str, Any]] = []
     spearman = None
@@ -503,6 +515,25 @@ def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict
         "n_items": len(rows),
         "raters": len(maps),
     }
+
+
+def _refuse_disjoint_sources(sources: Mapping[str, Mapping[str, str]]) -> None:
+    """Raise :class:`InputError` when a source shares no id with the others.
+
+    Sources are compared on the ids they share; one whose ids are written differently
+    (``1`` beside ``"p01"``) would give an empty comparison, not an error.
+    """
+    if len(sources) < 2:
+        return
+    for name, labels in sources.items():
+        others = {i for n, s in sources.items() if n != name for i in s}
+        if labels and others and not others.intersection(labels):
+            shown = ", ".join(repr(i) for i in list(labels)[:3])
+            theirs = ", ".join(repr(i) for i in sorted(others)[:3])
+            raise InputError(
+                f"source {name!r} shares no id with the other sources: it has {shown}; they "
+                f"have {theirs} (ids are compared as text)"
+            )
 
 
 def _refuse_mixed_label_sets(judgments: pl.DataFrame, pcols: list[str]) -> None:

@@ -11,22 +11,19 @@ The ensemble probability is the plain mean over the selected members::
 
 and the LLM label is the argmax (binary: ``1{p_1 > 0.5}``; ties go to the first label in
 sorted order, so ``p_1 = 0.5`` gives ``0``). Rows whose probabilities are missing (a judge
-that failed) are left out of the mean and counted.
+that failed) are left out of the mean and counted. Files are read and validated by
+:func:`benchcheck.io.judgments.read_judgments`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
-from benchcheck.errors import InputError, UsageError
-from benchcheck.io.tables import read_rows
+from benchcheck.errors import UsageError
 
-__all__ = ["ensemble", "is_content_free", "judgment_labels", "label_sort_key", "read_judgments"]
-
-REQUIRED = ("id", "judge", "prompt")
+__all__ = ["ensemble", "is_content_free", "judgment_labels", "label_sort_key"]
 
 
 def label_sort_key(label: str) -> tuple[int, int, str]:
@@ -69,64 +66,6 @@ def is_content_free(frame: pl.DataFrame) -> pl.Series:
     return (
         frame["id"].cast(pl.String).str.starts_with(CONTENT_FREE_PREFIX).fill_null(False)
     ).alias("content_free")
-
-
-def read_judgments(path: str | Path, *, content_free: bool = False) -> pl.DataFrame:
-    """Read and validate a judgments file; ids, judges and prompts become strings.
-
-    Errors (:class:`InputError`) name the file, the line where known, and what was expected:
-    missing columns, fewer than two ``p_`` columns, probabilities outside [0, 1], duplicate
-    (id, judge, prompt) rows. The content-free rows (:func:`is_content_free`) are dropped
-    unless ``content_free`` is true (calibration reads them; no other analysis should).
-    """
-    frame = read_rows(path)
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    shown = [c for c in frame.columns if c != "__line__"]
-    if missing:
-        raise InputError(
-            f"judgments file lacks column(s) {missing}; expected id, judge, prompt and p_<label>"
-            f" columns; the file has {shown}",
-            path=path,
-        )
-    labels = judgment_labels(frame)
-    if len(labels) < 2:
-        raise InputError(
-            f"judgments need one p_<label> column per label (at least two); the file has {shown}",
-            path=path,
-        )
-    if "__line__" not in frame.columns:
-        frame = frame.with_columns(pl.int_range(1, frame.height + 1).alias("__line__"))
-    casts = [pl.col(c).cast(pl.String) for c in REQUIRED]
-    try:
-        casts += [pl.col(f"p_{lab}").cast(pl.Float64) for lab in labels]
-        frame = frame.with_columns(casts)
-    except pl.exceptions.PolarsError as exc:
-        raise InputError(f"probability columns must be numbers: {exc}", path=path) from None
-    for col in REQUIRED:
-        if frame[col].null_count():
-            line = frame.filter(pl.col(col).is_null())["__line__"][0]
-            raise InputError(f"missing value in column {col!r}", path=path, line=int(line))
-    for lab in labels:
-        bad = frame.filter((pl.col(f"p_{lab}") < 0) | (pl.col(f"p_{lab}") > 1))
-        if bad.height:
-            raise InputError(
-                f"p_{lab} must be a probability in [0, 1]",
-                path=path,
-                line=int(bad["__line__"][0]),
-                got=float(bad[f"p_{lab}"][0]),
-            )
-    dup = frame.select(REQUIRED).is_duplicated()
-    if dup.any():
-        row = frame.filter(dup).row(0, named=True)
-        raise InputError(
-            "duplicate (id, judge, prompt) row",
-            path=path,
-            line=int(row["__line__"]),
-            got=(row["id"], row["judge"], row["prompt"]),
-        )
-    if not content_free and "content_free" in frame.columns:
-        frame = frame.filter(~is_content_free(frame))
-    return frame
 
 
 def ensemble(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from benchcheck.data.ids import MAX_UNMATCHED, check_join, refuse_duplicates
 from benchcheck.errors import InputError, UsageError, require
 
 __all__ = [
@@ -95,6 +96,8 @@ def flag_examples(
     bins: Sequence[float] = DEFAULT_BINS,
     labels: Sequence[str] | None = None,
     source: str | None = None,
+    max_unmatched: float = MAX_UNMATCHED,
+    judgments_source: str | None = None,
 ) -> pl.DataFrame:
     """Join a dataset (``id``, ``label``, text columns) with an ensemble and flag disagreements.
 
@@ -102,7 +105,10 @@ def flag_examples(
     ``confidence``, ``disagree`` (LLM label ≠ original), ``flagged`` (``disagree`` and
     ``confidence >= threshold``), ``bin`` and ``rank`` (1 = most confident flag; ties in
     data order; null when not flagged). Rows without judgments keep null LLM columns and are
-    never flagged. Original labels outside ``labels`` raise :class:`InputError` naming the line.
+        never flagged, but the ids must join (:func:`benchcheck.data.ids.check_join`: some id in
+    common, at most ``max_unmatched`` (5 %) unmatched on either side) and be unique in
+    ``data`` (``judgments_source`` names the judgments file in the message). Original labels
+    outside ``labels`` raise :class:`InputError` naming the line.
 
     >>> d = pl.DataFrame({"id": ["a", "b"], "label": ["1", "1"]})
     >>> e = pl.DataFrame({"id": ["a", "b"], "p_0": [0.97, 0.2], "p_1": [0.03, 0.8],
@@ -126,6 +132,19 @@ def flag_examples(
             line=line,
             got=bad["label"][0],
         )
+    data_ids = data["id"].cast(pl.String).to_list()
+    lines = data["line"].to_list() if "line" in data.columns else None
+    refuse_duplicates(data_ids, path=source, lines=lines)
+    check_join(
+        data_ids,
+        ens["id"].cast(pl.String).to_list(),
+        left_name="the data",
+        right_name="the judgments",
+        right_file=judgments_source,
+        path=source,
+        left_unmatched=max_unmatched,
+        right_unmatched=max_unmatched,
+    )
     keep = ["id", "llm_label", "confidence", "n_members"] + [
         c for c in ens.columns if c.startswith("p_")
     ]

@@ -19,13 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Split
 from benchcheck.data.scripts import join_tokens
 from benchcheck.errors import InputError, UsageError, require
 
-__all__ = ["KINDS", "compare_spans", "spacy_spans", "span_review_frame", "spans_from_split"]
+__all__ = [
+    "CONTEXT_TOKENS",
+    "KINDS",
+    "compare_spans",
+    "overlapping_pairs",
+    "spacy_spans",
+    "span_review_frame",
+    "spans_from_split",
+]
 
 KINDS = ("type", "boundary", "spurious", "missing")
 OUTSIDE = "O"
@@ -43,8 +52,137 @@ def spans_from_split(split: Split) -> pl.DataFrame:
     )
 
 
+def _span_arrays(
+    frame: pl.DataFrame, name: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, pl.Series, np.ndarray]:
+    """Sentence, start, end (int64), type and the 1-based lines of a span table, validated.
+
+    Every span lies in a sentence (``sentence >= 0``) and covers at least one token
+    (``0 <= start < end``); positions are whole numbers. Errors name the line
+    (``__line__``) when the table has one.
+    """
+    lines = (
+        frame["__line__"].cast(pl.Int64).to_numpy()
+        if "__line__" in frame.columns
+        else np.arange(1, frame.height + 1)
+    )
+    has_lines = "__line__" in frame.columns
+    cols = []
+    for col in ("sentence", "start", "end"):
+        series = frame[col]
+        if isinstance(series.dtype, pl.List | pl.Struct | pl.Array) or series.dtype == pl.Boolean:
+            bad = np.ones(frame.height, dtype=bool)
+        else:
+            as_float = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+            values = as_float.to_numpy().astype(np.float64) if frame.height else np.zeros(0)
+            bad = ~np.isfinite(values) | (values != np.round(values))
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InputError(
+                f"{name} spans: {col!r} must be a whole number (a token position)",
+                line=int(lines[k]) if has_lines else None,
+                got=str(series[k]),
+            )
+        cols.append(values.astype(np.int64))
+    sent, start, end = cols
+    bad = (sent < 0) | (start < 0) | (end <= start)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(
+            f"{name} spans: a span is sentence >= 0 and 0 <= start < end (end exclusive)",
+            line=int(lines[k]) if has_lines else None,
+            got=(int(sent[k]), int(start[k]), int(end[k])),
+        )
+    types = frame["type"]
+    if isinstance(types.dtype, pl.List | pl.Struct | pl.Array):
+        k = int(types.is_not_null().arg_true()[0]) if types.is_not_null().any() else 0
+        raise InputError(
+            f"{name} spans: 'type' must be one value, not a list or an object",
+            line=int(lines[k]) if has_lines else None,
+            got=str(types[k]),
+        )
+    types = types.cast(pl.String)
+    if types.null_count():
+        k = int(types.is_null().arg_true()[0])
+        raise InputError(f"{name} spans: missing 'type'", line=int(lines[k]) if has_lines else None)
+    return sent, start, end, types, lines
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expand ``[lo_i, hi_i)`` into (owner i, member j) pairs, in order of i then j."""
+    counts = np.maximum(hi - lo, 0)
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(lo.size, dtype=np.int64), counts)
+    if total == 0:
+        return owner, np.zeros(0, dtype=np.int64)
+    starts = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return owner, starts + np.arange(total, dtype=np.int64)
+
+
+def overlapping_pairs(
+    g_sent: np.ndarray,
+    g_start: np.ndarray,
+    g_end: np.ndarray,
+    p_sent: np.ndarray,
+    p_start: np.ndarray,
+    p_end: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every (gold, predicted) pair of overlapping spans, as two index arrays, sorted.
+
+    Two spans of one sentence overlap when ``g_start < p_end`` and ``p_start < g_end``.
+    Every overlapping pair is one of two disjoint cases, each a range search on span
+    keys ``sentence * M + position`` (``M`` exceeds every position) sorted once:
+
+    * the gold span starts inside the predicted one (``p_start <= g_start < p_end``): the
+      gold spans whose start key is in ``[p_key_start, p_key_end)``;
+    * the predicted span starts strictly inside the gold one (``g_start < p_start <
+      g_end``): the predicted spans whose start key is in ``(g_key_start, g_key_end)``.
+
+    Time and memory are O((G + P) log(G + P) + K) for K pairs, whatever the sentence
+    lengths; joining on the sentence alone (every gold span with every predicted span of
+    its sentence) is quadratic in one long sentence. Pairs come sorted by gold index, then
+    predicted index.
+
+    >>> gold = ([0, 0], [0, 5], [3, 8])  # sentence, start, end: [0, 3) and [5, 8)
+    >>> pred = ([0, 0], [2, 6], [6, 7])  # [2, 6) and [6, 7)
+    >>> g = overlapping_pairs(*(np.array(v) for v in (*gold, *pred)))
+    >>> [a.tolist() for a in g]
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    top = max(int(g_end.max()) if g_end.size else 0, int(p_end.max()) if p_end.size else 0) + 1
+    rows = max(int(g_sent.max()) if g_sent.size else 0, int(p_sent.max()) if p_sent.size else 0)
+    if (rows + 1) * top >= 2**62:
+        raise InputError(
+            f"span positions too large to compare (sentence {rows}, position {top - 1})"
+        )
+    gks, gke = g_sent * top + g_start, g_sent * top + g_end
+    pks, pke = p_sent * top + p_start, p_sent * top + p_end
+    g_order = np.argsort(gks, kind="stable")
+    p_order = np.argsort(pks, kind="stable")
+    g_sorted, p_sorted = gks[g_order], pks[p_order]
+    # case 1: gold starts in [p_start, p_end)
+    lo = np.searchsorted(g_sorted, pks, side="left")
+    hi = np.searchsorted(g_sorted, pke, side="left")
+    p_a, gi = _ranges(lo, hi)
+    g_a = g_order[gi]
+    # case 2: predicted starts in (g_start, g_end)
+    lo = np.searchsorted(p_sorted, gks, side="right")
+    hi = np.searchsorted(p_sorted, gke, side="left")
+    g_b, pj = _ranges(lo, hi)
+    p_b = p_order[pj]
+    g_all = np.concatenate([g_a, g_b])
+    p_all = np.concatenate([p_a, p_b])
+    order = np.lexsort((p_all, g_all))
+    return g_all[order], p_all[order]
+
+
 def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     """Disagreements between gold and predicted spans, ranked (see the module docstring).
+
+    Spans are validated (:class:`InputError` naming the line of a predicted span table:
+    positions that are not whole numbers, ``start >= end``, a missing type) and joined on
+    span keys in O((G + P) log + K) (:func:`overlapping_pairs`); ties in the ranking keep
+    gold order, then predicted order.
 
     >>> g = pl.DataFrame({"sentence": [0, 0, 1], "start": [0, 3, 0], "end": [2, 4, 1],
     ...                   "type": ["PER", "LOC", "ORG"]})
@@ -58,101 +196,174 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
         missing = [c for c in cols if c not in frame.columns]
         if missing:
             raise UsageError(f"{name} spans lack column(s) {missing}")
-    g = gold.select([pl.col(c).cast(pl.Int64) for c in cols[:3]] + [pl.col("type").cast(pl.String)])
-    g = g.with_row_index("_g")
-    conf = pred["confidence"].cast(pl.Float64) if "confidence" in pred.columns else None
-    p = pred.select([pl.col(c).cast(pl.Int64) for c in cols[:3]] + [pl.col("type").cast(pl.String)])
-    p = p.with_columns(
-        conf if conf is not None else pl.lit(None, dtype=pl.Float64).alias("confidence")
-    ).with_row_index("_p")
-    pairs = g.join(p, on="sentence", suffix="_pred").filter(
-        (pl.col("start") < pl.col("end_pred")) & (pl.col("start_pred") < pl.col("end"))
-    )
-    exact = (pl.col("start") == pl.col("start_pred")) & (pl.col("end") == pl.col("end_pred"))
-    rows = []
-    typed = pairs.filter(exact & (pl.col("type") != pl.col("type_pred")))
-    bound = pairs.filter(~exact)
-    for kind, frame in (("type", typed), ("boundary", bound)):
-        rows.append(
-            frame.select(
-                pl.lit(kind).alias("kind"),
-                "sentence",
-                pl.min_horizontal("start", "start_pred").alias("start"),
-                pl.max_horizontal("end", "end_pred").alias("end"),
-                pl.col("start").alias("gold_start"),
-                pl.col("end").alias("gold_end"),
-                pl.col("type").alias("gold_type"),
-                pl.col("start_pred").alias("pred_start"),
-                pl.col("end_pred").alias("pred_end"),
-                pl.col("type_pred").alias("pred_type"),
-                "confidence",
+    gs, g0, g1, gt, _ = _span_arrays(gold, "gold")
+    ps, p0, p1, pt, p_lines = _span_arrays(pred, "predicted")
+    if "confidence" in pred.columns:
+        conf_col = pred["confidence"]
+        if isinstance(conf_col.dtype, pl.List | pl.Struct | pl.Array):
+            conf_col = pl.Series("confidence", [None] * pred.height, dtype=pl.String)
+        raw = conf_col.cast(pl.String).str.strip_chars()
+        conf = raw.cast(pl.Float64, strict=False)
+        bad = (conf.is_null() & raw.is_not_null() & (raw != "")) | conf.is_nan()
+        if not bad.any():
+            values = conf.to_numpy()
+            bad = pl.Series((values < 0) | (values > 1)).fill_null(False)
+        if bad.any():
+            k = int(bad.arg_true()[0])
+            raise InputError(
+                "predicted spans: 'confidence' must be a number in [0, 1]",
+                line=int(p_lines[k]) if "__line__" in pred.columns else None,
+                got=str(pred["confidence"][k]),
+            )
+    else:
+        conf = pl.Series("confidence", [None] * pred.height, dtype=pl.Float64)
+    gi, pi = overlapping_pairs(gs, g0, g1, ps, p0, p1)
+    g_type = gt.to_numpy() if gt.len() else np.zeros(0, dtype=object)
+    p_type = pt.to_numpy() if pt.len() else np.zeros(0, dtype=object)
+    conf = conf.cast(pl.Float64).alias("confidence")  # nulls stay null (no NaN)
+    exact = (g0[gi] == p0[pi]) & (g1[gi] == p1[pi])
+    typed = exact & (g_type[gi] != p_type[pi])
+    pieces = []
+    for kind, mask in (("type", typed), ("boundary", ~exact)):
+        a, b = gi[mask], pi[mask]
+        pieces.append(
+            pl.DataFrame(
+                {
+                    "kind": [kind] * int(mask.sum()),
+                    "sentence": gs[a],
+                    "start": np.minimum(g0[a], p0[b]),
+                    "end": np.maximum(g1[a], p1[b]),
+                    "gold_start": g0[a],
+                    "gold_end": g1[a],
+                    "gold_type": pl.Series(g_type[a], dtype=pl.String),
+                    "pred_start": p0[b],
+                    "pred_end": p1[b],
+                    "pred_type": pl.Series(p_type[b], dtype=pl.String),
+                    "confidence": conf.gather(b),
+                    "_g": a,
+                    "_p": b,
+                },
+                schema_overrides={"kind": pl.String},
             )
         )
-    matched_g = set(pairs["_g"].to_list())
-    matched_p = set(pairs["_p"].to_list())
-    null_i = pl.lit(None, dtype=pl.Int64)
-    null_s = pl.lit(None, dtype=pl.String)
-    rows.append(
-        p.filter(~pl.col("_p").is_in(list(matched_p))).select(
-            pl.lit("spurious").alias("kind"),
-            "sentence",
-            "start",
-            "end",
-            null_i.alias("gold_start"),
-            null_i.alias("gold_end"),
-            null_s.alias("gold_type"),
-            pl.col("start").alias("pred_start"),
-            pl.col("end").alias("pred_end"),
-            pl.col("type").alias("pred_type"),
-            "confidence",
+    lonely_p = np.setdiff1d(np.arange(ps.size), pi)
+    lonely_g = np.setdiff1d(np.arange(gs.size), gi)
+    none_i = pl.Series([None] * lonely_p.size, dtype=pl.Int64)
+    none_s = pl.Series([None] * lonely_p.size, dtype=pl.String)
+    pieces.append(
+        pl.DataFrame(
+            {
+                "kind": pl.Series(["spurious"] * lonely_p.size, dtype=pl.String),
+                "sentence": ps[lonely_p],
+                "start": p0[lonely_p],
+                "end": p1[lonely_p],
+                "gold_start": none_i,
+                "gold_end": none_i,
+                "gold_type": none_s,
+                "pred_start": p0[lonely_p],
+                "pred_end": p1[lonely_p],
+                "pred_type": pl.Series(p_type[lonely_p], dtype=pl.String),
+                "confidence": conf.gather(lonely_p),
+                "_g": pl.Series([None] * lonely_p.size, dtype=pl.Int64),
+                "_p": lonely_p,
+            }
         )
     )
-    rows.append(
-        g.filter(~pl.col("_g").is_in(list(matched_g))).select(
-            pl.lit("missing").alias("kind"),
-            "sentence",
-            "start",
-            "end",
-            pl.col("start").alias("gold_start"),
-            pl.col("end").alias("gold_end"),
-            pl.col("type").alias("gold_type"),
-            null_i.alias("pred_start"),
-            null_i.alias("pred_end"),
-            null_s.alias("pred_type"),
-            pl.lit(None, dtype=pl.Float64).alias("confidence"),
+    none_i = pl.Series([None] * lonely_g.size, dtype=pl.Int64)
+    none_s = pl.Series([None] * lonely_g.size, dtype=pl.String)
+    pieces.append(
+        pl.DataFrame(
+            {
+                "kind": pl.Series(["missing"] * lonely_g.size, dtype=pl.String),
+                "sentence": gs[lonely_g],
+                "start": g0[lonely_g],
+                "end": g1[lonely_g],
+                "gold_start": g0[lonely_g],
+                "gold_end": g1[lonely_g],
+                "gold_type": pl.Series(g_type[lonely_g], dtype=pl.String),
+                "pred_start": none_i,
+                "pred_end": none_i,
+                "pred_type": none_s,
+                "confidence": pl.Series([None] * lonely_g.size, dtype=pl.Float64),
+                "_g": lonely_g,
+                "_p": pl.Series([None] * lonely_g.size, dtype=pl.Int64),
+            }
         )
     )
-    out = pl.concat(rows, how="vertical_relaxed")
+    out = pl.concat(pieces, how="vertical_relaxed")
     order = {k: i for i, k in enumerate(KINDS)}
     out = out.with_columns(pl.col("kind").replace_strict(order).alias("_k")).sort(
-        [pl.col("confidence").fill_null(-1.0), "_k", "sentence", "start"],
-        descending=[True, False, False, False],
+        [pl.col("confidence").fill_null(-1.0), "_k", "sentence", "start", "_g", "_p"],
+        descending=[True, False, False, False, False, False],
+        nulls_last=True,
+        maintain_order=True,
     )
-    return out.drop("_k").with_columns(pl.int_range(1, out.height + 1).alias("rank"))
+    return out.drop("_k", "_g", "_p").with_columns(pl.int_range(1, out.height + 1).alias("rank"))
 
 
-def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame:
+#: Tokens of context shown on each side of a flagged region (sentences of up to this
+#: length around the region are shown whole).
+CONTEXT_TOKENS = 128
+
+
+def span_review_frame(
+    tokens: pl.DataFrame, flags: pl.DataFrame, *, context: int = CONTEXT_TOKENS
+) -> pl.DataFrame:
     """Build a flags frame for ``review export``: marked sentence, gold vs model type.
 
     ``tokens`` is the split's token table (``sentence``, ``position``, ``token``). The
-    region ``[start, end)`` is marked ``[[ ... ]]`` in ``text``; ``id`` is
-    ``"<sentence>:<gold start>-<gold end>|<model start>-<model end>"`` (``-`` for no span).
+    region ``[start, end)`` is marked ``[[ ... ]]`` in ``text``, with at most ``context``
+    tokens on each side (a cut side shows ``…``): a sentence of any length costs each flag
+    at most ``2 * context`` tokens plus its region, and only sentences with a flag are
+    looked at. ``id`` is ``"<sentence>:<gold start>-<gold end>|<model start>-<model end>"``
+    (``-`` for no span).
+
+    >>> toks = pl.DataFrame({"sentence": [0] * 5, "position": range(5),
+    ...                      "token": ["a", "b", "c", "d", "e"]})
+    >>> f = pl.DataFrame({"sentence": [0], "start": [2], "end": [3], "gold_start": [2],
+    ...                   "gold_end": [3], "pred_start": [None], "pred_end": [None],
+    ...                   "gold_type": ["PER"], "pred_type": [None], "confidence": [None],
+    ...                   "kind": ["missing"], "rank": [1]})
+    >>> span_review_frame(toks, f, context=1)["text"].to_list()
+    ['… b [[ c ]] d …']
     """
-    sents: dict[int, list[str]] = {}
-    for s, toks in (
-        tokens.group_by(pl.col("sentence").cast(pl.Int64), maintain_order=True)
-        .agg(pl.col("token").sort_by("position"))
-        .iter_rows()
-    ):
-        sents[int(s)] = list(toks)
-    texts, ids = [], []
+    if context < 0:
+        raise UsageError(f"context must be >= 0 tokens, got {context}")
+    wanted = flags["sentence"].cast(pl.Int64).unique()
+    sub = (
+        tokens.select(pl.col("sentence").cast(pl.Int64), "position", "token")
+        .filter(pl.col("sentence").is_in(wanted.implode()))
+        .sort("sentence", "position", maintain_order=True)
+    )
+    sent_col = sub["sentence"].to_numpy()
+    words = sub["token"].to_list()
     cols = ("sentence", "start", "end", "gold_start", "gold_end", "pred_start", "pred_end")
-    for s, a, b, gs, ge, ps, pe in flags.select(cols).iter_rows():
-        words = sents.get(int(s))
-        if words is None:
+    data = flags.select(cols)
+    s_arr = data["sentence"].cast(pl.Int64).to_numpy()
+    first = np.searchsorted(sent_col, s_arr, side="left")
+    last = np.searchsorted(sent_col, s_arr, side="right")
+    texts, ids = [], []
+    for k, (s, a, b, gs, ge, ps, pe) in enumerate(data.iter_rows()):
+        lo, hi = int(first[k]), int(last[k])
+        if lo == hi:
             raise UsageError(f"flag refers to sentence {s}, which the tokens lack")
+        n = hi - lo
+        if b > n:
+            raise InputError(
+                f"a span of sentence {s} ends at token {b}, after the sentence's {n} tokens"
+            )
+        left = max(0, a - context)
+        right = min(n, b + context)
+        parts = ["…"] if left > 0 else []
+        parts += words[lo + left : lo + a]
+        parts.append("[[")
+        parts += words[lo + a : lo + b]
+        parts.append("]]")
+        parts += words[lo + b : lo + right]
+        if right < n:
+            parts.append("…")
         # One joining rule for text as for surfaces: no space beside CJK (我在[[北京]]工作).
-        texts.append(join_tokens([*words[:a], "[[", *words[a:b], "]]", *words[b:]]))
+        texts.append(join_tokens(parts))
         gold_part = "-" if gs is None else f"{gs}-{ge}"
         pred_part = "-" if ps is None else f"{ps}-{pe}"
         ids.append(f"{s}:{gold_part}|{pred_part}")
@@ -235,6 +446,6 @@ def parse_label_map(items: Sequence[str] | str | None) -> dict[str, str]:
     for part in parts:
         a, sep, b = part.strip().partition("=")
         if not sep or not a or not b:
-            raise UsageError(f"--label-map expects MODEL_LABEL=TYPE pairs, got {part!r}")
+            raise UsageError(f"{{label_map}} expects MODEL_LABEL=TYPE pairs, got {part!r}")
         out[a] = b
     return out

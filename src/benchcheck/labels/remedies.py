@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
+from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
 from benchcheck.stats.intervals import paired_bootstrap
@@ -81,14 +82,18 @@ def apply_remedy(
     threshold: float = 0.9,
     seed: int = 0,
     labels: Sequence[str] | None = None,
+    source: str | Path | None = None,
+    flags_source: str | Path | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Build the ``cleaned`` and ``ablation_random`` splits of ``rows`` (columns as read).
 
     ``flags`` is a :func:`~benchcheck.labels.flags.flag_examples` frame (``id``,
     ``llm_label``, ``confidence``, ``disagree``); ``rows`` keeps its own columns and types.
     Rows are matched on ``id_col`` (or the 0-based row number, as the reader numbers them).
-    Returns ``{"cleaned": ..., "ablation_random": ...}`` plus the selected ids in
-    ``"_selected"`` / ``"_ablation"`` single-column frames.
+    Ids must be unique on both sides and join (:func:`benchcheck.data.ids.check_join`);
+    ``source``/``flags_source`` name the two files in errors. Returns
+    ``{"cleaned": ..., "ablation_random": ...}`` plus the selected ids in ``"_selected"`` /
+    ``"_ablation"`` single-column frames.
     """
     if mode not in MODES:
         raise UsageError(f"{{mode}} must be one of {MODES}, got {mode!r}")
@@ -96,15 +101,21 @@ def apply_remedy(
         raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
     if label_col not in rows.columns:
         raise InputError(f"no label column {label_col!r}; the data has {rows.columns}")
+    lines = rows["__line__"].to_list() if "__line__" in rows.columns else None
     rows = rows.drop([c for c in ("__line__",) if c in rows.columns])
     if id_col is not None:
         if id_col not in rows.columns:
-            raise InputError(f"no id column {id_col!r}; the data has {rows.columns}")
+            raise InputError(f"no id column {id_col!r}; the data has {rows.columns}", path=source)
         ids = rows[id_col].cast(pl.String).to_list()
     elif "id" in rows.columns:
         ids = rows["id"].cast(pl.String).to_list()
     else:
         ids = [str(i) for i in range(rows.height)]
+    refuse_duplicates(ids, path=source, lines=lines)
+    flag_ids = flags["id"].cast(pl.String).to_list()
+    flag_lines = flags["__line__"].to_list() if "__line__" in flags.columns else None
+    refuse_duplicates(flag_ids, path=flags_source, lines=flag_lines)
+    check_join(ids, flag_ids, left_name="the data", right_name="the flags", path=flags_source)
     sel = flags.filter(pl.col("disagree") & (pl.col("confidence") >= threshold))
     llm_of = dict(zip(sel["id"].to_list(), sel["llm_label"].to_list(), strict=True))
     selected = np.array([i in llm_of for i in ids])
@@ -222,27 +233,59 @@ def rerank(
     threshold: float = 0.5,
     n_resamples: int = 1000,
     seed: int = 0,
+    source: str | Path | None = None,
 ) -> RerankResult:
     """Score each model on original and gold labels, rank, and bootstrap pairwise differences.
 
     Predictions are the ``pred`` column, else ``score > threshold`` mapped to the positive
-    label and, for binary data, the other label. ROC AUC needs ``score``.
+    label and, for binary data, the other label. ROC AUC needs ``score``. Refused with
+    :class:`InputError`: duplicate ids (in the gold ids, whose file is ``source``, or a
+    model's), a model without an output for some gold id, a score outside [0, 1] (or NaN),
+    a prediction that is not one of the original or gold labels.
     """
     ids = list(ids)
+    refuse_duplicates(ids, path=source)
     labels = sorted(set(original) | set(gold))
     negative = [lab for lab in labels if lab != positive]
     t_orig, t_gold = np.asarray(original), np.asarray(gold)
     outputs: dict[str, dict[str, np.ndarray]] = {}
     for m in models:
+        refuse_duplicates(m.ids, path=m.source, lines=m.lines)
+        check_join(
+            ids,
+            m.ids,
+            left_name="the gold file",
+            left_file=source,
+            right_name=f"the outputs of model {m.name!r}",
+            path=m.source,
+            left_unmatched=0.0,
+            right_unmatched=1.0,
+        )
         index = {i: k for k, i in enumerate(m.ids)}
-        missing = [i for i in ids if i not in index]
-        if missing:
-            raise InputError(f"model {m.name!r} has no output for id {missing[0]!r}")
         pos = [index[i] for i in ids]
         out: dict[str, np.ndarray] = {}
         if m.score is not None:
-            out["score"] = np.asarray(m.score, dtype=float)[pos]
+            scores = np.asarray(m.score, dtype=float)
+            bad = ~np.isfinite(scores) | (scores < 0) | (scores > 1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise InputError(
+                    f"model {m.name!r}: a score is P(positive), a number in [0, 1]",
+                    path=m.source,
+                    line=None if m.lines is None else m.lines[k],
+                    got=float(scores[k]),
+                )
+            out["score"] = scores[pos]
         if m.pred is not None:
+            known = set(labels)
+            for k in pos:
+                if m.pred[k] not in known:
+                    raise InputError(
+                        f"model {m.name!r}: prediction is not one of the labels {labels}",
+                        path=m.source,
+                        line=None if m.lines is None else m.lines[k],
+                        got=m.pred[k],
+                    )
             out["pred"] = np.asarray(m.pred, dtype=object)[pos].astype(str)
         elif m.score is not None:
             if len(negative) != 1:

@@ -56,11 +56,11 @@ def read_results(path: str | Path) -> dict[str, Any]:
     Errors (:class:`~benchcheck.errors.InputError`) name the file, and the line of invalid
     JSON or the ``schema_version`` received.
     """
+    from benchcheck.io._text import read_text_file
+
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
+        data = json.loads(read_text_file(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     if not isinstance(data, dict) or "schema_version" not in data:

@@ -78,8 +78,8 @@ def write_report(
         target.write("report.html", render_html(canonical))
         target.write("report.md", render_markdown(canonical))
         if flagged is not None and flagged.height:
-            for name in FLAGGED_FILES:
-                write_rows(flagged, target.stage(name))
+            for name in FLAGGED_FILES:  # the CSV is for spreadsheets: no live formulas
+                write_rows(flagged, target.stage(name), spreadsheet_safe=True)
         else:
             for name in stale:
                 target.remove(name)

@@ -27,7 +27,7 @@ from benchcheck.report._glyphs import ARROW, shown_as_codepoint
 from benchcheck.report._numbers import num
 from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
-__all__ = ["render_html", "show_text"]
+__all__ = ["long_text", "render_html", "show_text"]
 
 DIMENSIONS = ("reliability", "difficulty", "validity")
 DIMENSION_TEXT = {
@@ -37,6 +37,10 @@ DIMENSION_TEXT = {
 }
 #: Flagged examples shown in the HTML table (all of them are in the CSV/JSONL files).
 MAX_ROWS = 500
+#: Characters of a flagged example's text shown in its cell; more behind an expander.
+PREVIEW_CHARS = 500
+#: Characters of a text the page holds at most (preview and expander); the files hold all.
+MAX_TEXT_CHARS = 10_000
 
 
 def _asset(name: str) -> str:
@@ -68,14 +72,55 @@ def show_text(text: object) -> str:
     """
     if text is None:
         return '<span class="muted">—</span>'
+    value = str(text)
+    # Every marked character is unprintable (str.isprintable is False for categories C*
+    # and Z* but the space): a printable text is escaped whole, without the loop below.
+    if value.replace("\n", "").replace("\t", "").isprintable():
+        return "<bdi>" + esc(value) + "</bdi>"
     out: list[str] = []
-    for ch in str(text):
+    for ch in value:
         if shown_as_codepoint(ch):
             name = unicodedata.name(ch, "control character")
             out.append(f'<span class="cp" title="{esc(name)}">U+{ord(ch):04X}</span>')
         else:
             out.append(esc(ch))
     return "<bdi>" + "".join(out) + "</bdi>"
+
+
+def long_text(text: object, *, preview: int = PREVIEW_CHARS, limit: int = MAX_TEXT_CHARS) -> str:
+    """Show a long untrusted text as a preview and an expander (``<details>``), capped.
+
+    Up to ``preview`` characters (and a text at most a fifth longer) are shown whole; a
+    longer one shows its first ``preview`` characters, then a closed ``<details>`` holding
+    the rest up to ``limit`` characters in all; past ``limit`` a note says how many
+    characters are left out (the flagged-example files hold every text whole). Each part
+    goes through :func:`show_text`. A page of 40 pairs of 100,000 characters holds 800,000
+    characters, not 8 million.
+
+    >>> long_text("short")
+    '<bdi>short</bdi>'
+    >>> html = long_text("x" * 30, preview=10, limit=20)
+    >>> "<details><summary>show more" in html and "10 more characters" in html
+    True
+    """
+    if text is None:
+        return show_text(None)
+    value = str(text)
+    if len(value) <= preview + preview // 5:
+        return show_text(value)
+    head, rest = value[:preview], value[preview:limit]
+    left = len(value) - len(head) - len(rest)
+    more = f"{len(value) - preview:,}"
+    note = (
+        f'<span class="muted"> … {left:,} more characters (the flagged-example files hold the '
+        "whole text)</span>"
+        if left > 0
+        else ""
+    )
+    return (
+        f"{show_text(head)}<details><summary>show more ({more} characters)</summary>"
+        f"{show_text(rest)}{note}</details>"
+    )
 
 
 def _tip(spec: Mapping[str, Any] | None, name: str) -> str:
@@ -506,7 +551,7 @@ def _flag_table(le: Mapping[str, Any]) -> str:
         cells = [
             _num_cell(e.get("rank"), "rank by confidence; 1 = most confident"),
             f"<td>{show_text(e.get('id'))}</td>",
-            *[f'<td class="text">{show_text(e.get(c))}</td>' for c in text_cols],
+            *[f'<td class="text">{long_text(e.get(c))}</td>' for c in text_cols],
             f"<td>{show_text(e.get('label'))}</td>",
             f"<td>{show_text(e.get('llm_label'))}</td>",
             _num_cell(e.get("confidence"), "ensemble probability of the LLM label", 3),

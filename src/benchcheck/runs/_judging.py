@@ -31,8 +31,9 @@ class JudgeSetup:
     ----------
     specs
         ``backend[:model]`` per judge (``llama-cpp`` alone: the embedded default).
-    base_url, concurrency, api_key_env
-        OpenAI-compatible servers: address, requests in flight, the variable holding the key.
+    base_url, concurrency, api_key_env, timeout
+        OpenAI-compatible servers: address, requests in flight, the variable holding the key,
+        seconds per request (connect, reads and the whole answer).
     cache
         The SQLite cache file (``None``: under the user cache folder).
     use_cache
@@ -46,6 +47,7 @@ class JudgeSetup:
     base_url: str | None = None
     concurrency: int = 8
     api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
     cache: str | None = None
     use_cache: bool = True
     engine: str = "embedded"
@@ -60,12 +62,16 @@ class JudgeSetup:
             return RayJudge(spec, actors=self.actors, address=self.address)
         from benchcheck.judges.run import make_judge
 
-        return make_judge(
+        judge = make_judge(
             spec,
             base_url=self.base_url,
             concurrency=self.concurrency,
             api_key_env=self.api_key_env,
         )
+        set_timeout = getattr(judge, "set_timeout", None)
+        if set_timeout is not None:  # a remote judge: bound each request
+            set_timeout(self.timeout)
+        return judge
 
     @contextmanager
     def open(

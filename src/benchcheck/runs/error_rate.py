@@ -74,7 +74,7 @@ def error_rate(
     sizes come from the file). ``plan`` asks for the reviews per stratum whose expected
     interval is at most that wide (``anticipated`` error rates per stratum optional).
     """
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_gold
     from benchcheck.labels.analysis import gold_error_rate
     from benchcheck.labels.error_rate import (
         plan_gold_reviews,
@@ -103,7 +103,7 @@ def error_rate(
         return ErrorRateRun(res)
     if errors is not None or sample is not None:
         raise UsageError("give either a gold file or {errors}/{sample}, not both")
-    frame = read_rows(gold)
+    frame = read_gold(gold)  # labels as single values, ids unique (io.label_files)
     try:
         res, left = gold_error_rate(frame, population=population, confidence=confidence)
         est, counts, note = stratified_gold_error_rate(

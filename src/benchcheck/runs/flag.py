@@ -126,6 +126,7 @@ def flag_frames(
     source: str | None = None,
     gold: Mapping[str, str] | None = None,
     embed: Any = None,
+    judgments_source: str | None = None,
 ) -> FlagRun:
     """Score every example with the chosen detector, flag likely label errors, count them.
 
@@ -165,6 +166,7 @@ def flag_frames(
 
         labels = tuple(sorted({str(v) for v in data["label"].to_list()}, key=label_sort_key))
     _check_labels(data, labels, source)
+    _check_ids(data, judgments if uses_llm else None, source, judgments_source)
     if embed is None and "embedding" in options.features and options.detector != "llm":
         from benchcheck.metrics.neardup import minilm_embedder
 
@@ -221,6 +223,39 @@ def _check_labels(data: pl.DataFrame, labels: Sequence[str], source: str | None)
             line=line,
             got=bad["label"][0],
         )
+
+
+def _check_ids(
+    data: pl.DataFrame,
+    judgments: pl.DataFrame | None,
+    source: str | None,
+    judgments_source: str | None,
+) -> None:
+    """Refuse duplicate data ids; check that data and judgments join (``check_join``).
+
+    At most :data:`~benchcheck.data.ids.MAX_UNMATCHED` (5 %) of either side's ids may be
+    unmatched; content-free rows are not examples and are left out of the join.
+    """
+    from benchcheck.data.ids import MAX_UNMATCHED, check_join, refuse_duplicates
+    from benchcheck.labels.ensemble import is_content_free
+
+    data_ids = data["id"].cast(pl.String).to_list()
+    lines = data["line"].to_list() if "line" in data.columns else None
+    refuse_duplicates(data_ids, path=source, lines=lines)
+    if judgments is None:
+        return
+    judged = judgments.filter(~is_content_free(judgments))["id"].cast(pl.String)
+    judged = judged.unique(maintain_order=True)
+    check_join(
+        data_ids,
+        judged.to_list(),
+        left_name="the data",
+        right_name="the judgments",
+        right_file=judgments_source,
+        path=source,
+        left_unmatched=MAX_UNMATCHED,
+        right_unmatched=MAX_UNMATCHED,
+    )
 
 
 def _ordered(
@@ -286,8 +321,9 @@ def run_flag(
     ``gold`` is a reviewed gold file (``benchcheck review import -o``: ``id`` and ``gold``;
     rows without a gold label are ignored) for the ``platt`` and ``isotonic`` calibrations.
     """
+    from benchcheck.io.judgments import read_judgments, read_pred_probs
     from benchcheck.io.tables import read_rows, table_from_rows
-    from benchcheck.labels.ensemble import judgment_labels, label_sort_key, read_judgments
+    from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 
     judged = read_judgments(judgments, content_free=True) if judgments is not None else None
     rows = read_rows(data)
@@ -308,6 +344,7 @@ def run_flag(
         rows=rows,
         source=str(data),
         gold=gold_map,
+        judgments_source=None if judgments is None else str(judgments),
     )
     return FlagRun(
         flags=run.flags,
@@ -323,47 +360,10 @@ def run_flag(
 
 def read_gold_map(path: str | Path) -> dict[str, str]:
     """Reviewed gold labels by id (``id`` and ``gold`` columns; empty gold cells skipped)."""
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_gold
 
-    frame = read_rows(path)
-    for col in ("id", "gold"):
-        if col not in frame.columns:
-            raise InputError(f"the gold file has no {col!r} column", path=path)
-    frame = frame.with_columns(pl.col("id").cast(pl.String), pl.col("gold").cast(pl.String))
+    frame = read_gold(path, need=("id", "gold"))
     frame = frame.filter(pl.col("gold").is_not_null() & (pl.col("gold") != ""))
     if frame.height == 0:
         raise InputError("the gold file has no example with a gold label", path=path)
     return dict(zip(frame["id"].to_list(), frame["gold"].to_list(), strict=True))
-
-
-def read_pred_probs(path: str | Path, ids: Sequence[str], labels: Sequence[str]) -> np.ndarray:
-    """Predicted probabilities in data order: a ``.npy`` array, or a table by ``id``."""
-    import numpy as np
-
-    from benchcheck.io.tables import read_rows
-
-    path = Path(path)
-    if path.suffix == ".npy":
-        try:
-            arr = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read a NumPy array: {exc}", path=path) from None
-        if arr.ndim != 2 or arr.shape[0] != len(ids):
-            raise InputError(
-                f"expected an array of shape ({len(ids)}, {len(labels)}) in data order",
-                path=path,
-                got=arr.shape,
-            )
-        return np.asarray(arr)
-    frame = read_rows(path)
-    cols = [f"p_{lab}" for lab in labels]
-    missing = [c for c in ["id", *cols] if c not in frame.columns]
-    if missing:
-        raise InputError(f"predicted probabilities lack column(s) {missing}", path=path)
-    frame = frame.with_columns(pl.col("id").cast(pl.String))
-    index = {i: k for k, i in enumerate(frame["id"].to_list())}
-    absent = [i for i in ids if i not in index]
-    if absent:
-        raise InputError("no predicted probabilities for id", path=path, got=absent[0])
-    arr = frame.select(cols).to_numpy().astype(float)
-    return np.asarray(arr[[index[i] for i in ids]])

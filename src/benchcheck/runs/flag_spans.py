@@ -95,13 +95,20 @@ def run_flag_spans(
         pred = spans_from_split(other)
         if mapping:
             pred = pred.with_columns(pl.col("type").replace(mapping))
-    flags = compare_spans(spans_from_split(split), pred)
+    try:
+        flags = compare_spans(spans_from_split(split), pred)
+        review = span_review_frame(split.tokens, flags)
+    except InputError as exc:  # a bad predicted span: name the file it came from
+        if exc.path is not None:
+            raise
+        where = predictions if predictions is not None else gold
+        raise InputError(exc.message, path=where, line=exc.line, got=exc.got) from None
     return SpanFlagsRun(
         gold=str(gold),
         n_gold_spans=int(split.spans.height) if split.spans is not None else 0,
         n_pred_spans=int(pred.height),
         flags=flags,
-        review=span_review_frame(split.tokens, flags),
+        review=review,
         by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
     )
 
@@ -111,8 +118,8 @@ def _same_tokens(gold: Split, other: Split, path: str) -> None:
     assert a is not None and b is not None
     if a.height != b.height or gold.n != other.n:
         raise InputError(
-            f"predictions have {other.n} sentences / {b.height} tokens; the gold file has "
-            f"{gold.n} / {a.height}",
+            f"predictions have {other.n} sentences / {b.height} tokens; the gold file "
+            f"{gold.source} has {gold.n} / {a.height}",
             path=path,
         )
     diff = (a["token"] != b["token"]) | (a["sentence"] != b["sentence"])
@@ -121,5 +128,8 @@ def _same_tokens(gold: Split, other: Split, path: str) -> None:
         s = int(b["sentence"][k])
         line = int(other.table["line"][s]) + int(b["position"][k])
         raise InputError(
-            "token differs from the gold file", path=path, line=line, got=b["token"][k]
+            f"token differs from the gold file {gold.source}",
+            path=path,
+            line=line,
+            got=b["token"][k],
         )

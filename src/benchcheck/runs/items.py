@@ -154,32 +154,30 @@ def build_matrix(
     """Score each model's predictions against the data's labels; add a partial-credit file."""
     import numpy as np
 
+    from benchcheck.data.ids import check_join
     from benchcheck.io.items import read_matrix, read_predictions
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_labelled
     from benchcheck.items.matrix import item_matrix, matrix_from_predictions
 
-    frame = read_rows(data)
-    if label not in frame.columns:
-        shown = [c for c in frame.columns if c != "__line__"]
-        raise UsageError(f"the data has no label column {label!r} ({{label}}); it has {shown}")
-    key = id_col or ("id" if "id" in frame.columns else None)
-    ids = (
-        frame[key].cast(pl_string()).to_list()
-        if key is not None
-        else [str(i) for i in range(frame.height)]
-    )
-    labels = frame[label].cast(pl_string()).to_list()
-    if any(v is None for v in labels):
-        from benchcheck.errors import InputError
-
-        k = labels.index(None)
-        line = int(frame["__line__"][k]) if "__line__" in frame.columns else None
-        raise InputError(f"missing value in column {label!r}", path=data, line=line)
+    # ids unique, labels single values and present (the one rule, io.label_files)
+    _, ids, labels = read_labelled(data, label=label, id_col=id_col)
     label_set = sorted(set(labels))
     preds = {
         name: read_predictions(name, path, positive=positive, labels=label_set)
         for name, path in predictions.items()
     }
+    for name, path in predictions.items():  # predictions of other items: say which file
+        check_join(
+            ids,
+            list(preds[name]),
+            left_name="the data",
+            right_name=f"the predictions of model {name!r}",
+            left_file=data,
+            right_file=path,
+            path=path,
+            left_unmatched=1.0,  # coverage is the matrix's rule (--intersect)
+            right_unmatched=1.0,
+        )
     if preds:
         m = matrix_from_predictions(ids, labels, preds, intersect=intersect, source=data)
     else:

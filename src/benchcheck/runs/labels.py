@@ -37,10 +37,10 @@ def _in_file(path: str | Path, exc: InputError) -> InputError:
     return exc if exc.path is not None else InputError(exc.message, path=path)
 
 
-def _read_gold(path: str | Path) -> pl.DataFrame:
-    from benchcheck.io.tables import read_rows
+def _read_gold(path: str | Path, need: Sequence[str] = ("label", "gold")) -> pl.DataFrame:
+    from benchcheck.io.label_files import read_gold
 
-    return read_rows(path)
+    return read_gold(path, need=need)
 
 
 # ----------------------------------------------------------------------------- bins
@@ -74,7 +74,7 @@ def run_bins(
     """Per bin of the reviewed flags: share of gold labels that side with the LLM / original."""
     from benchcheck.labels.analysis import bin_agreement
 
-    frame = _read_gold(gold)
+    frame = _read_gold(gold, ("label", "llm_label", "confidence", "gold"))
     try:
         stats = bin_agreement(frame, bins=bins, n_resamples=bootstrap, seed=seed, min_bin=min_bin)
     except InputError as exc:
@@ -189,7 +189,7 @@ def run_remedy(
         frame = frame.with_columns(rows["__line__"].alias("line"))
     labels: tuple[str, ...] | None = None
     if judgments is not None:
-        from benchcheck.labels.ensemble import read_judgments
+        from benchcheck.io.judgments import read_judgments
         from benchcheck.runs.flag import FlagOptions, flag_frames
 
         options = FlagOptions(
@@ -198,7 +198,13 @@ def run_remedy(
             tuple(judges) if judges else None,
             tuple(prompts) if prompts else None,
         )
-        run = flag_frames(read_judgments(judgments), frame, options=options, source=str(data))
+        run = flag_frames(
+            read_judgments(judgments),
+            frame,
+            options=options,
+            source=str(data),
+            judgments_source=str(judgments),
+        )
         flagged, labels = run.flags, run.labels
     else:
         from benchcheck.labels.flags import normalise_flags
@@ -219,6 +225,8 @@ def run_remedy(
         threshold=threshold,
         seed=seed,
         labels=labels,
+        source=data,
+        flags_source=flags,
     )
     return RemedyRun(splits, str(data), mode, threshold, seed)
 
@@ -247,10 +255,7 @@ def run_rerank(
 
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")
-    g = _read_gold(gold)
-    for c in ("id", "label", "gold"):
-        if c not in g.columns:
-            raise InputError(f"the gold file has no {c!r} column", path=gold)
+    g = _read_gold(gold, ("id", "label", "gold"))
     g = g.filter(pl.col("gold").is_not_null())
     if g.height == 0:
         raise InputError("the gold file has no example with a gold label", path=gold)
@@ -264,6 +269,7 @@ def run_rerank(
         threshold=threshold,
         n_resamples=bootstrap,
         seed=seed,
+        source=gold,
     )
 
 
@@ -272,28 +278,10 @@ def run_rerank(
 
 def read_source(name: str, spec: str) -> dict[str, str]:
     """One label source ``FILE[#COLUMN]`` as {id: label} (column: NAME, NAME_label, label)."""
-    import polars as pl
-
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_label_source
 
     path, _, column = spec.partition("#")
-    frame = read_rows(path)
-    if not column:
-        column = next((g for g in (name, f"{name}_label", "label") if g in frame.columns), "label")
-    for c in ("id", column):
-        if c not in frame.columns:
-            shown = [x for x in frame.columns if x != "__line__"]
-            raise InputError(
-                f"source {name!r}: no column {c!r} (use NAME=FILE#COLUMN); the file has {shown}",
-                path=path,
-            )
-    out: dict[str, str] = {}
-    for i, v in frame.select(
-        pl.col("id").cast(pl.String), pl.col(column).cast(pl.String)
-    ).iter_rows():
-        if v is not None and v != "":
-            out[i] = v
-    return out
+    return read_label_source(name, path, column or None)
 
 
 def run_agreement(
@@ -307,19 +295,16 @@ def run_agreement(
     disagreement: tuple[str, str] = ("llm", "original"),
 ) -> AgreementReport:
     """Compare label sources (``NAME → FILE[#COLUMN]``), a crowd file and the judgments."""
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.judgments import read_judgments
+    from benchcheck.io.label_files import read_crowd
     from benchcheck.labels.analysis import agreement_report
-    from benchcheck.labels.ensemble import read_judgments
 
     if not sources and crowd is None:
         raise UsageError("give at least one {source} NAME=FILE or {crowd}")
     read = {n: read_source(n, s) for n, s in sources.items()}
     crowd_frame = None
     if crowd is not None:
-        crowd_frame = read_rows(crowd)
-        missing = [c for c in ("id", "annotator", "label") if c not in crowd_frame.columns]
-        if missing:
-            raise InputError(f"the crowd file lacks column(s) {missing}", path=crowd)
+        crowd_frame = read_crowd(crowd)
     return agreement_report(
         read,
         crowd=crowd_frame,
@@ -365,14 +350,15 @@ def run_ensemble_curve(
     positive: str | None = None,
 ) -> CurveRun:
     """Grow the ensemble member by member (or judge by judge) and score each size on gold."""
+    from benchcheck.io.judgments import read_judgments
     from benchcheck.labels.analysis import ensemble_curve
-    from benchcheck.labels.ensemble import read_judgments
 
-    frame = _read_gold(gold)
+    frame = _read_gold(gold, ("id", "label", "gold"))
     try:
         points, members = ensemble_curve(
             read_judgments(judgments),
             frame,
+            judgments_source=str(judgments),
             unit=unit,
             repeats=repeats,
             seed=seed,

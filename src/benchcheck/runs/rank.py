@@ -70,19 +70,15 @@ def run_rank(
     """
     import polars as pl
 
+    from benchcheck.data.ids import check_join
     from benchcheck.io.items import read_flags, read_precision, read_predictions, read_residual
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.label_files import read_gold, read_labelled
     from benchcheck.items.noise import BinPrecision, NoiseModel, rank_under_noise
 
     options = options or RankOptions()
     if len(predictions) < 2:
         raise UsageError("give at least two models' {predictions} (NAME=FILE)")
-    frame = read_rows(data)
-    if label not in frame.columns:
-        raise InputError(f"the data has no label column {label!r}", path=data)
-    key = id_col or ("id" if "id" in frame.columns else None)
-    ids = frame[key].cast(pl.String).to_list() if key else [str(i) for i in range(frame.height)]
-    labels = frame[label].cast(pl.String).to_list()
+    frame, ids, labels = read_labelled(data, label=label, id_col=id_col)
     label_set = sorted({v for v in labels if v is not None})
     preds = {
         n: read_predictions(n, p, positive=options.positive, labels=label_set)
@@ -106,11 +102,18 @@ def run_rank(
         from benchcheck.labels.analysis import bin_agreement
         from benchcheck.labels.remedies import ModelScores, rerank
 
-        g = read_rows(gold)
-        for c in ("id", "label", "gold"):
-            if c not in g.columns:
-                raise InputError(f"the gold file has no {c!r} column", path=gold)
-        g = g.with_columns(pl.col("id").cast(pl.String), pl.col("gold").cast(pl.String))
+        g = read_gold(gold, need=("id", "label", "gold"))  # single-value labels, unique ids
+        check_join(
+            ids,
+            g["id"].to_list(),
+            left_name="the data",
+            right_name="the gold labels",
+            left_file=data,
+            right_file=gold,
+            path=gold,
+            left_unmatched=1.0,  # gold labels for a reviewed sample of the items
+            right_unmatched=0.0,
+        )
         have = g.filter(pl.col("gold").is_not_null())
         gold_labels = dict(zip(have["id"].to_list(), have["gold"].to_list(), strict=True))
         if {"llm_label", "confidence"} <= set(g.columns) and options.precision is None:

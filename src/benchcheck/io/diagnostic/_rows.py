@@ -21,10 +21,9 @@ _PRED_KEYS = ("prediction", "predicted", "pred", "label", "predicted_label", "ou
 
 def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and ``(line number, cells)`` rows; TSV is read without quoting."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    from benchcheck.io._text import read_text_file
+
+    text = read_text_file(path)
     # Lines end at \n, \r or \r\n only, as the csv module asks (newline=""):
     # str.splitlines() also broke a cell at U+2028, U+0085 or a form feed.
     lines = io.StringIO(text, newline="")
@@ -53,12 +52,10 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[str], list[tuple[int, li
 
 def _read_jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line, by the one JSONL line rule."""
+    from benchcheck.io._text import read_text_file
     from benchcheck.io.tables import json_lines
 
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("undecodable bytes; expected UTF-8", path=path) from None
+    text = read_text_file(path)
     out = []
     for number, obj in json_lines(text, path):
         if not isinstance(obj, dict):

@@ -68,7 +68,28 @@ def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
+def _check_labels(rows: list[dict[str, Any]], path: Path) -> None:
+    """Refuse a suite that mixes NLI labels with others (a typo such as ``entailmnet``).
+
+    A suite whose labels are all NLI labels is an NLI suite; one with none of them is a
+    suite of another task (``safe``/``unsafe``); a mix is an error naming the first line
+    whose label is not one of the three.
+    """
+    labels = {r["label"] for r in rows}
+    if not labels & set(NLI_LABELS) or labels <= set(NLI_LABELS):
+        return
+    bad = next(r for r in rows if r["label"] not in NLI_LABELS)
+    raise InputError(
+        f"label is not one of the NLI labels {', '.join(NLI_LABELS)}, which the suite's other "
+        "labels are",
+        path=path,
+        line=bad["line"],
+        got=bad["label"],
+    )
+
+
 def _dataset(rows: list[dict[str, Any]], path: Path, fmt: str) -> Dataset:
+    _check_labels(rows, path)
     table = _frame(rows)
     split = Split(name="diagnostic", source=str(path), table=table)
     return Dataset(
@@ -204,7 +225,16 @@ def read_diagnostic_jsonl(path: str | Path) -> Dataset:
         s1, s2 = str(obj["sentence1"]).strip(), str(obj["sentence2"]).strip()
         domain = _cell(obj.get("domain"))
         for direction, premise, hypothesis in (("forward", s1, s2), ("backward", s2, s1)):
-            label = _cell(obj.get(direction))
+            raw = obj.get(direction)
+            if isinstance(raw, list | dict):
+                kind = "a list" if isinstance(raw, list) else "an object"
+                raise InputError(
+                    f"{direction!r} must be one label (a string), not {kind}",
+                    path=path,
+                    line=line,
+                    got=raw,
+                )
+            label = _cell(raw)
             if label is None:
                 continue
             out.append(
@@ -262,10 +292,12 @@ def looks_like_suite(path: str | Path) -> bool:
 
 def load_taxonomy(path: str | Path) -> Taxonomy:
     """Read a taxonomy from a TOML or JSON file (see the module docstring for the form)."""
+    from benchcheck.io._text import read_text_file
+
     path = Path(path)
     if not path.exists():
         raise InputError("taxonomy file not found", path=path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)
     try:
         if path.suffix.lower() == ".toml":
             import tomllib

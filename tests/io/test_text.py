@@ -1,0 +1,45 @@
+"""One decoding rule: UTF-8 (BOM dropped); UTF-16/32 named as such; a bad byte's line."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchcheck.errors import InputError
+from benchcheck.io._text import decode_utf8, encoding_problem
+from benchcheck.io.tables import read_rows
+
+TEXT = "id,text,label\na,héllo,1\nb,wörld,0\n"
+
+
+@pytest.mark.parametrize(
+    ("codec", "name"),
+    [
+        ("utf-16", "UTF-16 (little-endian)"),  # with a BOM (Python writes one)
+        ("utf-16-le", "UTF-16 (little-endian)"),  # no BOM: found by its zero bytes
+        ("utf-16-be", "UTF-16 (big-endian)"),
+        ("utf-32", "UTF-32 (little-endian)"),
+    ],
+)
+def test_other_encodings_are_named(tmp_path, codec, name):
+    assert encoding_problem(TEXT.encode(codec)) == name
+    for suffix in (".csv", ".tsv", ".jsonl"):
+        path = tmp_path / f"d{suffix}"
+        path.write_bytes(TEXT.encode(codec))
+        with pytest.raises(InputError) as info:
+            read_rows(path)
+        assert f"the file is encoded as {name}; expected UTF-8" in str(info.value)
+        assert "ragged" not in str(info.value)
+
+
+def test_utf8_with_and_without_bom():
+    assert encoding_problem(TEXT.encode("utf-8")) is None
+    assert encoding_problem(TEXT.encode("utf-8-sig")) is None
+    assert decode_utf8(TEXT.encode("utf-8-sig"), "x") == TEXT
+
+
+def test_undecodable_byte_names_its_line(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"id,text,label\na,x,1\nb,\xff\xfe\xfa,0\n")
+    with pytest.raises(InputError) as info:
+        read_rows(path)
+    assert (info.value.line, info.value.message) == (3, "undecodable bytes; expected UTF-8")

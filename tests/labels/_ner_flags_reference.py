@@ -1,0 +1,238 @@
+"""NER span flags: where a model's entity spans disagree with the gold spans.
+
+Both sides are span tables (``sentence``, ``start``, ``end`` exclusive, ``type``), as the
+NER readers decode them. Each disagreement is one row of one kind:
+
+* ``type``: same boundaries, different type;
+* ``boundary``: the spans overlap with different boundaries (one row per overlapping pair);
+* ``missing``: a gold span no predicted span overlaps;
+* ``spurious``: a predicted span no gold span overlaps.
+
+Flags are ranked by the prediction's ``confidence`` when the predictions carry one (nulls
+last), then by kind in the order above, then by position. :func:`span_review_frame` turns
+them into a flags frame that ``benchcheck review export`` takes unchanged: the marked
+sentence as ``text``, the gold type as ``label`` and the model's as ``llm_label`` (``O`` = no
+entity). The expert labels the marked region with its correct type, or ``O``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from benchcheck.data.model import Split
+from benchcheck.errors import InputError, UsageError, require
+
+__all__ = ["KINDS", "compare_spans", "spacy_spans", "span_review_frame", "spans_from_split"]
+
+KINDS = ("type", "boundary", "spurious", "missing")
+OUTSIDE = "O"
+
+
+def spans_from_split(split: Split) -> pl.DataFrame:
+    """Return the span table of an NER split, with ``type`` as a plain string."""
+    if split.spans is None:
+        raise UsageError(f"split {split.name!r} is not an NER split (no spans)")
+    return split.spans.select(
+        pl.col("sentence").cast(pl.Int64),
+        pl.col("start").cast(pl.Int64),
+        pl.col("end").cast(pl.Int64),
+        pl.col("type").cast(pl.String),
+    )
+
+
+def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
+    """Disagreements between gold and predicted spans, ranked (see the module docstring).
+
+    >>> g = pl.DataFrame({"sentence": [0, 0, 1], "start": [0, 3, 0], "end": [2, 4, 1],
+    ...                   "type": ["PER", "LOC", "ORG"]})
+    >>> p = pl.DataFrame({"sentence": [0, 0, 1], "start": [0, 3, 2], "end": [2, 5, 3],
+    ...                   "type": ["PER", "ORG", "LOC"]})
+    >>> compare_spans(g, p).select("kind", "sentence", "start", "end").rows()
+    [('boundary', 0, 3, 5), ('spurious', 1, 2, 3), ('missing', 1, 0, 1)]
+    """
+    cols = ["sentence", "start", "end", "type"]
+    for name, frame in (("gold", gold), ("predicted", pred)):
+        missing = [c for c in cols if c not in frame.columns]
+        if missing:
+            raise UsageError(f"{name} spans lack column(s) {missing}")
+    g = gold.select([pl.col(c).cast(pl.Int64) for c in cols[:3]] + [pl.col("type").cast(pl.String)])
+    g = g.with_row_index("_g")
+    conf = pred["confidence"].cast(pl.Float64) if "confidence" in pred.columns else None
+    p = pred.select([pl.col(c).cast(pl.Int64) for c in cols[:3]] + [pl.col("type").cast(pl.String)])
+    p = p.with_columns(
+        conf if conf is not None else pl.lit(None, dtype=pl.Float64).alias("confidence")
+    ).with_row_index("_p")
+    pairs = g.join(p, on="sentence", suffix="_pred").filter(
+        (pl.col("start") < pl.col("end_pred")) & (pl.col("start_pred") < pl.col("end"))
+    )
+    exact = (pl.col("start") == pl.col("start_pred")) & (pl.col("end") == pl.col("end_pred"))
+    rows = []
+    typed = pairs.filter(exact & (pl.col("type") != pl.col("type_pred")))
+    bound = pairs.filter(~exact)
+    for kind, frame in (("type", typed), ("boundary", bound)):
+        rows.append(
+            frame.select(
+                pl.lit(kind).alias("kind"),
+                "sentence",
+                pl.min_horizontal("start", "start_pred").alias("start"),
+                pl.max_horizontal("end", "end_pred").alias("end"),
+                pl.col("start").alias("gold_start"),
+                pl.col("end").alias("gold_end"),
+                pl.col("type").alias("gold_type"),
+                pl.col("start_pred").alias("pred_start"),
+                pl.col("end_pred").alias("pred_end"),
+                pl.col("type_pred").alias("pred_type"),
+                "confidence",
+            )
+        )
+    matched_g = set(pairs["_g"].to_list())
+    matched_p = set(pairs["_p"].to_list())
+    null_i = pl.lit(None, dtype=pl.Int64)
+    null_s = pl.lit(None, dtype=pl.String)
+    rows.append(
+        p.filter(~pl.col("_p").is_in(list(matched_p))).select(
+            pl.lit("spurious").alias("kind"),
+            "sentence",
+            "start",
+            "end",
+            null_i.alias("gold_start"),
+            null_i.alias("gold_end"),
+            null_s.alias("gold_type"),
+            pl.col("start").alias("pred_start"),
+            pl.col("end").alias("pred_end"),
+            pl.col("type").alias("pred_type"),
+            "confidence",
+        )
+    )
+    rows.append(
+        g.filter(~pl.col("_g").is_in(list(matched_g))).select(
+            pl.lit("missing").alias("kind"),
+            "sentence",
+            "start",
+            "end",
+            pl.col("start").alias("gold_start"),
+            pl.col("end").alias("gold_end"),
+            pl.col("type").alias("gold_type"),
+            null_i.alias("pred_start"),
+            null_i.alias("pred_end"),
+            null_s.alias("pred_type"),
+            pl.lit(None, dtype=pl.Float64).alias("confidence"),
+        )
+    )
+    out = pl.concat(rows, how="vertical_relaxed")
+    order = {k: i for i, k in enumerate(KINDS)}
+    out = out.with_columns(pl.col("kind").replace_strict(order).alias("_k")).sort(
+        [pl.col("confidence").fill_null(-1.0), "_k", "sentence", "start"],
+        descending=[True, False, False, False],
+    )
+    return out.drop("_k").with_columns(pl.int_range(1, out.height + 1).alias("rank"))
+
+
+def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame:
+    """Build a flags frame for ``review export``: marked sentence, gold vs model type.
+
+    ``tokens`` is the split's token table (``sentence``, ``position``, ``token``). The
+    region ``[start, end)`` is marked ``[[ ... ]]`` in ``text``; ``id`` is
+    ``"<sentence>:<gold start>-<gold end>|<model start>-<model end>"`` (``-`` for no span).
+    """
+    sents: dict[int, list[str]] = {}
+    for s, toks in (
+        tokens.group_by(pl.col("sentence").cast(pl.Int64), maintain_order=True)
+        .agg(pl.col("token").sort_by("position"))
+        .iter_rows()
+    ):
+        sents[int(s)] = list(toks)
+    texts, ids = [], []
+    cols = ("sentence", "start", "end", "gold_start", "gold_end", "pred_start", "pred_end")
+    for s, a, b, gs, ge, ps, pe in flags.select(cols).iter_rows():
+        words = sents.get(int(s))
+        if words is None:
+            raise UsageError(f"flag refers to sentence {s}, which the tokens lack")
+        texts.append(" ".join([*words[:a], "[[", *words[a:b], "]]", *words[b:]]))
+        gold_part = "-" if gs is None else f"{gs}-{ge}"
+        pred_part = "-" if ps is None else f"{ps}-{pe}"
+        ids.append(f"{s}:{gold_part}|{pred_part}")
+    return flags.with_columns(
+        pl.Series("id", ids, dtype=pl.String),
+        pl.Series("text", texts, dtype=pl.String),
+        pl.col("gold_type").fill_null(OUTSIDE).alias("label"),
+        pl.col("pred_type").fill_null(OUTSIDE).alias("llm_label"),
+        pl.lit(True).alias("disagree"),
+        pl.lit(True).alias("flagged"),
+    ).select(
+        "id",
+        "text",
+        "label",
+        "llm_label",
+        "confidence",
+        "kind",
+        "rank",
+        "disagree",
+        "flagged",
+        "sentence",
+        "start",
+        "end",
+    )
+
+
+def spacy_spans(
+    tokens: pl.DataFrame,
+    model: str,
+    *,
+    label_map: Mapping[str, str] | None = None,
+    batch_size: int = 256,
+) -> pl.DataFrame:
+    """Entity spans predicted by a spaCy pipeline on the dataset's own tokens.
+
+    Each sentence becomes a ``Doc`` over its tokens (no re-tokenisation), run through the
+    pipeline. ``label_map`` maps spaCy labels to the dataset's types; labels it does not
+    list are dropped (no map: labels kept as spaCy gives them). spaCy's NER gives no span
+    scores, so ``confidence`` is null. Needs the ``spacy`` extra and the model package.
+    """
+    spacy = require("spacy", "spacy")
+    tokens_mod = require("spacy.tokens", "spacy")
+    try:
+        nlp = spacy.load(model)
+    except OSError as exc:
+        raise InputError(f"cannot load the spaCy pipeline {model!r}: {exc}") from None
+    sentences = (
+        tokens.group_by(pl.col("sentence").cast(pl.Int64), maintain_order=True)
+        .agg(pl.col("token").sort_by("position"))
+        .sort("sentence")
+    )
+    docs = (tokens_mod.Doc(nlp.vocab, words=list(w)) for w in sentences["token"].to_list())
+    out: dict[str, list[object]] = {"sentence": [], "start": [], "end": [], "type": []}
+    for s, doc in zip(
+        sentences["sentence"].to_list(), nlp.pipe(docs, batch_size=batch_size), strict=True
+    ):
+        for ent in doc.ents:
+            label = ent.label_ if not label_map else label_map.get(ent.label_)
+            if label is None:
+                continue
+            out["sentence"].append(s)
+            out["start"].append(ent.start)
+            out["end"].append(ent.end)
+            out["type"].append(label)
+    return pl.DataFrame(
+        out, schema={"sentence": pl.Int64, "start": pl.Int64, "end": pl.Int64, "type": pl.String}
+    )
+
+
+def parse_label_map(items: Sequence[str] | str | None) -> dict[str, str]:
+    """Parse ``PERSON=PER,GPE=LOC`` (or a list of ``A=B``) into a mapping.
+
+    >>> parse_label_map("PERSON=PER,GPE=LOC")
+    {'PERSON': 'PER', 'GPE': 'LOC'}
+    """
+    if not items:
+        return {}
+    parts = items.split(",") if isinstance(items, str) else list(items)
+    out = {}
+    for part in parts:
+        a, sep, b = part.strip().partition("=")
+        if not sep or not a or not b:
+            raise UsageError(f"--label-map expects MODEL_LABEL=TYPE pairs, got {part!r}")
+        out[a] = b
+    return out
