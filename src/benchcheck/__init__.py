@@ -12,96 +12,87 @@ the command line stay fast; every name below is importable as ``from benchcheck 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time names load lazily
+    from benchcheck.audit import AuditInputs, AuditReport, run_audit
+    from benchcheck.data.columns import Columns
+    from benchcheck.data.model import Dataset
+    from benchcheck.diagnostics.score import DiagnosisResult
+    from benchcheck.errors import BenchcheckError, InputError, JudgeError, UsageError
+    from benchcheck.io.load import load
+    from benchcheck.io.source import DataSource
+    from benchcheck.metrics.compute import StatsResult, compute_stats
+    from benchcheck.report.folder import write_report
+    from benchcheck.runs.diagnose import run_diagnose as diagnose
+    from benchcheck.runs.flag import FlagOptions, FlagRun
+    from benchcheck.runs.flag import run_flag as flag
 
 __version__ = "0.1.0"
 
-#: public name → module that defines it
-_EXPORTS: dict[str, str] = {
+#: public name → (module, name there). The top level holds one entry point per analysis and
+#: the types it returns; everything else is public in its layer's package:
+#: ``benchcheck.stats`` (intervals, agreement, R_K, CTT), ``benchcheck.labels`` (ensemble,
+#: flags, review, error rates, remedies, rerank), ``benchcheck.judges``, ``benchcheck.items``
+#: (test theory for benchmarks), ``benchcheck.diagnostics``, ``benchcheck.metrics`` (the
+#: metric table), ``benchcheck.runs`` (one function per command) and ``benchcheck.io``.
+_EXPORTS: dict[str, tuple[str, str]] = {
     # errors
-    "BenchcheckError": "benchcheck.errors",
-    "InputError": "benchcheck.errors",
-    "UsageError": "benchcheck.errors",
-    "JudgeError": "benchcheck.errors",
-    "JudgeUnavailable": "benchcheck.errors",
-    # dataset model and readers
-    "Dataset": "benchcheck.data.model",
-    "Split": "benchcheck.data.model",
-    "load": "benchcheck.io.load",
-    "read_conll": "benchcheck.io.conll",
-    "read_table": "benchcheck.io.tables",
-    # statistical dataset evaluation
-    "compute_stats": "benchcheck.metrics.compute",
-    "StatsResult": "benchcheck.metrics.compute",
-    "REGISTRY": "benchcheck.metrics.registry",
-    "draw_sample": "benchcheck.metrics.accuracy",
-    "score_annotations": "benchcheck.metrics.accuracy",
-    # judges
-    "Judge": "benchcheck.judges",
-    "JudgeScore": "benchcheck.judges",
-    "JudgeCache": "benchcheck.judges",
-    "PromptTemplate": "benchcheck.judges",
-    "judge_frame": "benchcheck.judges",
-    "make_judge": "benchcheck.judges",
-    "resolve_model": "benchcheck.judges",
-    # label-error detection
-    "ensemble": "benchcheck.labels",
-    "read_judgments": "benchcheck.io.judgments",
-    "flag_examples": "benchcheck.labels",
-    "export_review": "benchcheck.runs.review",
-    "import_review": "benchcheck.runs.review",
-    "build_review": "benchcheck.labels",
-    "combine_review": "benchcheck.labels",
-    "stratified_gold_error_rate": "benchcheck.labels",
-    "gold_error_rate": "benchcheck.labels",
-    "bin_agreement": "benchcheck.labels",
-    "ensemble_curve": "benchcheck.labels",
-    "agreement_report": "benchcheck.labels",
-    "apply_remedy": "benchcheck.labels",
-    "rerank": "benchcheck.labels",
-    "compare_spans": "benchcheck.labels",
-    # statistics (arrays in, numbers out)
-    "error_rate_interval": "benchcheck.stats.intervals",
-    "clopper_pearson": "benchcheck.stats.intervals",
-    "hypergeometric_interval": "benchcheck.stats.stratified",
-    "stratified_error_rate": "benchcheck.stats.stratified",
-    "plan_reviews": "benchcheck.stats.stratified",
-    "cohen_kappa": "benchcheck.stats.agreement",
-    "fleiss_kappa": "benchcheck.stats.agreement",
-    "weighted_f1_matrix": "benchcheck.stats.agreement",
-    "rk_from_confusion": "benchcheck.stats.correlation",
-    # diagnostic evaluation
-    "load_suite": "benchcheck.runs.diagnose",
-    "diagnose_suite": "benchcheck.diagnostics",
-    "check_suite": "benchcheck.diagnostics",
-    "human_baseline": "benchcheck.diagnostics",
-    "partial_input_audit": "benchcheck.diagnostics",
-    # test theory for benchmarks (items × models)
-    "ItemMatrix": "benchcheck.items",
-    "item_matrix": "benchcheck.items",
-    "matrix_from_predictions": "benchcheck.items",
-    "analyse_items": "benchcheck.items",
-    "fit_irt": "benchcheck.items.irt",
-    "rank_under_noise": "benchcheck.items.noise",
-    "diff_results": "benchcheck.items.diff",
-    "evaluate_gates": "benchcheck.items.diff",
-    "cronbach_alpha": "benchcheck.stats.ctt",
-    "kr20": "benchcheck.stats.ctt",
-    # the audit: every analysis that applies, as one results object
-    "run_audit": "benchcheck.audit",
-    "AuditInputs": "benchcheck.audit",
-    "AuditReport": "benchcheck.audit",
-    "write_report": "benchcheck.report.folder",
+    "BenchcheckError": ("benchcheck.errors", "BenchcheckError"),
+    "InputError": ("benchcheck.errors", "InputError"),
+    "UsageError": ("benchcheck.errors", "UsageError"),
+    "JudgeError": ("benchcheck.errors", "JudgeError"),
+    # datasets
+    "Dataset": ("benchcheck.data.model", "Dataset"),
+    "Columns": ("benchcheck.data.columns", "Columns"),
+    "DataSource": ("benchcheck.io.source", "DataSource"),
+    "load": ("benchcheck.io.load", "load"),
+    # statistical dataset evaluation (benchcheck stats)
+    "compute_stats": ("benchcheck.metrics.compute", "compute_stats"),
+    "StatsResult": ("benchcheck.metrics.compute", "StatsResult"),
+    # label-error detection (benchcheck flag)
+    "flag": ("benchcheck.runs.flag", "run_flag"),
+    "FlagOptions": ("benchcheck.runs.flag", "FlagOptions"),
+    "FlagRun": ("benchcheck.runs.flag", "FlagRun"),
+    # diagnostic evaluation (benchcheck diagnose)
+    "diagnose": ("benchcheck.runs.diagnose", "run_diagnose"),
+    "DiagnosisResult": ("benchcheck.diagnostics.score", "DiagnosisResult"),
+    # the audit (benchcheck audit): every analysis that applies, as one results object
+    "run_audit": ("benchcheck.audit", "run_audit"),
+    "AuditInputs": ("benchcheck.audit", "AuditInputs"),
+    "AuditReport": ("benchcheck.audit", "AuditReport"),
+    "write_report": ("benchcheck.report.folder", "write_report"),
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [
+    "AuditInputs",
+    "AuditReport",
+    "BenchcheckError",
+    "Columns",
+    "DataSource",
+    "Dataset",
+    "DiagnosisResult",
+    "FlagOptions",
+    "FlagRun",
+    "InputError",
+    "JudgeError",
+    "StatsResult",
+    "UsageError",
+    "compute_stats",
+    "diagnose",
+    "flag",
+    "load",
+    "run_audit",
+    "write_report",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    where = _EXPORTS.get(name)
+    if where is None:
         raise AttributeError(f"module 'benchcheck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(where[0]), where[1])
     globals()[name] = value
     return value
 

@@ -1,9 +1,8 @@
 """The former metric registry, now a read-only view of :mod:`benchcheck.metrics.table`.
 
 Metrics are no longer registered by decorators: the table lists them. This module keeps
-``from benchcheck.metrics.registry import REGISTRY, specs_for`` and ``benchcheck.REGISTRY``
-working until the public API is cut; ``REGISTRY`` is the table's name → spec mapping
-(read-only, in table order).
+``from benchcheck.metrics.registry import REGISTRY, specs_for`` working; ``REGISTRY`` is the
+table's name → spec mapping (read-only, in table order).
 """
 
 from __future__ import annotations
