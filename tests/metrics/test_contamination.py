@@ -22,6 +22,7 @@ def corpus_leakage(texts, corpus, *, ids=None, n=13, text_column="text", batch_r
         texts, corpus_batches(files, text_column, batch_rows), ids=ids, n=n, n_files=len(files)
     )
 
+
 B_WORDS = [f"b{k}" for k in range(1, 21)]  # item B: 20 distinct words → 8 distinct 13-grams
 A = "The quick brown fox jumps over the lazy dog."
 B = " ".join(B_WORDS)
