@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchcheck.io import _ner
-from benchcheck.io._ner import _position_keys, mix64, sequence_hash, sequence_hashes
+from benchcheck.data import hashing
+from benchcheck.data.hashing import mix64, sequence_hash, sequence_hashes
+from benchcheck.data.hashing import position_keys as _position_keys
 
 
 def reference(item: np.ndarray, position: np.ndarray, first: np.ndarray, length: np.ndarray):
@@ -36,12 +37,12 @@ def test_blocks_equal_the_plain_formula(lengths, block, seed):
     items = [
         rng.integers(0, 2**64 - 1, position.size, dtype=np.uint64, endpoint=True) for _ in range(2)
     ]
-    old = _ner._BLOCK_ITEMS
-    _ner._BLOCK_ITEMS = block
+    old = hashing._BLOCK_ITEMS
+    hashing._BLOCK_ITEMS = block
     try:
         got = sequence_hashes(items, position, first, length)
     finally:
-        _ner._BLOCK_ITEMS = old
+        hashing._BLOCK_ITEMS = old
     for item, hashed in zip(items, got, strict=True):
         assert hashed.tolist() == reference(item, position, first, length).tolist()
 

@@ -238,7 +238,7 @@ def test_align_expand_and_contract_are_counted():
         name="x",
         source="f",
         format="t",
-        align="expand",
+        options=NerOptions(align="expand"),
     )
     assert _entities(expand) == [(1, 2, "ORG", "EUrope")]
     assert expand.reading.span_alignments == 1 and expand.reading.spans_dropped == 0
@@ -247,7 +247,7 @@ def test_align_expand_and_contract_are_counted():
         name="x",
         source="f",
         format="t",
-        align="contract",
+        options=NerOptions(align="contract"),
     )
     # [4, 6) holds no whole token: dropped; [5, 21) narrows to "Commission".
     assert _entities(contract) == [(2, 3, "ORG", "Commission")]
@@ -258,14 +258,22 @@ def test_overlap_policies():
     spans = [(0, 8, "LOC"), (4, 13, "LOC"), (9, 13, "ORG"), (0, 3, "ORG")]
     text = "New York City"
     longest = _spans.spans_to_split(
-        _records(text, spans), name="x", source="f", format="t", overlaps="keep-longest"
+        _records(text, spans),
+        name="x",
+        source="f",
+        format="t",
+        options=NerOptions(overlaps="keep-longest"),
     )
     # Longest first (in tokens): [0, 8) and [4, 13) cover two each, the earlier start wins;
     # [4, 13) and [0, 3) overlap it and are dropped; [9, 13) "City" fits and is kept.
     assert _entities(longest) == [(0, 2, "LOC", "New York"), (2, 3, "ORG", "City")]
     assert longest.reading.overlapping_spans == 2
     first = _spans.spans_to_split(
-        _records(text, spans), name="x", source="f", format="t", overlaps="keep-first"
+        _records(text, spans),
+        name="x",
+        source="f",
+        format="t",
+        options=NerOptions(overlaps="keep-first"),
     )
     # By start, longer first: [0, 8) then [0, 3) (overlaps), [4, 13) (overlaps), [9, 13).
     assert _entities(first) == [(0, 2, "LOC", "New York"), (2, 3, "ORG", "City")]

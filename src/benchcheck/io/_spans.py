@@ -31,7 +31,7 @@ parts combined exactly (:func:`benchcheck.io._ner.combine_splits`), as CoNLL chu
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,7 +47,7 @@ from benchcheck.data.model import SpanReading, Split
 from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
-from benchcheck.io._options import check_options
+from benchcheck.io._options import NerOptions
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
 
 Tokenizer = Literal["unicode", "chars"]
@@ -236,15 +236,17 @@ def spans_to_split(
     name: str,
     source: str,
     format: str,
-    tokenizer: Tokenizer = "unicode",
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
+    options: NerOptions | None = None,
     keep_tokens: bool = True,
 ) -> Split:
-    """Turn records of text and character spans into an NER split (see the module text)."""
-    check_options(tokenizer, align, overlaps)
+    """Turn records of text and character spans into an NER split (see the module text).
+
+    ``options`` give the tokeniser, alignment, overlap policy and type renaming
+    (:class:`benchcheck.io._options.NerOptions`; defaults: unicode, strict, error, none).
+    """
+    options = options or NerOptions()
+    tokenizer, align, overlaps = options.tokenizer, options.align, options.overlaps
+    type_map, coarse_types = options.type_map, options.coarse_types
     n_rec = records.texts.len()
     char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
     _check_spans(records, char_len, source)

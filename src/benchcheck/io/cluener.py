@@ -10,22 +10,17 @@ released ``test.json`` has no ``label`` at all: a file where no line has one is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 
-from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._spans import (
-    Align,
-    Overlaps,
     RecordCollector,
-    Tokenizer,
+    SpanRecords,
     UnlabelledSplit,
     decode_lines,
     read_bytes,
-    spans_to_split,
 )
 
 
@@ -38,18 +33,8 @@ _DECODER = msgspec.json.Decoder(_Line)
 _EXPECTED = 'an object with "text" and "label" {type: {surface: [[start, end], ...]}}'
 
 
-def read_cluener(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    tokenizer: Tokenizer = "unicode",
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
-    keep_tokens: bool = True,
-) -> Split:
-    """Read a CLUENER JSON-lines file into an NER split (see the module docstring)."""
+def records(path: str | Path) -> SpanRecords:
+    """Read a CLUENER JSON-lines file as span records (see the module docstring)."""
     path = Path(path)
     out = RecordCollector()
     labelled = False
@@ -71,18 +56,7 @@ def read_cluener(
             "expected labelled lines",
             path=path,
         )
-    return spans_to_split(
-        out.records(),
-        name=name or path.stem,
-        source=str(path),
-        format="cluener",
-        tokenizer=tokenizer,
-        align=align,
-        overlaps=overlaps,
-        type_map=type_map,
-        coarse_types=coarse_types,
-        keep_tokens=keep_tokens,
-    )
+    return out.records()
 
 
 def _check(

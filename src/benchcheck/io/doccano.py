@@ -10,21 +10,16 @@ tokens and tags through :mod:`benchcheck.io._spans`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 
-from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._spans import (
-    Align,
-    Overlaps,
     RecordCollector,
-    Tokenizer,
+    SpanRecords,
     decode_lines,
     read_bytes,
-    spans_to_split,
 )
 
 
@@ -47,18 +42,8 @@ _EXPECTED = (
 )
 
 
-def read_doccano(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    tokenizer: Tokenizer = "unicode",
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
-    keep_tokens: bool = True,
-) -> Split:
-    """Read a doccano JSONL export into an NER split (see the module docstring)."""
+def records(path: str | Path) -> SpanRecords:
+    """Read a doccano JSONL export as span records (see the module docstring)."""
     path = Path(path)
     data = read_bytes(path)
     out = RecordCollector()
@@ -76,18 +61,7 @@ def read_doccano(
             for row in rows
         ],
     )
-    return spans_to_split(
-        out.records(),
-        name=name or path.stem,
-        source=str(path),
-        format="doccano",
-        tokenizer=tokenizer,
-        align=align,
-        overlaps=overlaps,
-        type_map=type_map,
-        coarse_types=coarse_types,
-        keep_tokens=keep_tokens,
-    )
+    return out.records()
 
 
 def _classification_hint(exc: InputError, data: bytes) -> InputError:

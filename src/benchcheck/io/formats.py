@@ -27,6 +27,7 @@ from benchcheck.io._options import (  # the data half, re-exported
 
 if TYPE_CHECKING:
     from benchcheck.data.model import Split
+    from benchcheck.io._spans import SpanRecords
 
 __all__ = [
     "ALIGNS",
@@ -124,33 +125,34 @@ def read_ner_file(
         )
     if fmt == "hf":
         raise UsageError("format hf reads a Hub dataset named hf:NAME, not a file")
-    spans: dict[str, Any] = {
-        "align": options.align,
-        "overlaps": options.overlaps,
-        "keep_tokens": keep_tokens,
-        **rename,
-    }
-    reader = _offset_reader(fmt, path)
-    if reader.__name__ != "read_docbin":
-        spans["tokenizer"] = options.tokenizer
-    return reader(path, name=name, **spans)
+    from benchcheck.io._spans import spans_to_split
+
+    return spans_to_split(
+        _offset_records(fmt, path)(path),
+        name=name,
+        source=str(path),
+        format=fmt,
+        options=options,
+        keep_tokens=keep_tokens,
+    )
 
 
-def _offset_reader(fmt: str, path: Path) -> Callable[..., Split]:
+def _offset_records(fmt: str, path: Path) -> Callable[[Path], SpanRecords]:
+    """Return the function that reads one offset format's file as span records."""
     if fmt == "cluener":
-        from benchcheck.io.cluener import read_cluener
+        from benchcheck.io import cluener
 
-        return read_cluener
+        return cluener.records
     if fmt == "doccano":
-        from benchcheck.io.doccano import read_doccano
+        from benchcheck.io import doccano
 
-        return read_doccano
+        return doccano.records
     if fmt == "label-studio":
-        from benchcheck.io.label_studio import read_label_studio
+        from benchcheck.io import label_studio
 
-        return read_label_studio
+        return label_studio.records
     from benchcheck.io import spacy_docs
 
     return (
-        spacy_docs.read_docbin if path.suffix.lower() == ".spacy" else spacy_docs.read_spacy_jsonl
+        spacy_docs.docbin_records if path.suffix.lower() == ".spacy" else spacy_docs.jsonl_records
     )

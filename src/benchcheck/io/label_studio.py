@@ -17,37 +17,22 @@ are converted to characters. Errors name the task (``task 3 (id 17)``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._spans import (
-    Align,
-    Overlaps,
     RecordCollector,
-    Tokenizer,
+    SpanRecords,
     is_offset,
     read_bytes,
-    spans_to_split,
 )
 
 
-def read_label_studio(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    tokenizer: Tokenizer = "unicode",
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
-    keep_tokens: bool = True,
-) -> Split:
-    """Read a Label Studio JSON (or JSON-MIN) export into an NER split."""
+def records(path: str | Path) -> SpanRecords:
+    """Read a Label Studio JSON (or JSON-MIN) export as span records."""
     path = Path(path)
     data = read_bytes(path)
     try:
@@ -68,18 +53,7 @@ def read_label_studio(
             for label in value["labels"]:
                 spans.append((start, end, label))
         out.add(text, 0, where, spans=spans)
-    return spans_to_split(
-        out.records(),
-        name=name or path.stem,
-        source=str(path),
-        format="label-studio",
-        tokenizer=tokenizer,
-        align=align,
-        overlaps=overlaps,
-        type_map=type_map,
-        coarse_types=coarse_types,
-        keep_tokens=keep_tokens,
-    )
+    return out.records()
 
 
 def _line_of(exc: Exception, data: bytes) -> int | None:

@@ -11,21 +11,16 @@ Both go through :mod:`benchcheck.io._spans`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 
-from benchcheck.data.model import Split
 from benchcheck.errors import InputError, require
 from benchcheck.io._spans import (
-    Align,
-    Overlaps,
     RecordCollector,
-    Tokenizer,
+    SpanRecords,
     decode_lines,
     read_bytes,
-    spans_to_split,
 )
 
 
@@ -54,17 +49,8 @@ _EXPECTED = (
 )
 
 
-def read_docbin(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
-    keep_tokens: bool = True,
-) -> Split:
-    """Read a spaCy DocBin (``.spacy``) into an NER split: its own tokens, ``doc.ents``."""
+def docbin_records(path: str | Path) -> SpanRecords:
+    """Read a spaCy DocBin (``.spacy``) as span records: its own tokens, ``doc.ents``."""
     path = Path(path)
     require("spacy", "spacy")
     from spacy.tokens import DocBin
@@ -87,30 +73,10 @@ def read_docbin(
         for token in doc:
             if not token.is_space:
                 out.token(record, token.idx, token.idx + len(token.text), token.text)
-    return spans_to_split(
-        out.records(given_tokens="spacy: the DocBin's own tokens"),
-        name=name or path.stem,
-        source=str(path),
-        format="spacy",
-        align=align,
-        overlaps=overlaps,
-        type_map=type_map,
-        coarse_types=coarse_types,
-        keep_tokens=keep_tokens,
-    )
+    return out.records(given_tokens="spacy: the DocBin's own tokens")
 
 
-def read_spacy_jsonl(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    tokenizer: Tokenizer = "unicode",
-    align: Align = "strict",
-    overlaps: Overlaps = "error",
-    type_map: Mapping[str, str] | None = None,
-    coarse_types: bool = False,
-    keep_tokens: bool = True,
-) -> Split:
+def jsonl_records(path: str | Path) -> SpanRecords:
     """Read spaCy/Prodigy JSON lines (``text``, ``spans``, optional ``tokens``)."""
     path = Path(path)
     out = RecordCollector()
@@ -132,18 +98,7 @@ def read_spacy_jsonl(
         record = out.add(row.text, number, spans=spans)
         if row.tokens is not None:
             _tokens(out, record, row.tokens, row.text, path, number)
-    return spans_to_split(
-        out.records(given_tokens='the file\'s "tokens"' if with_tokens else None),
-        name=name or path.stem,
-        source=str(path),
-        format="spacy",
-        tokenizer=tokenizer,
-        align=align,
-        overlaps=overlaps,
-        type_map=type_map,
-        coarse_types=coarse_types,
-        keep_tokens=keep_tokens,
-    )
+    return out.records(given_tokens='the file\'s "tokens"' if with_tokens else None)
 
 
 def _tokens(

@@ -28,9 +28,9 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.columns import Columns
+from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io._ner import mix64, string_hash
 from benchcheck.io._text import read_text_file, refuse_other_encodings
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
