@@ -162,11 +162,7 @@ def test_pure_layers_touch_no_file(path):
 
 
 #: Modules whose messages still name flags, with the work that changes them (only shrinks).
-FLAGS_PENDING = {
-    "labels/flags.py",  # detectors and calibration (issue 12)
-    "judges/prompts.py",  # prompts chosen by measurement (issue 12)
-    "judges/run.py",
-}
+FLAGS_PENDING: set[str] = set()
 
 
 def test_library_messages_name_no_flags():

@@ -7,6 +7,7 @@ import json
 import polars as pl
 import pytest
 
+from benchcheck.data.columns import Columns
 from benchcheck.errors import InputError
 from benchcheck.io.load import load
 from benchcheck.io.tables import read_rows, read_text_split
@@ -85,7 +86,7 @@ def test_missing_column_lists_columns(tmp_path):
     path = _write(tmp_path, ".jsonl", [{"sentence": "a", "label": 0}])
     with pytest.raises(InputError, match="no column 'text'"):
         read_text_split(path, task="classification")
-    split = read_text_split(path, task="classification", text="sentence")
+    split = read_text_split(path, task="classification", columns=Columns(text="sentence"))
     assert split.table["text"].to_list() == ["a"]
 
 

@@ -9,6 +9,7 @@ numpy (see :mod:`benchcheck.data.model` for the hash construction and collision 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -357,10 +358,7 @@ def build_ner_split(
         table=table,
         tokens=tokens,
         spans=spans,
-        scheme=used,
-        tag_repairs=violations[used],
-        scheme_violations=violations,
-        tag_letters=letters,
+        **_scheme_fields(used, violations, letters),
         type_map=renamed,
     )
 
@@ -402,6 +400,16 @@ def _joined_surfaces(span: np.ndarray, token: pl.Series) -> pl.Series:
     out = np.zeros(per_span.size + 1, dtype=np.int64)
     np.cumsum(per_span, out=out[1:])
     return strings_from_buffers(out, joined).alias("surface")
+
+
+def _scheme_fields(used: str, violations: dict[str, int], letters: Any) -> dict[str, Any]:
+    """Return a split's scheme fields: the scheme used, its repairs, every scheme's count."""
+    return {
+        "scheme": used,
+        "tag_repairs": violations[used],
+        "scheme_violations": violations,
+        "tag_letters": letters,
+    }
 
 
 def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
@@ -465,10 +473,7 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
         table=table,
         tokens=tokens,
         spans=spans,
-        scheme=used,
-        tag_repairs=violations[used],
-        scheme_violations=violations,
-        tag_letters=letters,
+        **_scheme_fields(used, violations, letters),
         type_map={k: v for p in parts for k, v in p.type_map.items()},
         reading=reading,
     )

@@ -48,6 +48,7 @@ from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split, combine_splits
 from benchcheck.io._options import NerOptions
+from benchcheck.io._text import read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
 
 Tokenizer = Literal["unicode", "chars"]
@@ -215,14 +216,8 @@ def decode_lines(
 
 
 def read_bytes(path: Path) -> bytes:
-    """Read a file's bytes, dropping a UTF-8 byte-order mark; errors name the file."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, found a directory", path=path) from None
-    return data.removeprefix(b"\xef\xbb\xbf")
+    """Read a file's bytes (:func:`benchcheck.io._text.read_file_bytes`), dropping a BOM."""
+    return read_file_bytes(path).removeprefix(b"\xef\xbb\xbf")
 
 
 def is_offset(value: object) -> bool:

@@ -300,20 +300,26 @@ def _load_text(
     columns: dict[str, str | None],
 ) -> Dataset:
     """Classification and pair datasets (see :mod:`benchcheck.io.tables`)."""
+    from benchcheck.data.columns import Columns
     from benchcheck.io import tables
 
-    cols = {k: v for k, v in columns.items() if v is not None}
+    cols = Columns(**columns)
     files, folder, title = _source_files(source, splits, name)
     if folder is not None:
         from benchcheck.io import hf
 
         if hf.is_saved_hf(folder):
-            read = tables.read_hf_text(folder, task=task, label_names=label_names, **cols)
+            read = tables.read_hf_text(folder, task=task, label_names=label_names, columns=cols)
             return Dataset(task=task, splits=read, name=title)  # type: ignore[arg-type]
         files = discover_splits(folder)
     jobs = {
         split: partial(
-            tables.read_text_split, file, task=task, name=split, label_names=label_names, **cols
+            tables.read_text_split,
+            file,
+            task=task,
+            name=split,
+            label_names=label_names,
+            columns=cols,
         )
         for split, file in files.items()
     }

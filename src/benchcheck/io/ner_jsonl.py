@@ -15,6 +15,7 @@ import polars as pl
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split
+from benchcheck.io._text import read_file_bytes
 from benchcheck.io.tables import json_lines
 
 
@@ -34,13 +35,7 @@ def read_ner_jsonl(
     :func:`benchcheck.io._ner.build_ner_split`).
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, found a directory", path=path) from None
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as the CoNLL reader
+    data = read_file_bytes(path).removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM, as CoNLL
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

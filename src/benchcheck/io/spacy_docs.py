@@ -22,6 +22,7 @@ from benchcheck.io._spans import (
     decode_lines,
     read_bytes,
 )
+from benchcheck.io._text import read_file_bytes
 
 
 class _Span(msgspec.Struct):
@@ -56,12 +57,7 @@ def docbin_records(path: str | Path) -> SpanRecords:
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
 
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, found a directory", path=path) from None
+    data = read_file_bytes(path)
     try:
         docs = list(DocBin().from_bytes(data).get_docs(Vocab()))
     except Exception as exc:  # noqa: BLE001 - any msgpack/spaCy error is a bad file here

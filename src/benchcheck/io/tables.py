@@ -594,11 +594,7 @@ def read_text_split(
     *,
     task: str,
     name: str | None = None,
-    text: str | None = None,
-    text_a: str | None = None,
-    text_b: str | None = None,
-    label: str | None = None,
-    id: str | None = None,  # noqa: A002 - mirrors the --id option
+    columns: Columns | None = None,
     label_names: Sequence[str] | None = None,
 ) -> Split:
     """Read one JSONL / CSV / TSV / Parquet file as a classification or pair split.
@@ -607,7 +603,9 @@ def read_text_split(
     ``hypothesis`` or ``sentence1``/``sentence2`` (pair), ``label``, ``id``.
     """
     path = Path(path)
-    label = label or "label"
+    cols = columns or Columns()
+    text, text_a, text_b, id = cols.text, cols.text_a, cols.text_b, cols.id  # noqa: A001
+    label = cols.label or "label"
     frame = _read_jsonl_columns(path, task, text, text_a, text_b, label, id)
     if frame is None:
         frame = read_rows(path)
@@ -615,7 +613,7 @@ def read_text_split(
         found = _pair_columns(frame.columns)
         if found is None:
             raise InputError(
-                "name the two pair columns with --text-a and --text-b; the file has "
+                "name the two pair columns with {text_a} and {text_b}; the file has "
                 f"{[c for c in frame.columns if c != '__line__']}",
                 path=path,
             )
@@ -719,11 +717,7 @@ def read_hf_text(
     path: str | Path,
     *,
     task: str,
-    text: str | None = None,
-    text_a: str | None = None,
-    text_b: str | None = None,
-    label: str | None = None,
-    id: str | None = None,  # noqa: A002 - mirrors the --id option
+    columns: Columns | None = None,
     label_names: Sequence[str] | None = None,
 ) -> dict[str, Split]:
     """Read a saved HuggingFace dataset (``save_to_disk``) as classification or pair splits.
@@ -732,6 +726,8 @@ def read_hf_text(
     Needs the ``hf`` extra.
     """
     out: dict[str, Split] = {}
+    cols = columns or Columns()
+    text, text_a, text_b, label, id = cols.text, cols.text_a, cols.text_b, cols.label, cols.id  # noqa: A001
     for name, source, part in saved_hf_parts(Path(path)):
         frame = pl.from_arrow(arrow_table(part))
         assert isinstance(frame, pl.DataFrame)

@@ -237,10 +237,10 @@ def select_prompts(
     else:
         names = [n.strip() for n in spec.split(",") if n.strip()]
     if not names:
-        raise UsageError("--prompts: name at least one prompt")
+        raise UsageError("{prompts}: name at least one prompt")
     missing = [n for n in names if n not in pool]
     if missing:
-        raise UsageError(f"--prompts: unknown prompt(s) {missing}; known: {sorted(pool)}")
+        raise UsageError(f"{{prompts}}: unknown prompt(s) {missing}; known: {sorted(pool)}")
     chosen = [pool[n] for n in dict.fromkeys(names)]
     if verbalisers is not None:
         chosen = [t.with_verbalisers(verbalisers) for t in chosen]

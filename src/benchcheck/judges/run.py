@@ -57,13 +57,13 @@ def make_judge(
     >>> make_judge("nope:x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    benchcheck.errors.UsageError: --judge: unknown backend 'nope'; choose one of llama-cpp, ...
+    benchcheck.errors.UsageError: judge: unknown backend 'nope'; choose one of llama-cpp, ...
     """
     backend, _, model = spec.partition(":")
     backend = backend.strip().lower()
     if backend not in BACKENDS:
         raise UsageError(
-            f"--judge: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+            f"{{judge}}: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}"
         )
     if backend == "llama-cpp":
         from benchcheck.judges.llama_cpp import LlamaCppJudge
@@ -71,7 +71,7 @@ def make_judge(
 
         return LlamaCppJudge(model or DEFAULT_MODEL)
     if not model:
-        raise UsageError(f"--judge {spec!r}: name the model, e.g. {backend}:NAME")
+        raise UsageError(f"{{judge}} {spec!r}: name the model, e.g. {backend}:NAME")
     if backend == "openai":
         from benchcheck.judges.openai_api import OpenAIJudge
 

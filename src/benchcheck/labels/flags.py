@@ -31,6 +31,8 @@ __all__ = [
     "bin_label",
     "confident_learning_flags",
     "detector_overlap",
+    "check_judged_ids",
+    "check_judged_labels",
     "flag_examples",
     "normalise_flags",
     "parse_bins",
@@ -51,13 +53,13 @@ def parse_bins(text: str | Sequence[float]) -> tuple[float, ...]:
         try:
             edges = tuple(float(v) for v in text.split(",") if v.strip())
         except ValueError:
-            raise UsageError(f"--bins expects comma-separated numbers, got {text!r}") from None
+            raise UsageError(f"{{bins}} expects comma-separated numbers, got {text!r}") from None
     else:
         edges = tuple(float(v) for v in text)
     if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
-        raise UsageError(f"--bins needs at least two increasing edges, got {edges}")
+        raise UsageError(f"{{bins}} needs at least two increasing edges, got {edges}")
     if edges[0] < 0 or edges[-1] > 1:
-        raise UsageError(f"--bins edges must lie in [0, 1], got {edges}")
+        raise UsageError(f"{{bins}} edges must lie in [0, 1], got {edges}")
     return edges
 
 
@@ -86,6 +88,55 @@ def _bin_labels(conf: np.ndarray, edges: Sequence[float]) -> list[str | None]:
     idx = np.where(conf == edges[-1], len(edges) - 2, idx)
     ok = ~np.isnan(conf) & (conf >= edges[0]) & (conf <= edges[-1])
     return [names[i] if k else None for i, k in zip(idx.tolist(), ok.tolist(), strict=True)]
+
+
+def check_judged_labels(
+    data: pl.DataFrame, labels: Sequence[str], *, source: str | None = None
+) -> None:
+    """Refuse data without ``id``/``label`` or with a label the judges do not score.
+
+    The error names the data file (``source``) and the line of the first such label.
+    """
+    for col in ("id", "label"):
+        if col not in data.columns:
+            raise InputError(f"the data has no {col!r} column", path=source)
+    bad = data.filter(~pl.col("label").cast(pl.String).is_in(list(labels)))
+    if bad.height:
+        line = int(bad["line"][0]) if "line" in bad.columns else None
+        raise InputError(
+            f"label not among the judged labels {list(labels)}",
+            path=source,
+            line=line,
+            got=bad["label"][0],
+        )
+
+
+def check_judged_ids(
+    data: pl.DataFrame,
+    judged: Sequence[str],
+    *,
+    source: str | None = None,
+    judgments_source: str | None = None,
+    max_unmatched: float = MAX_UNMATCHED,
+) -> None:
+    """Refuse duplicate data ids; check that the judged ids join the data's.
+
+    :func:`benchcheck.data.ids.check_join`: some id in common, at most ``max_unmatched``
+    (5 %) of either side unmatched; ``judgments_source`` names the judgments file.
+    """
+    data_ids = data["id"].cast(pl.String).to_list()
+    lines = data["line"].to_list() if "line" in data.columns else None
+    refuse_duplicates(data_ids, path=source, lines=lines)
+    check_join(
+        data_ids,
+        list(judged),
+        left_name="the data",
+        right_name="the judgments",
+        right_file=judgments_source,
+        path=source,
+        left_unmatched=max_unmatched,
+        right_unmatched=max_unmatched,
+    )
 
 
 def flag_examples(
@@ -117,33 +168,16 @@ def flag_examples(
     [('a', True, '[0.95, 1]', 1), ('b', False, '[0.8, 0.9)', None)]
     """
     if not 0 <= threshold <= 1:
-        raise UsageError(f"--threshold must be in [0, 1], got {threshold}")
-    for col in ("id", "label"):
-        if col not in data.columns:
-            raise InputError(f"the data has no {col!r} column", path=source)
+        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
     if labels is None:
         labels = [c[2:] for c in ens.columns if c.startswith("p_")]
-    bad = data.filter(~pl.col("label").cast(pl.String).is_in(list(labels)))
-    if bad.height:
-        line = int(bad["line"][0]) if "line" in bad.columns else None
-        raise InputError(
-            f"label not among the judged labels {list(labels)}",
-            path=source,
-            line=line,
-            got=bad["label"][0],
-        )
-    data_ids = data["id"].cast(pl.String).to_list()
-    lines = data["line"].to_list() if "line" in data.columns else None
-    refuse_duplicates(data_ids, path=source, lines=lines)
-    check_join(
-        data_ids,
+    check_judged_labels(data, labels, source=source)
+    check_judged_ids(
+        data,
         ens["id"].cast(pl.String).to_list(),
-        left_name="the data",
-        right_name="the judgments",
-        right_file=judgments_source,
-        path=source,
-        left_unmatched=max_unmatched,
-        right_unmatched=max_unmatched,
+        source=source,
+        judgments_source=judgments_source,
+        max_unmatched=max_unmatched,
     )
     keep = ["id", "llm_label", "confidence", "n_members"] + [
         c for c in ens.columns if c.startswith("p_")

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["num"]
+__all__ = ["OVERLAP_METRICS", "num"]
+
+#: The split-overlap metrics a report shows per pair of splits, in this order.
+OVERLAP_METRICS = (
+    "leakage_ratio",
+    "text_leakage_ratio",
+    "unseen_entity_ratio",
+    "unseen_entity_ratio_typed",
+)
 
 
 def num(value: object, digits: int = 3) -> str:

@@ -24,7 +24,7 @@ from importlib import resources
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
-from benchcheck.report._numbers import num
+from benchcheck.report._numbers import OVERLAP_METRICS, num
 from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
 __all__ = ["long_text", "render_html", "show_text"]
@@ -273,16 +273,7 @@ def _stats_section(
         )
     overlap = results.get("split_overlap") if key == "stats" else None
     if overlap and overlap.get("rows"):
-        keys = [
-            k
-            for k in (
-                "leakage_ratio",
-                "text_leakage_ratio",
-                "unseen_entity_ratio",
-                "unseen_entity_ratio_typed",
-            )
-            if any(k in r for r in overlap["rows"])
-        ]
+        keys = [k for k in OVERLAP_METRICS if any(k in r for r in overlap["rows"])]
         groups = [f"{r['split']} vs {'+'.join(r.get('against', []))}" for r in overlap["rows"]]
         series = [
             (

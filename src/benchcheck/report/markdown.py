@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
-from benchcheck.report._numbers import num
+from benchcheck.report._numbers import OVERLAP_METRICS, num
 
 __all__ = ["render_markdown", "md_text"]
 
@@ -143,16 +143,7 @@ def render_markdown(results: Mapping[str, Any]) -> str:
         out += _stats(results["stats"], "Dataset statistics")
         overlap = (results.get("split_overlap") or {}).get("rows") or []
         if overlap:
-            keys = [
-                k
-                for k in (
-                    "leakage_ratio",
-                    "text_leakage_ratio",
-                    "unseen_entity_ratio",
-                    "unseen_entity_ratio_typed",
-                )
-                if any(k in r for r in overlap)
-            ]
+            keys = [k for k in OVERLAP_METRICS if any(k in r for r in overlap)]
             dims = results["stats"].get("dimensions", {})
             out.append("### Leakage and unseen entities per split\n")
             out.append(

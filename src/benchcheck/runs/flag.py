@@ -142,6 +142,7 @@ def flag_frames(
     from benchcheck.labels.detectors import detect
     from benchcheck.labels.ensemble import ensemble, is_content_free, judgment_labels
     from benchcheck.labels.flags import (
+        check_judged_labels,
         confident_learning_flags,
         detector_overlap,
         summarize_flags,
@@ -165,7 +166,7 @@ def flag_frames(
         from benchcheck.labels.ensemble import label_sort_key
 
         labels = tuple(sorted({str(v) for v in data["label"].to_list()}, key=label_sort_key))
-    _check_labels(data, labels, source)
+    check_judged_labels(data, labels, source=source)
     _check_ids(data, judgments if uses_llm else None, source, judgments_source)
     if embed is None and "embedding" in options.features and options.detector != "llm":
         from benchcheck.metrics.neardup import minilm_embedder
@@ -209,53 +210,24 @@ def flag_frames(
     )
 
 
-def _check_labels(data: pl.DataFrame, labels: Sequence[str], source: str | None) -> None:
-    """Every original label must be a judged label (InputError naming the line)."""
-    for col in ("id", "label"):
-        if col not in data.columns:
-            raise InputError(f"the data has no {col!r} column", path=source)
-    bad = data.filter(~pl.col("label").cast(pl.String).is_in(list(labels)))
-    if bad.height:
-        line = int(bad["line"][0]) if "line" in bad.columns else None
-        raise InputError(
-            f"label not among the judged labels {list(labels)}",
-            path=source,
-            line=line,
-            got=bad["label"][0],
-        )
-
-
 def _check_ids(
     data: pl.DataFrame,
     judgments: pl.DataFrame | None,
     source: str | None,
     judgments_source: str | None,
 ) -> None:
-    """Refuse duplicate data ids; check that data and judgments join (``check_join``).
-
-    At most :data:`~benchcheck.data.ids.MAX_UNMATCHED` (5 %) of either side's ids may be
-    unmatched; content-free rows are not examples and are left out of the join.
-    """
-    from benchcheck.data.ids import MAX_UNMATCHED, check_join, refuse_duplicates
+    """Refuse duplicate data ids; the judged ids (content-free rows aside) join the data's."""
     from benchcheck.labels.ensemble import is_content_free
+    from benchcheck.labels.flags import check_judged_ids
 
-    data_ids = data["id"].cast(pl.String).to_list()
-    lines = data["line"].to_list() if "line" in data.columns else None
-    refuse_duplicates(data_ids, path=source, lines=lines)
-    if judgments is None:
-        return
-    judged = judgments.filter(~is_content_free(judgments))["id"].cast(pl.String)
-    judged = judged.unique(maintain_order=True)
-    check_join(
-        data_ids,
-        judged.to_list(),
-        left_name="the data",
-        right_name="the judgments",
-        right_file=judgments_source,
-        path=source,
-        left_unmatched=MAX_UNMATCHED,
-        right_unmatched=MAX_UNMATCHED,
-    )
+    judged = None
+    if judgments is not None:
+        rows = judgments.filter(~is_content_free(judgments))
+        judged = rows["id"].cast(pl.String).unique(maintain_order=True).to_list()
+    if judged is None:
+        check_judged_ids(data, data["id"].cast(pl.String).to_list(), source=source)
+    else:
+        check_judged_ids(data, judged, source=source, judgments_source=judgments_source)
 
 
 def _ordered(
