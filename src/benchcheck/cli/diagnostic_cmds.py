@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console
-from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
-from benchcheck.cli._progress import progress_bar
+from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._options import (
+    BaseUrlOpt,
+    CacheOpt,
+    ForceOpt,
+    JsonOpt,
+    LabelMapOpt,
+    LabelOpt,
+    NoCacheOpt,
+    ResamplesOpt,
+    SeedOpt,
+    SuiteOpt,
+    TaxonomyOpt,
+    TextAOpt,
+    TextBOpt,
+    arg,
+)
 from benchcheck.errors import BenchcheckError
-from benchcheck.io.output import Outputs
-
-TaxonomyOpt = Annotated[
-    str | None,
-    typer.Option("--taxonomy", help="TOML/JSON taxonomy replacing the GLUE one (coarse → tags)."),
-]
-LabelMapOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--label-map",
-        help="Raw value → label, e.g. '0=entailment,1=neutral,2=contradiction'. Without it, "
-        "integers are indices into the suite's label order.",
-    ),
-]
 
 
 class SuiteWarned(BenchcheckError):
@@ -32,24 +32,15 @@ class SuiteWarned(BenchcheckError):
     exit_code = 1
 
 
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap (and the model).")]
-ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
-
-
 def _label_map(value: str | None) -> dict[str, str] | None:
     if not value:
         return None
     return parse_assignments([v.strip() for v in value.split(",") if v.strip()], "--label-map")
 
 
-def _show(renderables: list[Any]) -> None:
-    for r in renderables:
-        console.print(r, highlight=False)
-
-
-@app.command("diagnose")
+@command("diagnose")
 def diagnose(
-    suite: Annotated[str, typer.Option("--suite", help="GLUE diagnostic TSV or JSONL suite.")],
+    suite: SuiteOpt,
     predictions: Annotated[
         list[str] | None,
         typer.Option("--predictions", help="NAME=FILE (TSV/CSV/JSONL); repeat per model."),
@@ -69,13 +60,9 @@ def diagnose(
             help="Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
         ),
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible server for --judge.")
-    ] = None,
-    cache: Annotated[
-        str | None, typer.Option("--cache", help="Judge cache (default: the user cache dir).")
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache judgements.")] = False,
+    base_url: BaseUrlOpt = None,
+    cache: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
     json_out: JsonOpt = None,
     force: ForceOpt = False,
 ) -> None:
@@ -87,11 +74,12 @@ def diagnose(
     Example: benchcheck diagnose --suite diagnostic-full.tsv --predictions bert=bert.tsv
     Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
+    from benchcheck.cli._progress import progress_bar
     from benchcheck.report.terminal.diagnostics import diagnose_renderables
     from benchcheck.runs.diagnose import JudgeSetup, run_diagnose
 
     files = parse_assignments(predictions, "--predictions")
-    Outputs([suite, *files.values(), cache], force=force).file(json_out, param="json")
+    claim([suite, *files.values(), cache], force, json_out)
     setup = None
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
@@ -108,23 +96,19 @@ def diagnose(
             progress=bar,
         )
     payload = result.to_json()
-    if json_out != "-":
-        _show(diagnose_renderables(payload, fine=fine))
-    write_json(payload, json_out)
+    emit(payload, json_out, lambda p: diagnose_renderables(p, fine=fine), highlight=False)
 
 
-@app.command("artifacts")
+@command("artifacts")
 def artifacts(
-    data: Annotated[
-        str | None, typer.Argument(help="Folder of a pair dataset (train → test/dev files).")
-    ] = None,
+    data: Annotated[str | None, arg("Folder of a pair dataset (train → test/dev files).")] = None,
     train: Annotated[str | None, typer.Option("--train", help="Training pair file.")] = None,
     eval_path: Annotated[
         str | None, typer.Option("--eval", help="Evaluation pair file or diagnostic suite.")
     ] = None,
-    text_a: Annotated[str | None, typer.Option("--text-a", help="Premise column.")] = None,
-    text_b: Annotated[str | None, typer.Option("--text-b", help="Hypothesis column.")] = None,
-    label: Annotated[str | None, typer.Option("--label", help="Label column.")] = None,
+    text_a: TextAOpt = None,
+    text_b: TextBOpt = None,
+    label: LabelOpt = None,
     side: Annotated[
         str, typer.Option("--input", help="Which side the baseline sees: hypothesis or premise.")
     ] = "hypothesis",
@@ -153,11 +137,11 @@ def artifacts(
     Example: benchcheck artifacts --train snli_train.jsonl --eval diagnostic-full.tsv
     Example: benchcheck artifacts data/nli/ --json artifacts.json
     """
-    Outputs([data, train, eval_path], force=force).file(json_out, param="json")
     from benchcheck.report.terminal.diagnostics import artifacts_renderables
     from benchcheck.runs.diagnose import run_artifacts
 
-    payload = run_artifacts(
+    claim([data, train, eval_path], force, json_out)
+    run = run_artifacts(
         data,
         train=train,
         eval_path=eval_path,
@@ -170,15 +154,13 @@ def artifacts(
         resamples=resamples,
         max_train=max_train,
         label_map=_label_map(label_map),
-    ).to_json()
-    if json_out != "-":
-        _show(artifacts_renderables(payload))
-    write_json(payload, json_out)
+    )
+    emit(run.to_json(), json_out, artifacts_renderables, highlight=False)
 
 
-@app.command("human")
+@command("human")
 def human(
-    suite: Annotated[str, typer.Option("--suite", help="GLUE diagnostic TSV or JSONL suite.")],
+    suite: SuiteOpt,
     annotations: Annotated[
         str,
         typer.Option(
@@ -197,26 +179,24 @@ def human(
 
     Example: benchcheck human --suite suite.jsonl --annotations ann.csv
     """
-    Outputs([suite, annotations], force=force).file(json_out, param="json")
     from benchcheck.report.terminal.diagnostics import human_renderables
     from benchcheck.runs.diagnose import run_human
 
-    payload = run_human(
+    claim([suite, annotations], force, json_out)
+    run = run_human(
         suite,
         annotations,
         taxonomy=taxonomy,
         label_map=_label_map(label_map),
         seed=seed,
         resamples=resamples,
-    ).to_json()
-    if json_out != "-":
-        _show(human_renderables(payload))
-    write_json(payload, json_out)
+    )
+    emit(run.to_json(), json_out, human_renderables, highlight=False)
 
 
-@app.command("check-suite")
+@command("check-suite")
 def check_suite_cmd(
-    suite: Annotated[str, typer.Argument(help="GLUE diagnostic TSV or JSONL suite.")],
+    suite: Annotated[str, arg("GLUE diagnostic TSV or JSONL suite.")],
     taxonomy: TaxonomyOpt = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 when a check warns.")
@@ -228,14 +208,12 @@ def check_suite_cmd(
 
     Example: benchcheck check-suite suite.jsonl --json checks.json
     """
-    Outputs([suite, taxonomy], force=force).file(json_out, param="json")
     from benchcheck.report.terminal.diagnostics import check_suite_renderables
     from benchcheck.runs.diagnose import run_check_suite
 
+    claim([suite, taxonomy], force, json_out)
     payload = run_check_suite(suite, taxonomy=taxonomy).to_json()
-    if json_out != "-":
-        _show(check_suite_renderables(payload))
-    write_json(payload, json_out)
+    emit(payload, json_out, check_suite_renderables, highlight=False)
     warned = [f for f in payload["findings"] if f["level"] == "warning"]
     if strict and warned:
         raise SuiteWarned(f"--strict: {len(warned)} check(s) warned")

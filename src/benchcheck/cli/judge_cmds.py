@@ -7,19 +7,32 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.cli._app import console, console_err
+from benchcheck.cli._common import claim, command, write_json
+from benchcheck.cli._options import (
+    AddressOpt,
+    BaseUrlOpt,
+    CacheOpt,
+    ForceOpt,
+    IdOpt,
+    JsonOpt,
+    LabelOpt,
+    NoCacheOpt,
+    TextAOpt,
+    TextBOpt,
+    TextOpt,
+    arg,
+    out,
+)
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.io.output import Outputs, atomic_file
+from benchcheck.io.output import atomic_file
 
 
-@app.command("judge")
+@command("judge")
 def judge(
-    data: Annotated[str, typer.Argument(help="The examples to judge: JSONL, CSV, TSV or Parquet.")],
-    output: Annotated[
-        str, typer.Option("-o", "--output", help="Judgements file: .parquet or .jsonl.")
-    ] = "judgments.parquet",
+    data: Annotated[str, arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
+    output: Annotated[str, out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
     judges: Annotated[
         list[str] | None,
         typer.Option(
@@ -42,28 +55,17 @@ def judge(
     verbalisers: Annotated[
         str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
     ] = None,
-    text: Annotated[str | None, typer.Option("--text", help="Text column.")] = None,
-    text_a: Annotated[
-        str | None, typer.Option("--text-a", help="First text column (grounding).")
-    ] = None,
-    text_b: Annotated[
-        str | None, typer.Option("--text-b", help="Second text column (generated text).")
-    ] = None,
-    label: Annotated[str | None, typer.Option("--label", help="Label column (kept).")] = None,
-    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
-    cache: Annotated[
-        str | None,
-        typer.Option("--cache", help="SQLite cache (default: under the user cache dir)."),
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write a cache.")] = (
-        False
-    ),
+    text: TextOpt = None,
+    text_a: TextAOpt = None,
+    text_b: TextBOpt = None,
+    label: LabelOpt = None,
+    id_col: IdOpt = None,
+    cache: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Requests in flight (openai).")
     ] = 8,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. .../v1.")
-    ] = None,
+    base_url: BaseUrlOpt = None,
     api_key_env: Annotated[
         str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
@@ -77,15 +79,11 @@ def judge(
         float | None,
         typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
     ] = None,
-    json_path: Annotated[
-        str | None, typer.Option("--json", help="Write the run summary as JSON ('-' = stdout).")
-    ] = None,
+    json_path: JsonOpt = None,
     engine: Annotated[
         str, typer.Option("--engine", help="embedded, or ray (judge actors via Ray Data).")
     ] = "embedded",
-    address: Annotated[
-        str | None, typer.Option("--address", help="Ray cluster address (default: local).")
-    ] = None,
+    address: AddressOpt = None,
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
@@ -116,9 +114,7 @@ def judge(
         raise UsageError(f"{{output}} must end in .parquet or .jsonl, got {output!r}")
     if engine not in ENGINES:
         raise UsageError(f"{{engine}}: expected embedded or ray, got {engine!r}")
-    outputs = Outputs([data, prompt_file, cache], force=force)
-    outputs.file(out_path, param="output")
-    outputs.file(json_path, param="json")
+    claim([data, prompt_file, cache], force, json_path, output=out_path)
     setup = JudgeSetup(
         tuple(judges or ["llama-cpp"]),
         base_url=base_url,

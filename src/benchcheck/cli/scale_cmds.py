@@ -7,22 +7,17 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console
-from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
-from benchcheck.cli.stats_cmds import SplitOpt
+from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._options import ForceOpt, JsonOpt, SplitOpt, arg, out
 from benchcheck.io.output import Outputs
-from benchcheck.report._numbers import num
 
 
-@app.command("convert")
+@command("convert")
 def convert(
     data: Annotated[
-        str | None,
-        typer.Argument(help="Dataset folder (train/dev/test found by name) or one CoNLL file."),
+        str | None, arg("Dataset folder (train/dev/test found by name) or one CoNLL file.")
     ] = None,
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="New folder to write (never replaced).")
-    ] = Path("data.parquet"),
+    output: Annotated[Path, out("New folder to write (never replaced).")] = Path("data.parquet"),
     split: SplitOpt = None,
     chunk_mb: Annotated[
         int | None,
@@ -40,6 +35,7 @@ def convert(
 
     Example: benchcheck convert data/conll2003/ -o conll.parquet/ && benchcheck stats conll.parquet/
     """
+    from benchcheck.report.terminal.scale import convert_lines
     from benchcheck.runs.scale import run_convert
 
     splits = parse_assignments(split, "--split")
@@ -47,21 +43,12 @@ def convert(
     if not output.exists():  # an existing folder is never replaced: convert says so itself
         outputs.folder(output, param="output", names=None)
     outputs.file(json_out, param="json")
-    folder = run_convert(
-        data, output, splits=splits, chunk_bytes=None if chunk_mb is None else chunk_mb << 20
-    )
-    payload = folder.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        for name, info in payload["splits"].items():
-            console.print(
-                f"{name}: {info['n_sentences']} sentences, {info['n_tokens']} tokens "
-                f"in {info['n_shards']} shard(s)"
-            )
-        console.print(f"wrote {folder.root}")
+    chunk_bytes = None if chunk_mb is None else chunk_mb << 20
+    folder = run_convert(data, output, splits=splits, chunk_bytes=chunk_bytes)
+    emit(folder.to_json(), json_out, lambda p: convert_lines(p, str(folder.root)))
 
 
-@app.command("leakage")
+@command("leakage")
 def leakage(
     test: Annotated[
         Path,
@@ -100,9 +87,10 @@ def leakage(
 
     Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
     """
+    from benchcheck.report.terminal.scale import leakage_lines
     from benchcheck.runs.scale import run_leakage
 
-    Outputs([test, *corpus], force=force).file(json_out, param="json")
+    claim([test, *corpus], force, json_out)
     result = run_leakage(
         test,
         corpus,
@@ -112,28 +100,4 @@ def leakage(
         n=n,
         batch_rows=batch_rows,
     )
-    payload = result.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        m = payload["metrics"]
-
-        def pct(v: float | None) -> str:
-            text = num(None if v is None else 100 * v, 2)
-            return text if text == num(None) else f"{text}%"
-
-        console.print(
-            f"{payload['n_items']} test items against {payload['corpus']['documents']} documents "
-            f"in {payload['corpus']['files']} file(s); n = {n}"
-        )
-        console.print(
-            f"contaminated {pct(m['contaminated_rate'])}: exact {pct(m['exact_rate'])}, "
-            f"normalised {pct(m['normalised_rate'])}, {n}-gram {pct(m['ngram_rate'])} "
-            f"({payload['n_short_items']} items shorter than {n} words)"
-        )
-        listed = [i for i in payload["items"] if i["contaminated"]][:show]
-        for i in listed:
-            overlap = num(i["ngram_overlap"], 2)
-            console.print(
-                f"  {i['id']}: exact {i['exact_matches']}, normalised {i['normalised_matches']}, "
-                f"{n}-gram overlap {overlap}"
-            )
+    emit(result.to_json(), json_out, lambda p: leakage_lines(p, show=show))
