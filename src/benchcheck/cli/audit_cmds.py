@@ -117,10 +117,10 @@ def audit(
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
     from benchcheck.audit import run_audit
-    from benchcheck.cli._progress import progress_bar
     from benchcheck.io.output import Outputs
     from benchcheck.report.folder import REPORT_FILES, write_report
     from benchcheck.report.terminal.audit import audit_renderables, audit_warnings
+    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.audit import audit_inputs
 
     inp = audit_inputs(
@@ -153,7 +153,7 @@ def audit(
     outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     outputs.file(json_out, param="json")
-    with progress_bar(transient=True) as bar:
+    with progress_bar(console_err, transient=True) as bar:
         report = run_audit(inp, progress=bar)
     written = write_report(report, output, force=force)
     seconds = report.judge_seconds

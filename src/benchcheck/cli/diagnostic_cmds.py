@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, parse_assignments
 from benchcheck.cli._options import (
     BaseUrlOpt,
@@ -74,8 +75,8 @@ def diagnose(
     Example: benchcheck diagnose --suite diagnostic-full.tsv --predictions bert=bert.tsv
     Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
-    from benchcheck.cli._progress import progress_bar
     from benchcheck.report.terminal.diagnostics import diagnose_renderables
+    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.diagnose import JudgeSetup, run_diagnose
 
     files = parse_assignments(predictions, "--predictions")
@@ -83,7 +84,7 @@ def diagnose(
     setup = None
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
-    with progress_bar(transient=True) as bar:
+    with progress_bar(console_err, transient=True) as bar:
         result = run_diagnose(
             suite,
             files,

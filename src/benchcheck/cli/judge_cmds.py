@@ -105,8 +105,8 @@ def judge(
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
     -o judgments.parquet
     """
-    from benchcheck.cli._progress import progress_bar
     from benchcheck.engine import ENGINES
+    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.judge import JudgeSetup, run_judge
 
     out_path = Path(output)
@@ -127,7 +127,7 @@ def judge(
         address=address,
         actors=actors,
     )
-    with progress_bar() as bar:
+    with progress_bar(console_err) as bar:
         run = run_judge(
             data,
             columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
