@@ -26,7 +26,6 @@ from benchcheck.cli._options import (
 )
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.io.output import atomic_file
 
 
 @command("judge")
@@ -106,6 +105,7 @@ def judge(
     -o judgments.parquet
     """
     from benchcheck.engine import ENGINES
+    from benchcheck.report.terminal.judge import judge_summary
     from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.judge import JudgeSetup, run_judge
 
@@ -140,19 +140,8 @@ def judge(
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
             content_free=content_free,
         )
-    with atomic_file(out_path) as tmp:
-        if out_path.suffix.lower() == ".parquet":
-            run.judgments.write_parquet(tmp)
-        else:
-            run.judgments.write_ndjson(tmp)
-    s = run.summary
-    cost = "" if s.cost is None else f", cost {s.cost:.4f}"
+    run.write(out_path)
+    payload = run.to_json(output=str(out_path))
     shown = console_err if json_path == "-" else console  # keep stdout pure JSON with --json -
-    shown.print(
-        f"wrote {s.n_rows} judgements to {out_path} ({s.n_computed} computed, "
-        f"{s.n_cached} from cache); {s.prompt_tokens} prompt tokens, "
-        f"{s.seconds:.1f} s judge time, {run.wall_seconds:.1f} s wall, "
-        f"{run.rate:.2f} judgements/s{cost}",
-        highlight=False,
-    )
-    write_json(run.to_json(output=str(out_path)), json_path)
+    shown.print(judge_summary(payload), highlight=False)
+    write_json(payload, json_path)
