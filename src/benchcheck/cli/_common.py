@@ -29,6 +29,7 @@ __all__ = [
     "parse_assignments",
     "parse_scores",
     "show",
+    "stderr",
     "warn",
     "write_json",
 ]
@@ -110,6 +111,12 @@ def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
     """Print each renderable on standard output."""
     for renderable in renderables:
         console.print(renderable, highlight=highlight)
+
+
+def stderr(lines: Iterable[str], **kw: Any) -> None:
+    """Print each line (rich markup) on standard error."""
+    for line in lines:
+        console_err.print(line, **kw)
 
 
 def warn(messages: Iterable[str], **kw: Any) -> None:

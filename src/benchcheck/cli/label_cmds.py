@@ -11,10 +11,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from benchcheck.cli._app import app, console_err
-from benchcheck.cli._common import claim, command, csv, emit, names, parse_assignments, warn
+from benchcheck.cli._app import app
+from benchcheck.cli._common import (
+    claim,
+    command,
+    csv,
+    emit,
+    names,
+    parse_assignments,
+    stderr,
+    warn,
+)
 from benchcheck.cli._options import (
     BinsOpt,
     BootstrapOpt,
@@ -239,21 +247,16 @@ def review_import(
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
-    from benchcheck.report.terminal.review import review_import_renderables
+    from benchcheck.report.terminal.review import review_import_notes, review_import_renderables
     from benchcheck.runs.review import import_review
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
     claim([*experts, key_file, reconciled], force, json_out, output=output)
     run = import_review(experts, key_path=key, reconciled=reconciled)
     write_rows(run.gold, output)
-    if not emit(run.to_json(output=output), json_out, review_import_renderables):
-        return
-    warn(run.summary.warnings)
-    if unresolved := run.summary.unresolved_ids:
-        shown = escape(", ".join(unresolved[:10])) + (" …" if len(unresolved) > 10 else "")
-        console_err.print(
-            f"[yellow]{len(unresolved)} unresolved disagreement(s)[/] (no gold label): {shown}"
-        )
+    payload = run.to_json(output=output)
+    if emit(payload, json_out, review_import_renderables):
+        stderr(review_import_notes(payload))
 
 
 def _rates(value: str | None) -> dict[str, float] | None:
@@ -331,8 +334,7 @@ def error_rate(
     )
     payload = run.to_json()
     if emit(payload, json_out, lambda p: error_rate_renderables(p, confidence)):
-        for note in error_rate_notes(payload):
-            console_err.print(note)
+        stderr(error_rate_notes(payload))
 
 
 @command("bins", guard=True)

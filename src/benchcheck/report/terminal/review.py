@@ -14,6 +14,7 @@ __all__ = [
     "error_rate_notes",
     "error_rate_renderables",
     "review_export_renderables",
+    "review_import_notes",
     "review_import_renderables",
 ]
 
@@ -134,3 +135,12 @@ def error_rate_notes(payload: Mapping[str, Any]) -> list[str]:
     if stratified is None and payload.get("stratified_note") is not None:
         return [f"note: no stratified estimate: {escape(payload['stratified_note'])}"]
     return []
+
+
+def review_import_notes(payload: Mapping[str, Any]) -> list[str]:
+    """Lines for standard error: the import's warnings, then the unresolved disagreements."""
+    out = [f"[yellow]warning:[/] {escape(w)}" for w in payload["warnings"]]
+    if ids := payload["unresolved_ids"]:
+        shown = escape(", ".join(ids[:10])) + (" …" if len(ids) > 10 else "")
+        out.append(f"[yellow]{len(ids)} unresolved disagreement(s)[/] (no gold label): {shown}")
+    return out
