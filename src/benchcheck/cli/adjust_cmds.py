@@ -7,21 +7,8 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._common import command, emit
-from benchcheck.cli._options import (
-    ForceOpt,
-    IdOpt,
-    JsonOpt,
-    LabelNamesOpt,
-    LabelOpt,
-    SeedOpt,
-    TaskOpt,
-    TextAOpt,
-    TextBOpt,
-    TextOpt,
-    arg,
-    out,
-)
 from benchcheck.data.columns import Columns
 from benchcheck.io.output import Outputs
 from benchcheck.io.source import DataSource
@@ -29,7 +16,7 @@ from benchcheck.io.source import DataSource
 
 @command("adjust")
 def adjust_cmd(
-    data: Annotated[str, arg("Dataset folder, file or saved HF dataset.")],
+    data: Annotated[str, opt.arg("Dataset folder, file or saved HF dataset.")],
     split: Annotated[str, typer.Option("--split", help="The split to draw the subset from.")],
     metric: Annotated[
         str,
@@ -43,27 +30,27 @@ def adjust_cmd(
         list[float],
         typer.Option("--target", help="Target value; repeat for subsets of the same size."),
     ],
-    output: Annotated[Path, out("Folder to create (an empty one, or --force).")],
+    output: Annotated[Path, opt.out("Folder to create (an empty one, or --force).")],
     size: Annotated[
         int | None,
         typer.Option("--size", help="Instances per subset (default: the largest that works)."),
     ] = None,
-    seed: SeedOpt = 0,
+    seed: opt.SeedOpt = 0,
     tolerance: Annotated[
         float, typer.Option("--tolerance", help="Largest accepted |achieved − target|.")
     ] = 0.02,
-    task: TaskOpt = "ner",
-    text: TextOpt = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
-    label: LabelOpt = None,
-    id_col: IdOpt = None,
-    label_names: LabelNamesOpt = None,
+    task: opt.TaskOpt = "ner",
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
+    label_names: opt.LabelNamesOpt = None,
     scheme: Annotated[
         str | None, typer.Option("--scheme", help="Force the tagging scheme (NER).")
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 

@@ -12,35 +12,18 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
-from benchcheck.cli._options import (
-    DataArg,
-    ErrorRateOpt,
-    FailOnOpt,
-    ForceOpt,
-    IdOpt,
-    JsonOpt,
-    LabelOpt,
-    PrecisionOpt,
-    SchemeOpt,
-    SeedOpt,
-    SplitOpt,
-    StrictOpt,
-    TextAOpt,
-    TextBOpt,
-    TextOpt,
-    out,
-)
 
 
 @command("audit")
 def audit(
-    data: DataArg = None,
-    output: Annotated[Path, out("Report folder (results.json and more).")] = Path("report"),
-    split: SplitOpt = None,
-    scheme: SchemeOpt = None,
-    strict: StrictOpt = False,
+    data: opt.DataArg = None,
+    output: Annotated[Path, opt.out("Report folder (results.json and more).")] = Path("report"),
+    split: opt.SplitOpt = None,
+    scheme: opt.SchemeOpt = None,
+    strict: opt.StrictOpt = False,
     scores: Annotated[
         str | None, typer.Option("--scores", help="NER: comma-separated model scores (Eq. 7).")
     ] = None,
@@ -56,11 +39,11 @@ def audit(
         list[str] | None,
         typer.Option("--compare", help="NAME=PATH: another NER dataset, shown side by side."),
     ] = None,
-    text: TextOpt = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
-    label: LabelOpt = None,
-    id_col: IdOpt = None,
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
     judge: Annotated[
         str,
         typer.Option(
@@ -81,7 +64,7 @@ def audit(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Minimum confidence of a flag.")
     ] = 0.5,
-    seed: SeedOpt = 0,
+    seed: opt.SeedOpt = 0,
     matrix: Annotated[
         str | None,
         typer.Option(
@@ -92,15 +75,15 @@ def audit(
         str | None,
         typer.Option("--gold", help="Gold labels (review import): the leaderboard under noise."),
     ] = None,
-    precision: PrecisionOpt = None,
-    error_rate: ErrorRateOpt = None,
+    precision: opt.PrecisionOpt = None,
+    error_rate: opt.ErrorRateOpt = None,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", help="An earlier results.json: add the diff against it."),
     ] = None,
-    fail_on: FailOnOpt = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    fail_on: opt.FailOnOpt = None,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Run every analysis that applies to a dataset and write a report folder.
 

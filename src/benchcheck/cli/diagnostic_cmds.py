@@ -6,24 +6,9 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, parse_assignments
-from benchcheck.cli._options import (
-    BaseUrlOpt,
-    CacheOpt,
-    ForceOpt,
-    JsonOpt,
-    LabelMapOpt,
-    LabelOpt,
-    NoCacheOpt,
-    ResamplesOpt,
-    SeedOpt,
-    SuiteOpt,
-    TaxonomyOpt,
-    TextAOpt,
-    TextBOpt,
-    arg,
-)
 from benchcheck.errors import BenchcheckError
 
 
@@ -41,18 +26,18 @@ def _label_map(value: str | None) -> dict[str, str] | None:
 
 @command("diagnose")
 def diagnose(
-    suite: SuiteOpt,
+    suite: opt.SuiteOpt,
     predictions: Annotated[
         list[str] | None,
         typer.Option("--predictions", help="NAME=FILE (TSV/CSV/JSONL); repeat per model."),
     ] = None,
-    taxonomy: TaxonomyOpt = None,
-    label_map: LabelMapOpt = None,
+    taxonomy: opt.TaxonomyOpt = None,
+    label_map: opt.LabelMapOpt = None,
     label_column: Annotated[
         str | None, typer.Option("--label-column", help="Column holding the predicted label.")
     ] = None,
-    seed: SeedOpt = 0,
-    resamples: ResamplesOpt = 1000,
+    seed: opt.SeedOpt = 0,
+    resamples: opt.ResamplesOpt = 1000,
     fine: Annotated[bool, typer.Option("--fine/--no-fine", help="Show fine tags.")] = True,
     judge: Annotated[
         list[str] | None,
@@ -61,11 +46,11 @@ def diagnose(
             help="Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
         ),
     ] = None,
-    base_url: BaseUrlOpt = None,
-    cache: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    base_url: opt.BaseUrlOpt = None,
+    cache: opt.CacheOpt = None,
+    no_cache: opt.NoCacheOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """R_K per phenomenon (overall, coarse, fine) with intervals and paired tests; see docs.
 
@@ -102,20 +87,22 @@ def diagnose(
 
 @command("artifacts")
 def artifacts(
-    data: Annotated[str | None, arg("Folder of a pair dataset (train → test/dev files).")] = None,
+    data: Annotated[
+        str | None, opt.arg("Folder of a pair dataset (train → test/dev files).")
+    ] = None,
     train: Annotated[str | None, typer.Option("--train", help="Training pair file.")] = None,
     eval_path: Annotated[
         str | None, typer.Option("--eval", help="Evaluation pair file or diagnostic suite.")
     ] = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
-    label: LabelOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
     side: Annotated[
         str, typer.Option("--input", help="Which side the baseline sees: hypothesis or premise.")
     ] = "hypothesis",
-    seed: SeedOpt = 0,
+    seed: opt.SeedOpt = 0,
     top: Annotated[int, typer.Option("--top", help="Cue n-grams listed per label.")] = 10,
-    resamples: ResamplesOpt = 1000,
+    resamples: opt.ResamplesOpt = 1000,
     max_train: Annotated[
         int | None, typer.Option("--max-train", help="Train on a seeded subset of this size.")
     ] = None,
@@ -127,8 +114,8 @@ def artifacts(
             "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI).",
         ),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
 
@@ -161,7 +148,7 @@ def artifacts(
 
 @command("human")
 def human(
-    suite: SuiteOpt,
+    suite: opt.SuiteOpt,
     annotations: Annotated[
         str,
         typer.Option(
@@ -169,12 +156,12 @@ def human(
             help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
         ),
     ],
-    taxonomy: TaxonomyOpt = None,
-    label_map: LabelMapOpt = None,
-    seed: SeedOpt = 0,
-    resamples: ResamplesOpt = 1000,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    taxonomy: opt.TaxonomyOpt = None,
+    label_map: opt.LabelMapOpt = None,
+    seed: opt.SeedOpt = 0,
+    resamples: opt.ResamplesOpt = 1000,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold.
 
@@ -197,13 +184,13 @@ def human(
 
 @command("check-suite")
 def check_suite_cmd(
-    suite: Annotated[str, arg("GLUE diagnostic TSV or JSONL suite.")],
-    taxonomy: TaxonomyOpt = None,
+    suite: Annotated[str, opt.arg("GLUE diagnostic TSV or JSONL suite.")],
+    taxonomy: opt.TaxonomyOpt = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 when a check warns.")
     ] = False,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Check how a diagnostic suite is built: categories, directions, tags, duplicates.
 

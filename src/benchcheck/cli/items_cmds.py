@@ -12,46 +12,30 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console
 from benchcheck.cli._common import claim, command, emit, parse_assignments
-from benchcheck.cli._options import (
-    BootstrapOpt,
-    ConfidenceOpt,
-    ErrorRateOpt,
-    FailOnOpt,
-    FlagsOpt,
-    ForceOpt,
-    IdOpt,
-    JsonOpt,
-    PositiveOpt,
-    PrecisionOpt,
-    PredictionsOpt,
-    SeedOpt,
-    TopOpt,
-    arg,
-    out,
-)
 
 LabelOpt = Annotated[str, typer.Option("--label", help="Label column of the data.")]
 
 
 @command("items", guard=True)
 def items_cmd(
-    data: Annotated[str | None, arg("The dataset (id and label); omit with --matrix.")] = None,
+    data: Annotated[str | None, opt.arg("The dataset (id and label); omit with --matrix.")] = None,
     matrix: Annotated[
         str | None,
         typer.Option(
             "--matrix", help="Score matrix: id + one column per model, 1/0 or partial credit."
         ),
     ] = None,
-    predictions: PredictionsOpt = None,
+    predictions: opt.PredictionsOpt = None,
     scores: Annotated[
         str | None,
         typer.Option("--scores", help="Partial credits per item (id + one column per model)."),
     ] = None,
     label: LabelOpt = "label",
-    id_col: IdOpt = None,
-    positive: PositiveOpt = None,
+    id_col: opt.IdOpt = None,
+    positive: opt.PositiveOpt = None,
     intersect: Annotated[
         bool,
         typer.Option(
@@ -63,18 +47,18 @@ def items_cmd(
         typer.Option("--min-discrimination", help="Flag items at or below this discrimination."),
     ] = 0.1,
     irt: Annotated[str, typer.Option("--irt", help="IRT model: 2pl, 1pl or none.")] = "2pl",
-    confidence: ConfidenceOpt = 0.95,
-    bootstrap: BootstrapOpt = 1000,
-    seed: SeedOpt = 0,
-    output: Annotated[str | None, out("Folder for items.json and items.csv.")] = None,
+    confidence: opt.ConfidenceOpt = 0.95,
+    bootstrap: opt.BootstrapOpt = 1000,
+    seed: opt.SeedOpt = 0,
+    output: Annotated[str | None, opt.out("Folder for items.json and items.csv.")] = None,
     to_review: Annotated[
         str | None,
         typer.Option("--to-review", help="Folder: the suspect items as a blind review package."),
     ] = None,
     experts: Annotated[int, typer.Option("--experts", help="Expert files for --to-review.")] = 2,
-    top: TopOpt = 15,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    top: opt.TopOpt = 15,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Item analysis of a benchmark: difficulty, discrimination, reliability, IRT abilities.
 
@@ -127,30 +111,30 @@ def items_cmd(
 
 @command("rank", guard=True)
 def rank_cmd(
-    data: Annotated[str, arg("The dataset (id and label).")],
-    predictions: PredictionsOpt = None,
-    flags: FlagsOpt = None,
+    data: Annotated[str, opt.arg("The dataset (id and label).")],
+    predictions: opt.PredictionsOpt = None,
+    flags: opt.FlagsOpt = None,
     gold: Annotated[
         str | None, typer.Option("--gold", help="Gold labels from `benchcheck review import -o`.")
     ] = None,
-    precision: PrecisionOpt = None,
-    error_rate: ErrorRateOpt = None,
+    precision: opt.PrecisionOpt = None,
+    error_rate: opt.ErrorRateOpt = None,
     label: LabelOpt = "label",
-    id_col: IdOpt = None,
+    id_col: opt.IdOpt = None,
     metric: Annotated[str, typer.Option("--metric", help="accuracy or f1.")] = "accuracy",
-    positive: PositiveOpt = None,
+    positive: opt.PositiveOpt = None,
     resample_items: Annotated[
         bool, typer.Option("--resample-items", help="Also resample items (test sampling error).")
     ] = False,
     draws: Annotated[int, typer.Option("--draws", help="Plausible labelings drawn.")] = 2000,
-    confidence: ConfidenceOpt = 0.95,
+    confidence: opt.ConfidenceOpt = 0.95,
     swap_threshold: Annotated[
         float,
         typer.Option("--swap-threshold", help="'Could swap with' above this flip probability."),
     ] = 0.05,
-    seed: SeedOpt = 0,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    seed: opt.SeedOpt = 0,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Leaderboard under label uncertainty: score intervals and pairwise flip probabilities.
 
@@ -182,14 +166,14 @@ def rank_cmd(
 
 @command("diff", guard=True)
 def diff_cmd(
-    old: Annotated[str, arg("The earlier results.json (or the only one).")],
-    new: Annotated[str | None, arg("The later results.json (omit to gate OLD alone).")] = None,
-    fail_on: FailOnOpt = None,
+    old: Annotated[str, opt.arg("The earlier results.json (or the only one).")],
+    new: Annotated[str | None, opt.arg("The later results.json (omit to gate OLD alone).")] = None,
+    fail_on: opt.FailOnOpt = None,
     all_values: Annotated[
         bool, typer.Option("--all", help="List unchanged values in the JSON too.")
     ] = False,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> int:
     """Compare two audits of one dataset; --fail-on turns them into a CI exit code.
 

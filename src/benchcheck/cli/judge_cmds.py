@@ -7,31 +7,17 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console, console_err
 from benchcheck.cli._common import claim, command, write_json
-from benchcheck.cli._options import (
-    AddressOpt,
-    BaseUrlOpt,
-    CacheOpt,
-    ForceOpt,
-    IdOpt,
-    JsonOpt,
-    LabelOpt,
-    NoCacheOpt,
-    TextAOpt,
-    TextBOpt,
-    TextOpt,
-    arg,
-    out,
-)
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 
 
 @command("judge")
 def judge(
-    data: Annotated[str, arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
-    output: Annotated[str, out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
+    data: Annotated[str, opt.arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
+    output: Annotated[str, opt.out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
     judges: Annotated[
         list[str] | None,
         typer.Option(
@@ -54,17 +40,17 @@ def judge(
     verbalisers: Annotated[
         str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
     ] = None,
-    text: TextOpt = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
-    label: LabelOpt = None,
-    id_col: IdOpt = None,
-    cache: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
+    cache: opt.CacheOpt = None,
+    no_cache: opt.NoCacheOpt = False,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Requests in flight (openai).")
     ] = 8,
-    base_url: BaseUrlOpt = None,
+    base_url: opt.BaseUrlOpt = None,
     api_key_env: Annotated[
         str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
@@ -78,11 +64,11 @@ def judge(
         float | None,
         typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
     ] = None,
-    json_path: JsonOpt = None,
+    json_path: opt.JsonOpt = None,
     engine: Annotated[
         str, typer.Option("--engine", help="embedded, or ray (judge actors via Ray Data).")
     ] = "embedded",
-    address: AddressOpt = None,
+    address: opt.AddressOpt = None,
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
@@ -94,7 +80,7 @@ def judge(
             "judge × prompt) for `benchcheck flag --calibration contextual`.",
         ),
     ] = True,
-    force: ForceOpt = False,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 

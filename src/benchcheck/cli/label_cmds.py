@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import app
 from benchcheck.cli._common import (
     claim,
@@ -22,28 +23,6 @@ from benchcheck.cli._common import (
     parse_assignments,
     stderr,
     warn,
-)
-from benchcheck.cli._options import (
-    BinsOpt,
-    BootstrapOpt,
-    ConfidenceOpt,
-    ExpertsOpt,
-    FlagsOpt,
-    ForceOpt,
-    GoldArg,
-    GoldOpt,
-    IdOpt,
-    JsonOpt,
-    JudgesOpt,
-    PositiveOpt,
-    PromptsOpt,
-    SeedOpt,
-    TextAOpt,
-    TextBOpt,
-    TextOpt,
-    TopOpt,
-    arg,
-    out,
 )
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
@@ -71,9 +50,10 @@ app.add_typer(review_app, name="review")
 def flag(
     data: Annotated[str, typer.Option("--data", help="The dataset: id, text(s) and label.")],
     judgments: Annotated[
-        str | None, arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
+        str | None,
+        opt.arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained."),
     ] = None,
-    output: Annotated[str | None, out("Write the flags table here.")] = None,
+    output: Annotated[str | None, opt.out("Write the flags table here.")] = None,
     threshold: Annotated[
         float,
         typer.Option("--threshold", help="Minimum error score (probability the label is wrong)."),
@@ -114,15 +94,15 @@ def flag(
         str | None,
         typer.Option("--gold", help="Reviewed gold file (review import -o) for platt/isotonic."),
     ] = None,
-    seed: SeedOpt = 0,
-    judges: JudgesOpt = None,
-    prompts: PromptsOpt = None,
-    bins: BinsOpt = BINS,
-    text: TextOpt = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
+    seed: opt.SeedOpt = 0,
+    judges: opt.JudgesOpt = None,
+    prompts: opt.PromptsOpt = None,
+    bins: opt.BinsOpt = BINS,
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
     label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: IdOpt = None,
+    id_col: opt.IdOpt = None,
     pred_probs: Annotated[
         str | None,
         typer.Option(
@@ -131,9 +111,9 @@ def flag(
             "with id and p_<label>): adds cleanlab's confident-learning flags and the overlap.",
         ),
     ] = None,
-    top: TopOpt = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    top: opt.TopOpt = 10,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Flag examples whose label the detector disputes, ranked by error score.
 
@@ -173,10 +153,10 @@ def flag(
 
 @command("export", group=review_app, guard=True)
 def review_export(
-    flags: Annotated[str, arg("Flags file written by `benchcheck flag -o`.")],
-    output: Annotated[str, out("Folder for the review package.")],
-    experts: ExpertsOpt = 2,
-    seed: SeedOpt = 1,
+    flags: Annotated[str, opt.arg("Flags file written by `benchcheck flag -o`.")],
+    output: Annotated[str, opt.out("Folder for the review package.")],
+    experts: opt.ExpertsOpt = 2,
+    seed: opt.SeedOpt = 1,
     sample: Annotated[
         int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
     ] = None,
@@ -193,8 +173,8 @@ def review_export(
         str | None,
         typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
@@ -225,16 +205,18 @@ def review_export(
 
 @command("import", group=review_app, guard=True)
 def review_import(
-    experts: Annotated[list[str], arg("Expert answer files (CSV, Label Studio or Argilla JSON).")],
-    output: Annotated[str, out("Write the gold table here.")],
+    experts: Annotated[
+        list[str], opt.arg("Expert answer files (CSV, Label Studio or Argilla JSON).")
+    ],
+    output: Annotated[str, opt.out("Write the gold table here.")],
     reconciled: Annotated[
         str | None, typer.Option("--reconciled", help="Reconciled labels (review_id,label).")
     ] = None,
     key: Annotated[
         str | None, typer.Option("--key", help="Review key (default: key.jsonl beside them).")
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
@@ -277,13 +259,13 @@ def _rates(value: str | None) -> dict[str, float] | None:
 
 @command("error-rate", guard=True)
 def error_rate(
-    gold: Annotated[str | None, arg("Gold file from `review import` (or give counts).")] = None,
+    gold: Annotated[str | None, opt.arg("Gold file from `review import` (or give counts).")] = None,
     errors: Annotated[int | None, typer.Option("--errors", help="Errors found.")] = None,
     sample: Annotated[int | None, typer.Option("--sample", help="Examples reviewed.")] = None,
     population: Annotated[
         int | None, typer.Option("--population", help="Size of the whole dataset.")
     ] = None,
-    confidence: ConfidenceOpt = 0.95,
+    confidence: opt.ConfidenceOpt = 0.95,
     method: Annotated[
         str,
         typer.Option(
@@ -306,8 +288,8 @@ def error_rate(
             "(default: from the reviews so far).",
         ),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
@@ -339,15 +321,15 @@ def error_rate(
 
 @command("bins", guard=True)
 def bins_cmd(
-    gold: GoldArg,
-    bins: BinsOpt = BINS,
-    bootstrap: BootstrapOpt = 1000,
-    seed: SeedOpt = 0,
+    gold: opt.GoldArg,
+    bins: opt.BinsOpt = BINS,
+    bootstrap: opt.BootstrapOpt = 1000,
+    seed: opt.SeedOpt = 0,
     min_bin: Annotated[
         int, typer.Option("--min-bin", help="Warn on bins with fewer examples.")
     ] = 35,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Per confidence bin: share of reviewed flags where experts sided with the LLM vs original.
 
@@ -367,12 +349,12 @@ def bins_cmd(
 
 @command("remedy", guard=True)
 def remedy(
-    data: Annotated[str, arg("Training split (JSONL, CSV, TSV or Parquet).")],
-    output: Annotated[str, out("Folder for the new splits.")],
+    data: Annotated[str, opt.arg("Training split (JSONL, CSV, TSV or Parquet).")],
+    output: Annotated[str, opt.out("Folder for the new splits.")],
     judgments: Annotated[
         str | None, typer.Option("--judgments", help="Judgments file to flag with.")
     ] = None,
-    flags: FlagsOpt = None,
+    flags: opt.FlagsOpt = None,
     threshold: Annotated[
         float, typer.Option("--threshold", help="Minimum confidence to act on.")
     ] = 0.9,
@@ -380,13 +362,13 @@ def remedy(
     ablation: Annotated[
         str, typer.Option("--ablation", help="Ablation: random (same number of examples).")
     ] = "random",
-    seed: SeedOpt = 0,
+    seed: opt.SeedOpt = 0,
     label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: IdOpt = None,
-    judges: JudgesOpt = None,
-    prompts: PromptsOpt = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    id_col: opt.IdOpt = None,
+    judges: opt.JudgesOpt = None,
+    prompts: opt.PromptsOpt = None,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -420,7 +402,7 @@ def remedy(
 
 @command("rerank", guard=True)
 def rerank_cmd(
-    gold: GoldOpt,
+    gold: opt.GoldOpt,
     scores: Annotated[
         list[str],
         typer.Option("--scores", help="NAME=FILE with id and score (P(positive)) and/or pred."),
@@ -429,10 +411,10 @@ def rerank_cmd(
     threshold: Annotated[
         float, typer.Option("--threshold", help="score > threshold predicts positive.")
     ] = 0.5,
-    bootstrap: BootstrapOpt = 1000,
-    seed: SeedOpt = 0,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    bootstrap: opt.BootstrapOpt = 1000,
+    seed: opt.SeedOpt = 0,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
@@ -474,8 +456,8 @@ def agreement(
     disagreement: Annotated[
         str, typer.Option("--disagreement", help="Two sources whose disagreement is the subset.")
     ] = "llm,original",
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
@@ -503,18 +485,18 @@ def agreement(
 
 @command("ensemble-curve", guard=True)
 def ensemble_curve_cmd(
-    judgments: Annotated[str, arg("Judgments file.")],
-    gold: GoldOpt,
+    judgments: Annotated[str, opt.arg("Judgments file.")],
+    gold: opt.GoldOpt,
     repeats: Annotated[
         int, typer.Option("--repeats", help="Random subsets per ensemble size.")
     ] = 50,
     unit: Annotated[
         str, typer.Option("--unit", help="Grow by 'member' (judge×prompt) or 'judge'.")
     ] = "member",
-    positive: PositiveOpt = None,
-    seed: SeedOpt = 0,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    positive: opt.PositiveOpt = None,
+    seed: opt.SeedOpt = 0,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -532,8 +514,8 @@ def ensemble_curve_cmd(
 
 @command("flag-spans", guard=True)
 def flag_spans(
-    gold: Annotated[str, arg("Gold NER file (CoNLL).")],
-    output: Annotated[str | None, out("Write the span flags here.")] = None,
+    gold: Annotated[str, opt.arg("Gold NER file (CoNLL).")],
+    output: Annotated[str | None, opt.out("Write the span flags here.")] = None,
     predictions: Annotated[
         str | None,
         typer.Option(
@@ -552,9 +534,9 @@ def flag_spans(
     scheme: Annotated[
         str | None, typer.Option("--scheme", help="Force IOB1, IOB2 or BIOES.")
     ] = None,
-    top: TopOpt = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    top: opt.TopOpt = 10,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 

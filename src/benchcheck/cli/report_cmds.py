@@ -5,19 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console
 from benchcheck.cli._common import claim, command, write_json
-from benchcheck.cli._options import ForceOpt, JsonOpt, arg, out
 from benchcheck.errors import UsageError
 from benchcheck.io.output import atomic_write
 
 
 @command("report")
 def report(
-    results: Annotated[Path, arg("The results.json written by benchcheck audit.")],
-    output: Annotated[Path, out("Output file: .html (default) or .md.")] = Path("report.html"),
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    results: Annotated[Path, opt.arg("The results.json written by benchcheck audit.")],
+    output: Annotated[Path, opt.out("Output file: .html (default) or .md.")] = Path("report.html"),
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Render the HTML (or Markdown) report from results.json; same JSON, same bytes.
 

@@ -7,26 +7,28 @@ from typing import Annotated
 
 import typer
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._common import claim, command, emit, parse_assignments
-from benchcheck.cli._options import ForceOpt, JsonOpt, SplitOpt, arg, out
 from benchcheck.io.output import Outputs
 
 
 @command("convert")
 def convert(
     data: Annotated[
-        str | None, arg("Dataset folder (train/dev/test found by name) or one CoNLL file.")
+        str | None, opt.arg("Dataset folder (train/dev/test found by name) or one CoNLL file.")
     ] = None,
-    output: Annotated[Path, out("New folder to write (never replaced).")] = Path("data.parquet"),
-    split: SplitOpt = None,
+    output: Annotated[Path, opt.out("New folder to write (never replaced).")] = Path(
+        "data.parquet"
+    ),
+    split: opt.SplitOpt = None,
     chunk_mb: Annotated[
         int | None,
         typer.Option(
             "--chunk-mb", min=1, help="CoNLL megabytes per shard, cut at blank lines (default 16)."
         ),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
 
@@ -76,8 +78,8 @@ def leakage(
         int, typer.Option("--batch-rows", min=1, help="Corpus documents held at once.")
     ] = 8192,
     show: Annotated[int, typer.Option("--show", min=0, help="Contaminated items to list.")] = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Test-set contamination against a corpus streamed shard by shard (never all in memory).
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console, console_err
 from benchcheck.cli._common import (
     claim,
@@ -19,31 +20,6 @@ from benchcheck.cli._common import (
     show,
     warn,
     write_json,
-)
-from benchcheck.cli._options import (
-    AddressOpt,
-    AlignOpt,
-    CoarseOpt,
-    DataArg,
-    ForceOpt,
-    FormatOpt,
-    IdOpt,
-    JsonOpt,
-    LabelNamesOpt,
-    LabelOpt,
-    OverlapsOpt,
-    SchemeOpt,
-    SeedOpt,
-    SplitOpt,
-    StrictOpt,
-    TaskOpt,
-    TextAOpt,
-    TextBOpt,
-    TextOpt,
-    TokenizerOpt,
-    TypeMapOpt,
-    arg,
-    out,
 )
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions, read_type_map
@@ -67,16 +43,16 @@ def _source(data: str | None, split: list[str] | None, **kw: Any) -> DataSource:
 
 @command("stats", epilog=format_help())
 def stats(
-    data: DataArg = None,
-    split: SplitOpt = None,
-    scheme: SchemeOpt = None,
-    strict: StrictOpt = False,
-    fmt: FormatOpt = None,
-    type_map: TypeMapOpt = None,
-    coarse_types: CoarseOpt = False,
-    tokenizer: TokenizerOpt = "unicode",
-    align: AlignOpt = "strict",
-    overlaps: OverlapsOpt = "error",
+    data: opt.DataArg = None,
+    split: opt.SplitOpt = None,
+    scheme: opt.SchemeOpt = None,
+    strict: opt.StrictOpt = False,
+    fmt: opt.FormatOpt = None,
+    type_map: opt.TypeMapOpt = None,
+    coarse_types: opt.CoarseOpt = False,
+    tokenizer: opt.TokenizerOpt = "unicode",
+    align: opt.AlignOpt = "strict",
+    overlaps: opt.OverlapsOpt = "error",
     scores: Annotated[
         str | None,
         typer.Option(
@@ -90,13 +66,13 @@ def stats(
             help="NAME=FILE of CoNLL predictions on test; scored with seqeval micro-F1.",
         ),
     ] = None,
-    label_names: LabelNamesOpt = None,
-    task: TaskOpt = "ner",
-    text: TextOpt = None,
-    text_a: TextAOpt = None,
-    text_b: TextBOpt = None,
-    label: LabelOpt = None,
-    id_col: IdOpt = None,
+    label_names: opt.LabelNamesOpt = None,
+    task: opt.TaskOpt = "ner",
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
     near_dups: Annotated[
         bool,
         typer.Option(
@@ -106,7 +82,7 @@ def stats(
     near_threshold: Annotated[
         float, typer.Option("--near-threshold", help="Jaccard threshold of near-duplicates.")
     ] = 0.8,
-    seed: SeedOpt = 1,
+    seed: opt.SeedOpt = 1,
     semantic_dups: Annotated[
         bool,
         typer.Option(
@@ -120,12 +96,12 @@ def stats(
     engine: Annotated[
         str, typer.Option("--engine", help="embedded, or ray (a shard folder from convert).")
     ] = "embedded",
-    address: AddressOpt = None,
+    address: opt.AddressOpt = None,
     ray_cpus: Annotated[
         int | None, typer.Option("--ray-cpus", min=1, help="CPUs of a local Ray cluster.")
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
 
@@ -176,17 +152,17 @@ def stats(
 
 @command("compare", epilog=format_help())
 def compare(
-    datasets: Annotated[list[str], arg("NAME=PATH for each dataset to compare.")],
-    scheme: SchemeOpt = None,
-    strict: StrictOpt = False,
-    fmt: FormatOpt = None,
-    type_map: TypeMapOpt = None,
-    coarse_types: CoarseOpt = False,
-    tokenizer: TokenizerOpt = "unicode",
-    align: AlignOpt = "strict",
-    overlaps: OverlapsOpt = "error",
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    datasets: Annotated[list[str], opt.arg("NAME=PATH for each dataset to compare.")],
+    scheme: opt.SchemeOpt = None,
+    strict: opt.StrictOpt = False,
+    fmt: opt.FormatOpt = None,
+    type_map: opt.TypeMapOpt = None,
+    coarse_types: opt.CoarseOpt = False,
+    tokenizer: opt.TokenizerOpt = "unicode",
+    align: opt.AlignOpt = "strict",
+    overlaps: opt.OverlapsOpt = "error",
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Several datasets side by side, as the paper's comparison table.
 
@@ -204,17 +180,17 @@ def compare(
 
 @command("sample")
 def sample(
-    data: DataArg = None,
-    split: SplitOpt = None,
+    data: opt.DataArg = None,
+    split: opt.SplitOpt = None,
     per_split: Annotated[
         int, typer.Option("--per-split", min=1, help="Instances drawn from each split.")
     ] = 100,
-    seed: SeedOpt = 13,
-    output: Annotated[Path, out("JSONL file to write for the annotators.")] = Path(
+    seed: opt.SeedOpt = 13,
+    output: Annotated[Path, opt.out("JSONL file to write for the annotators.")] = Path(
         "to_annotate.jsonl"
     ),
-    force: ForceOpt = False,
-    scheme: SchemeOpt = None,
+    force: opt.ForceOpt = False,
+    scheme: opt.SchemeOpt = None,
 ) -> None:
     """Draw a seeded per-split sample for human accuracy judgements (Eq. 2).
 
@@ -233,9 +209,9 @@ def sample(
 
 @command("accuracy")
 def accuracy(
-    annotated: Annotated[Path, arg("The sample file with annotators' judgements filled in.")],
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    annotated: Annotated[Path, opt.arg("The sample file with annotators' judgements filled in.")],
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Accuracy per split (Eq. 2) and mean pairwise Cohen's kappa; warns below 0.75.
 
