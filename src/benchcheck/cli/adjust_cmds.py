@@ -7,16 +7,16 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console
-from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.cli import _options as opt
+from benchcheck.cli._common import command, emit
 from benchcheck.data.columns import Columns
 from benchcheck.io.output import Outputs
 from benchcheck.io.source import DataSource
 
 
-@app.command("adjust")
+@command("adjust")
 def adjust_cmd(
-    data: Annotated[str, typer.Argument(help="Dataset folder, file or saved HF dataset.")],
+    data: Annotated[str, opt.arg("Dataset folder, file or saved HF dataset.")],
     split: Annotated[str, typer.Option("--split", help="The split to draw the subset from.")],
     metric: Annotated[
         str,
@@ -30,33 +30,27 @@ def adjust_cmd(
         list[float],
         typer.Option("--target", help="Target value; repeat for subsets of the same size."),
     ],
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="Folder to create (an empty one, or --force).")
-    ],
+    output: Annotated[Path, opt.out("Folder to create (an empty one, or --force).")],
     size: Annotated[
         int | None,
         typer.Option("--size", help="Instances per subset (default: the largest that works)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same subset).")] = 0,
+    seed: opt.SeedOpt = 0,
     tolerance: Annotated[
         float, typer.Option("--tolerance", help="Largest accepted |achieved − target|.")
     ] = 0.02,
-    task: Annotated[str, typer.Option("--task", help="ner, classification or pair.")] = "ner",
-    text: Annotated[str | None, typer.Option("--text", help="Text column.")] = None,
-    text_a: Annotated[str | None, typer.Option("--text-a", help="First text column.")] = None,
-    text_b: Annotated[str | None, typer.Option("--text-b", help="Second text column.")] = None,
-    label: Annotated[str | None, typer.Option("--label", help="Label column.")] = None,
-    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
-    label_names: Annotated[
-        str | None, typer.Option("--label-names", help="Comma-separated names of label indices.")
-    ] = None,
+    task: opt.TaskOpt = "ner",
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
+    label_names: opt.LabelNamesOpt = None,
     scheme: Annotated[
         str | None, typer.Option("--scheme", help="Force the tagging scheme (NER).")
     ] = None,
-    json_out: Annotated[
-        str | None, typer.Option("--json", help="Also write the report here ('-' for stdout).")
-    ] = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 
@@ -66,6 +60,7 @@ def adjust_cmd(
 
     Example: benchcheck adjust data/ --split test --metric leakage_ratio --target 0.2 -o leak20/
     """
+    from benchcheck.report.terminal.scale import adjust_lines
     from benchcheck.runs.adjust import run_adjust
 
     source = DataSource(
@@ -87,24 +82,6 @@ def adjust_cmd(
         seed=seed,
         tolerance=tolerance,
     )
-    result = run.adjustment
     with folder_out:
         payload = run.write(folder_out)
-    if json_out is not None:
-        write_json(payload, json_out)
-    if json_out != "-":
-        console.print(
-            f"{metric} on {split} (size {result.size}, seed {seed}; source value "
-            f"{'–' if result.source_value is None else f'{result.source_value:.4f}'})"
-        )
-        for sub in payload["subsets"]:
-            shift = sub["shift"]
-            moved = ", ".join(
-                f"{k} {v:.4f}"
-                for k, v in shift.items()
-                if k in ("length_ks", "entity_type_tvd", "label_tvd") and v is not None
-            )
-            console.print(
-                f"  target {sub['target']:.4f} → achieved {sub['achieved']:.4f} "
-                f"({sub['n']} instances; moved: {moved}) → {sub['file']}"
-            )
+    emit(payload, json_out, adjust_lines)

@@ -1,32 +1,29 @@
 """``benchcheck audit``: parse the options, run :func:`benchcheck.audit.run_audit`, write.
 
-The analyses live in :mod:`benchcheck.audit` and the report folder's writer in
-:func:`benchcheck.report.folder.write_report`; this module turns the options into
-:class:`~benchcheck.audit.AuditInputs`, calls both and prints a summary.
+:func:`benchcheck.runs.audit.audit_inputs` turns the options into
+:class:`~benchcheck.audit.AuditInputs`, :mod:`benchcheck.audit` runs the analyses and
+:func:`benchcheck.report.folder.write_report` writes the report folder.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
-from benchcheck.cli.stats_cmds import DataArg, SchemeOpt, SplitOpt, StrictOpt
-from benchcheck.errors import UsageError
+from benchcheck.cli import _options as opt
+from benchcheck.cli._app import console_err
+from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
 
 
-@app.command("audit")
+@command("audit")
 def audit(
-    data: DataArg = None,
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="Report folder (results.json and more).")
-    ] = Path("report"),
-    split: SplitOpt = None,
-    scheme: SchemeOpt = None,
-    strict: StrictOpt = False,
+    data: opt.DataArg = None,
+    output: Annotated[Path, opt.out("Report folder (results.json and more).")] = Path("report"),
+    split: opt.SplitOpt = None,
+    scheme: opt.SchemeOpt = None,
+    strict: opt.StrictOpt = False,
     scores: Annotated[
         str | None, typer.Option("--scores", help="NER: comma-separated model scores (Eq. 7).")
     ] = None,
@@ -42,19 +39,11 @@ def audit(
         list[str] | None,
         typer.Option("--compare", help="NAME=PATH: another NER dataset, shown side by side."),
     ] = None,
-    text: Annotated[str | None, typer.Option("--text", help="Classification: text column.")] = None,
-    text_a: Annotated[
-        str | None, typer.Option("--text-a", help="Pair: first text (premise, grounding).")
-    ] = None,
-    text_b: Annotated[
-        str | None, typer.Option("--text-b", help="Pair: second text (hypothesis, claim).")
-    ] = None,
-    label: Annotated[
-        str | None, typer.Option("--label", help="Label column (default: label).")
-    ] = None,
-    id_col: Annotated[
-        str | None, typer.Option("--id", help="Id column (default: row number).")
-    ] = None,
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
     judge: Annotated[
         str,
         typer.Option(
@@ -75,7 +64,7 @@ def audit(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Minimum confidence of a flag.")
     ] = 0.5,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of every bootstrap.")] = 0,
+    seed: opt.SeedOpt = 0,
     matrix: Annotated[
         str | None,
         typer.Option(
@@ -86,24 +75,15 @@ def audit(
         str | None,
         typer.Option("--gold", help="Gold labels (review import): the leaderboard under noise."),
     ] = None,
-    precision: Annotated[
-        str | None,
-        typer.Option("--precision", help="Per-bin precision of flags: a number or bins --json."),
-    ] = None,
-    error_rate: Annotated[
-        str | None,
-        typer.Option("--error-rate", help="Error rate of unflagged items: rate or ERRORS/SAMPLE."),
-    ] = None,
+    precision: opt.PrecisionOpt = None,
+    error_rate: opt.ErrorRateOpt = None,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", help="An earlier results.json: add the diff against it."),
     ] = None,
-    fail_on: Annotated[
-        str | None,
-        typer.Option("--fail-on", help="Exit 1 when any holds, e.g. 'leakage_ratio>0.01'."),
-    ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    fail_on: opt.FailOnOpt = None,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Run every analysis that applies to a dataset and write a report folder.
 
@@ -119,68 +99,36 @@ def audit(
 
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
-    from benchcheck.audit import AuditInputs, run_audit
-    from benchcheck.cli.stats_cmds import _scores
-    from benchcheck.io.diagnostic import looks_like_suite
+    from benchcheck.audit import run_audit
     from benchcheck.io.output import Outputs
     from benchcheck.report.folder import REPORT_FILES, write_report
+    from benchcheck.report.terminal.audit import audit_renderables, audit_warnings
+    from benchcheck.report.terminal.progress import progress_bar
+    from benchcheck.runs.audit import audit_inputs
 
-    common: dict[str, Any] = {
-        "scheme": scheme,
-        "strict": strict,
-        "seed": seed,
-        "judge": None if no_judge else judge,
-        "prompts": prompts,
-        "threshold": threshold,
-        "compare": parse_assignments(compare, "--compare"),
-        "item_matrix": matrix,
-        "gold": gold,
-        "precision": precision,
-        "error_rate": error_rate,
-        "baseline": baseline,
-    }
-    named = parse_assignments(predictions, "--predictions")
-    if data is None and not split:
-        from benchcheck.diagnostics import sample_predictions_path
-        from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
-
-        if text or text_a or text_b or predictions:
-            raise UsageError("name the data file these options apply to (DATA)")
-        inp = AuditInputs(
-            **common,
-            ner=str(NER_SAMPLE),
-            table=str(PAIR_SAMPLE),
-            text_a="grounding",
-            text_b="generated_text",
-            suite=str(DIAGNOSTIC_SAMPLE),
-            suite_predictions={"overlap-baseline": str(sample_predictions_path())},
-        )
-    elif text or text_a or text_b:
-        if data is None:
-            raise UsageError("--text/--text-a/--text-b need a DATA file")
-        if (text_a is None) != (text_b is None):
-            raise UsageError("give both --text-a and --text-b for pair data")
-        inp = AuditInputs(
-            **common,
-            table=data,
-            text=text,
-            text_a=text_a,
-            text_b=text_b,
-            label=label,
-            id=id_col,
-            item_predictions=named,
-        )
-    elif data is not None and looks_like_suite(data):
-        inp = AuditInputs(**common, suite=data, suite_predictions=named)
-    else:
-        inp = AuditInputs(
-            **common,
-            ner=data,
-            ner_splits=parse_assignments(split, "--split"),
-            scores=_scores(scores),
-            ner_predictions=named,
-        )
-
+    inp = audit_inputs(
+        data,
+        splits=parse_assignments(split, "--split"),
+        predictions=parse_assignments(predictions, "--predictions"),
+        scores=parse_scores(scores),
+        text=text,
+        text_a=text_a,
+        text_b=text_b,
+        label=label,
+        id=id_col,
+        scheme=scheme,
+        strict=strict,
+        seed=seed,
+        judge=None if no_judge else judge,
+        prompts=prompts,
+        threshold=threshold,
+        compare=parse_assignments(compare, "--compare"),
+        item_matrix=matrix,
+        gold=gold,
+        precision=precision,
+        error_rate=error_rate,
+        baseline=baseline,
+    )
     if fail_on:
         from benchcheck.items.diff import parse_gates
 
@@ -188,42 +136,23 @@ def audit(
     outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     outputs.file(json_out, param="json")
-    from benchcheck.cli._progress import progress_bar
-
-    with progress_bar(transient=True) as bar:
+    with progress_bar(console_err, transient=True) as bar:
         report = run_audit(inp, progress=bar)
-    results = report.results
     written = write_report(report, output, force=force)
-    write_json(results, json_out)
-    if json_out != "-":
-        from benchcheck.report.terminal import stats_table
-
-        if "stats" in results:
-            console.print(stats_table(results["stats"]))
-        for a in results["analyses"]:
-            mark = "[green]ok[/]" if a["status"] == "ok" else "[dim]skipped[/]"
-            console.print(f"{mark} {a['name']}: {a['detail']}", highlight=False)
-        if report.judge_seconds is not None:
-            console.print(
-                f"[dim]judge time (model load + scoring, cached results free): "
-                f"{report.judge_seconds:.1f} s[/]",
-                highlight=False,
-            )
-        console.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
-    for a in results["analyses"]:
-        if a["status"] == "skipped" and "unavailable" in a["detail"]:
-            console_err.print(f"[yellow]warning:[/] {a['name']}: {a['detail']}")
+    seconds = report.judge_seconds
+    emit(
+        report.results, json_out, lambda r: audit_renderables(r, seconds, written), highlight=False
+    )
+    warn(audit_warnings(report.results))
     if fail_on:
         import json
 
         from benchcheck.report.canonical import dumps
         from benchcheck.runs.diff import GATE_FAILED, run_gates
 
-        canonical = json.loads(dumps(results))
-        failed = False
-        for g in run_gates(fail_on, canonical):
-            failed |= g.failed
+        gates = list(run_gates(fail_on, json.loads(dumps(report.results))))
+        for g in gates:
             mark = "[red]FAIL[/]" if g.failed else "[green]pass[/]"
             console_err.print(f"{mark} {g.gate.text} ({g.path}): {g.reason}", highlight=False)
-        if failed:
+        if any(g.failed for g in gates):
             raise typer.Exit(code=GATE_FAILED)

@@ -7,19 +7,17 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import ForceOpt, write_json
+from benchcheck.cli import _options as opt
+from benchcheck.cli._app import console, console_err
+from benchcheck.cli._common import claim, command, write_json
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.io.output import Outputs, atomic_file
 
 
-@app.command("judge")
+@command("judge")
 def judge(
-    data: Annotated[str, typer.Argument(help="The examples to judge: JSONL, CSV, TSV or Parquet.")],
-    output: Annotated[
-        str, typer.Option("-o", "--output", help="Judgements file: .parquet or .jsonl.")
-    ] = "judgments.parquet",
+    data: Annotated[str, opt.arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
+    output: Annotated[str, opt.out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
     judges: Annotated[
         list[str] | None,
         typer.Option(
@@ -42,28 +40,17 @@ def judge(
     verbalisers: Annotated[
         str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
     ] = None,
-    text: Annotated[str | None, typer.Option("--text", help="Text column.")] = None,
-    text_a: Annotated[
-        str | None, typer.Option("--text-a", help="First text column (grounding).")
-    ] = None,
-    text_b: Annotated[
-        str | None, typer.Option("--text-b", help="Second text column (generated text).")
-    ] = None,
-    label: Annotated[str | None, typer.Option("--label", help="Label column (kept).")] = None,
-    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
-    cache: Annotated[
-        str | None,
-        typer.Option("--cache", help="SQLite cache (default: under the user cache dir)."),
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write a cache.")] = (
-        False
-    ),
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
+    label: opt.LabelOpt = None,
+    id_col: opt.IdOpt = None,
+    cache: opt.CacheOpt = None,
+    no_cache: opt.NoCacheOpt = False,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Requests in flight (openai).")
     ] = 8,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. .../v1.")
-    ] = None,
+    base_url: opt.BaseUrlOpt = None,
     api_key_env: Annotated[
         str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
@@ -77,15 +64,11 @@ def judge(
         float | None,
         typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
     ] = None,
-    json_path: Annotated[
-        str | None, typer.Option("--json", help="Write the run summary as JSON ('-' = stdout).")
-    ] = None,
+    json_path: opt.JsonOpt = None,
     engine: Annotated[
         str, typer.Option("--engine", help="embedded, or ray (judge actors via Ray Data).")
     ] = "embedded",
-    address: Annotated[
-        str | None, typer.Option("--address", help="Ray cluster address (default: local).")
-    ] = None,
+    address: opt.AddressOpt = None,
     actors: Annotated[
         int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
     ] = 1,
@@ -97,7 +80,7 @@ def judge(
             "judge × prompt) for `benchcheck flag --calibration contextual`.",
         ),
     ] = True,
-    force: ForceOpt = False,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
@@ -107,8 +90,9 @@ def judge(
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
     -o judgments.parquet
     """
-    from benchcheck.cli._progress import progress_bar
     from benchcheck.engine import ENGINES
+    from benchcheck.report.terminal.judge import judge_summary
+    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.judge import JudgeSetup, run_judge
 
     out_path = Path(output)
@@ -116,9 +100,7 @@ def judge(
         raise UsageError(f"{{output}} must end in .parquet or .jsonl, got {output!r}")
     if engine not in ENGINES:
         raise UsageError(f"{{engine}}: expected embedded or ray, got {engine!r}")
-    outputs = Outputs([data, prompt_file, cache], force=force)
-    outputs.file(out_path, param="output")
-    outputs.file(json_path, param="json")
+    claim([data, prompt_file, cache], force, json_path, output=out_path)
     setup = JudgeSetup(
         tuple(judges or ["llama-cpp"]),
         base_url=base_url,
@@ -131,7 +113,7 @@ def judge(
         address=address,
         actors=actors,
     )
-    with progress_bar() as bar:
+    with progress_bar(console_err) as bar:
         run = run_judge(
             data,
             columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
@@ -144,19 +126,8 @@ def judge(
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
             content_free=content_free,
         )
-    with atomic_file(out_path) as tmp:
-        if out_path.suffix.lower() == ".parquet":
-            run.judgments.write_parquet(tmp)
-        else:
-            run.judgments.write_ndjson(tmp)
-    s = run.summary
-    cost = "" if s.cost is None else f", cost {s.cost:.4f}"
+    run.write(out_path)
+    payload = run.to_json(output=str(out_path))
     shown = console_err if json_path == "-" else console  # keep stdout pure JSON with --json -
-    shown.print(
-        f"wrote {s.n_rows} judgements to {out_path} ({s.n_computed} computed, "
-        f"{s.n_cached} from cache); {s.prompt_tokens} prompt tokens, "
-        f"{s.seconds:.1f} s judge time, {run.wall_seconds:.1f} s wall, "
-        f"{run.rate:.2f} judgements/s{cost}",
-        highlight=False,
-    )
-    write_json(run.to_json(output=str(out_path)), json_path)
+    shown.print(judge_summary(payload), highlight=False)
+    write_json(payload, json_path)

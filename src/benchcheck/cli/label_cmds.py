@@ -1,24 +1,31 @@
 """Commands of label-error detection (methods.md section 2).
 
-flag, review export|import, error-rate, bins, remedy, rerank, agreement, ensemble-curve.
+flag, review export|import, error-rate, bins, remedy, rerank, agreement, ensemble-curve,
+flag-spans: each parses its options, calls one :mod:`benchcheck.runs` function and renders
+with :mod:`benchcheck.report.terminal`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import polars as pl
 import typer
-from rich.markup import escape
 
-from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
+from benchcheck.cli import _options as opt
+from benchcheck.cli._app import app
+from benchcheck.cli._common import (
+    claim,
+    command,
+    csv,
+    emit,
+    names,
+    parse_assignments,
+    stderr,
+    warn,
+)
 from benchcheck.data.columns import Columns
-from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs
 from benchcheck.labels.detectors import (
     DEFAULT_CALIBRATION,
@@ -29,13 +36,7 @@ from benchcheck.labels.detectors import (
     DEFAULT_THRESHOLD,
 )
 
-JudgesOpt = Annotated[
-    str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
-]
-PromptsOpt = Annotated[
-    str | None, typer.Option("--prompts", help="Comma-separated prompts to keep (default: all).")
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
+BINS = "0.5,0.6,0.7,0.8,0.9,0.95,1"
 
 review_app = typer.Typer(
     help="Blind expert review of flagged examples.\n\nExample: benchcheck review export "
@@ -45,64 +46,14 @@ review_app = typer.Typer(
 app.add_typer(review_app, name="review")
 
 
-def _guard(fn: Callable[..., None]) -> Callable[..., None]:
-    """Turn stray ValueErrors (bad option values reaching the statistics) into usage errors."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        try:
-            fn(*args, **kwargs)
-        except ValueError as exc:
-            if isinstance(exc, BenchcheckError):
-                raise
-            raise UsageError(str(exc)) from None
-        except pl.exceptions.PolarsError as exc:
-            raise InputError(f"cannot process the input: {exc}") from None
-
-    return wrapper
-
-
-@contextlib.contextmanager
-def _in_file(path: str) -> Iterator[None]:
-    """Name ``path`` in an InputError raised without a file (e.g. a missing column)."""
-    try:
-        yield
-    except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.message, path=path) from None
-        raise
-
-
-def _csv(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
-def _names(value: str | None) -> tuple[str, ...] | None:
-    names = _csv(value)
-    return tuple(names) if names else None
-
-
-def _show(renderables: list[Any]) -> None:
-    for r in renderables:
-        console.print(r)
-
-
-# ----------------------------------------------------------------------------- flag
-
-
-@app.command("flag")
-@_guard
+@command("flag", guard=True)
 def flag(
     data: Annotated[str, typer.Option("--data", help="The dataset: id, text(s) and label.")],
     judgments: Annotated[
         str | None,
-        typer.Argument(
-            help="Judgments file (Parquet, JSONL or CSV); not needed by --detector trained."
-        ),
+        opt.arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained."),
     ] = None,
-    output: Annotated[
-        str | None, typer.Option("-o", "--output", help="Write the flags table here.")
-    ] = None,
+    output: Annotated[str | None, opt.out("Write the flags table here.")] = None,
     threshold: Annotated[
         float,
         typer.Option("--threshold", help="Minimum error score (probability the label is wrong)."),
@@ -143,17 +94,15 @@ def flag(
         str | None,
         typer.Option("--gold", help="Reviewed gold file (review import -o) for platt/isotonic."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the trained detector's folds.")] = 0,
-    judges: JudgesOpt = None,
-    prompts: PromptsOpt = None,
-    bins: Annotated[str, typer.Option("--bins", help="Confidence bin edges.")] = (
-        "0.5,0.6,0.7,0.8,0.9,0.95,1"
-    ),
-    text: Annotated[str | None, typer.Option("--text", help="Text column.")] = None,
-    text_a: Annotated[str | None, typer.Option("--text-a", help="First text column.")] = None,
-    text_b: Annotated[str | None, typer.Option("--text-b", help="Second text column.")] = None,
+    seed: opt.SeedOpt = 0,
+    judges: opt.JudgesOpt = None,
+    prompts: opt.PromptsOpt = None,
+    bins: opt.BinsOpt = BINS,
+    text: opt.TextOpt = None,
+    text_a: opt.TextAOpt = None,
+    text_b: opt.TextBOpt = None,
     label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
+    id_col: opt.IdOpt = None,
     pred_probs: Annotated[
         str | None,
         typer.Option(
@@ -162,9 +111,9 @@ def flag(
             "with id and p_<label>): adds cleanlab's confident-learning flags and the overlap.",
         ),
     ] = None,
-    top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    top: opt.TopOpt = 10,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Flag examples whose label the detector disputes, ranked by error score.
 
@@ -180,14 +129,12 @@ def flag(
     from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
 
-    outputs = Outputs([judgments, data, pred_probs, gold], force=force)
-    outputs.file(output, param="output")
-    outputs.file(json_out, param="json")
+    claim([judgments, data, pred_probs, gold], force, json_out, output=output)
     options = FlagOptions(
         threshold,
         parse_bins(bins),
-        _names(judges),
-        _names(prompts),
+        names(judges),
+        names(prompts),
         detector=detector,
         calibration=calibration,
         features=features,
@@ -201,22 +148,15 @@ def flag(
     )
     if output is not None:
         write_rows(run.flags, output)
-    payload = run.to_json(top=top, output=output)
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(flag_renderables(payload))
+    emit(run.to_json(top=top, output=output), json_out, flag_renderables)
 
 
-# ----------------------------------------------------------------------------- review
-
-
-@review_app.command("export")
-@_guard
+@command("export", group=review_app, guard=True)
 def review_export(
-    flags: Annotated[str, typer.Argument(help="Flags file written by `benchcheck flag -o`.")],
-    output: Annotated[str, typer.Option("-o", "--output", help="Folder for the review package.")],
-    experts: Annotated[int, typer.Option("--experts", help="Number of expert files.")] = 2,
-    seed: SeedOpt = 1,
+    flags: Annotated[str, opt.arg("Flags file written by `benchcheck flag -o`.")],
+    output: Annotated[str, opt.out("Folder for the review package.")],
+    experts: opt.ExpertsOpt = 2,
+    seed: opt.SeedOpt = 1,
     sample: Annotated[
         int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
     ] = None,
@@ -233,8 +173,8 @@ def review_export(
         str | None,
         typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
@@ -248,7 +188,7 @@ def review_export(
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import export_review
 
-    Outputs([flags], force=force).file(json_out, param="json")
+    claim([flags], force, json_out)
     res = export_review(
         flags,
         output,
@@ -256,33 +196,27 @@ def review_export(
         seed=seed,
         sample=sample,
         audit_sample=audit_sample,
-        labels=_csv(labels),
+        labels=csv(labels),
         force=force,
     )
-    payload = res.to_json()
-    write_json(payload, json_out)
-    for what in res.replaced:
-        console_err.print(f"[yellow]warning:[/] replaced {escape(what)} in {escape(res.out_dir)}")
-    if json_out == "-":
-        return
-    _show(review_export_renderables(payload))
+    warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
+    emit(res.to_json(), json_out, review_export_renderables)
 
 
-@review_app.command("import")
-@_guard
+@command("import", group=review_app, guard=True)
 def review_import(
     experts: Annotated[
-        list[str], typer.Argument(help="Expert answer files (CSV, Label Studio or Argilla JSON).")
+        list[str], opt.arg("Expert answer files (CSV, Label Studio or Argilla JSON).")
     ],
-    output: Annotated[str, typer.Option("-o", "--output", help="Write the gold table here.")],
+    output: Annotated[str, opt.out("Write the gold table here.")],
     reconciled: Annotated[
         str | None, typer.Option("--reconciled", help="Reconciled labels (review_id,label).")
     ] = None,
     key: Annotated[
         str | None, typer.Option("--key", help="Review key (default: key.jsonl beside them).")
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
@@ -295,63 +229,43 @@ def review_import(
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
-    from benchcheck.report.terminal.review import review_import_renderables
+    from benchcheck.report.terminal.review import review_import_notes, review_import_renderables
     from benchcheck.runs.review import import_review
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
-    inputs: list[str | None] = [*experts, key_file, reconciled]
-    outs = Outputs(inputs, force=force)
-    outs.file(output, param="output")
-    outs.file(json_out, param="json")
+    claim([*experts, key_file, reconciled], force, json_out, output=output)
     run = import_review(experts, key_path=key, reconciled=reconciled)
-    summary = run.summary
     write_rows(run.gold, output)
     payload = run.to_json(output=output)
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
-    _show(review_import_renderables(payload))
-    for w in summary.warnings:
-        console_err.print(f"[yellow]warning:[/] {escape(w)}")
-    if summary.unresolved_ids:
-        shown = escape(", ".join(summary.unresolved_ids[:10]))
-        console_err.print(
-            f"[yellow]{len(summary.unresolved_ids)} unresolved disagreement(s)[/] (no gold label): "
-            f"{shown}{' …' if len(summary.unresolved_ids) > 10 else ''}"
-        )
-
-
-# ----------------------------------------------------------------------------- error-rate
+    if emit(payload, json_out, review_import_renderables):
+        stderr(review_import_notes(payload))
 
 
 def _rates(value: str | None) -> dict[str, float] | None:
     """Parse ``disputed=0.3,undisputed=0.02``."""
     if not value:
         return None
-    out: dict[str, float] = {}
+    rates: dict[str, float] = {}
     for item in value.split(","):
         name, sep, rate = item.partition("=")
         try:
-            out[name.strip()] = float(rate)
+            rates[name.strip()] = float(rate)
         except ValueError:
             sep = ""
         if not sep or not name.strip():
             raise UsageError(f"--anticipated expects STRATUM=RATE,…, got {value!r}")
-    return out
+    return rates
 
 
-@app.command("error-rate")
-@_guard
+@command("error-rate", guard=True)
 def error_rate(
-    gold: Annotated[
-        str | None, typer.Argument(help="Gold file from `review import` (or give counts).")
-    ] = None,
+    gold: Annotated[str | None, opt.arg("Gold file from `review import` (or give counts).")] = None,
     errors: Annotated[int | None, typer.Option("--errors", help="Errors found.")] = None,
     sample: Annotated[int | None, typer.Option("--sample", help="Examples reviewed.")] = None,
     population: Annotated[
         int | None, typer.Option("--population", help="Size of the whole dataset.")
     ] = None,
-    confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+    confidence: opt.ConfidenceOpt = 0.95,
     method: Annotated[
         str,
         typer.Option(
@@ -374,8 +288,8 @@ def error_rate(
             "(default: from the reviews so far).",
         ),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
@@ -386,10 +300,10 @@ def error_rate(
 
     Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
-    from benchcheck.report.terminal.review import error_rate_renderables
+    from benchcheck.report.terminal.review import error_rate_notes, error_rate_renderables
     from benchcheck.runs.error_rate import error_rate as run_error_rate
 
-    Outputs([gold], force=force).file(json_out, param="json")
+    claim([gold], force, json_out)
     run = run_error_rate(
         gold,
         errors=errors,
@@ -401,37 +315,21 @@ def error_rate(
         anticipated=_rates(anticipated),
     )
     payload = run.to_json()
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
-    _show(error_rate_renderables(payload, confidence))
-    if run.strata is not None and run.stratified is not None and any(run.strata.unresolved):
-        unresolved = zip(("disputed", "undisputed"), run.strata.unresolved, strict=True)
-        console_err.print(
-            "[yellow]warning:[/] unresolved reviews left out of the strata: "
-            + ", ".join(f"{n} {u}" for n, u in unresolved)
-        )
-    elif run.stratified is None and run.stratified_note is not None:
-        console_err.print(f"note: no stratified estimate: {escape(run.stratified_note)}")
+    if emit(payload, json_out, lambda p: error_rate_renderables(p, confidence)):
+        stderr(error_rate_notes(payload))
 
 
-# ----------------------------------------------------------------------------- bins
-
-
-@app.command("bins")
-@_guard
+@command("bins", guard=True)
 def bins_cmd(
-    gold: Annotated[str, typer.Argument(help="Gold file from `review import`.")],
-    bins: Annotated[str, typer.Option("--bins", help="Confidence bin edges.")] = (
-        "0.5,0.6,0.7,0.8,0.9,0.95,1"
-    ),
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 1000,
-    seed: SeedOpt = 0,
+    gold: opt.GoldArg,
+    bins: opt.BinsOpt = BINS,
+    bootstrap: opt.BootstrapOpt = 1000,
+    seed: opt.SeedOpt = 0,
     min_bin: Annotated[
         int, typer.Option("--min-bin", help="Warn on bins with fewer examples.")
     ] = 35,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Per confidence bin: share of reviewed flags where experts sided with the LLM vs original.
 
@@ -441,32 +339,22 @@ def bins_cmd(
     from benchcheck.report.terminal.labels import bins_renderables
     from benchcheck.runs.labels import run_bins
 
-    Outputs([gold], force=force).file(json_out, param="json")
+    claim([gold], force, json_out)
     run = run_bins(gold, bins=parse_bins(bins), bootstrap=bootstrap, seed=seed, min_bin=min_bin)
     payload = run.to_json()
-    write_json(payload, json_out)
-    if json_out == "-":
-        return
     shown, warnings = bins_renderables(payload)
-    _show(shown)
-    for w in warnings:
-        console_err.print(f"[yellow]warning:[/] {escape(w)}")
+    if emit(payload, json_out, lambda _: shown):
+        warn(warnings)
 
 
-# ----------------------------------------------------------------------------- remedy
-
-
-@app.command("remedy")
-@_guard
+@command("remedy", guard=True)
 def remedy(
-    data: Annotated[str, typer.Argument(help="Training split (JSONL, CSV, TSV or Parquet).")],
-    output: Annotated[str, typer.Option("-o", "--output", help="Folder for the new splits.")],
+    data: Annotated[str, opt.arg("Training split (JSONL, CSV, TSV or Parquet).")],
+    output: Annotated[str, opt.out("Folder for the new splits.")],
     judgments: Annotated[
         str | None, typer.Option("--judgments", help="Judgments file to flag with.")
     ] = None,
-    flags: Annotated[
-        str | None, typer.Option("--flags", help="Or a flags file from `benchcheck flag`.")
-    ] = None,
+    flags: opt.FlagsOpt = None,
     threshold: Annotated[
         float, typer.Option("--threshold", help="Minimum confidence to act on.")
     ] = 0.9,
@@ -474,13 +362,13 @@ def remedy(
     ablation: Annotated[
         str, typer.Option("--ablation", help="Ablation: random (same number of examples).")
     ] = "random",
-    seed: SeedOpt = 0,
+    seed: opt.SeedOpt = 0,
     label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: Annotated[str | None, typer.Option("--id", help="Id column.")] = None,
-    judges: JudgesOpt = None,
-    prompts: PromptsOpt = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    id_col: opt.IdOpt = None,
+    judges: opt.JudgesOpt = None,
+    prompts: opt.PromptsOpt = None,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -506,22 +394,15 @@ def remedy(
         seed=seed,
         label=label,
         id_col=id_col,
-        judges=_names(judges),
-        prompts=_names(prompts),
+        judges=names(judges),
+        prompts=names(prompts),
     )
-    payload = run.write(output, force=force).to_dict()
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(remedy_renderables(payload))
+    emit(run.write(output, force=force).to_dict(), json_out, remedy_renderables)
 
 
-# ----------------------------------------------------------------------------- rerank
-
-
-@app.command("rerank")
-@_guard
+@command("rerank", guard=True)
 def rerank_cmd(
-    gold: Annotated[str, typer.Option("--gold", help="Gold file from `review import`.")],
+    gold: opt.GoldOpt,
     scores: Annotated[
         list[str],
         typer.Option("--scores", help="NAME=FILE with id and score (P(positive)) and/or pred."),
@@ -530,12 +411,10 @@ def rerank_cmd(
     threshold: Annotated[
         float, typer.Option("--threshold", help="score > threshold predicts positive.")
     ] = 0.5,
-    bootstrap: Annotated[
-        int, typer.Option("--bootstrap", help="Paired bootstrap resamples.")
-    ] = 1000,
-    seed: SeedOpt = 0,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    bootstrap: opt.BootstrapOpt = 1000,
+    seed: opt.SeedOpt = 0,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
@@ -545,21 +424,14 @@ def rerank_cmd(
     from benchcheck.runs.labels import run_rerank
 
     files = parse_assignments(scores, "--scores")
-    Outputs([gold, *files.values()], force=force).file(json_out, param="json")
+    claim([gold, *files.values()], force, json_out)
     res = run_rerank(
         gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
     )
-    payload = res.to_dict()
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(rerank_renderables(payload))
+    emit(res.to_dict(), json_out, rerank_renderables)
 
 
-# ----------------------------------------------------------------------------- agreement
-
-
-@app.command("agreement")
-@_guard
+@command("agreement", guard=True)
 def agreement(
     source: Annotated[
         list[str] | None,
@@ -584,8 +456,8 @@ def agreement(
     disagreement: Annotated[
         str, typer.Option("--disagreement", help="Two sources whose disagreement is the subset.")
     ] = "llm,original",
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
@@ -595,46 +467,36 @@ def agreement(
     from benchcheck.runs.labels import run_agreement
 
     specs = parse_assignments(source, "--source")
-    used = [s.partition("#")[0] for s in specs.values()]
-    Outputs([*used, crowd, judgments], force=force).file(json_out, param="json")
-    pair = _csv(disagreement) or []
+    claim([*(s.partition("#")[0] for s in specs.values()), crowd, judgments], force, json_out)
+    pair = csv(disagreement) or []
     if len(pair) != 2:
         raise UsageError(f"{{disagreement}} expects two source names, got {disagreement!r}")
     report = run_agreement(
         specs,
         crowd=crowd,
-        groups={n: _csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
+        groups={n: csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
         judgments=judgments,
         truth=truth,
         negative=negative,
         disagreement=(pair[0], pair[1]),
     )
-    payload = report.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(agreement_renderables(payload, truth=truth))
+    emit(report.to_json(), json_out, lambda p: agreement_renderables(p, truth=truth))
 
 
-# ----------------------------------------------------------------------------- ensemble-curve
-
-
-@app.command("ensemble-curve")
-@_guard
+@command("ensemble-curve", guard=True)
 def ensemble_curve_cmd(
-    judgments: Annotated[str, typer.Argument(help="Judgments file.")],
-    gold: Annotated[str, typer.Option("--gold", help="Gold file from `review import`.")],
+    judgments: Annotated[str, opt.arg("Judgments file.")],
+    gold: opt.GoldOpt,
     repeats: Annotated[
         int, typer.Option("--repeats", help="Random subsets per ensemble size.")
     ] = 50,
     unit: Annotated[
         str, typer.Option("--unit", help="Grow by 'member' (judge×prompt) or 'judge'.")
     ] = "member",
-    positive: Annotated[
-        str | None, typer.Option("--positive", help="Positive label for ROC AUC.")
-    ] = None,
-    seed: SeedOpt = 0,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    positive: opt.PositiveOpt = None,
+    seed: opt.SeedOpt = 0,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -643,26 +505,17 @@ def ensemble_curve_cmd(
     from benchcheck.report.terminal.labels import curve_renderables
     from benchcheck.runs.labels import run_ensemble_curve
 
-    Outputs([judgments, gold], force=force).file(json_out, param="json")
+    claim([judgments, gold], force, json_out)
     run = run_ensemble_curve(
         judgments, gold, unit=unit, repeats=repeats, seed=seed, positive=positive
     )
-    payload = run.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(curve_renderables(payload))
+    emit(run.to_json(), json_out, curve_renderables)
 
 
-# ----------------------------------------------------------------------------- flag-spans
-
-
-@app.command("flag-spans")
-@_guard
+@command("flag-spans", guard=True)
 def flag_spans(
-    gold: Annotated[str, typer.Argument(help="Gold NER file (CoNLL).")],
-    output: Annotated[
-        str | None, typer.Option("-o", "--output", help="Write the span flags here.")
-    ] = None,
+    gold: Annotated[str, opt.arg("Gold NER file (CoNLL).")],
+    output: Annotated[str | None, opt.out("Write the span flags here.")] = None,
     predictions: Annotated[
         str | None,
         typer.Option(
@@ -681,9 +534,9 @@ def flag_spans(
     scheme: Annotated[
         str | None, typer.Option("--scheme", help="Force IOB1, IOB2 or BIOES.")
     ] = None,
-    top: Annotated[int, typer.Option("--top", help="Flags to show in the terminal.")] = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    top: opt.TopOpt = 10,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
@@ -698,15 +551,10 @@ def flag_spans(
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
-    outputs = Outputs([gold, predictions], force=force)
-    outputs.file(output, param="output")
-    outputs.file(json_out, param="json")
+    claim([gold, predictions], force, json_out, output=output)
     run = run_flag_spans(
         gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
     )
     if output is not None:
         write_rows(run.review, output)
-    payload = run.to_json(top=top, output=output)
-    write_json(payload, json_out)
-    if json_out != "-":
-        _show(span_flag_renderables(payload))
+    emit(run.to_json(top=top, output=output), json_out, span_flag_renderables)

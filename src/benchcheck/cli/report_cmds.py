@@ -5,39 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
-from benchcheck.cli._app import app, console
-from benchcheck.cli._common import ForceOpt
+from benchcheck.cli import _options as opt
+from benchcheck.cli._app import console
+from benchcheck.cli._common import claim, command, write_json
 from benchcheck.errors import UsageError
-from benchcheck.io.output import Outputs, atomic_write
+from benchcheck.io.output import atomic_write
 
 
-@app.command("report")
+@command("report")
 def report(
-    results: Annotated[Path, typer.Argument(help="The results.json written by benchcheck audit.")],
-    output: Annotated[
-        Path,
-        typer.Option("-o", "--output", help="Output file: .html (default) or .md."),
-    ] = Path("report.html"),
-    json_out: Annotated[
-        str | None,
-        typer.Option("--json", help="Also write the (validated) results JSON here ('-': stdout)."),
-    ] = None,
-    force: ForceOpt = False,
+    results: Annotated[Path, opt.arg("The results.json written by benchcheck audit.")],
+    output: Annotated[Path, opt.out("Output file: .html (default) or .md.")] = Path("report.html"),
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Render the HTML (or Markdown) report from results.json; same JSON, same bytes.
 
     Example: benchcheck report report/results.json -o report.html
     """
-    from benchcheck.cli._common import write_json
     from benchcheck.report.canonical import read_results
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 
-    outputs = Outputs([results], force=force)
-    outputs.file(output, param="output")
-    outputs.file(json_out, param="json")
+    claim([results], force, json_out, output=output)
     data = read_results(results)
     suffix = output.suffix.lower()
     if suffix in (".html", ".htm"):

@@ -7,31 +7,28 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console
-from benchcheck.cli._common import ForceOpt, JsonOpt, parse_assignments, write_json
-from benchcheck.cli.stats_cmds import SplitOpt
+from benchcheck.cli import _options as opt
+from benchcheck.cli._common import claim, command, emit, parse_assignments
 from benchcheck.io.output import Outputs
-from benchcheck.report._numbers import num
 
 
-@app.command("convert")
+@command("convert")
 def convert(
     data: Annotated[
-        str | None,
-        typer.Argument(help="Dataset folder (train/dev/test found by name) or one CoNLL file."),
+        str | None, opt.arg("Dataset folder (train/dev/test found by name) or one CoNLL file.")
     ] = None,
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="New folder to write (never replaced).")
-    ] = Path("data.parquet"),
-    split: SplitOpt = None,
+    output: Annotated[Path, opt.out("New folder to write (never replaced).")] = Path(
+        "data.parquet"
+    ),
+    split: opt.SplitOpt = None,
     chunk_mb: Annotated[
         int | None,
         typer.Option(
             "--chunk-mb", min=1, help="CoNLL megabytes per shard, cut at blank lines (default 16)."
         ),
     ] = None,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
 
@@ -40,6 +37,7 @@ def convert(
 
     Example: benchcheck convert data/conll2003/ -o conll.parquet/ && benchcheck stats conll.parquet/
     """
+    from benchcheck.report.terminal.scale import convert_lines
     from benchcheck.runs.scale import run_convert
 
     splits = parse_assignments(split, "--split")
@@ -47,21 +45,12 @@ def convert(
     if not output.exists():  # an existing folder is never replaced: convert says so itself
         outputs.folder(output, param="output", names=None)
     outputs.file(json_out, param="json")
-    folder = run_convert(
-        data, output, splits=splits, chunk_bytes=None if chunk_mb is None else chunk_mb << 20
-    )
-    payload = folder.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        for name, info in payload["splits"].items():
-            console.print(
-                f"{name}: {info['n_sentences']} sentences, {info['n_tokens']} tokens "
-                f"in {info['n_shards']} shard(s)"
-            )
-        console.print(f"wrote {folder.root}")
+    chunk_bytes = None if chunk_mb is None else chunk_mb << 20
+    folder = run_convert(data, output, splits=splits, chunk_bytes=chunk_bytes)
+    emit(folder.to_json(), json_out, lambda p: convert_lines(p, str(folder.root)))
 
 
-@app.command("leakage")
+@command("leakage")
 def leakage(
     test: Annotated[
         Path,
@@ -89,8 +78,8 @@ def leakage(
         int, typer.Option("--batch-rows", min=1, help="Corpus documents held at once.")
     ] = 8192,
     show: Annotated[int, typer.Option("--show", min=0, help="Contaminated items to list.")] = 10,
-    json_out: JsonOpt = None,
-    force: ForceOpt = False,
+    json_out: opt.JsonOpt = None,
+    force: opt.ForceOpt = False,
 ) -> None:
     """Test-set contamination against a corpus streamed shard by shard (never all in memory).
 
@@ -100,9 +89,10 @@ def leakage(
 
     Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
     """
+    from benchcheck.report.terminal.scale import leakage_lines
     from benchcheck.runs.scale import run_leakage
 
-    Outputs([test, *corpus], force=force).file(json_out, param="json")
+    claim([test, *corpus], force, json_out)
     result = run_leakage(
         test,
         corpus,
@@ -112,28 +102,4 @@ def leakage(
         n=n,
         batch_rows=batch_rows,
     )
-    payload = result.to_json()
-    write_json(payload, json_out)
-    if json_out != "-":
-        m = payload["metrics"]
-
-        def pct(v: float | None) -> str:
-            text = num(None if v is None else 100 * v, 2)
-            return text if text == num(None) else f"{text}%"
-
-        console.print(
-            f"{payload['n_items']} test items against {payload['corpus']['documents']} documents "
-            f"in {payload['corpus']['files']} file(s); n = {n}"
-        )
-        console.print(
-            f"contaminated {pct(m['contaminated_rate'])}: exact {pct(m['exact_rate'])}, "
-            f"normalised {pct(m['normalised_rate'])}, {n}-gram {pct(m['ngram_rate'])} "
-            f"({payload['n_short_items']} items shorter than {n} words)"
-        )
-        listed = [i for i in payload["items"] if i["contaminated"]][:show]
-        for i in listed:
-            overlap = num(i["ngram_overlap"], 2)
-            console.print(
-                f"  {i['id']}: exact {i['exact_matches']}, normalised {i['normalised_matches']}, "
-                f"{n}-gram overlap {overlap}"
-            )
+    emit(result.to_json(), json_out, lambda p: leakage_lines(p, show=show))

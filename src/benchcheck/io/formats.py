@@ -39,7 +39,31 @@ __all__ = [
     "check_options",
     "detect_format",
     "read_ner_file",
+    "read_type_map",
 ]
+
+
+def read_type_map(value: str | None) -> dict[str, str]:
+    """Parse an entity type map: a JSON object, or ``@FILE`` holding one (None: no renaming).
+
+    >>> read_type_map('{"PER.NAM": "PER"}')
+    {'PER.NAM': 'PER'}
+    """
+    if not value:
+        return {}
+    text = value
+    if value.startswith("@"):
+        try:
+            text = Path(value[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{{type_map}}: cannot read {value[1:]!r}: {exc}") from None
+    try:
+        mapping = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{{type_map}} expects a JSON object: {exc.msg}") from None
+    if not isinstance(mapping, dict):
+        raise UsageError(f"{{type_map}} expects a JSON object, got {text!r}")
+    return mapping
 
 
 def detect_format(path: Path) -> str:

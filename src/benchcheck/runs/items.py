@@ -8,16 +8,21 @@ for 0/1 scores, :func:`benchcheck.items.irt.fit_irt`. The ``items`` section of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchcheck.errors import MissingExtraError, UsageError
+from benchcheck.errors import InputError, MissingExtraError, UsageError
 from benchcheck.items.analysis import ItemAnalysis
 from benchcheck.items.irt import IrtFit
 from benchcheck.items.matrix import ItemMatrix
 
-__all__ = ["ItemsOptions", "ItemsRun", "run_items"]
+if TYPE_CHECKING:
+    import polars as pl
+
+    from benchcheck.io.output import OutputFolder
+
+__all__ = ["ItemsOptions", "ItemsRun", "run_items", "suspects_frame"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,19 @@ class ItemsRun:
         out["sources"] = dict(self.sources)
         out["dropped"] = dict(self.matrix.dropped)
         return out
+
+    def write(self, folder: OutputFolder) -> None:
+        """Write ``items.json`` (the canonical JSON) and ``items.csv`` (one row per item)."""
+        import polars as pl
+
+        from benchcheck.io.tables import write_rows
+        from benchcheck.report.canonical import dumps
+
+        payload = self.to_json()
+        with folder as f:
+            f.write("items.json", dumps(payload))
+            flat = [{k: v for k, v in i.items() if k != "curve"} for i in payload["items"]]
+            write_rows(pl.DataFrame(flat), f.stage("items.csv"))
 
 
 def run_items(
@@ -211,3 +229,29 @@ def pl_string() -> Any:
     import polars as pl
 
     return pl.String
+
+
+def suspects_frame(run: ItemsRun, data: str | None, *, id_col: str | None) -> pl.DataFrame:
+    """Return the suspect items as a flags table with the data's texts (``review export`` input)."""
+    import polars as pl
+
+    from benchcheck.io.tables import read_rows
+    from benchcheck.items.analysis import review_frame
+
+    if data is None:
+        raise UsageError("{to_review} needs the dataset (its texts) and the models' predictions")
+    rows = read_rows(data)
+    key = id_col or ("id" if "id" in rows.columns else None)
+    ids = rows[key].cast(pl.String).to_list() if key else [str(i) for i in range(rows.height)]
+    index = {i: k for k, i in enumerate(ids)}
+    text_cols = [c for c in ("text", "text_a", "text_b") if c in rows.columns]
+    if not text_cols:
+        raise InputError(
+            "the data has no text column (text, or text_a and text_b) to show the reviewers",
+            path=data,
+        )
+    order = [index[i] for i in run.matrix.item_ids]
+    texts: dict[str, Sequence[str]] = {
+        c: [rows[c].cast(pl.String)[k] for k in order] for c in text_cols
+    }
+    return pl.DataFrame(review_frame(run.analysis, run.matrix, texts))

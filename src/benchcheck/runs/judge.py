@@ -37,6 +37,16 @@ class JudgeRun:
             self.summary.n_computed / self.wall_seconds if self.wall_seconds > 0 else float("nan")
         )
 
+    def write(self, path: Path) -> None:
+        """Write the judgments atomically: Parquet for a ``.parquet`` path, else JSON lines."""
+        from benchcheck.io.output import atomic_file
+
+        with atomic_file(path) as tmp:
+            if path.suffix.lower() == ".parquet":
+                self.judgments.write_parquet(tmp)
+            else:
+                self.judgments.write_ndjson(tmp)
+
     def to_json(self, *, output: str | None = None) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck judge --json``."""
         return {

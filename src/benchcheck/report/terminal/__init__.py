@@ -128,6 +128,19 @@ __all__ = [
     "flag_renderables",
     "fmt",
     "key_value_table",
+    "reading_notes",
     "stats_renderables",
     "stats_table",
 ]
+
+
+def reading_notes(result: Mapping[str, Any]) -> list[str]:
+    """Return what reading noticed (warnings): entity types of one split, skipped files."""
+    notes = [
+        f"entity types seen only in split {name}: " + ", ".join(types)
+        for name, types in (result.get("types_only_in") or {}).items()
+    ]
+    notes += [
+        f"skipped {file}: it holds no annotation" for file in result.get("skipped_splits") or []
+    ]
+    return notes

@@ -11,8 +11,10 @@ from rich.table import Table
 from benchcheck.report.terminal.labels import cell, key_value_table
 
 __all__ = [
+    "error_rate_notes",
     "error_rate_renderables",
     "review_export_renderables",
+    "review_import_notes",
     "review_import_renderables",
 ]
 
@@ -120,4 +122,25 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
                 str(s["additional"]),
             )
         out.append(table)
+    return out
+
+
+def error_rate_notes(payload: Mapping[str, Any]) -> list[str]:
+    """Lines for standard error: unresolved reviews left out of the strata, or why no estimate."""
+    stratified = payload.get("stratified")
+    unresolved = (stratified or {}).get("unresolved") or {}
+    if any(unresolved.values()):
+        left_out = ", ".join(f"{name} {n}" for name, n in unresolved.items())
+        return [f"[yellow]warning:[/] unresolved reviews left out of the strata: {left_out}"]
+    if stratified is None and payload.get("stratified_note") is not None:
+        return [f"note: no stratified estimate: {escape(payload['stratified_note'])}"]
+    return []
+
+
+def review_import_notes(payload: Mapping[str, Any]) -> list[str]:
+    """Lines for standard error: the import's warnings, then the unresolved disagreements."""
+    out = [f"[yellow]warning:[/] {escape(w)}" for w in payload["warnings"]]
+    if ids := payload["unresolved_ids"]:
+        shown = escape(", ".join(ids[:10])) + (" …" if len(ids) > 10 else "")
+        out.append(f"[yellow]{len(ids)} unresolved disagreement(s)[/] (no gold label): {shown}")
     return out

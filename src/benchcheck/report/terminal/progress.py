@@ -1,10 +1,11 @@
-"""Progress bars of long work (judging), on standard error."""
+"""Progress bars of long work (judging), drawn on a console (the CLI's standard error)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,8 +16,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
-
-from benchcheck.cli._app import console_err
 
 
 class _Rate(TextColumn):
@@ -30,7 +29,7 @@ class _Rate(TextColumn):
 
 @contextmanager
 def progress_bar(
-    what: str = "judging", *, transient: bool = False
+    console: Console, what: str = "judging", *, transient: bool = False
 ) -> Iterator[Callable[[int, int], None]]:
     """Yield a ``(done, total)`` callback drawing a bar with rate and ETA.
 
@@ -47,7 +46,7 @@ def progress_bar(
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    bar = Progress(*columns, console=console_err, transient=transient)
+    bar = Progress(*columns, console=console, transient=transient)
     task = None
 
     def update(done: int, total: int) -> None:
