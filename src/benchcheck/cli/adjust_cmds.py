@@ -61,7 +61,7 @@ def adjust_cmd(
     Example: benchcheck adjust data/ --split test --metric leakage_ratio --target 0.2 -o leak20/
     """
     from benchcheck.report.terminal.scale import adjust_lines
-    from benchcheck.runs.adjust import run_adjust
+    from benchcheck.runs.adjust import AdjustTarget, run_adjust
 
     source = DataSource(
         data,
@@ -73,15 +73,8 @@ def adjust_cmd(
     outputs = Outputs(source.inputs, force=force)
     folder_out = outputs.folder(output, param="output", names=None)
     outputs.file(json_out, param="json")
-    run = run_adjust(
-        source,
-        split=split,
-        metric=metric,
-        targets=target,
-        size=size,
-        seed=seed,
-        tolerance=tolerance,
-    )
+    request = AdjustTarget(split, metric, tuple(target), size, seed, tolerance)
+    run = run_adjust(source, request)
     with folder_out:
         payload = run.write(folder_out)
     emit(payload, json_out, adjust_lines)

@@ -27,14 +27,10 @@ from benchcheck.cli._common import (
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs
-from benchcheck.labels.detectors import (
-    DEFAULT_CALIBRATION,
-    DEFAULT_COMBINATION,
-    DEFAULT_DETECTOR,
-    DEFAULT_FEATURES,
-    DEFAULT_FLAG_RULE,
-    DEFAULT_THRESHOLD,
-)
+from benchcheck.runs.flag import FlagOptions
+
+#: The flag options' defaults, from the run the command calls (one source of truth).
+DEFAULTS = FlagOptions()
 
 BINS = "0.5,0.6,0.7,0.8,0.9,0.95,1"
 
@@ -57,7 +53,7 @@ def flag(
     threshold: Annotated[
         float,
         typer.Option("--threshold", help="Minimum error score (probability the label is wrong)."),
-    ] = DEFAULT_THRESHOLD,
+    ] = DEFAULTS.threshold,
     detector: Annotated[
         str,
         typer.Option(
@@ -65,7 +61,7 @@ def flag(
             help="llm (the judge ensemble), trained (a model cross-validated on the data, with "
             "cleanlab) or both.",
         ),
-    ] = DEFAULT_DETECTOR,
+    ] = DEFAULTS.detector,
     calibration: Annotated[
         str,
         typer.Option(
@@ -74,14 +70,14 @@ def flag(
             "contextual+prior, labels (Platt scaling fitted out of fold to the data's own "
             "labels), or with --gold: platt, isotonic.",
         ),
-    ] = DEFAULT_CALIBRATION,
+    ] = DEFAULTS.calibration,
     features: Annotated[
         str,
         typer.Option("--features", help="Trained detector: tfidf, embedding, tfidf+embedding."),
-    ] = DEFAULT_FEATURES,
+    ] = DEFAULTS.features,
     combination: Annotated[
         str, typer.Option("--combination", help="--detector both: mean, rank or stack.")
-    ] = DEFAULT_COMBINATION,
+    ] = DEFAULTS.combination,
     flag_rule: Annotated[
         str,
         typer.Option(
@@ -89,7 +85,7 @@ def flag(
             help="threshold (disagree and error score >= --threshold) or cleanlab "
             "(confident learning's issues with error score >= --threshold).",
         ),
-    ] = DEFAULT_FLAG_RULE,
+    ] = DEFAULTS.flag_rule,
     gold: Annotated[
         str | None,
         typer.Option("--gold", help="Reviewed gold file (review import -o) for platt/isotonic."),

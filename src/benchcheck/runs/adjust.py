@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ if TYPE_CHECKING:
     from benchcheck.io.output import OutputFolder
     from benchcheck.metrics.adjust import Adjustment
 
-__all__ = ["AdjustRun", "run_adjust"]
+__all__ = ["AdjustRun", "AdjustTarget", "run_adjust"]
 
 
 @dataclass(frozen=True)
@@ -48,27 +47,27 @@ class AdjustRun:
         return payload
 
 
-def run_adjust(
-    source: DataSource,
-    *,
-    split: str,
-    metric: str,
-    targets: Sequence[float],
-    size: int | None = None,
-    seed: int = 0,
-    tolerance: float = 0.02,
-) -> AdjustRun:
-    """Load ``source`` and build one subset of ``split`` per target metric value."""
+@dataclass(frozen=True)
+class AdjustTarget:
+    """What to build: subsets of ``split`` whose ``metric`` hits each of ``targets``.
+
+    ``size`` instances each (default: :func:`benchcheck.metrics.adjust.default_size`),
+    drawn with ``seed``; a target missed by more than ``tolerance`` is refused.
+    """
+
+    split: str
+    metric: str
+    targets: tuple[float, ...]
+    size: int | None = None
+    seed: int = 0
+    tolerance: float = 0.02
+
+
+def run_adjust(source: DataSource, target: AdjustTarget) -> AdjustRun:
+    """Load ``source`` and build one subset of the split per target metric value."""
+    from dataclasses import asdict
+
     from benchcheck.metrics.adjust import adjust
 
     dataset = source.load()
-    result = adjust(
-        dataset,
-        split=split,
-        metric=metric,
-        targets=targets,
-        size=size,
-        seed=seed,
-        tolerance=tolerance,
-    )
-    return AdjustRun(result, dataset[split])
+    return AdjustRun(adjust(dataset, **asdict(target)), dataset[target.split])
