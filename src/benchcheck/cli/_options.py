@@ -6,9 +6,15 @@ A command-specific option stays in its command; :func:`out` and :func:`arg` give
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+
+from benchcheck.data.columns import Columns
+from benchcheck.io.formats import NerOptions, read_type_map
 
 JsonOpt = Annotated[
     str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
@@ -182,3 +188,82 @@ def out(help: str) -> Any:
 def arg(help: str) -> Any:
     """Return a positional argument with a command's own help."""
     return typer.Argument(help=help)
+
+
+def option_group(
+    param: str, options: tuple[tuple[str, Any, Any], ...], build: Callable[..., Any]
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command several options that it receives as one value, ``build(**options)``.
+
+    ``options`` are (name, annotated type, default). They take the place of the parameter
+    ``param`` in the signature typer reads (``__signature__``, annotations evaluated), so
+    ``--help`` and the flags are those of plain options, in that place.
+    """
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn, eval_str=True)  # typer reads objects, not strings
+        params = list(sig.parameters.values())
+        at = [p.name for p in params].index(param)
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        added = [inspect.Parameter(n, kind, default=d, annotation=a) for n, a, d in options]
+
+        @functools.wraps(fn)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name, default) for name, _, default in options}
+            return fn(*args, **{param: build(**given)}, **kwargs)
+
+        signature = sig.replace(parameters=[*params[:at], *added, *params[at + 1 :]])
+        command.__signature__ = signature  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        return command
+
+    return decorate
+
+
+def _columns(
+    text: str | None, text_a: str | None, text_b: str | None, label: str | None, id_col: str | None
+) -> Columns:
+    return Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
+
+
+def _ner_reading(
+    fmt: str | None,
+    type_map: str | None,
+    coarse_types: bool,
+    tokenizer: str,
+    align: str,
+    overlaps: str,
+) -> NerOptions:
+    return NerOptions(fmt, tokenizer, align, overlaps, read_type_map(type_map), coarse_types)
+
+
+#: ``columns: Columns``: the five table-column options (--text, --text-a, --text-b, --label, --id).
+with_columns = option_group(
+    "columns",
+    (
+        ("text", TextOpt, None),
+        ("text_a", TextAOpt, None),
+        ("text_b", TextBOpt, None),
+        ("label", LabelOpt, None),
+        ("id_col", IdOpt, None),
+    ),
+    _columns,
+)
+#: ``ner: NerOptions``: how NER files are read (--format, --type-map, --coarse-types,
+#: --tokenizer, --align, --overlaps).
+with_ner_reading = option_group(
+    "ner",
+    (
+        ("fmt", FormatOpt, None),
+        ("type_map", TypeMapOpt, None),
+        ("coarse_types", CoarseOpt, False),
+        ("tokenizer", TokenizerOpt, "unicode"),
+        ("align", AlignOpt, "strict"),
+        ("overlaps", OverlapsOpt, "error"),
+    ),
+    _ner_reading,
+)
+#: The defaults that commands decorated with :func:`with_columns` / :func:`with_ner_reading`
+#: declare for the parameter the group fills.
+DEFAULT_COLUMNS = Columns()
+DEFAULT_NER = NerOptions()

@@ -15,6 +15,7 @@ from benchcheck.io.source import DataSource
 
 
 @command("adjust")
+@opt.with_columns
 def adjust_cmd(
     data: Annotated[str, opt.arg("Dataset folder, file or saved HF dataset.")],
     split: Annotated[str, typer.Option("--split", help="The split to draw the subset from.")],
@@ -40,11 +41,7 @@ def adjust_cmd(
         float, typer.Option("--tolerance", help="Largest accepted |achieved − target|.")
     ] = 0.02,
     task: opt.TaskOpt = "ner",
-    text: opt.TextOpt = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: opt.LabelOpt = None,
-    id_col: opt.IdOpt = None,
+    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
     label_names: opt.LabelNamesOpt = None,
     scheme: Annotated[
         str | None, typer.Option("--scheme", help="Force the tagging scheme (NER).")
@@ -66,7 +63,7 @@ def adjust_cmd(
     source = DataSource(
         data,
         task=task,
-        columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+        columns=columns,
         scheme=scheme,
         label_names=tuple(label_names.split(",")) if label_names else None,
     )

@@ -15,9 +15,11 @@ import typer
 from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
+from benchcheck.data.columns import Columns
 
 
 @command("audit")
+@opt.with_columns
 def audit(
     data: opt.DataArg = None,
     output: Annotated[Path, opt.out("Report folder (results.json and more).")] = Path("report"),
@@ -39,11 +41,7 @@ def audit(
         list[str] | None,
         typer.Option("--compare", help="NAME=PATH: another NER dataset, shown side by side."),
     ] = None,
-    text: opt.TextOpt = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: opt.LabelOpt = None,
-    id_col: opt.IdOpt = None,
+    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
     judge: Annotated[
         str,
         typer.Option(
@@ -111,11 +109,7 @@ def audit(
         splits=parse_assignments(split, "--split"),
         predictions=parse_assignments(predictions, "--predictions"),
         scores=parse_scores(scores),
-        text=text,
-        text_a=text_a,
-        text_b=text_b,
-        label=label,
-        id=id_col,
+        columns=columns,
         scheme=scheme,
         strict=strict,
         seed=seed,

@@ -15,6 +15,7 @@ from benchcheck.errors import UsageError
 
 
 @command("judge")
+@opt.with_columns
 def judge(
     data: Annotated[str, opt.arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
     output: Annotated[str, opt.out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
@@ -40,11 +41,7 @@ def judge(
     verbalisers: Annotated[
         str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
     ] = None,
-    text: opt.TextOpt = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: opt.LabelOpt = None,
-    id_col: opt.IdOpt = None,
+    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
     cache: opt.CacheOpt = None,
     no_cache: opt.NoCacheOpt = False,
     concurrency: Annotated[
@@ -116,7 +113,7 @@ def judge(
     with progress_bar(console_err) as bar:
         run = run_judge(
             data,
-            columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+            columns=columns,
             setup=setup,
             prompts=prompts,
             prompt_file=prompt_file,

@@ -22,7 +22,7 @@ from benchcheck.cli._common import (
     write_json,
 )
 from benchcheck.data.columns import Columns
-from benchcheck.io.formats import NerOptions, read_type_map
+from benchcheck.io.formats import NerOptions
 from benchcheck.io.output import atomic_write
 from benchcheck.io.source import DataSource
 
@@ -42,17 +42,14 @@ def _source(data: str | None, split: list[str] | None, **kw: Any) -> DataSource:
 
 
 @command("stats", epilog=format_help())
+@opt.with_columns
+@opt.with_ner_reading
 def stats(
     data: opt.DataArg = None,
     split: opt.SplitOpt = None,
     scheme: opt.SchemeOpt = None,
     strict: opt.StrictOpt = False,
-    fmt: opt.FormatOpt = None,
-    type_map: opt.TypeMapOpt = None,
-    coarse_types: opt.CoarseOpt = False,
-    tokenizer: opt.TokenizerOpt = "unicode",
-    align: opt.AlignOpt = "strict",
-    overlaps: opt.OverlapsOpt = "error",
+    ner: NerOptions = opt.DEFAULT_NER,  # the NER reading options (opt.with_ner_reading)
     scores: Annotated[
         str | None,
         typer.Option(
@@ -68,11 +65,7 @@ def stats(
     ] = None,
     label_names: opt.LabelNamesOpt = None,
     task: opt.TaskOpt = "ner",
-    text: opt.TextOpt = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: opt.LabelOpt = None,
-    id_col: opt.IdOpt = None,
+    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
     near_dups: Annotated[
         bool,
         typer.Option(
@@ -120,7 +113,6 @@ def stats(
         run_stats,
     )
 
-    ner = NerOptions(fmt, tokenizer, align, overlaps, read_type_map(type_map), coarse_types)
     source = _source(
         data,
         split,
@@ -128,7 +120,7 @@ def stats(
         strict=strict,
         label_names=tuple(label_names.split(",")) if label_names else None,
         task=task,
-        columns=Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col),
+        columns=columns,
         ner=ner,
     )
     files = parse_assignments(predictions, "--predictions")
@@ -151,16 +143,12 @@ def stats(
 
 
 @command("compare", epilog=format_help())
+@opt.with_ner_reading
 def compare(
     datasets: Annotated[list[str], opt.arg("NAME=PATH for each dataset to compare.")],
     scheme: opt.SchemeOpt = None,
     strict: opt.StrictOpt = False,
-    fmt: opt.FormatOpt = None,
-    type_map: opt.TypeMapOpt = None,
-    coarse_types: opt.CoarseOpt = False,
-    tokenizer: opt.TokenizerOpt = "unicode",
-    align: opt.AlignOpt = "strict",
-    overlaps: opt.OverlapsOpt = "error",
+    ner: NerOptions = opt.DEFAULT_NER,  # the NER reading options (opt.with_ner_reading)
     json_out: opt.JsonOpt = None,
     force: opt.ForceOpt = False,
 ) -> None:
@@ -172,7 +160,6 @@ def compare(
     from benchcheck.runs.stats import run_compare
 
     named = parse_assignments(datasets, "compare")
-    ner = NerOptions(fmt, tokenizer, align, overlaps, read_type_map(type_map), coarse_types)
     sources = {n: DataSource(p, scheme=scheme, strict=strict, ner=ner) for n, p in named.items()}
     claim([p for s in sources.values() for p in s.inputs], force, json_out)
     emit(run_compare(sources).to_json(), json_out, lambda r: [compare_table(r["datasets"])])

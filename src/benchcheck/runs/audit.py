@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchcheck.audit import AuditInputs
+from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 
 __all__ = ["audit_inputs"]
@@ -23,18 +24,18 @@ def audit_inputs(
     splits: Mapping[str, str],
     predictions: Mapping[str, str],
     scores: Mapping[str, float],
-    text: str | None = None,
-    text_a: str | None = None,
-    text_b: str | None = None,
-    label: str | None = None,
-    id: str | None = None,
+    columns: Columns | None = None,
     **common: Any,
 ) -> AuditInputs:
     """Return the inputs of an audit of ``data`` (``common``: the options every kind takes).
 
-    ``predictions`` are a NER dataset's test predictions, a suite's or a table's models.
+    ``predictions`` are a NER dataset's test predictions, a suite's or a table's models;
+    ``columns`` name a table's columns (a text column makes ``data`` a table).
     """
     from benchcheck.io.diagnostic import looks_like_suite
+
+    cols = columns or Columns()
+    text, text_a, text_b = cols.text, cols.text_a, cols.text_b
 
     if data is None and not splits:
         from benchcheck.diagnostics import sample_predictions_path
@@ -53,17 +54,15 @@ def audit_inputs(
         )
     if text or text_a or text_b:
         if data is None:
-            raise UsageError("--text/--text-a/--text-b need a DATA file")
-        if (text_a is None) != (text_b is None):
-            raise UsageError("give both --text-a and --text-b for pair data")
+            raise UsageError("{text} or {text_a} and {text_b} need a DATA file")
         return AuditInputs(
             **common,
             table=data,
             text=text,
             text_a=text_a,
             text_b=text_b,
-            label=label,
-            id=id,
+            label=cols.label,
+            id=cols.id,
             item_predictions=predictions,
         )
     if data is not None and looks_like_suite(data):
