@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
@@ -286,10 +287,198 @@ def _padded(raw: np.ndarray) -> bool:
 def _parse_fast(
     data: bytes, fmt: Format | None = None, *, first_line: int = 1, filtered: bool = True
 ) -> Parsed | None:
-    """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
+    """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path.
+
+    The plain case (LF line ends, one separator between fields) is cut with numpy
+    (:func:`_parse_bytes`); the rest that polars' CSV reader takes (CRLF line ends) goes
+    through :func:`_parse_csv`.
+    """
+    fmt = fmt or _format_of(data, Path(), 1)
+    return _parse_bytes(data, fmt, first_line=first_line) or _parse_csv(
+        data, fmt, first_line=first_line, filtered=filtered
+    )
+
+
+#: Masks of the low ``k`` bytes of a uint64, k = 0..8.
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+#: Bytes per block of :func:`_parse_bytes` (its temporaries stay in cache and are reused).
+_BLOCK_BYTES = 1 << 18
+
+
+def _write_views(
+    out: np.ndarray, word8: np.ndarray, word4: np.ndarray, start: np.ndarray, length: np.ndarray
+) -> None:
+    """Write the Arrow ``string_view`` views of byte ranges into ``out`` (uint64, shape (k, 2)).
+
+    A view is 16 bytes: the length (int32), then the whole string zero-padded when it has
+    at most 12 bytes, else its first 4 bytes, buffer index 0 and its offset (int32)
+    (Arrow columnar format, "Variable-size Binary View Layout"). ``word8``/``word4`` read
+    the 8 and 4 bytes at any offset of the buffer (which is padded past its end).
+    """
+    head = word8[start]  # (take would copy the strided word8 whole)
+    size = length.astype(np.uint64)
+    low = np.minimum(length, 4)
+    out[:, 0] = size | ((head & _LOW_BYTES.take(low)) << np.uint64(32))
+    tail = word4[start + 8].astype(np.uint64)
+    tail <<= np.uint64(32)
+    head >>= np.uint64(32)
+    tail |= head
+    np.subtract(length, low, out=low)  # bytes after the first 4, at most 8 inline
+    np.minimum(low, 8, out=low)
+    tail &= _LOW_BYTES.take(low)
+    long = size > 12
+    if long.any():
+        tail[long] = start[long].astype(np.uint64) << np.uint64(32)
+    out[:, 1] = tail
+
+
+def _string_views(buffer: bytes, views: np.ndarray) -> pl.Series:
+    """Return the string column whose Arrow views (:func:`_write_views`) point into ``buffer``.
+
+    No byte of the strings is copied; the views must describe valid UTF-8.
+    """
+    arr = pa.StringViewArray.from_buffers(
+        pa.string_view(), views.shape[0], [None, pa.py_buffer(views), pa.py_buffer(buffer)]
+    )
+    out = pl.from_arrow(arr)
+    assert isinstance(out, pl.Series)
+    return out
+
+
+def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | None:
+    """Parse a plain well-formed piece with numpy: fields cut at separator bytes.
+
+    Taken only where every line is blank or holds exactly ``n_fields`` non-empty fields
+    with one separator byte between them (no separator at a line's ends, no carriage
+    return, no NUL, valid UTF-8); all else returns ``None``. ``-DOCSTART-`` lines are
+    dropped as :func:`_parse_csv` drops them. The token and tag columns are Arrow string
+    views into ``data`` (:func:`_write_views`), so no string is copied; the piece is cut
+    in blocks of whole lines of about ``_BLOCK_BYTES``, so every temporary array is small.
+    """
+    tab, n_fields = fmt
+    if (
+        n_fields < 2
+        or not data
+        or len(data) >= 1 << 31
+        or data[:1] in (b" ", b"\t")
+        or b"\r" in data
+        or b"\x00" in data
+    ):
+        return None
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the slow path names the line
+    raw = np.frombuffer(data, dtype=np.uint8)
+    # Empty fields ("\t\t", a separator at a line's start or end) are caught per block below.
+    if tab:
+        if b" " in data and _padded(raw):
+            return None
+        sep = b"\t"
+    else:
+        if b"\t" in data:
+            return None  # a tab in a space-separated file: whitespace, the slow path splits on it
+        sep = b" "
+    per_line = n_fields - 1
+    # Every content line holds n_fields fields and a line break: an upper bound of rows.
+    n = (len(data) + 1) // (2 * n_fields)
+    padded = np.zeros(len(data) + 16, dtype=np.uint8)
+    padded[: len(data)] = raw
+    word8 = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    word4 = np.ndarray(shape=(padded.size - 3,), dtype="<u4", buffer=padded, strides=(1,))
+    token_views = np.empty((n, 2), dtype=np.uint64)
+    tag_views = np.empty((n, 2), dtype=np.uint64)
+    line = np.empty(n, dtype=np.int64)
+    sentence_start = np.empty(n, dtype=bool)
+    markers = np.zeros(0, dtype=np.int64)
+    if _DOCSTART_BYTES in data:
+        markers = np.array(
+            [m.start() for m in re.finditer(re.escape(_DOCSTART_BYTES), data)], dtype=np.int64
+        )
+    sep_byte = sep[0]
+    done = 0  # rows written
+    lines_before = 0  # lines in the blocks before
+    last_kept = -2  # line index of the last kept row (-2: none, so the next starts a sentence)
+    pos = 0
+    while pos < len(data):
+        stop = min(pos + _BLOCK_BYTES, len(data))
+        if stop < len(data):
+            cut = data.rfind(b"\n", pos, stop)
+            if cut < 0:
+                cut = data.find(b"\n", stop)
+            stop = len(data) if cut < 0 else cut + 1
+        block = raw[pos:stop]
+        newline = np.flatnonzero(block == 10)
+        n_lines = newline.size + (0 if block[-1] == 10 else 1)
+        line_end = np.empty(n_lines, dtype=np.int64)
+        line_end[: newline.size] = newline
+        line_end[newline.size :] = block.size
+        line_start = np.empty(n_lines, dtype=np.int64)
+        line_start[0] = 0
+        line_start[1:] = line_end[:-1] + 1
+        content = np.flatnonzero(line_end > line_start)
+        seps = np.flatnonzero(block == sep_byte)
+        if seps.size != per_line * content.size:
+            return None
+        seps = seps.reshape(content.size, per_line)
+        first_sep, last_sep = seps[:, 0], seps[:, -1]
+        start, end = line_start[content], line_end[content]
+        # Separators are sorted, so a line's first lying after its start and its last
+        # before its end (the tag is not empty) puts per_line of them in every line.
+        if not (bool((first_sep > start).all()) and bool((last_sep + 1 < end).all())):
+            return None
+        if per_line > 1 and bool((seps[:, 1:] - seps[:, :-1] == 1).any()):
+            return None  # an empty middle field
+        if markers.size:
+            here = markers[(markers >= pos) & (markers < stop)] - pos
+            at = np.searchsorted(start, here)
+            at = at[(at < start.size) & (start[np.minimum(at, start.size - 1)] == here)]
+            # A document marker: the whole first field, or (tab files) its first word.
+            marked = first_sep[at] - start[at] == len(_DOCSTART_BYTES)
+            if tab:
+                marked |= block[start[at] + len(_DOCSTART_BYTES)] == 32
+            if marked.any():
+                kept = np.ones(content.size, dtype=bool)
+                kept[at[marked]] = False
+                content, start, end = content[kept], start[kept], end[kept]
+                first_sep, last_sep = first_sep[kept], last_sep[kept]
+        k = content.size
+        rows = slice(done, done + k)
+        _write_views(token_views[rows], word8, word4, start + pos, first_sep - start)
+        tag_start = last_sep + (pos + 1)  # (last_sep is first_sep with two fields)
+        end += pos
+        _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
+        content += lines_before
+        line[rows] = content
+        if k:
+            starts = sentence_start[rows]
+            starts[0] = content[0] - last_kept > 1
+            np.greater(content[1:] - content[:-1], 1, out=starts[1:])
+            last_kept = int(content[-1])
+        done += k
+        lines_before += newline.size
+        pos = stop
+    if done < n:  # document markers were dropped
+        token_views, tag_views = token_views[:done], tag_views[:done]
+        line, sentence_start = line[:done], sentence_start[:done]
+    line += first_line
+    return Parsed(
+        _string_views(data, token_views),
+        _string_views(data, tag_views),
+        line,
+        sentence_start,
+        lines_before,
+    )
+
+
+def _parse_csv(
+    data: bytes, fmt: Format, *, first_line: int = 1, filtered: bool = True
+) -> Parsed | None:
+    """Parse with polars' CSV reader (two columns projected); ``None`` for the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
-    tab, n_fields = fmt or _format_of(data, Path(), 1)
+    tab, n_fields = fmt
     sep = b"\t" if tab else b" "
     if not data or data[:1] in (b"\n", b"\r", b" ", b"\t") or b"\x00" in data:
         return None
