@@ -418,10 +418,10 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
         line_start[0] = 0
         line_start[1:] = line_end[:-1] + 1
         content = np.flatnonzero(line_end > line_start)
-        seps = np.flatnonzero(block == sep_byte)
-        if seps.size != per_line * content.size:
+        sep_at = np.flatnonzero(block == sep_byte)
+        if sep_at.size != per_line * content.size:
             return None
-        seps = seps.reshape(content.size, per_line)
+        seps = sep_at.reshape(content.size, per_line)
         first_sep, last_sep = seps[:, 0], seps[:, -1]
         start, end = line_start[content], line_end[content]
         # Separators are sorted, so a line's first lying after its start and its last
