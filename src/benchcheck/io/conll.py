@@ -42,9 +42,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split, combine_splits
+from benchcheck.io._ner import _hash_codes, build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
 _DOCSTART_BYTES = DOCSTART.encode()
@@ -64,7 +65,7 @@ class Parsed(NamedTuple):
     """One parsed piece: token and tag per kept row, their 1-based lines, sentence starts."""
 
     token: pl.Series
-    tag: pl.Series
+    tag: pl.Series | None
     line: np.ndarray
     sentence_start: np.ndarray
     #: Newlines in the piece (the next piece's line offset).
@@ -72,6 +73,9 @@ class Parsed(NamedTuple):
     #: With ``filtered=False``: ``token``/``tag`` keep every line (None on blank ones) and
     #: this picks the token rows; ``line`` and ``sentence_start`` follow it.
     rows: np.ndarray | None = None
+    #: With ``tag_codes=True`` (:func:`_parse_bytes`): code per token and tag per code,
+    #: and ``tag`` is None.
+    tag_codes: tuple[np.ndarray, list[str]] | None = None
 
 
 def read_conll(
@@ -99,9 +103,11 @@ def read_conll(
 
     def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
         """Parse and hash one chunk with line numbers relative to it; count its lines."""
-        token, tag, line, sentence_start, n_newlines, rows = _parse_fast(
-            data, fmt, filtered=False
-        ) or _parse_lines(data, path, fmt)
+        # Statistics need no tag column, only codes (no string column is made for tags).
+        coded = None if keep_tokens else _parse_bytes(data, fmt, tag_codes=True)
+        token, tag, line, sentence_start, n_newlines, rows, tag_codes = (
+            coded or _parse_fast(data, fmt, filtered=False) or _parse_lines(data, path, fmt)
+        )
         part = None
         if token.len() if rows is None else rows.size:
             part = build_ner_split(
@@ -118,6 +124,7 @@ def read_conll(
                 coarse_types=coarse_types,
                 check_letters=False,
                 rows=rows,
+                tag_codes=tag_codes,
             )
         return part, n_newlines
 
@@ -345,7 +352,9 @@ def _string_views(buffer: bytes, views: np.ndarray) -> pl.Series:
     return out
 
 
-def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | None:
+def _parse_bytes(
+    data: bytes, fmt: Format, *, first_line: int = 1, tag_codes: bool = False
+) -> Parsed | None:
     """Parse a plain well-formed piece with numpy: fields cut at separator bytes.
 
     Taken only where every line is blank or holds exactly ``n_fields`` non-empty fields
@@ -354,6 +363,13 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
     dropped as :func:`_parse_csv` drops them. The token and tag columns are Arrow string
     views into ``data`` (:func:`_write_views`), so no string is copied; the piece is cut
     in blocks of whole lines of about ``_BLOCK_BYTES``, so every temporary array is small.
+
+    ``tag_codes=True`` codes the tags instead of making a tag column (``Parsed.tag_codes``):
+    each tag of at most 16 bytes is read as two zero-padded little-endian words (exact, as
+    no tag holds a NUL byte) and hashed with :func:`~benchcheck.data.hashing.mix64`, a
+    bijection, so tags of up to 8 bytes are told apart exactly and longer ones by 64 bits
+    as everywhere else; a longer tag returns ``None`` (the caller reads the piece again
+    without codes).
     """
     tab, n_fields = fmt
     if (
@@ -388,7 +404,9 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
     word8 = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
     word4 = np.ndarray(shape=(padded.size - 3,), dtype="<u4", buffer=padded, strides=(1,))
     token_views = np.empty((n, 2), dtype=np.uint64)
-    tag_views = np.empty((n, 2), dtype=np.uint64)
+    tag_views = np.empty((0 if tag_codes else n, 2), dtype=np.uint64)
+    tag_hash = np.empty(n if tag_codes else 0, dtype=np.uint64)
+    blocks: list[tuple[int, int, int, int]] = []  # see _last_field
     line = np.empty(n, dtype=np.int64)
     sentence_start = np.empty(n, dtype=bool)
     markers = np.zeros(0, dtype=np.int64)
@@ -448,7 +466,12 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
         _write_views(token_views[rows], word8, word4, start + pos, first_sep - start)
         tag_start = last_sep + (pos + 1)  # (last_sep is first_sep with two fields)
         end += pos
-        _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
+        if tag_codes:
+            if k and not _tag_hashes(tag_hash[rows], word8, tag_start, end - tag_start):
+                return None
+            blocks.append((done, pos, stop, lines_before))
+        else:
+            _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
         content += lines_before
         line[rows] = content
         if k:
@@ -459,9 +482,16 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
         done += k
         lines_before += newline.size
         pos = stop
-    if done < n:  # document markers were dropped
-        token_views, tag_views = token_views[:done], tag_views[:done]
-        line, sentence_start = line[:done], sentence_start[:done]
+    token_views, tag_views = token_views[:done], tag_views[:done]
+    line, sentence_start = line[:done], sentence_start[:done]
+    if tag_codes:
+        codes = _hash_codes(tag_hash[:done])
+        first_row = pl.Series(codes).arg_unique().to_numpy()
+        first_row = first_row[np.argsort(codes[first_row])]  # indexed by code
+        tags = [_last_field(raw, sep, blocks, int(line[r]), int(r)) for r in first_row]
+        line += first_line
+        token = _string_views(data, token_views)
+        return Parsed(token, None, line, sentence_start, lines_before, tag_codes=(codes, tags))
     line += first_line
     return Parsed(
         _string_views(data, token_views),
@@ -470,6 +500,41 @@ def _parse_bytes(data: bytes, fmt: Format, *, first_line: int = 1) -> Parsed | N
         sentence_start,
         lines_before,
     )
+
+
+def _tag_hashes(out: np.ndarray, word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> bool:
+    """Write each tag's hash (see :func:`_parse_bytes`) into ``out``; False past 16 bytes."""
+    longest = int(size.max())
+    if longest > 16:
+        return False
+    key = word8[start]
+    key &= _LOW_BYTES.take(np.minimum(size, 8))
+    if longest > 8:
+        second = word8[start + 8]
+        second &= _LOW_BYTES.take(np.clip(size - 8, 0, 8))
+        key ^= mix64(second + _SECOND_WORD)
+    out[:] = mix64(key)
+    return True
+
+
+#: Added to a tag's second word before it is mixed into the first.
+_SECOND_WORD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _last_field(
+    raw: np.ndarray, sep: bytes, blocks: list[tuple[int, int, int, int]], line: int, row: int
+) -> str:
+    """Return the last field of row ``row``, on 0-based line ``line`` of ``raw``.
+
+    ``blocks`` holds :func:`_parse_bytes`' blocks: (first row, first byte, end byte, lines
+    before).
+    """
+    _, pos, stop, lines_before = max(b for b in blocks if b[0] <= row)
+    newline = np.flatnonzero(raw[pos:stop] == 10)
+    j = line - lines_before
+    at = pos + (int(newline[j - 1]) + 1 if j else 0)
+    text = raw[at : pos + int(newline[j]) if j < newline.size else stop].tobytes()
+    return text[text.rindex(sep) + 1 :].decode("utf-8")
 
 
 def _parse_csv(
