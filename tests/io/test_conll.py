@@ -328,6 +328,33 @@ def test_byte_parser_agrees_with_the_slow_path(tmp_path_factory, parts, block):
     assert fast.line.tolist() == slow.line.tolist()
     assert fast.sentence_start.tolist() == slow.sentence_start.tolist()
     assert fast.n_newlines == slow.n_newlines == data.count(b"\n")
+    coded = conll._parse_bytes(data, fmt, tag_codes=True)
+    if max((len(t.encode()) for t in slow.tag.to_list()), default=0) > 16:
+        assert coded is None  # tags are coded up to 16 bytes
+        return
+    assert coded is not None and coded.tag is None and coded.tag_codes is not None
+    codes, tags = coded.tag_codes
+    assert [tags[c] for c in codes.tolist()] == slow.tag.to_list()
+    assert coded.token.to_list() == slow.token.to_list()
+
+
+def test_tag_codes_of_long_tags(tmp_path):
+    # Tags of 1-16 bytes are coded (two words past 8 bytes); a longer one declines, and the
+    # split read for statistics equals the split read with its tokens either way.
+    tags = ["O", "B-X", "B-ORGANIZAT", "I-ORGANIZATION", "B-ORGANIZATIONS", "S-ORGANIZATIONXY"]
+    lines = [f"w{k}\t{tags[k % len(tags)]}" for k in range(60)]
+    data = ("\n".join(lines) + "\n").encode()
+    coded = conll._parse_bytes(data, (True, 2), tag_codes=True)
+    assert coded is not None and coded.tag_codes is not None
+    codes, distinct = coded.tag_codes
+    assert [distinct[c] for c in codes.tolist()] == [tags[k % len(tags)] for k in range(60)]
+    longer = data + b"w\tB-ORGANIZATIONXYZ\n"  # 17 bytes
+    assert conll._parse_bytes(longer, (True, 2), tag_codes=True) is None
+    for text in (data, longer):
+        path = tmp_path / "long.tsv"
+        path.write_bytes(text)
+        lean, full = read_conll(path, keep_tokens=False), read_conll(path)
+        assert lean.table.equals(full.table) and lean.spans.equals(full.spans)
 
 
 @pytest.mark.parametrize(
