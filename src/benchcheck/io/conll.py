@@ -17,9 +17,13 @@ Format rules (each has a golden test):
   with ``scheme=`` (see :mod:`benchcheck.data.schemes`); entity types may be renamed with
   ``type_map=`` / ``coarse_types=``.
 
-The common, well-formed case is parsed by polars' CSV reader (no Python per line); anything
-else (rows of different widths, runs of separators, whitespace-only lines, stray carriage
-returns) goes through a line-by-line parser that gives the same result or a precise error.
+The common, well-formed case (LF line ends, one separator between fields) is cut with numpy
+at the separator bytes into Arrow string views of the file's own bytes, and for statistics
+the tags are coded from their bytes without a tag column (:func:`_parse_bytes`); CRLF files
+go through polars' CSV reader (:func:`_parse_csv`); anything else (rows of different
+widths, runs of separators, whitespace-only lines, stray carriage returns) goes through a
+line-by-line parser that gives the same result or a precise error. None of them runs
+Python per line.
 
 Files are read in chunks cut at blank lines (sentence boundaries), and the parts are
 combined exactly (see :func:`benchcheck.io._ner.combine_splits`): with ``keep_tokens=False``
