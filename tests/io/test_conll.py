@@ -306,6 +306,81 @@ def test_fuzzed_files_read_the_same_every_way(tmp_path_factory, parts):
     assert whole == chunked
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(piece_st, max_size=40), st.sampled_from([1, 5, 16, 1 << 18]))
+def test_byte_parser_agrees_with_the_slow_path(tmp_path_factory, parts, block):
+    # The numpy byte parser may only decline, and reads what it takes as the line parser
+    # does, however its blocks (of whole lines) fall.
+    data = "".join(parts).encode("utf-8")
+    path = tmp_path_factory.mktemp("fuzz") / "f.conll"
+    fmt = conll._format_of(data, path, 1)
+    saved, conll._BLOCK_BYTES = conll._BLOCK_BYTES, block
+    try:
+        fast = conll._parse_bytes(data, fmt)
+    finally:
+        conll._BLOCK_BYTES = saved
+    if fast is None:
+        return
+    slow = conll._parse_lines(data, path, fmt)
+    assert fast.rows is None
+    assert fast.token.to_list() == slow.token.to_list()
+    assert fast.tag.to_list() == slow.tag.to_list()
+    assert fast.line.tolist() == slow.line.tolist()
+    assert fast.sentence_start.tolist() == slow.sentence_start.tolist()
+    assert fast.n_newlines == slow.n_newlines == data.count(b"\n")
+    coded = conll._parse_bytes(data, fmt, tag_codes=True)
+    if max((len(t.encode()) for t in slow.tag.to_list()), default=0) > 16:
+        assert coded is None  # tags are coded up to 16 bytes
+        return
+    assert coded is not None and coded.tag is None and coded.tag_codes is not None
+    codes, tags = coded.tag_codes
+    assert [tags[c] for c in codes.tolist()] == slow.tag.to_list()
+    assert coded.token.to_list() == slow.token.to_list()
+
+
+def test_tag_codes_of_long_tags(tmp_path):
+    # Tags of 1-16 bytes are coded (two words past 8 bytes); a longer one declines, and the
+    # split read for statistics equals the split read with its tokens either way.
+    tags = ["O", "B-X", "B-ORGANIZAT", "I-ORGANIZATION", "B-ORGANIZATIONS", "S-ORGANIZATIONXY"]
+    lines = [f"w{k}\t{tags[k % len(tags)]}" for k in range(60)]
+    data = ("\n".join(lines) + "\n").encode()
+    coded = conll._parse_bytes(data, (True, 2), tag_codes=True)
+    assert coded is not None and coded.tag_codes is not None
+    codes, distinct = coded.tag_codes
+    assert [distinct[c] for c in codes.tolist()] == [tags[k % len(tags)] for k in range(60)]
+    longer = data + b"w\tB-ORGANIZATIONXYZ\n"  # 17 bytes
+    assert conll._parse_bytes(longer, (True, 2), tag_codes=True) is None
+    for text in (data, longer):
+        path = tmp_path / "long.tsv"
+        path.write_bytes(text)
+        lean, full = read_conll(path, keep_tokens=False), read_conll(path)
+        assert lean.table.equals(full.table) and lean.spans.equals(full.spans)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bilou.conll", "bioes.txt", "extra_columns.tsv", "iob1.conll", "iob2.tsv", "strings.tsv"],
+)
+def test_plain_files_take_the_byte_parser(name):
+    data = (FIXTURES / name).read_bytes()
+    parsed = conll._parse_bytes(data, conll._format_of(data, FIXTURES / name, 1))
+    assert parsed is not None
+    # Short and long strings (views inline up to 12 bytes, else pointing into the buffer).
+    slow = conll._parse_lines(data, FIXTURES / name)
+    assert parsed.token.to_list() == slow.token.to_list()
+    assert parsed.tag.to_list() == slow.tag.to_list()
+
+
+def test_byte_parser_views_of_every_length():
+    tokens = ["x" * k + "é" * (k % 3) for k in range(1, 40)]
+    data = "".join(f"{t}\tB-{t[:k]}\n" for k, t in enumerate(tokens, start=1)).encode()
+    parsed = conll._parse_bytes(data, (True, 2))
+    assert parsed is not None
+    assert parsed.token.to_list() == tokens
+    assert parsed.tag.to_list() == [f"B-{t[:k]}" for k, t in enumerate(tokens, start=1)]
+    assert parsed.token.hash().to_list() == pl.Series(tokens).hash().to_list()
+
+
 @pytest.mark.parametrize("sep", [" ", "\t"])
 def test_fast_path_declines_a_longer_row_in_a_two_field_file(sep):
     # Without the separator count, this relies on polars rejecting a row longer than the schema.

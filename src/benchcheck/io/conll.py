@@ -17,9 +17,13 @@ Format rules (each has a golden test):
   with ``scheme=`` (see :mod:`benchcheck.data.schemes`); entity types may be renamed with
   ``type_map=`` / ``coarse_types=``.
 
-The common, well-formed case is parsed by polars' CSV reader (no Python per line); anything
-else (rows of different widths, runs of separators, whitespace-only lines, stray carriage
-returns) goes through a line-by-line parser that gives the same result or a precise error.
+The common, well-formed case (LF line ends, one separator between fields) is cut with numpy
+at the separator bytes into Arrow string views of the file's own bytes, and for statistics
+the tags are coded from their bytes without a tag column (:func:`_parse_bytes`); CRLF files
+go through polars' CSV reader (:func:`_parse_csv`); anything else (rows of different
+widths, runs of separators, whitespace-only lines, stray carriage returns) goes through a
+line-by-line parser that gives the same result or a precise error. None of them runs
+Python per line.
 
 Files are read in chunks cut at blank lines (sentence boundaries), and the parts are
 combined exactly (see :func:`benchcheck.io._ner.combine_splits`): with ``keep_tokens=False``
@@ -40,10 +44,12 @@ from typing import NamedTuple
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
+from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split, combine_splits
+from benchcheck.io._ner import _hash_codes, build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
 _DOCSTART_BYTES = DOCSTART.encode()
@@ -63,7 +69,7 @@ class Parsed(NamedTuple):
     """One parsed piece: token and tag per kept row, their 1-based lines, sentence starts."""
 
     token: pl.Series
-    tag: pl.Series
+    tag: pl.Series | None
     line: np.ndarray
     sentence_start: np.ndarray
     #: Newlines in the piece (the next piece's line offset).
@@ -71,6 +77,9 @@ class Parsed(NamedTuple):
     #: With ``filtered=False``: ``token``/``tag`` keep every line (None on blank ones) and
     #: this picks the token rows; ``line`` and ``sentence_start`` follow it.
     rows: np.ndarray | None = None
+    #: With ``tag_codes=True`` (:func:`_parse_bytes`): code per token and tag per code,
+    #: and ``tag`` is None.
+    tag_codes: tuple[np.ndarray, list[str]] | None = None
 
 
 def read_conll(
@@ -98,9 +107,11 @@ def read_conll(
 
     def read_part(data: bytes, fmt: Format) -> tuple[Split | None, int]:
         """Parse and hash one chunk with line numbers relative to it; count its lines."""
-        token, tag, line, sentence_start, n_newlines, rows = _parse_fast(
-            data, fmt, filtered=False
-        ) or _parse_lines(data, path, fmt)
+        # Statistics need no tag column, only codes (no string column is made for tags).
+        coded = None if keep_tokens else _parse_bytes(data, fmt, tag_codes=True)
+        token, tag, line, sentence_start, n_newlines, rows, tag_codes = (
+            coded or _parse_fast(data, fmt, filtered=False) or _parse_lines(data, path, fmt)
+        )
         part = None
         if token.len() if rows is None else rows.size:
             part = build_ner_split(
@@ -117,6 +128,7 @@ def read_conll(
                 coarse_types=coarse_types,
                 check_letters=False,
                 rows=rows,
+                tag_codes=tag_codes,
             )
         return part, n_newlines
 
@@ -286,10 +298,256 @@ def _padded(raw: np.ndarray) -> bool:
 def _parse_fast(
     data: bytes, fmt: Format | None = None, *, first_line: int = 1, filtered: bool = True
 ) -> Parsed | None:
-    """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path."""
+    """Parse well-formed files the vectorised way; ``None`` sends the file to the slow path.
+
+    The plain case (LF line ends, one separator between fields) is cut with numpy
+    (:func:`_parse_bytes`); the rest that polars' CSV reader takes (CRLF line ends) goes
+    through :func:`_parse_csv`.
+    """
+    fmt = fmt or _format_of(data, Path(), 1)
+    return _parse_bytes(data, fmt, first_line=first_line) or _parse_csv(
+        data, fmt, first_line=first_line, filtered=filtered
+    )
+
+
+#: Masks of the low ``k`` bytes of a uint64, k = 0..8.
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+#: Bytes per block of :func:`_parse_bytes` (its temporaries stay in cache and are reused).
+_BLOCK_BYTES = 1 << 18
+
+
+def _write_views(
+    out: np.ndarray, word8: np.ndarray, word4: np.ndarray, start: np.ndarray, length: np.ndarray
+) -> None:
+    """Write the Arrow ``string_view`` views of byte ranges into ``out`` (uint64, shape (k, 2)).
+
+    A view is 16 bytes: the length (int32), then the whole string zero-padded when it has
+    at most 12 bytes, else its first 4 bytes, buffer index 0 and its offset (int32)
+    (Arrow columnar format, "Variable-size Binary View Layout"). ``word8``/``word4`` read
+    the 8 and 4 bytes at any offset of the buffer (which is padded past its end).
+    """
+    head = word8[start]  # (take would copy the strided word8 whole)
+    size = length.astype(np.uint64)
+    low = np.minimum(length, 4)
+    out[:, 0] = size | ((head & _LOW_BYTES.take(low)) << np.uint64(32))
+    tail = word4[start + 8].astype(np.uint64)
+    tail <<= np.uint64(32)
+    head >>= np.uint64(32)
+    tail |= head
+    np.subtract(length, low, out=low)  # bytes after the first 4, at most 8 inline
+    np.minimum(low, 8, out=low)
+    tail &= _LOW_BYTES.take(low)
+    long = size > 12
+    if long.any():
+        tail[long] = start[long].astype(np.uint64) << np.uint64(32)
+    out[:, 1] = tail
+
+
+def _string_views(buffer: bytes, views: np.ndarray) -> pl.Series:
+    """Return the string column whose Arrow views (:func:`_write_views`) point into ``buffer``.
+
+    No byte of the strings is copied; the views must describe valid UTF-8.
+    """
+    arr = pa.StringViewArray.from_buffers(
+        pa.string_view(), views.shape[0], [None, pa.py_buffer(views), pa.py_buffer(buffer)]
+    )
+    out = pl.from_arrow(arr)
+    assert isinstance(out, pl.Series)
+    return out
+
+
+def _parse_bytes(
+    data: bytes, fmt: Format, *, first_line: int = 1, tag_codes: bool = False
+) -> Parsed | None:
+    """Parse a plain well-formed piece with numpy: fields cut at separator bytes.
+
+    Taken only where every line is blank or holds exactly ``n_fields`` non-empty fields
+    with one separator byte between them (no separator at a line's ends, no carriage
+    return, no NUL, valid UTF-8); all else returns ``None``. ``-DOCSTART-`` lines are
+    dropped as :func:`_parse_csv` drops them. The token and tag columns are Arrow string
+    views into ``data`` (:func:`_write_views`), so no string is copied; the piece is cut
+    in blocks of whole lines of about ``_BLOCK_BYTES``, so every temporary array is small.
+
+    ``tag_codes=True`` codes the tags instead of making a tag column (``Parsed.tag_codes``):
+    each tag of at most 16 bytes is read as two zero-padded little-endian words (exact, as
+    no tag holds a NUL byte) and hashed with :func:`~benchcheck.data.hashing.mix64`, a
+    bijection, so tags of up to 8 bytes are told apart exactly and longer ones by 64 bits
+    as everywhere else; a longer tag returns ``None`` (the caller reads the piece again
+    without codes).
+    """
+    tab, n_fields = fmt
+    if (
+        n_fields < 2
+        or not data
+        or len(data) >= 1 << 31
+        or data[:1] in (b" ", b"\t")
+        or b"\r" in data
+        or b"\x00" in data
+    ):
+        return None
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the slow path names the line
+    raw = np.frombuffer(data, dtype=np.uint8)
+    # Empty fields ("\t\t", a separator at a line's start or end) are caught per block below.
+    if tab:
+        if b" " in data and _padded(raw):
+            return None
+        sep = b"\t"
+    else:
+        if b"\t" in data:
+            return None  # a tab in a space-separated file: whitespace, the slow path splits on it
+        sep = b" "
+    per_line = n_fields - 1
+    # Every content line holds n_fields fields and a line break: an upper bound of rows.
+    n = (len(data) + 1) // (2 * n_fields)
+    padded = np.zeros(len(data) + 16, dtype=np.uint8)
+    padded[: len(data)] = raw
+    word8 = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    word4 = np.ndarray(shape=(padded.size - 3,), dtype="<u4", buffer=padded, strides=(1,))
+    token_views = np.empty((n, 2), dtype=np.uint64)
+    tag_views = np.empty((0 if tag_codes else n, 2), dtype=np.uint64)
+    tag_hash = np.empty(n if tag_codes else 0, dtype=np.uint64)
+    blocks: list[tuple[int, int, int, int]] = []  # see _last_field
+    line = np.empty(n, dtype=np.int64)
+    sentence_start = np.empty(n, dtype=bool)
+    markers = np.zeros(0, dtype=np.int64)
+    if _DOCSTART_BYTES in data:
+        markers = np.array(
+            [m.start() for m in re.finditer(re.escape(_DOCSTART_BYTES), data)], dtype=np.int64
+        )
+    sep_byte = sep[0]
+    done = 0  # rows written
+    lines_before = 0  # lines in the blocks before
+    last_kept = -2  # line index of the last kept row (-2: none, so the next starts a sentence)
+    pos = 0
+    while pos < len(data):
+        stop = min(pos + _BLOCK_BYTES, len(data))
+        if stop < len(data):
+            cut = data.rfind(b"\n", pos, stop)
+            if cut < 0:
+                cut = data.find(b"\n", stop)
+            stop = len(data) if cut < 0 else cut + 1
+        block = raw[pos:stop]
+        newline = np.flatnonzero(block == 10)
+        n_lines = newline.size + (0 if block[-1] == 10 else 1)
+        line_end = np.empty(n_lines, dtype=np.int64)
+        line_end[: newline.size] = newline
+        line_end[newline.size :] = block.size
+        line_start = np.empty(n_lines, dtype=np.int64)
+        line_start[0] = 0
+        line_start[1:] = line_end[:-1] + 1
+        content = np.flatnonzero(line_end > line_start)
+        sep_at = np.flatnonzero(block == sep_byte)
+        if sep_at.size != per_line * content.size:
+            return None
+        seps = sep_at.reshape(content.size, per_line)
+        first_sep, last_sep = seps[:, 0], seps[:, -1]
+        start, end = line_start[content], line_end[content]
+        # Separators are sorted, so a line's first lying after its start and its last
+        # before its end (the tag is not empty) puts per_line of them in every line.
+        if not (bool((first_sep > start).all()) and bool((last_sep + 1 < end).all())):
+            return None
+        if per_line > 1 and bool((seps[:, 1:] - seps[:, :-1] == 1).any()):
+            return None  # an empty middle field
+        if markers.size:
+            here = markers[(markers >= pos) & (markers < stop)] - pos
+            at = np.searchsorted(start, here)
+            at = at[(at < start.size) & (start[np.minimum(at, start.size - 1)] == here)]
+            # A document marker: the whole first field, or (tab files) its first word.
+            marked = first_sep[at] - start[at] == len(_DOCSTART_BYTES)
+            if tab:
+                marked |= block[start[at] + len(_DOCSTART_BYTES)] == 32
+            if marked.any():
+                kept = np.ones(content.size, dtype=bool)
+                kept[at[marked]] = False
+                content, start, end = content[kept], start[kept], end[kept]
+                first_sep, last_sep = first_sep[kept], last_sep[kept]
+        k = content.size
+        rows = slice(done, done + k)
+        _write_views(token_views[rows], word8, word4, start + pos, first_sep - start)
+        tag_start = last_sep + (pos + 1)  # (last_sep is first_sep with two fields)
+        end += pos
+        if tag_codes:
+            if k and not _tag_hashes(tag_hash[rows], word8, tag_start, end - tag_start):
+                return None
+            blocks.append((done, pos, stop, lines_before))
+        else:
+            _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
+        content += lines_before
+        line[rows] = content
+        if k:
+            starts = sentence_start[rows]
+            starts[0] = content[0] - last_kept > 1
+            np.greater(content[1:] - content[:-1], 1, out=starts[1:])
+            last_kept = int(content[-1])
+        done += k
+        lines_before += newline.size
+        pos = stop
+    token_views, tag_views = token_views[:done], tag_views[:done]
+    line, sentence_start = line[:done], sentence_start[:done]
+    if tag_codes:
+        codes = _hash_codes(tag_hash[:done])
+        first_row = pl.Series(codes).arg_unique().to_numpy()
+        first_row = first_row[np.argsort(codes[first_row])]  # indexed by code
+        tags = [_last_field(raw, sep, blocks, int(line[r]), int(r)) for r in first_row]
+        line += first_line
+        token = _string_views(data, token_views)
+        return Parsed(token, None, line, sentence_start, lines_before, tag_codes=(codes, tags))
+    line += first_line
+    return Parsed(
+        _string_views(data, token_views),
+        _string_views(data, tag_views),
+        line,
+        sentence_start,
+        lines_before,
+    )
+
+
+def _tag_hashes(out: np.ndarray, word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> bool:
+    """Write each tag's hash (see :func:`_parse_bytes`) into ``out``; False past 16 bytes."""
+    longest = int(size.max())
+    if longest > 16:
+        return False
+    key = word8[start]
+    key &= _LOW_BYTES.take(np.minimum(size, 8))
+    if longest > 8:
+        second = word8[start + 8]
+        second &= _LOW_BYTES.take(np.clip(size - 8, 0, 8))
+        key ^= mix64(second + _SECOND_WORD)
+    out[:] = mix64(key)
+    return True
+
+
+#: Added to a tag's second word before it is mixed into the first.
+_SECOND_WORD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _last_field(
+    raw: np.ndarray, sep: bytes, blocks: list[tuple[int, int, int, int]], line: int, row: int
+) -> str:
+    """Return the last field of row ``row``, on 0-based line ``line`` of ``raw``.
+
+    ``blocks`` holds :func:`_parse_bytes`' blocks: (first row, first byte, end byte, lines
+    before).
+    """
+    _, pos, stop, lines_before = max(b for b in blocks if b[0] <= row)
+    newline = np.flatnonzero(raw[pos:stop] == 10)
+    j = line - lines_before
+    at = pos + (int(newline[j - 1]) + 1 if j else 0)
+    text = raw[at : pos + int(newline[j]) if j < newline.size else stop].tobytes()
+    return text[text.rindex(sep) + 1 :].decode("utf-8")
+
+
+def _parse_csv(
+    data: bytes, fmt: Format, *, first_line: int = 1, filtered: bool = True
+) -> Parsed | None:
+    """Parse with polars' CSV reader (two columns projected); ``None`` for the slow path."""
     # Runs of separators, leading or trailing separators and whitespace-only lines make a
     # row with more fields than the first line: polars rejects it and the slow path takes over.
-    tab, n_fields = fmt or _format_of(data, Path(), 1)
+    tab, n_fields = fmt
     sep = b"\t" if tab else b" "
     if not data or data[:1] in (b"\n", b"\r", b" ", b"\t") or b"\x00" in data:
         return None

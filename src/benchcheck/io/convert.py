@@ -90,6 +90,7 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
             data, path, fmt, first_line=first_line
         )
         token, tag, line, start = parsed.token, parsed.tag, parsed.line, parsed.sentence_start
+        assert tag is not None  # only the statistics path asks for tag codes instead
         if token.len() == 0:
             continue
         _check_tags(tag, line, path)
