@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "detect_quality.json"
 PACKAGE = HERE.parent / "src" / "benchcheck" / "judges" / "quality.json"
 SCHEMA_VERSION = 1
+#: Detectors whose precision per error-score bin is kept (the rest: see the run JSONs).
+BINS_FOR = ("default", "llm:none", "both:stack")
 #: The planted rate the report quotes.
 REPORT_RATE = "0.1"
 #: What the embedded default judge is (the report says so beside its flags).
@@ -72,10 +75,16 @@ def summarise_dataset(run: dict[str, Any], name: str) -> dict[str, Any]:
                     "precision_at_recall_50": _r(r["precision_at_recall_50"]["mean"]),
                     "flags": _flags(r["flags"]),
                     # per error-score bin: [mean count, mean precision over the draws]
-                    "bins": {
-                        b: [_r(v["n_mean"], 2), _r(v["precision"]["mean"])]
-                        for b, v in r["bins"].items()
-                    },
+                    **(
+                        {
+                            "bins": {
+                                b: [_r(v["n_mean"], 2), _r(v["precision"]["mean"])]
+                                for b, v in r["bins"].items()
+                            }
+                        }
+                        if key in BINS_FOR
+                        else {}
+                    ),
                 }
                 for rate, r in s["rates"].items()
             },
@@ -137,6 +146,7 @@ def main() -> None:
     ap.add_argument("runs", nargs="+", help="detect_bench.py JSON files")
     ap.add_argument("--json", default=str(OUT))
     ap.add_argument("--package-json", default=str(PACKAGE))
+    ap.add_argument("--note", action="append", default=[], help="a line for the notes")
     args = ap.parse_args()
     datasets: dict[str, Any] = {}
     for path in args.runs:
@@ -154,13 +164,20 @@ def main() -> None:
         "at k (k = flips planted); flags = [flag rate, precision, recall] means; "
         "precision_at_recall_50 = the best precision any threshold reaches at recall >= 0.5",
         "judge": DEFAULT_JUDGE,
+        "notes": args.note,
         "datasets": datasets,
     }
     for path, obj in ((args.json, summary), (args.package_json, package_view(summary))):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+        text = json.dumps(obj, indent=1, sort_keys=True)
+        # one line per number list: [mean, p10, p90], [rate, precision, recall]
+        text = re.sub(
+            r"\[\s+([^\[\]{}]*?)\s+\]", lambda m: "[" + " ".join(m[1].split()) + "]", text
+        )
+        Path(path).write_text(text + "\n")
         print(f"wrote {path}")
     print(markdown(package_view(summary)))
+    print(choices(summary))
 
 
 def markdown(view: dict[str, Any]) -> str:
@@ -179,6 +196,42 @@ def markdown(view: dict[str, Any]) -> str:
             f"{f(q['ap_p90'])}] | {f(q['raw_ensemble_ap'])} | {f(q['p_at_k'])} | "
             f"{f(q['flag_rate'])} / {f(q['flag_precision'])} / {f(q['flag_recall'])} |"
         )
+    return "\n".join(lines)
+
+
+#: The detectors the docs compare (each against the raw ensemble ``llm:none``).
+CHOICES = (
+    "llm:none",
+    "default",
+    "llm:contextual",
+    "llm:platt",
+    "llm:labels",
+    "trained:tfidf",
+    "trained:embedding",
+    "both:mean",
+    "both:rank",
+    "both:stack",
+)
+
+
+def choices(summary: dict[str, Any], rate: str = REPORT_RATE) -> str:
+    """AP (mean over the draws) of each detector per dataset, and the best precision at
+    recall >= 0.5 any threshold reaches (docs/labels.md)."""
+    names = list(summary["datasets"])
+    lines = [
+        "| detector | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for key in CHOICES:
+        cells = []
+        for n in names:
+            sc = summary["datasets"][n]["scorers"].get(key)
+            if sc is None:
+                cells.append("—")
+                continue
+            r = sc["rates"][rate]
+            cells.append(f"{r['ap'][0]:.2f} ({r['precision_at_recall_50']:.2f})")
+        lines.append(f"| `{key}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

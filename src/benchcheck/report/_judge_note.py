@@ -108,7 +108,7 @@ def detail(note: Mapping[str, Any]) -> str:
     return (
         f"embedded default judge {j['model']} ({j['parameters']}, {j['quantisation']}, "
         f"{j['device']}): on {len(qs)} real pair datasets with {note['planted_rate']:.0%} "
-        f"planted label errors its default flags reach AP {span('ap')}, P@k {span('p_at_k')} "
+        f"planted label errors its default detector reaches AP {span('ap')}, P@k {span('p_at_k')} "
         f"(a random ranking: {num(note['planted_rate'], 2)}; report: 'How good is this "
         f"judge?'). A strong judge: {note['strong_judge']['audit']}"
     )
