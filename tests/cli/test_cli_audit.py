@@ -61,7 +61,8 @@ def test_bad_scores_are_reported_before_reading_the_data(tmp_path: Path, capsys)
     [
         (["--split", "train"], "--split expects NAME=VALUE, got 'train'"),
         (["--compare", "x"], "--compare expects NAME=VALUE, got 'x'"),
-        (["--text-a", "a"], "name the data file these options apply to (DATA)"),
+        (["--text-a", "a", "--text-b", "b"], "name the data file these options apply to (DATA)"),
+        (["--text-a", "a"], "--text-a and --text-b go together: give both"),
     ],
 )
 def test_option_errors_exit_2_with_the_option_named(tmp_path, capsys, argv, message) -> None:

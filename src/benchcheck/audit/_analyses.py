@@ -135,10 +135,16 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
     out.setdefault("_timings", {})["judge_seconds"] = run.seconds
     out.setdefault("_frames", {})["flagged"] = run.flagged()
     s = run.flag.summary
-    return (
+    detail = (
         f"{s.flagged} of {s.n} examples flagged by {run.identity.label} × "
         f"{len(run.prompts)} prompts"
     )
+    note = out["label_errors"].get("default_judge")
+    if note is not None:
+        from benchcheck.report._judge_note import detail as default_judge_detail
+
+        detail += "; " + default_judge_detail(note)
+    return detail
 
 
 # ------------------------------------------------------------------------ diagnostics

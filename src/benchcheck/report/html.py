@@ -24,6 +24,13 @@ from importlib import resources
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
+from benchcheck.report._judge_note import (
+    QUALITY_HEAD,
+    intro,
+    quality_rows,
+    strong_judge_lines,
+    verdict,
+)
 from benchcheck.report._numbers import OVERLAP_METRICS, num
 from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
@@ -381,6 +388,8 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
                 for k, v in judge.items()
             )
             parts.append(f"<h3>Judge</h3><ul>{items}</ul>")
+        if le.get("default_judge"):
+            parts.append(_default_judge(le["default_judge"]))
         cards = [
             _card("examples", summary.get("n"), "examples in the dataset"),
             _card("judged", summary.get("judged"), "examples with an ensemble probability"),
@@ -514,6 +523,23 @@ def _label_section(page: _Page, results: Mapping[str, Any]) -> None:
         )
     if parts:
         page.section("label-errors", "Label errors", "".join(parts))
+
+
+def _default_judge(note: Mapping[str, Any]) -> str:
+    """Show what the default judge is, how well it measured, how to use a strong one."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in QUALITY_HEAD)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in quality_rows(note)
+    )
+    advice, commands = strong_judge_lines(note)
+    code = "\n".join(commands)
+    return (
+        '<div class="judge-quality"><h3>How good is this judge?</h3>'
+        f"<p>{esc(intro(note))}</p><p>{esc(verdict(note))}</p>"
+        f'<div class="tablewrap"><table id="judge-quality"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        f"<p>{esc(advice)}</p><pre><code>{esc(code)}</code></pre></div>"
+    )
 
 
 def _flag_table(le: Mapping[str, Any]) -> str:

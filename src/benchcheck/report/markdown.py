@@ -16,6 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
+from benchcheck.report._judge_note import (
+    QUALITY_HEAD,
+    intro,
+    quality_rows,
+    strong_judge_lines,
+    verdict,
+)
 from benchcheck.report._numbers import OVERLAP_METRICS, num
 
 __all__ = ["render_markdown", "md_text"]
@@ -236,6 +243,8 @@ def _label_errors(results: Mapping[str, Any]) -> list[str]:
             "label differs from the original label; confidence = the ensemble's probability "
             "of its own label. Flags are candidates for expert review.\n"
         )
+        if le.get("default_judge"):
+            out += _default_judge(le["default_judge"])
         if s.get("flagged_by_bin"):
             out.append(
                 _table(
@@ -316,6 +325,19 @@ def _label_errors(results: Mapping[str, Any]) -> list[str]:
             )
         )
     return out
+
+
+def _default_judge(note: Mapping[str, Any]) -> list[str]:
+    """Show what the default judge is, how well it measured, how to use a strong one."""
+    advice, commands = strong_judge_lines(note)
+    return [
+        "### How good is this judge?\n",
+        f"{md_text(intro(note))}\n",
+        f"{md_text(verdict(note))}\n",
+        _table(QUALITY_HEAD, [[md_text(c) for c in r] for r in quality_rows(note)], [1, 2, 4]),
+        f"{md_text(advice)}\n",
+        "```sh\n" + "\n".join(commands) + "\n```\n",
+    ]
 
 
 def _diagnostics(diag: Mapping[str, Any]) -> list[str]:

@@ -56,9 +56,19 @@ class LabelErrorsRun:
         return self.flag.flagged().select(keep)
 
     def to_json(self, *, source: str, columns: Mapping[str, str]) -> dict[str, Any]:
-        """Return the ``label_errors`` section of ``results.json``."""
+        """Return the ``label_errors`` section of ``results.json``.
+
+        With the embedded default judge it holds ``default_judge``: what that judge is,
+        its measured detection quality (the committed benchmark) and the commands for a
+        strong judge (:func:`benchcheck.io.judge_quality.default_judge_note`).
+        """
+        from benchcheck.io.judge_quality import default_judge_note
+
         flagged = self.flagged()
+        note = default_judge_note(self.identity.backend, self.identity.model)
+        extra = {} if note is None else {"default_judge": note}
         return {
+            **extra,
             "dataset": {"source": source, "n": self.examples.height, "columns": dict(columns)},
             "judge": {
                 "judge": self.identity.label,

@@ -118,6 +118,7 @@ def accuracy_table(payload: Mapping[str, Any]) -> Table:
 
 
 from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported
+    default_judge_renderables,
     flag_renderables,
     key_value_table,
 )
@@ -125,6 +126,7 @@ from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported
 __all__ = [
     "accuracy_table",
     "compare_table",
+    "default_judge_renderables",
     "flag_renderables",
     "fmt",
     "key_value_table",

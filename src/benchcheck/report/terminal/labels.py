@@ -8,6 +8,13 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from benchcheck.report._judge_note import (
+    QUALITY_HEAD,
+    intro,
+    quality_rows,
+    strong_judge_lines,
+    verdict,
+)
 from benchcheck.report._numbers import num
 
 __all__ = [
@@ -15,6 +22,7 @@ __all__ = [
     "bins_renderables",
     "cell",
     "curve_renderables",
+    "default_judge_renderables",
     "flag_renderables",
     "key_value_table",
     "remedy_renderables",
@@ -237,3 +245,26 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
             )
         out.append(table)
     return out
+
+
+def default_judge_renderables(note: Mapping[str, Any]) -> list[Any]:
+    """Render the ``default_judge`` note: what the judge is, its measured quality, a strong one.
+
+    ``note`` is ``results["label_errors"]["default_judge"]`` (``benchcheck audit``), shown
+    where the flags come from the embedded default judge.
+    """
+    from rich.text import Text
+
+    table = Table(title="How good is this judge? (benchmark, planted label errors)")
+    for i, h in enumerate(QUALITY_HEAD):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for row in quality_rows(note):
+        table.add_row(*[escape(c) for c in row])
+    advice, commands = strong_judge_lines(note)
+    return [
+        Text(intro(note)),
+        Text(verdict(note)),
+        table,
+        Text(advice),
+        *[Text("  " + c, style="bold") for c in commands],
+    ]
