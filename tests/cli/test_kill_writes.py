@@ -24,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _sweep import COMMANDS, PREVIOUS, build_workspace
+from _sweep import _SUFFIX, COMMANDS, PREVIOUS, build_workspace
 
 _LAUNCHER = r"""
 import os, signal, sys
@@ -53,13 +53,6 @@ sys.exit(main(sys.argv[3:]))
 """
 
 WRITING = [c for c in COMMANDS if c.outputs]
-_SUFFIX = {
-    "out_json": ".json",
-    "out_jsonl": ".jsonl",
-    "out_parquet": ".parquet",
-    "out_html": ".html",
-    "out_dir": "",
-}
 
 
 def _whole(path: Path) -> bool:

@@ -175,3 +175,19 @@ class FaultServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def fast_judge(server, **kw):
+    """An OpenAI judge on ``server`` with test-speed backoff and a 5 s timeout."""
+    from benchcheck.judges.openai_api import OpenAIJudge
+
+    opts = dict(base_url=server.base_url, backoff_base=0.01, backoff_max=0.05, timeout=5.0)
+    opts.update(kw)
+    return OpenAIJudge("test-model", **opts)
+
+
+def grounding_request(text="a"):
+    """One rendered ``grounding`` prompt (grounding ``g``, generated text ``text``)."""
+    from benchcheck.judges.prompts import BUILTIN_PROMPTS
+
+    return BUILTIN_PROMPTS["grounding"].render({"text_a": "g", "text_b": text})

@@ -12,26 +12,18 @@ import resource
 import time
 
 import pytest
-from judges_fault_server import FaultServer
+from judges_fault_server import FaultServer, fast_judge, grounding_request
 
 from benchcheck.errors import JudgeError, UsageError
 from benchcheck.judges.cache import JudgeCache
 from benchcheck.judges.openai_api import OpenAIJudge, redact
-from benchcheck.judges.prompts import BUILTIN_PROMPTS
 
 pytest.importorskip("httpx")
 
 KEY = "sk-test-0123456789abcdef"
 
 
-def _judge(server, **kw):
-    opts = dict(base_url=server.base_url, backoff_base=0.01, backoff_max=0.05, timeout=5.0)
-    opts.update(kw)
-    return OpenAIJudge("test-model", **opts)
-
-
-def _req(text="a"):
-    return BUILTIN_PROMPTS["grounding"].render({"text_a": "g", "text_b": text})
+_judge, _req = fast_judge, grounding_request
 
 
 def test_trickling_body_hits_the_total_deadline():

@@ -7,25 +7,18 @@ import time
 
 import polars as pl
 import pytest
-from judges_fault_server import FaultServer
+from judges_fault_server import FaultServer, fast_judge, grounding_request
 
 from benchcheck.errors import JudgeError
 from benchcheck.judges.cache import JudgeCache
 from benchcheck.judges.openai_api import OpenAIJudge, label_probs_from_logprobs
-from benchcheck.judges.prompts import BUILTIN_PROMPTS, select_prompts
+from benchcheck.judges.prompts import select_prompts
 from benchcheck.judges.run import judge_frame
 
 pytest.importorskip("httpx")
 
 
-def _judge(server, **kw):
-    opts = dict(base_url=server.base_url, backoff_base=0.01, backoff_max=0.05, timeout=5.0)
-    opts.update(kw)
-    return OpenAIJudge("test-model", **opts)
-
-
-def _req(text="a"):
-    return BUILTIN_PROMPTS["grounding"].render({"text_a": "g", "text_b": text})
+_judge, _req = fast_judge, grounding_request
 
 
 def test_well_formed_answer_is_renormalised_over_label_tokens():

@@ -1,4 +1,9 @@
-"""NER span flags: where a model's entity spans disagree with the gold spans.
+"""The span flags as they stood before issue 14 (quadratic): the reference of the linear code.
+
+Kept for `tests/labels/test_labels_ner_linear.py` and `benchmarks/flag_spans_bench.py`
+only: its comparison and review text, not the parts that did not change.
+
+NER span flags: where a model's entity spans disagree with the gold spans.
 
 Both sides are span tables (``sentence``, ``start``, ``end`` exclusive, ``type``), as the
 NER readers decode them. Each disagreement is one row of one kind:
@@ -17,14 +22,12 @@ entity). The expert labels the marked region with its correct type, or ``O``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import polars as pl
 
 from benchcheck.data.model import Split
-from benchcheck.errors import InputError, UsageError, require
+from benchcheck.errors import UsageError
 
-__all__ = ["KINDS", "compare_spans", "spacy_spans", "span_review_frame", "spans_from_split"]
+__all__ = ["KINDS", "compare_spans", "span_review_frame", "spans_from_split"]
 
 KINDS = ("type", "boundary", "spurious", "missing")
 OUTSIDE = "O"
@@ -175,64 +178,3 @@ def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame
         "start",
         "end",
     )
-
-
-def spacy_spans(
-    tokens: pl.DataFrame,
-    model: str,
-    *,
-    label_map: Mapping[str, str] | None = None,
-    batch_size: int = 256,
-) -> pl.DataFrame:
-    """Entity spans predicted by a spaCy pipeline on the dataset's own tokens.
-
-    Each sentence becomes a ``Doc`` over its tokens (no re-tokenisation), run through the
-    pipeline. ``label_map`` maps spaCy labels to the dataset's types; labels it does not
-    list are dropped (no map: labels kept as spaCy gives them). spaCy's NER gives no span
-    scores, so ``confidence`` is null. Needs the ``spacy`` extra and the model package.
-    """
-    spacy = require("spacy", "spacy")
-    tokens_mod = require("spacy.tokens", "spacy")
-    try:
-        nlp = spacy.load(model)
-    except OSError as exc:
-        raise InputError(f"cannot load the spaCy pipeline {model!r}: {exc}") from None
-    sentences = (
-        tokens.group_by(pl.col("sentence").cast(pl.Int64), maintain_order=True)
-        .agg(pl.col("token").sort_by("position"))
-        .sort("sentence")
-    )
-    docs = (tokens_mod.Doc(nlp.vocab, words=list(w)) for w in sentences["token"].to_list())
-    out: dict[str, list[object]] = {"sentence": [], "start": [], "end": [], "type": []}
-    for s, doc in zip(
-        sentences["sentence"].to_list(), nlp.pipe(docs, batch_size=batch_size), strict=True
-    ):
-        for ent in doc.ents:
-            label = ent.label_ if not label_map else label_map.get(ent.label_)
-            if label is None:
-                continue
-            out["sentence"].append(s)
-            out["start"].append(ent.start)
-            out["end"].append(ent.end)
-            out["type"].append(label)
-    return pl.DataFrame(
-        out, schema={"sentence": pl.Int64, "start": pl.Int64, "end": pl.Int64, "type": pl.String}
-    )
-
-
-def parse_label_map(items: Sequence[str] | str | None) -> dict[str, str]:
-    """Parse ``PERSON=PER,GPE=LOC`` (or a list of ``A=B``) into a mapping.
-
-    >>> parse_label_map("PERSON=PER,GPE=LOC")
-    {'PERSON': 'PER', 'GPE': 'LOC'}
-    """
-    if not items:
-        return {}
-    parts = items.split(",") if isinstance(items, str) else list(items)
-    out = {}
-    for part in parts:
-        a, sep, b = part.strip().partition("=")
-        if not sep or not a or not b:
-            raise UsageError(f"--label-map expects MODEL_LABEL=TYPE pairs, got {part!r}")
-        out[a] = b
-    return out
