@@ -7,7 +7,7 @@ import typer
 from benchcheck.cli import app
 
 #: Options that name a file or folder the command writes.
-WRITES = {"--json", "-o", "--output", "--to-review", "--key", "--report"}
+WRITES = {"--json", "-o", "--output", "--to-review", "--report"}
 
 
 def _commands(group, prefix=()):
@@ -24,7 +24,7 @@ def test_every_writing_command_takes_force():
     missing, writers = [], 0
     for name, cmd in _commands(root):
         flags = {opt for p in cmd.params for opt in getattr(p, "opts", [])}
-        if flags & (WRITES - {"--key"}) or ("--key" in flags and name == "review export"):
+        if flags & WRITES:
             writers += 1
             if "--force" not in flags:
                 missing.append(name)

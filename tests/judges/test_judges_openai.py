@@ -18,13 +18,10 @@ from benchcheck.judges.run import judge_frame
 pytest.importorskip("httpx")
 
 
-_judge, _req = fast_judge, grounding_request
-
-
 def test_well_formed_answer_is_renormalised_over_label_tokens():
     with FaultServer() as server:
-        judge = _judge(server)
-        s = judge.score([_req()])[0]
+        judge = fast_judge(server)
+        s = judge.score([grounding_request()])[0]
     # top_logprobs: '1' 0.8, '0' 0.15 -> renormalised 0.8/0.95
     assert s.probs == pytest.approx((0.15 / 0.95, 0.8 / 0.95))
     assert s.logprobs == pytest.approx((math.log(0.15), math.log(0.8)))
@@ -44,9 +41,9 @@ def test_binary_rule_when_other_label_is_missing():
 
 def test_429_with_retry_after_then_500_then_success():
     with FaultServer(["429", "500"]) as server:
-        judge = _judge(server, backoff_max=0.5)  # Retry-After is honoured up to this cap
+        judge = fast_judge(server, backoff_max=0.5)  # Retry-After is honoured up to this cap
         start = time.perf_counter()
-        s = judge.score([_req()])[0]
+        s = judge.score([grounding_request()])[0]
         elapsed = time.perf_counter() - start
     assert judge.attempts == 3 and len(server.requests) == 3
     assert elapsed >= 0.2  # Retry-After: 0.2 honoured although the backoff is 0.005-0.01 s
@@ -55,50 +52,50 @@ def test_429_with_retry_after_then_500_then_success():
 
 def test_slow_response_times_out_and_is_retried():
     with FaultServer(["slow"], slow_seconds=2.0) as server:
-        judge = _judge(server, timeout=0.6)
-        s = judge.score([_req()])[0]
+        judge = fast_judge(server, timeout=0.6)
+        s = judge.score([grounding_request()])[0]
     assert judge.attempts >= 2  # the slow answer timed out; a busy machine may add one more
     assert s.probs[1] > 0.5
 
 
 def test_malformed_json_is_retried():
     with FaultServer(["malformed", "malformed"]) as server:
-        judge = _judge(server)
-        s = judge.score([_req()])[0]
+        judge = fast_judge(server)
+        s = judge.score([grounding_request()])[0]
     assert judge.attempts == 3
     assert s.probs == pytest.approx((0.15 / 0.95, 0.8 / 0.95))  # the third, well-formed answer
 
 
 def test_missing_logprobs_is_a_clear_error_without_retry():
     with FaultServer(["nologprobs"]) as server:
-        judge = _judge(server)
+        judge = fast_judge(server)
         with pytest.raises(JudgeError, match="returned no logprobs.*supports 'logprobs'"):
-            judge.score([_req()])
+            judge.score([grounding_request()])
     assert judge.attempts == 1
 
 
 def test_clear_error_after_last_try():
     with FaultServer(["500"] * 10) as server:
-        judge = _judge(server, max_retries=2)
+        judge = fast_judge(server, max_retries=2)
         with pytest.raises(JudgeError, match=r"failed after 3 tries; last error: HTTP 500"):
-            judge.score([_req()])
+            judge.score([grounding_request()])
     assert judge.attempts == 3
 
 
 def test_api_key_is_sent_from_env_and_never_stored(monkeypatch):
     monkeypatch.setenv("BENCHCHECK_TEST_KEY", "sk-secret-123")
     with FaultServer() as server:
-        judge = _judge(server, api_key_env="BENCHCHECK_TEST_KEY")
-        judge.score([_req()])
+        judge = fast_judge(server, api_key_env="BENCHCHECK_TEST_KEY")
+        judge.score([grounding_request()])
     assert "sk-secret-123" not in repr(vars(judge))
     assert "sk-secret-123" not in judge.identity.key
 
 
 def test_concurrency_is_bounded():
     with FaultServer(["slow"] * 6, slow_seconds=0.3) as server:
-        judge = _judge(server, concurrency=2, timeout=5.0)
+        judge = fast_judge(server, concurrency=2, timeout=5.0)
         start = time.perf_counter()
-        judge.score([_req(str(i)) for i in range(6)])
+        judge.score([grounding_request(str(i)) for i in range(6)])
         elapsed = time.perf_counter() - start
     assert elapsed >= 0.85  # 6 slow answers, two at a time: >= 3 x 0.3 s
 
@@ -114,7 +111,7 @@ def test_faults_lose_and_duplicate_no_cache_rows(tmp_path):
     prompts = select_prompts("nli,evidence")
     cache = JudgeCache(tmp_path / "c.sqlite")
     with FaultServer(["429", "500", "malformed", "slow", "ok", "500"], slow_seconds=0.5) as server:
-        judge = _judge(server, concurrency=4, max_retries=2, timeout=0.3)
+        judge = fast_judge(server, concurrency=4, max_retries=2, timeout=0.3)
         with pytest.raises(JudgeError, match="failed after 3 tries"):
             judge_frame(frame, [judge], prompts, cache=cache)
         stored = len(cache)
@@ -122,7 +119,7 @@ def test_faults_lose_and_duplicate_no_cache_rows(tmp_path):
         texts[7] = "claim 7"
         frame = frame.with_columns(pl.Series("text_b", texts))
         before = len(server.requests)
-        out = judge_frame(frame, [_judge(server)], prompts, cache=cache)
+        out = judge_frame(frame, [fast_judge(server)], prompts, cache=cache)
         asked = len(server.requests) - before
     # the same server (base URL is part of the judge's identity): nothing stored is asked again
     assert asked == 24 - stored

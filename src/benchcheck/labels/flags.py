@@ -113,20 +113,23 @@ def check_judged_labels(
 
 def check_judged_ids(
     data: pl.DataFrame,
-    judged: Sequence[str],
+    judged: Sequence[str] | None,
     *,
     source: str | None = None,
     judgments_source: str | None = None,
     max_unmatched: float = MAX_UNMATCHED,
 ) -> None:
-    """Refuse duplicate data ids; check that the judged ids join the data's.
+    """Refuse duplicate data ids; check that the judged ids (if any) join the data's.
 
     :func:`benchcheck.data.ids.check_join`: some id in common, at most ``max_unmatched``
     (5 %) of either side unmatched; ``judgments_source`` names the judgments file.
+    ``judged`` None (a detector without judgments): only the duplicates are checked.
     """
     data_ids = data["id"].cast(pl.String).to_list()
     lines = data["line"].to_list() if "line" in data.columns else None
     refuse_duplicates(data_ids, path=source, lines=lines)
+    if judged is None:
+        return
     check_join(
         data_ids,
         list(judged),

@@ -224,10 +224,7 @@ def _check_ids(
     if judgments is not None:
         rows = judgments.filter(~is_content_free(judgments))
         judged = rows["id"].cast(pl.String).unique(maintain_order=True).to_list()
-    if judged is None:
-        check_judged_ids(data, data["id"].cast(pl.String).to_list(), source=source)
-    else:
-        check_judged_ids(data, judged, source=source, judgments_source=judgments_source)
+    check_judged_ids(data, judged, source=source, judgments_source=judgments_source)
 
 
 def _ordered(
