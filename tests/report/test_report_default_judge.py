@@ -125,7 +125,6 @@ def test_default_judge_report_shows_its_measured_quality(tmp_path, monkeypatch) 
     from benchcheck.report.terminal.audit import audit_renderables
 
     shown = audit_renderables(results, None, [])
-    assert sum(r is not None and type(r).__name__ == "Table" for r in shown) >= 1
     assert any(
         getattr(r, "title", None) == "How good is this judge? (benchmark, planted label errors)"
         for r in shown
