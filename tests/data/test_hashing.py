@@ -47,6 +47,31 @@ def test_sequence_hashes_match_a_plain_python_sum(segments):
     assert both[1].tolist() == other.tolist()
 
 
+@given(
+    st.lists(st.lists(st.integers(0, 4), max_size=7), max_size=12),
+    st.lists(st.integers(0, M - 1), min_size=5, max_size=5),
+)
+def test_coded_sequence_hash_matches_a_plain_python_sum(segments, code_hash):
+    # Items drawn from a short list (tags), hashed through the (position, code) table.
+    codes = np.array([c for s in segments for c in s], dtype=np.int16)
+    length = np.array([len(s) for s in segments], dtype=np.int64)
+    first = (np.cumsum(length) - length).astype(np.int64)
+    position = np.array([p for s in segments for p in range(len(s))], dtype=np.int32)
+    keys = np.array(code_hash, dtype=np.uint64)
+    got = hashing.coded_sequence_hash(codes, keys, position, first, length)
+    assert got.tolist() == [_sequence([code_hash[c] for c in s]) for s in segments]
+
+
+def test_coded_sequence_hash_past_its_table_is_the_same():
+    # Long segments × many codes skip the table; the hash is the same.
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3000, size=3000)
+    keys = hashing.mix64(np.arange(3000, dtype=np.uint64))
+    position, first, length = np.arange(3000), np.array([0]), np.array([3000])
+    got = hashing.coded_sequence_hash(codes, keys, position, first, length)
+    assert got.tolist() == [_sequence(keys[codes].tolist())]
+
+
 def test_sequence_hash_is_order_sensitive():
     items = np.array([1, 2, 2, 1], dtype=np.uint64)
     h = hashing.sequence_hash(items, np.array([0, 1, 0, 1]), np.array([0, 2]), np.array([2, 2]))
@@ -65,4 +90,5 @@ def test_the_readers_hash_with_this_module():
     from benchcheck.io import _ner, tables
 
     assert _ner.mix64 is hashing.mix64 and _ner.string_hash is hashing.string_hash
-    assert tables.mix64 is hashing.mix64 and _ner.sequence_hashes is hashing.sequence_hashes
+    assert tables.mix64 is hashing.mix64 and _ner.sequence_hash is hashing.sequence_hash
+    assert _ner.coded_sequence_hash is hashing.coded_sequence_hash

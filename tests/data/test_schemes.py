@@ -64,6 +64,26 @@ def test_decode_spans_equals_seqeval_bulk():
     assert _ours(sentences) == _seqeval(sentences)
 
 
+all_letters_tag_st = st.one_of(
+    st.just("O"),
+    st.builds(lambda p, t: f"{p}-{t}", st.sampled_from("BIESMLU"), st.sampled_from(TYPES)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(all_letters_tag_st, min_size=1, max_size=10), min_size=1, max_size=6))
+def test_tag_transition_codes_equal_transition_codes(sentences):
+    # Tags as codes into their distinct list give the transitions of the prefix/type columns.
+    prefix, type_id, start = _arrays(sentences)
+    flat = [tag for sentence in sentences for tag in sentence]
+    distinct = sorted(set(flat))
+    codes = np.array([distinct.index(t) for t in flat], dtype=np.int16)
+    tag_prefix, tag_type, _ = _arrays([distinct])
+    got = schemes.tag_transition_codes(codes, tag_prefix, tag_type, start)
+    want = schemes.transition_codes(prefix, type_id, start)
+    assert [a.tolist() for a in got] == [a.tolist() for a in want]
+
+
 def test_decode_spans_empty_and_all_outside():
     empty = np.zeros(0, np.int8)
     s, e = schemes.decode_spans(empty, np.zeros(0, np.int32), np.zeros(0, bool))
@@ -301,3 +321,18 @@ def test_fitting_schemes_and_names():
     assert schemes.map_type("PER.NAM", coarse=True) == "PER"
     assert schemes.map_type("PER.NOM", {"PER.NOM": "PER"}) == "PER"
     assert schemes.map_type("PER.NOM", {"PER.NOM": "PER.X"}, coarse=True) == "PER"
+
+
+def test_tag_transition_codes_with_many_tags():
+    # Past the pair table's size the column way is taken; the result is the same.
+    rng = np.random.default_rng(5)
+    tag_prefix = rng.integers(0, schemes.N_PREFIX, size=600).astype(np.int8)
+    tag_type = np.where(tag_prefix == schemes.O, -1, rng.integers(0, 300, size=600))
+    codes = rng.integers(0, 600, size=5000)
+    start = rng.random(5000) < 0.1
+    start[0] = True
+    for k in (600, 40):  # column way, then the table on the first 40 tags
+        c = codes % k
+        got = schemes.tag_transition_codes(c, tag_prefix[:k], tag_type[:k], start)
+        want = schemes.transition_codes(tag_prefix[c], tag_type[c], start)
+        assert [a.tolist() for a in got] == [a.tolist() for a in want]

@@ -336,8 +336,11 @@ def test_byte_parser_agrees_with_the_slow_path(tmp_path_factory, parts, block):
         assert coded is None  # tags are coded up to 16 bytes
         return
     assert coded is not None and coded.tag is None and coded.tag_codes is not None
-    codes, tags = coded.tag_codes
+    codes, tags, first_row = coded.tag_codes
     assert [tags[c] for c in codes.tolist()] == slow.tag.to_list()
+    # Every code occurs, and first_row holds its first row (codes number first appearances).
+    assert first_row.tolist() == [codes.tolist().index(c) for c in range(len(tags))]
+    assert first_row.tolist() == sorted(first_row.tolist())
     assert coded.token.to_list() == slow.token.to_list()
 
 
@@ -349,7 +352,7 @@ def test_tag_codes_of_long_tags(tmp_path):
     data = ("\n".join(lines) + "\n").encode()
     coded = conll._parse_bytes(data, (True, 2), tag_codes=True)
     assert coded is not None and coded.tag_codes is not None
-    codes, distinct = coded.tag_codes
+    codes, distinct, _ = coded.tag_codes
     assert [distinct[c] for c in codes.tolist()] == [tags[k % len(tags)] for k in range(60)]
     longer = data + b"w\tB-ORGANIZATIONXYZ\n"  # 17 bytes
     assert conll._parse_bytes(longer, (True, 2), tag_codes=True) is None

@@ -17,10 +17,13 @@ import xxhash
 
 from benchcheck._hashset import unique_sorted
 from benchcheck.data import schemes, scripts
-from benchcheck.data.hashing import mix64, sequence_hash, sequence_hashes, string_hash
+from benchcheck.data.hashing import coded_sequence_hash, mix64, sequence_hash, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._tokens import gather_ranges, string_buffers, strings_from_buffers
+
+#: Mixed into a sentence's tag-sequence hash before it is combined with its tokens' hash.
+_K_TAGS = np.uint64(0xD6E8FEB86659FD93)
 
 
 def _code_strings(
@@ -165,7 +168,9 @@ def build_ner_split(
     coarse_types: bool = False,
     check_letters: bool = True,
     rows: np.ndarray | None = None,
-    tag_codes: tuple[np.ndarray, Sequence[str]] | None = None,
+    tag_codes: tuple[np.ndarray, Sequence[str]]
+    | tuple[np.ndarray, Sequence[str], np.ndarray]
+    | None = None,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
@@ -179,7 +184,8 @@ def build_ner_split(
     given, selects the token rows of ``token``/``tag`` (which then also hold rows that are no
     tokens, e.g. a CoNLL file's blank lines); ``sentence_start`` and ``line`` follow ``rows``.
     ``tag_codes`` (code per token, tag per code), when the reader made the tags itself,
-    saves coding the ``tag`` strings (``tag`` may then be ``None`` unless tokens are kept).
+    saves coding the ``tag`` strings (``tag`` may then be ``None`` unless tokens are kept);
+    a third member, the first row of each code, says that every code occurs.
     """
     n_tok = token.len() if rows is None else rows.size
     if n_tok == 0:
@@ -189,8 +195,10 @@ def build_ner_split(
     scheme = check_scheme(scheme, source)
 
     # Parse each distinct tag once, in order of first appearance (the first bad one is named).
-    if tag_codes is not None:
-        codes, distinct, first_row = _given_codes(*tag_codes)
+    if tag_codes is not None and len(tag_codes) == 3:
+        codes, distinct, first_row = tag_codes
+    elif tag_codes is not None:
+        codes, distinct, first_row = _given_codes(tag_codes[0], tag_codes[1])
     elif tag is not None:
         codes, distinct, first_row = _code_strings(tag, rows)
     else:
@@ -239,12 +247,12 @@ def build_ner_split(
     type_index = {t: i for i, t in enumerate(type_names)}
     type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
     prefix = prefix_lut[codes]
-    type_id = type_lut[codes]
 
-    incoming, closing = schemes.transition_codes(prefix, type_id, sentence_start)
+    incoming, closing = schemes.tag_transition_codes(codes, prefix_lut, type_lut, sentence_start)
     violations = schemes.violation_counts(incoming, closing)
     used = scheme or schemes.best_scheme(violations)
     if strict and violations[used]:
+        type_id = type_lut[codes]
         row = int(schemes.invalid_transitions(prefix, type_id, sentence_start, used)[0])
         raise InputError(
             f"invalid {used} tag transition "
@@ -266,7 +274,11 @@ def build_ner_split(
     tag_key = mix64(
         np.array([xxhash.xxh3_64_intdigest(t.encode()) for t in distinct], dtype=np.uint64)
     )
-    x_hash, xy_hash = sequence_hashes([token_h, token_h ^ tag_key[codes]], position, first, lengths)
+    # (tokens, tags) as (token sequence, tag sequence): the tag sequence's terms come from a
+    # (position, tag) table, as the classification readers combine a text with its label.
+    x_hash = sequence_hash(token_h, position, first, lengths)
+    tags_hash = coded_sequence_hash(codes, tag_key, position, first, lengths)
+    xy_hash = mix64(x_hash ^ mix64(tags_hash ^ _K_TAGS))
 
     # Entity spans.
     s_idx, e_idx = schemes.decode_coded_spans(prefix, incoming, closing, sentence_start)
@@ -282,7 +294,7 @@ def build_ner_split(
     surface_hash = sequence_hash(token_h[inner], inner_pos, span_first, span_len)
     # Each span's sentence: the last sentence start at or before its first token.
     span_sentence = (np.searchsorted(first, s_idx, side="right") - 1).astype(np.uint32)
-    span_type = type_id[s_idx] if s_idx.size else np.zeros(0, np.int32)
+    span_type = type_lut[codes[s_idx]] if s_idx.size else np.zeros(0, np.int32)
 
     # Surface strings, joined once per distinct surface (the first span showing it).
     order = np.argsort(surface_hash, kind="stable")

@@ -49,7 +49,7 @@ import pyarrow as pa
 from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import _hash_codes, build_ner_split, combine_splits
+from benchcheck.io._ner import _slot_table, build_ner_split, combine_splits
 
 DOCSTART = "-DOCSTART-"
 _DOCSTART_BYTES = DOCSTART.encode()
@@ -77,9 +77,9 @@ class Parsed(NamedTuple):
     #: With ``filtered=False``: ``token``/``tag`` keep every line (None on blank ones) and
     #: this picks the token rows; ``line`` and ``sentence_start`` follow it.
     rows: np.ndarray | None = None
-    #: With ``tag_codes=True`` (:func:`_parse_bytes`): code per token and tag per code,
-    #: and ``tag`` is None.
-    tag_codes: tuple[np.ndarray, list[str]] | None = None
+    #: With ``tag_codes=True`` (:func:`_parse_bytes`): code per token, tag per code and
+    #: first row of each code (every code occurs), and ``tag`` is None.
+    tag_codes: tuple[np.ndarray, list[str], np.ndarray] | None = None
 
 
 def read_conll(
@@ -197,9 +197,14 @@ def empty_split_error(path: Path, last_line: int) -> InputError:
 
 
 def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
-    """Yield pieces of the file of about ``chunk_bytes``, each ending at a blank line."""
+    """Yield pieces of the file of about ``chunk_bytes``, each ending at a blank line.
+
+    Each piece is one ``bytearray`` the file is read into (after the few bytes carried over
+    from the previous read), cut in place: no piece-sized copy is made, so each piece's
+    memory is touched once, by the read.
+    """
     try:
-        handle = path.open("rb")
+        handle = path.open("rb", buffering=0)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:
@@ -208,13 +213,23 @@ def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
     first = True
     with handle:
         while True:
-            block = handle.read(chunk_bytes)
-            data = carry + block if carry else block
+            data = bytearray(len(carry) + chunk_bytes)
+            data[: len(carry)] = carry
+            view = memoryview(data)
+            got = len(carry)
+            while got < len(data):  # a raw read may return less than asked
+                n = handle.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+            view.release()
+            at_end = got < len(data)
+            del data[got:]
             if first:
                 first = False
                 if data.startswith(b"\xef\xbb\xbf"):
-                    data = data[3:]
-            if len(block) < chunk_bytes:  # end of file
+                    del data[:3]
+            if at_end:
                 if data:
                     yield data
                 return
@@ -224,10 +239,11 @@ def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
             crlf = data.rfind(b"\n\r\n", max(lf, 0))
             cut = max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
             if cut == 0:
-                carry = data
+                carry = bytes(data)
                 continue
-            piece, carry = data[:cut], data[cut:]
-            yield piece
+            carry = bytes(data[cut:])
+            del data[cut:]
+            yield data
 
 
 def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
@@ -409,8 +425,8 @@ def _parse_bytes(
     word4 = np.ndarray(shape=(padded.size - 3,), dtype="<u4", buffer=padded, strides=(1,))
     token_views = np.empty((n, 2), dtype=np.uint64)
     tag_views = np.empty((0 if tag_codes else n, 2), dtype=np.uint64)
-    tag_hash = np.empty(n if tag_codes else 0, dtype=np.uint64)
-    blocks: list[tuple[int, int, int, int]] = []  # see _last_field
+    tag_code = np.empty(n if tag_codes else 0, dtype=np.int16)
+    coder = _TagCoder() if tag_codes else None
     line = np.empty(n, dtype=np.int64)
     sentence_start = np.empty(n, dtype=bool)
     markers = np.zeros(0, dtype=np.int64)
@@ -470,10 +486,12 @@ def _parse_bytes(
         _write_views(token_views[rows], word8, word4, start + pos, first_sep - start)
         tag_start = last_sep + (pos + 1)  # (last_sep is first_sep with two fields)
         end += pos
-        if tag_codes:
-            if k and not _tag_hashes(tag_hash[rows], word8, tag_start, end - tag_start):
+        if coder is not None:
+            hashes = _tag_hashes(word8, tag_start, end - tag_start) if k else None
+            if k and (
+                hashes is None or not coder.code(tag_code[rows], hashes, done, data, tag_start, end)
+            ):
                 return None
-            blocks.append((done, pos, stop, lines_before))
         else:
             _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
         content += lines_before
@@ -488,15 +506,11 @@ def _parse_bytes(
         pos = stop
     token_views, tag_views = token_views[:done], tag_views[:done]
     line, sentence_start = line[:done], sentence_start[:done]
-    if tag_codes:
-        codes = _hash_codes(tag_hash[:done])
-        first_row = pl.Series(codes).arg_unique().to_numpy()
-        first_row = first_row[np.argsort(codes[first_row])]  # indexed by code
-        tags = [_last_field(raw, sep, blocks, int(line[r]), int(r)) for r in first_row]
-        line += first_line
-        token = _string_views(data, token_views)
-        return Parsed(token, None, line, sentence_start, lines_before, tag_codes=(codes, tags))
     line += first_line
+    if coder is not None:
+        token = _string_views(data, token_views)
+        coded = coder.result(tag_code[:done])
+        return Parsed(token, None, line, sentence_start, lines_before, tag_codes=coded)
     return Parsed(
         _string_views(data, token_views),
         _string_views(data, tag_views),
@@ -506,39 +520,82 @@ def _parse_bytes(
     )
 
 
-def _tag_hashes(out: np.ndarray, word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> bool:
-    """Write each tag's hash (see :func:`_parse_bytes`) into ``out``; False past 16 bytes."""
+class _TagCoder:
+    """Number a piece's tags block by block, in order of first appearance (at most 4096).
+
+    Each block's tag hashes (:func:`_tag_hashes`) are looked up in a table of ``2**b``
+    slots indexed by ``b`` bits of the hash (a window where the known tags do not collide,
+    :func:`benchcheck.io._ner._slot_table`), and each row is checked against its slot's hash;
+    a tag not yet known is added with its first row and its text, and the table rebuilt.
+    Coding a block while it is in cache is what makes this cheaper than coding the column.
+    """
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.hashes = np.zeros(0, dtype=np.uint64)
+        self.tags: list[str] = []
+        self.first_row: list[int] = []
+        self.table: tuple[np.uint64, np.uint64, np.ndarray, np.ndarray] | None = None
+
+    def code(
+        self,
+        out: np.ndarray,
+        hashes: np.ndarray,
+        row0: int,
+        data: bytes,
+        start: np.ndarray,
+        end: np.ndarray,
+    ) -> bool:
+        """Write the code of each hash into ``out``; False past :attr:`LIMIT` tags.
+
+        ``row0`` is the piece row of the block's first hash; ``start``/``end`` delimit each
+        row's tag in ``data`` (the text of a new tag is read from there).
+        """
+        while True:
+            if self.table is not None:
+                shift, mask, slot_hash, slot_code = self.table
+                slot = ((hashes >> shift) & mask).astype(np.intp)
+                found = slot_hash[slot] == hashes
+                if found.all():
+                    np.take(slot_code, slot, out=out)
+                    return True
+                missing = np.flatnonzero(~found)
+            else:
+                missing = np.arange(hashes.size)
+            new, at = np.unique(hashes[missing], return_index=True)
+            order = np.argsort(at)  # first appearance
+            for k in missing[at[order]].tolist():
+                self.tags.append(data[int(start[k]) : int(end[k])].decode("utf-8"))
+                self.first_row.append(row0 + k)
+            self.hashes = np.concatenate([self.hashes, new[order]])
+            if self.hashes.size > self.LIMIT:
+                return False
+            self.table = _slot_table(self.hashes)
+            if self.table is None:
+                return False
+
+    def result(self, codes: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """(code per row, tag per code, first row of each code) for :func:`build_ner_split`."""
+        return codes, self.tags, np.array(self.first_row, dtype=np.int64)
+
+
+def _tag_hashes(word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray | None:
+    """Return each tag's hash (see :func:`_parse_bytes`); None past 16 bytes."""
     longest = int(size.max())
     if longest > 16:
-        return False
+        return None
     key = word8[start]
     key &= _LOW_BYTES.take(np.minimum(size, 8))
     if longest > 8:
         second = word8[start + 8]
         second &= _LOW_BYTES.take(np.clip(size - 8, 0, 8))
         key ^= mix64(second + _SECOND_WORD)
-    out[:] = mix64(key)
-    return True
+    return mix64(key)
 
 
 #: Added to a tag's second word before it is mixed into the first.
 _SECOND_WORD = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _last_field(
-    raw: np.ndarray, sep: bytes, blocks: list[tuple[int, int, int, int]], line: int, row: int
-) -> str:
-    """Return the last field of row ``row``, on 0-based line ``line`` of ``raw``.
-
-    ``blocks`` holds :func:`_parse_bytes`' blocks: (first row, first byte, end byte, lines
-    before).
-    """
-    _, pos, stop, lines_before = max(b for b in blocks if b[0] <= row)
-    newline = np.flatnonzero(raw[pos:stop] == 10)
-    j = line - lines_before
-    at = pos + (int(newline[j - 1]) + 1 if j else 0)
-    text = raw[at : pos + int(newline[j]) if j < newline.size else stop].tobytes()
-    return text[text.rindex(sep) + 1 :].decode("utf-8")
 
 
 def _parse_csv(
