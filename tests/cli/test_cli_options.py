@@ -80,3 +80,23 @@ def test_a_parameter_the_table_lacks_is_an_error_at_import():
         @command("cmd", group=typer.Typer())
         def cmd2(output: str = "x") -> None:
             pass
+
+
+def test_help_imports_no_heavy_dependency(heavy_modules_after):
+    heavy = ("polars", "numpy", "scipy", "sklearn", "torch", "llama_cpp")
+    quiet = "import io; sys.stdout = io.StringIO(); from benchcheck.cli import main"
+    helps = "main(['--help']); main(['flag', '--help']); main(['stats', '--help'])"
+    assert heavy_modules_after(f"{quiet}; {helps}; sys.stdout = sys.__stdout__", heavy) == []
+
+
+def test_flag_defaults_are_those_of_the_run():
+    from benchcheck.cli import app
+    from benchcheck.labels.flags import DEFAULT_BINS
+    from benchcheck.runs.flag import FlagOptions
+
+    flag = typer.main.get_command(app).commands["flag"]  # type: ignore[attr-defined]
+    shown = {p.name: p.default for p in flag.params}
+    expected = FlagOptions()
+    for name in ("threshold", "detector", "calibration", "features", "combination", "flag_rule"):
+        assert shown[name] == getattr(expected, name), name
+    assert tuple(float(b) for b in shown["bins"].split(",")) == DEFAULT_BINS

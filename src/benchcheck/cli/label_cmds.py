@@ -17,11 +17,9 @@ from benchcheck.cli._common import claim, command, csv, emit, names, parse_assig
 from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs
-from benchcheck.runs.flag import FlagOptions
 
-#: The flag options' defaults, from the run the command calls (one source of truth).
-DEFAULTS = FlagOptions()
-
+#: The defaults of benchcheck.runs.flag.FlagOptions (a test holds them equal), written out so
+#: that the command line starts without importing the detectors (numpy, polars).
 BINS = "0.5,0.6,0.7,0.8,0.9,0.95,1"
 
 review_app = typer.Typer(
@@ -39,14 +37,12 @@ def flag(
         str | None, Arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
     ] = None,
     output: Annotated[str | None, "Write the flags table here."] = None,
-    threshold: Annotated[
-        float, "Minimum error score (probability the label is wrong)."
-    ] = DEFAULTS.threshold,
-    detector: str = DEFAULTS.detector,
-    calibration: str = DEFAULTS.calibration,
-    features: str = DEFAULTS.features,
-    combination: str = DEFAULTS.combination,
-    flag_rule: str = DEFAULTS.flag_rule,
+    threshold: Annotated[float, "Minimum error score (probability the label is wrong)."] = 0.5,
+    detector: str = "llm",
+    calibration: str = "prior",
+    features: str = "tfidf",
+    combination: str = "mean",
+    flag_rule: str = "threshold",
     gold: Annotated[str | None, "Reviewed gold file (review import -o) for platt/isotonic."] = None,
     seed: int = 0,
     judges: str | None = None,
@@ -73,7 +69,7 @@ def flag(
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
-    from benchcheck.runs.flag import run_flag
+    from benchcheck.runs.flag import FlagOptions, run_flag
 
     claim([judgments, data, pred_probs, gold], output=output)
     options = FlagOptions(
