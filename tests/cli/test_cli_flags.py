@@ -9,7 +9,7 @@ import typer
 
 import benchcheck
 from benchcheck.cli import app, main
-from benchcheck.cli._flags import FLAGS, flag_for
+from benchcheck.cli._options import OPTIONS, flag_for
 from benchcheck.errors import PARAMETER
 
 SRC = Path(benchcheck.__file__).parent
@@ -21,7 +21,7 @@ def _all_flags() -> set[str]:
 
     def walk(cmd) -> None:  # type: ignore[no-untyped-def]
         for param in getattr(cmd, "params", []):
-            flags.update(getattr(param, "opts", []))
+            flags.update([*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])])
         for sub in getattr(cmd, "commands", {}).values():
             walk(sub)
 
@@ -58,13 +58,36 @@ def test_every_named_parameter_is_a_flag():
         for p, where in named.items()
         if not all(f in flags for f in flag_for(p).split("/"))
     }
-    assert not missing, f"parameters without a flag (add them to cli._flags.FLAGS): {missing}"
+    assert not missing, f"parameters without a flag (add them to cli._options.OPTIONS): {missing}"
 
 
-def test_table_entries_are_flags():
+def _all_params() -> list:  # type: ignore[type-arg]
+    params = []
+
+    def walk(cmd) -> None:  # type: ignore[no-untyped-def]
+        params.extend(getattr(cmd, "params", []))
+        for sub in getattr(cmd, "commands", {}).values():
+            walk(sub)
+
+    walk(typer.main.get_command(app))
+    return params
+
+
+def test_table_entries_are_parameters_and_their_help_is_shown():
     flags = _all_flags()
-    for param, shown in FLAGS.items():
-        assert all(f in flags for f in shown.split("/")), param
+    params = _all_params()
+    for param, entry in OPTIONS.items():
+        kinds = {type(p).__name__ for p in params if p.name == param}
+        assert kinds, f"{param} is no command's parameter"
+        if "TyperOption" in kinds:
+            assert all(f in flags for f in flag_for(param).split("/")), param
+        shown = entry if isinstance(entry, str) else entry.help
+        # An entry's help is what some command shows (else each command has its own: "").
+        assert not shown or any(p.name == param and p.help == shown for p in params), param
+
+
+def test_every_parameter_has_help():
+    assert all(p.help for p in _all_params())
 
 
 def test_cli_shows_flags_library_shows_parameters(tmp_path, capsys):

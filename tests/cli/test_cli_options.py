@@ -1,11 +1,15 @@
-"""Option groups: several flags on the command line, one typed value for the command."""
+"""The option table: plain parameters get flags and help; groups give one typed value."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import pytest
 import typer
 from typer.testing import CliRunner
 
-from benchcheck.cli import _options as opt
+from benchcheck.cli._common import command
+from benchcheck.cli._options import OPTIONS, Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions
 
@@ -14,14 +18,12 @@ def test_groups_add_plain_flags_and_pass_one_value():
     app = typer.Typer(add_completion=False)
     seen = {}
 
-    @app.command()
-    @opt.with_columns
-    @opt.with_ner_reading
+    @command("cmd", group=app)
     def cmd(
-        data: str,
-        columns: Columns = opt.DEFAULT_COLUMNS,
-        ner: NerOptions = opt.DEFAULT_NER,
-        json_out: opt.JsonOpt = None,
+        data: Annotated[str, Arg()],
+        columns: Columns = Columns(),
+        ner: NerOptions = NerOptions(),
+        json_out: str | None = None,
     ) -> None:
         seen.update(columns=columns, ner=ner, json=json_out)
 
@@ -37,4 +39,64 @@ def test_groups_add_plain_flags_and_pass_one_value():
         *("text", "text_a", "text_b", "label", "id_col"),
         *("fmt", "type_map", "coarse_types", "tokenizer", "align", "overlaps"),
         "json_out",
+        "force",
     ]
+
+
+def test_plain_parameters_take_flag_and_help_from_the_table():
+    app = typer.Typer(add_completion=False)
+    seen = {}
+
+    @command("cmd", group=app)
+    def cmd(
+        gold: Annotated[str, Arg("The gold file.")],
+        id_col: str | None = None,
+        output: Annotated[str | None, "Where to write."] = None,
+        seed: int = 0,
+        force: bool = False,
+    ) -> None:
+        seen.update(gold=gold, id_col=id_col, output=output, seed=seed, force=force)
+
+    result = CliRunner().invoke(app, ["g.jsonl", "--id", "uid", "-o", "x", "--force"])
+    assert result.exit_code == 0, result.output
+    assert seen == {"gold": "g.jsonl", "id_col": "uid", "output": "x", "seed": 0, "force": True}
+    params = {p.name: p for p in typer.main.get_command(app).params}
+    assert list(params) == ["gold", "id_col", "output", "seed", "json_out", "force"]
+    assert params["gold"].help == "The gold file."
+    assert (params["id_col"].opts, params["id_col"].help) == (["--id"], "Id column.")
+    assert (params["output"].opts, params["output"].help) == (["-o", "--output"], "Where to write.")
+    assert params["seed"].help == OPTIONS["seed"]
+
+
+def test_a_parameter_the_table_lacks_is_an_error_at_import():
+    with pytest.raises(TypeError, match="'colour' has no entry"):
+
+        @command("cmd", group=typer.Typer())
+        def cmd(colour: str = "red") -> None:
+            pass
+
+    with pytest.raises(TypeError, match="'output' needs its command's own help"):
+
+        @command("cmd", group=typer.Typer())
+        def cmd2(output: str = "x") -> None:
+            pass
+
+
+def test_help_imports_no_heavy_dependency(heavy_modules_after):
+    heavy = ("polars", "numpy", "scipy", "sklearn", "torch", "llama_cpp")
+    quiet = "import io; sys.stdout = io.StringIO(); from benchcheck.cli import main"
+    helps = "main(['--help']); main(['flag', '--help']); main(['stats', '--help'])"
+    assert heavy_modules_after(f"{quiet}; {helps}; sys.stdout = sys.__stdout__", heavy) == []
+
+
+def test_flag_defaults_are_those_of_the_run():
+    from benchcheck.cli import app
+    from benchcheck.labels.flags import DEFAULT_BINS
+    from benchcheck.runs.flag import FlagOptions
+
+    flag = typer.main.get_command(app).commands["flag"]  # type: ignore[attr-defined]
+    shown = {p.name: p.default for p in flag.params}
+    expected = FlagOptions()
+    for name in ("threshold", "detector", "calibration", "features", "combination", "flag_rule"):
+        assert shown[name] == getattr(expected, name), name
+    assert tuple(float(b) for b in shown["bins"].split(",")) == DEFAULT_BINS

@@ -11,7 +11,7 @@ import sys
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console_err
-from benchcheck.cli._flags import flag_for
+from benchcheck.cli._options import flag_for
 from benchcheck.errors import BenchcheckError
 
 # Command modules register their commands on ``app`` when imported.

@@ -3,75 +3,89 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import math
+import sys
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import polars as pl
 import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._options import ForceOpt, JsonOpt
+from benchcheck.cli._options import typer_signature
 from benchcheck.errors import BenchcheckError, InputError, UsageError
 from benchcheck.io.output import Outputs, atomic_write
 from benchcheck.report.canonical import dumps
 
-__all__ = [
-    "ForceOpt",
-    "JsonOpt",
-    "claim",
-    "command",
-    "csv",
-    "emit",
-    "names",
-    "parse_assignments",
-    "parse_scores",
-    "show",
-    "stderr",
-    "warn",
-    "write_json",
-]
+
+class Invocation(NamedTuple):
+    """The running command's ``--json`` and ``--force``: what :func:`claim` and :func:`emit` use."""
+
+    json_out: str | None = None
+    force: bool = False
+
+
+_OUTSIDE = Invocation()  # a command function called directly, not from the command line
+_CURRENT: ContextVar[Invocation] = ContextVar("invocation", default=_OUTSIDE)
+_KIND = inspect.Parameter.KEYWORD_ONLY
+_JSON = inspect.Parameter("json_out", _KIND, default=None, annotation=str | None)
+_FORCE = inspect.Parameter("force", _KIND, default=False, annotation=bool)
 
 
 def command(
-    name: str, *, group: typer.Typer = app, guard: bool = False, **kw: Any
+    name: str, *, group: typer.Typer = app, guard: bool = False, json: bool = True, **kw: Any
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a command on ``group``; ``guard`` turns stray errors of bad values into exit 2.
+    """Register a command on ``group``: plain parameters become options from the table.
 
-    A ValueError that is no :class:`BenchcheckError` (a bad option value reaching the
-    statistics) becomes a :class:`UsageError`, a polars error an :class:`InputError`.
+    Flags and help come from :data:`benchcheck.cli._options.OPTIONS`. Every command takes
+    ``--force`` and (unless ``json`` is false) ``--json``, last unless it declares them
+    where it wants them; it receives them only if it declares them. ``guard`` turns stray
+    errors of bad values into exit 2: a ValueError that is no :class:`BenchcheckError` (a bad
+    option value reaching the statistics) becomes a :class:`UsageError`, a polars error an
+    :class:`InputError`.
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        if not guard:
-            return group.command(name, **kw)(fn)
+        own = inspect.signature(fn).parameters
+        shared = (_JSON, _FORCE) if json else (_FORCE,)
+        signature, groups = typer_signature(fn, tuple(p for p in shared if p.name not in own))
 
         @functools.wraps(fn)
-        def guarded(*args: Any, **kwargs: Any) -> Any:
+        def invoke(**kwargs: Any) -> Any:
+            for param, (build, members) in groups.items():
+                kwargs[param] = build(**{m: kwargs.pop(m) for m in members})
+            token = _CURRENT.set(Invocation(kwargs.get("json_out"), kwargs["force"]))
             try:
-                return fn(*args, **kwargs)
+                return fn(**{k: v for k, v in kwargs.items() if k in own})
             except ValueError as exc:
-                if isinstance(exc, BenchcheckError):
+                if not guard or isinstance(exc, BenchcheckError):
                     raise
                 raise UsageError(str(exc)) from None
-            except pl.exceptions.PolarsError as exc:
-                raise InputError(f"cannot process the input: {exc}") from None
+            except Exception as exc:
+                polars = sys.modules.get("polars")  # never imported: never raised
+                if guard and polars and isinstance(exc, polars.exceptions.PolarsError):
+                    raise InputError(f"cannot process the input: {exc}") from None
+                raise
+            finally:
+                _CURRENT.reset(token)
 
-        return group.command(name, **kw)(guarded)
+        invoke.__signature__ = signature  # type: ignore[attr-defined]
+        invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        return group.command(name, **kw)(invoke)
 
     return register
 
 
-def claim(
-    inputs: Iterable[str | Path | None], force: bool, json_out: str | None = None, **files: Any
-) -> Outputs:
+def claim(inputs: Iterable[str | Path | None], **files: str | Path | None) -> Outputs:
     """Claim each output file (``param=path``), then ``--json``, before any work is done."""
-    outputs = Outputs(list(inputs), force=force)
+    run = _CURRENT.get()
+    outputs = Outputs(list(inputs), force=run.force)
     for param, path in files.items():
         outputs.file(path, param=param)
-    outputs.file(json_out, param="json")
+    outputs.file(run.json_out, param="json")
     return outputs
 
 
@@ -91,15 +105,15 @@ def write_json(payload: dict[str, Any], path: str | Path | None) -> None:
 
 def emit(
     payload: dict[str, Any],
-    json_out: str | None,
     render: Callable[[Any], Iterable[Any]] | None = None,
     *,
     highlight: bool | None = None,
 ) -> bool:
-    """Write the JSON; unless it went to standard output, print ``render(payload)``.
+    """Write the JSON to ``--json``; unless it went to standard output, print ``render(payload)``.
 
     Returns whether the terminal is free for more output (the JSON did not go to stdout).
     """
+    json_out = _CURRENT.get().json_out
     write_json(payload, json_out)
     if json_out == "-":
         return False

@@ -1,269 +1,280 @@
-"""Options that several commands share, defined once: a parameter is then one line.
+"""Every command-line option once: parameter name → flag(s) and help (:data:`OPTIONS`).
 
-A command-specific option stays in its command; :func:`out` and :func:`arg` give the
-``-o/--output`` option and a positional argument their command's own help in one line.
+Commands declare plain typed parameters (``seed: int = 0``); :func:`typer_signature` gives
+each its flag and help from the table, so a parameter is one line and a name the table lacks
+is an error at import. ``Annotated[T, "help"]`` gives an option its command's own help,
+``Annotated[T, Arg()]`` (or ``Arg("help")``) makes it positional, and a parameter typed
+:class:`~benchcheck.data.columns.Columns` or :class:`~benchcheck.io.formats.NerOptions` is
+an option group: several flags, one typed value. Library errors name parameters
+(``{threshold}``); :func:`flag_for` shows them as the flag a user types.
+
+>>> flag_for("json_out"), flag_for("text_a"), flag_for("output"), flag_for("id")
+('--json', '--text-a', '-o/--output', '--id')
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, NamedTuple, get_args, get_origin
 
 import typer
 
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions, read_type_map
 
-JsonOpt = Annotated[
-    str | None, typer.Option("--json", help="Write the canonical JSON here ('-' for stdout).")
-]
-ForceOpt = Annotated[
-    bool, typer.Option("--force", help="Overwrite outputs that exist (never an input).")
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
-TopOpt = Annotated[int, typer.Option("--top", help="Rows to show in the terminal.")]
 
-# The dataset and its columns (benchcheck.data.columns.Columns).
-DataArg = Annotated[
-    str | None,
-    typer.Argument(
-        help="Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset."
+class Opt(NamedTuple):
+    """An option whose flag is not ``--name-with-dashes``, or that has a lower bound."""
+
+    help: str
+    flags: tuple[str, ...] = ()
+    min: int | None = None
+
+
+@dataclass(frozen=True)
+class Arg:
+    """Marks a positional argument; ``help`` replaces the table's."""
+
+    help: str = ""
+
+
+#: Parameter → help, or :class:`Opt`. An empty help: each command gives its own.
+OPTIONS: dict[str, str | Opt] = {
+    "ablation": "Ablation: random (same number of examples).",
+    "actors": Opt("Judge actors with --engine ray.", min=1),
+    "address": "Ray cluster address (default: local).",
+    "align": "Offset formats: spans off token boundaries are an error (strict), or are widened "
+    "(expand) or narrowed (contract) and counted.",
+    "all_values": Opt("List unchanged values in the JSON too.", ("--all",)),
+    "annotated": "The sample file with annotators' judgements filled in.",
+    "annotations": "CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
+    "anticipated": "Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
+    "(default: from the reviews so far).",
+    "api_key_env": "Environment variable holding the API key.",
+    "audit_sample": "Mix this many seeded random undisputed (not flagged) examples into the "
+    "review, indistinguishable from the flags: error-rate then estimates the whole dataset's "
+    "error rate and the flags' recall.",
+    "base_url": "OpenAI-compatible server, e.g. .../v1.",
+    "baseline": "An earlier results.json: add the diff against it.",
+    "batch_rows": Opt("Corpus documents held at once.", min=1),
+    "bins": "Confidence bin edges.",
+    "bootstrap": "Bootstrap resamples.",
+    "cache": "Judge cache (default: the user cache dir).",
+    "calibration": "none, contextual, prior (shift to the data's label shares), "
+    "contextual+prior, labels (Platt scaling fitted out of fold to the data's own labels), or "
+    "with --gold: platt, isotonic.",
+    "chunk_mb": Opt("CoNLL megabytes per shard, cut at blank lines (default 16).", min=1),
+    "coarse_types": "Cut entity types at the first '.' (PER.NAM -> PER).",
+    "combination": "--detector both: mean, rank or stack.",
+    "compare": "NAME=PATH: another NER dataset, shown side by side.",
+    "concurrency": "Requests in flight (openai).",
+    "confidence": "Confidence level.",
+    "content_free": Opt(
+        "Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per judge × prompt) "
+        "for `benchcheck flag --calibration contextual`.",
+        ("--content-free/--no-content-free",),
     ),
-]
-SplitOpt = Annotated[
-    list[str] | None, typer.Option("--split", help="NAME=FILE; repeat for each split.")
-]
-TaskOpt = Annotated[str, typer.Option("--task", help="Task kind: ner, classification or pair.")]
-TextOpt = Annotated[str | None, typer.Option("--text", help="Text column (classification).")]
-TextAOpt = Annotated[
-    str | None, typer.Option("--text-a", help="First text column (pair: premise, grounding).")
-]
-TextBOpt = Annotated[
-    str | None, typer.Option("--text-b", help="Second text column (pair: hypothesis, claim).")
-]
-LabelOpt = Annotated[str | None, typer.Option("--label", help="Label column.")]
-IdOpt = Annotated[str | None, typer.Option("--id", help="Id column.")]
-LabelNamesOpt = Annotated[
-    str | None, typer.Option("--label-names", help="Comma-separated names of label indices.")
-]
-
-# Reading NER files (benchcheck.io.formats.NerOptions).
-SchemeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--scheme",
-        help="Force the tagging scheme: IOB1, IOB2, IOE1, IOE2, BIOES (IOBES), BILOU or BMES.",
+    "corpus": "Parquet corpus: glob (quote it), file or folder; repeatable.",
+    "crowd": "Crowd labels: id, annotator, label (long).",
+    "data": "Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset.",
+    "datasets": "NAME=PATH for each dataset to compare.",
+    "detector": "llm (the judge ensemble), trained (a model cross-validated on the data, with "
+    "cleanlab) or both.",
+    "disagreement": "Two sources whose disagreement is the subset.",
+    "draws": "Plausible labelings drawn.",
+    "engine": "embedded, or ray (a shard folder from convert).",
+    "error_rate": "Error rate of the items no flag covers: a rate, ERRORS/SAMPLE, or an "
+    "`error-rate --json` file.",
+    "errors": "Errors found.",
+    "eval_path": Opt("Evaluation pair file or diagnostic suite.", ("--eval",)),
+    "experts": "Number of expert files.",
+    "fail_on": "Exit 1 when any holds: NAME OP NUMBER, comma-separated; NAME a value "
+    "(leakage_ratio), change(NAME), new_flags or fixed_flags.",
+    "features": "Trained detector: tfidf, embedding, tfidf+embedding.",
+    "fine": Opt("Show fine tags.", ("--fine/--no-fine",)),
+    "flag_rule": "threshold (disagree and error score >= --threshold) or cleanlab (confident "
+    "learning's issues with error score >= --threshold).",
+    "flags": "Flags file from `benchcheck flag -o`.",
+    "fmt": Opt(
+        "NER file format (else detected from the extension and first record): conll, jsonl, "
+        "cluener, doccano, label-studio, spacy or hf. Examples below.",
+        ("--format",),
     ),
-]
-StrictOpt = Annotated[
-    bool, typer.Option("--strict", help="Reject invalid tag transitions instead of repairing them.")
-]
-FormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        help="NER file format (else detected from the extension and first record): "
-        "conll, jsonl, cluener, doccano, label-studio, spacy or hf. Examples below.",
-    ),
-]
-TypeMapOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--type-map",
-        help='Rename entity types: a JSON object {"PER.NAM": "PER", ...} or @FILE.json.',
-    ),
-]
-CoarseOpt = Annotated[
-    bool,
-    typer.Option("--coarse-types", help="Cut entity types at the first '.' (PER.NAM -> PER)."),
-]
-TokenizerOpt = Annotated[
-    str,
-    typer.Option(
-        "--tokenizer",
-        help="Offset formats: unicode (a token per CJK/Thai character, else words) or chars.",
-    ),
-]
-AlignOpt = Annotated[
-    str,
-    typer.Option(
-        "--align",
-        help="Offset formats: spans off token boundaries are an error (strict), or are widened "
-        "(expand) or narrowed (contract) and counted.",
-    ),
-]
-OverlapsOpt = Annotated[
-    str,
-    typer.Option(
-        "--overlaps",
-        help="Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
-    ),
-]
-
-# Models' answers, judges, flags and reviews.
-PredictionsOpt = Annotated[
-    list[str] | None,
-    typer.Option("--predictions", help="NAME=FILE: a model's answers (id and pred) on the data."),
-]
-JudgesOpt = Annotated[
-    str | None, typer.Option("--judges", help="Comma-separated judges to keep (default: all).")
-]
-PromptsOpt = Annotated[
-    str | None, typer.Option("--prompts", help="Comma-separated prompts to keep (default: all).")
-]
-JudgeSpecsOpt = Annotated[
-    list[str] | None,
-    typer.Option("--judge", help="backend:model (llama-cpp, openai, transformers, nli, vllm)."),
-]
-BaseUrlOpt = Annotated[
-    str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. .../v1.")
-]
-CacheOpt = Annotated[
-    str | None, typer.Option("--cache", help="Judge cache (default: the user cache dir).")
-]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write a cache.")]
-EngineOpt = Annotated[str, typer.Option("--engine", help="embedded, or ray.")]
-AddressOpt = Annotated[
-    str | None, typer.Option("--address", help="Ray cluster address (default: local).")
-]
-GoldOpt = Annotated[str, typer.Option("--gold", help="Gold file from `review import -o`.")]
-GoldArg = Annotated[str, typer.Argument(help="Gold file from `review import -o`.")]
-FlagsOpt = Annotated[
-    str | None, typer.Option("--flags", help="Flags file from `benchcheck flag -o`.")
-]
-BinsOpt = Annotated[str, typer.Option("--bins", help="Confidence bin edges.")]
-BootstrapOpt = Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")]
-ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
-ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Confidence level.")]
-ExpertsOpt = Annotated[int, typer.Option("--experts", help="Number of expert files.")]
-PositiveOpt = Annotated[str | None, typer.Option("--positive", help="Positive label.")]
-PrecisionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--precision",
-        help="P(the LLM label is right) of a flag: a number, or a `bins --json` file "
-        "(default: measured from --gold).",
-    ),
-]
-ErrorRateOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--error-rate",
-        help="Error rate of the items no flag covers: a rate, ERRORS/SAMPLE, or an "
-        "`error-rate --json` file.",
-    ),
-]
-FailOnOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--fail-on",
-        help="Exit 1 when any holds: NAME OP NUMBER, comma-separated; NAME a value "
-        "(leakage_ratio), change(NAME), new_flags or fixed_flags.",
-    ),
-]
-
-# Diagnostic suites.
-SuiteOpt = Annotated[str, typer.Option("--suite", help="GLUE diagnostic TSV or JSONL suite.")]
-TaxonomyOpt = Annotated[
-    str | None,
-    typer.Option("--taxonomy", help="TOML/JSON taxonomy replacing the GLUE one (coarse → tags)."),
-]
-LabelMapOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--label-map",
-        help="Raw value → label, e.g. '0=entailment,1=neutral,2=contradiction'. Without it, "
-        "integers are indices into the suite's label order.",
-    ),
-]
+    "force": "Overwrite outputs that exist (never an input).",
+    "gold": "Gold file from `review import -o`.",
+    "group": "NAME=SRC1,SRC2,...: sources whose Fleiss' kappa to report.",
+    "id_col": Opt("Id column.", ("--id",)),
+    "id_column": "Id column of the test file (default: id, else row).",
+    "intersect": "Models answered different items: keep those all answered.",
+    "irt": "IRT model: 2pl, 1pl or none.",
+    "json_out": Opt("Write the canonical JSON here ('-' for stdout).", ("--json",)),
+    "judge": "Judge for label-error flags: backend[:model] "
+    "(default: the embedded llama.cpp model).",
+    "judges": "Comma-separated judges to keep (default: all).",
+    "judgments": "Judgments file.",
+    "key": "Review key (default: key.jsonl beside them).",
+    "label": "Label column.",
+    "label_column": "Column holding the predicted label.",
+    "label_map": "Raw value → label, e.g. '0=entailment,1=neutral,2=contradiction'. Without it, "
+    "integers are indices into the suite's label order.",
+    "label_names": "Comma-separated names of label indices.",
+    "labels": "Comma-separated choices for the experts (default: seen).",
+    "matrix": "Score matrix (id + one 0/1 column per model): item analysis.",
+    "max_train": "Train on a seeded subset of this size.",
+    "method": "Per-stratum interval of the stratified estimate: midp (near nominal) or exact "
+    "(never below nominal, wider).",
+    "metric": "accuracy or f1.",
+    "min_bin": "Warn on bins with fewer examples.",
+    "min_discrimination": "Flag items at or below this discrimination.",
+    "mode": "filter or flip.",
+    "n": Opt("Words per n-gram.", min=1),
+    "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
+    "near_threshold": "Jaccard threshold of near-duplicates.",
+    "negative": "Label of 'inconsistent' (strict vote).",
+    "new": "The later results.json (omit to gate OLD alone).",
+    "no_cache": "Do not read or write a cache.",
+    "no_judge": "Skip label-error flags.",
+    "old": "The earlier results.json (or the only one).",
+    "output": Opt("", ("-o", "--output")),
+    "overlaps": "Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
+    "per_split": Opt("Instances drawn from each split.", min=1),
+    "plan": "Target width of the stratified interval: reviews per stratum needed.",
+    "population": "Size of the whole dataset.",
+    "positive": "Positive label.",
+    "precision": "P(the LLM label is right) of a flag: a number, or a `bins --json` file "
+    "(default: measured from --gold).",
+    "pred_probs": "Your model's out-of-sample probabilities (.npy in data order, or a table "
+    "with id and p_<label>): adds cleanlab's confident-learning flags and the overlap.",
+    "predictions": "NAME=FILE: a model's answers (id and pred) on the data.",
+    "price": Opt("Price per 1000 prompt tokens, for the cost.", ("--price-per-1k-tokens",)),
+    "prompt_file": "User templates (TOML, [prompts.NAME]).",
+    "prompts": "Comma-separated prompts to keep (default: all).",
+    "ray_cpus": Opt("CPUs of a local Ray cluster.", min=1),
+    "reconciled": "Reconciled labels (review_id,label).",
+    "repeats": "Random subsets per ensemble size.",
+    "resample_items": "Also resample items (test sampling error).",
+    "resamples": "Bootstrap resamples.",
+    "results": "The results.json written by benchcheck audit.",
+    "sample": "Examples reviewed.",
+    "scheme": "Force the tagging scheme: IOB1, IOB2, IOE1, IOE2, BIOES (IOBES), BILOU or BMES.",
+    "scores": "Comma-separated model scores: adds Model Differentiation (Eq. 7).",
+    "seed": "Random seed (same seed, same output).",
+    "semantic_duplicates": "Add embedding near-duplicates (offline all-MiniLM-L6-v2; "
+    "'semantic' extra).",
+    "semantic_threshold": "Cosine threshold of semantic duplicates.",
+    "show": Opt("Contaminated items to list.", min=0),
+    "side": Opt("Which side the baseline sees: hypothesis or premise.", ("--input",)),
+    "size": "Instances per subset (default: the largest that works).",
+    "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
+    "spacy_model": Opt("Predict with this spaCy pipeline instead.", ("--spacy",)),
+    "split": "NAME=FILE; repeat for each split.",
+    "strict": "Reject invalid tag transitions instead of repairing them.",
+    "suite": "GLUE diagnostic TSV or JSONL suite.",
+    "swap_threshold": "'Could swap with' above this flip probability.",
+    "target": "Target value; repeat for subsets of the same size.",
+    "task": "Task kind: ner, classification or pair.",
+    "taxonomy": "TOML/JSON taxonomy replacing the GLUE one (coarse → tags).",
+    "test": "Test items: JSONL, CSV, TSV or Parquet with a text column.",
+    "test_column": "Text column of the test file, if different.",
+    "text": "Text column (classification).",
+    "text_a": "First text column (pair: premise, grounding).",
+    "text_b": "Second text column (pair: hypothesis, claim).",
+    "text_column": "Text column of the corpus (and of the test file).",
+    "threshold": "Minimum confidence to act on.",
+    "timeout": "Seconds per request (openai): connect, reads and the whole answer.",
+    "to_review": "Folder: the suspect items as a blind review package.",
+    "tokenizer": "Offset formats: unicode (a token per CJK/Thai character, else words) or chars.",
+    "tolerance": "Largest accepted |achieved − target|.",
+    "top": "Rows to show in the terminal.",
+    "train": "Training pair file.",
+    "truth": "Source taken as truth for annotators.",
+    "type_map": 'Rename entity types: a JSON object {"PER.NAM": "PER", ...} or @FILE.json.',
+    "unit": "Grow by 'member' (judge×prompt) or 'judge'.",
+    "verbalisers": "Answer tokens per label, e.g. 'no,yes'.",
+}
 
 
-def out(help: str) -> Any:
-    """Return the ``-o/--output`` option with a command's own help."""
-    return typer.Option("-o", "--output", help=help)
+def _entry(name: str) -> Opt:
+    entry = OPTIONS.get(name)
+    if entry is None:
+        raise TypeError(f"parameter {name!r} has no entry in benchcheck.cli._options.OPTIONS")
+    return entry if isinstance(entry, Opt) else Opt(entry)
 
 
-def arg(help: str) -> Any:
-    """Return a positional argument with a command's own help."""
-    return typer.Argument(help=help)
-
-
-def option_group(
-    param: str, options: tuple[tuple[str, Any, Any], ...], build: Callable[..., Any]
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command several options that it receives as one value, ``build(**options)``.
-
-    ``options`` are (name, annotated type, default). They take the place of the parameter
-    ``param`` in the signature typer reads (``__signature__``, annotations evaluated), so
-    ``--help`` and the flags are those of plain options, in that place.
-    """
-
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        sig = inspect.signature(fn, eval_str=True)  # typer reads objects, not strings
-        params = list(sig.parameters.values())
-        at = [p.name for p in params].index(param)
-        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-        added = [inspect.Parameter(n, kind, default=d, annotation=a) for n, a, d in options]
-
-        @functools.wraps(fn)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            given = {name: kwargs.pop(name, default) for name, _, default in options}
-            return fn(*args, **{param: build(**given)}, **kwargs)
-
-        signature = sig.replace(parameters=[*params[:at], *added, *params[at + 1 :]])
-        command.__signature__ = signature  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
-        return command
-
-    return decorate
+def flag_for(param: str) -> str:
+    """Return the command-line flag of a parameter (``--`` plus its name with dashes if new)."""
+    flags = _entry(param).flags if param in OPTIONS else ()
+    return "/".join(flags) or "--" + param.replace("_", "-")
 
 
 def _columns(
-    text: str | None, text_a: str | None, text_b: str | None, label: str | None, id_col: str | None
+    text: str | None = None,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str | None = None,
+    id_col: str | None = None,
 ) -> Columns:
     return Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
 
 
 def _ner_reading(
-    fmt: str | None,
-    type_map: str | None,
-    coarse_types: bool,
-    tokenizer: str,
-    align: str,
-    overlaps: str,
+    fmt: str | None = None,
+    type_map: str | None = None,
+    coarse_types: bool = False,
+    tokenizer: str = "unicode",
+    align: str = "strict",
+    overlaps: str = "error",
 ) -> NerOptions:
     return NerOptions(fmt, tokenizer, align, overlaps, read_type_map(type_map), coarse_types)
 
 
-#: ``columns: Columns``: the five table-column options (--text, --text-a, --text-b, --label, --id).
-with_columns = option_group(
-    "columns",
-    (
-        ("text", TextOpt, None),
-        ("text_a", TextAOpt, None),
-        ("text_b", TextBOpt, None),
-        ("label", LabelOpt, None),
-        ("id_col", IdOpt, None),
-    ),
-    _columns,
-)
-#: ``ner: NerOptions``: how NER files are read (--format, --type-map, --coarse-types,
-#: --tokenizer, --align, --overlaps).
-with_ner_reading = option_group(
-    "ner",
-    (
-        ("fmt", FormatOpt, None),
-        ("type_map", TypeMapOpt, None),
-        ("coarse_types", CoarseOpt, False),
-        ("tokenizer", TokenizerOpt, "unicode"),
-        ("align", AlignOpt, "strict"),
-        ("overlaps", OverlapsOpt, "error"),
-    ),
-    _ner_reading,
-)
-#: The defaults that commands decorated with :func:`with_columns` / :func:`with_ner_reading`
-#: declare for the parameter the group fills.
-DEFAULT_COLUMNS = Columns()
-DEFAULT_NER = NerOptions()
+#: Option groups: a parameter of this type takes the builder's parameters' place.
+GROUPS: dict[type, Callable[..., Any]] = {Columns: _columns, NerOptions: _ner_reading}
+_KIND = inspect.Parameter.KEYWORD_ONLY
+
+
+def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
+    """``param`` annotated as typer reads it: its flag(s) and help from :data:`OPTIONS`."""
+    annotation, marks = param.annotation, []
+    if get_origin(annotation) is Annotated:
+        annotation, *marks = get_args(annotation)
+    opt = _entry(param.name)
+    own = next((m for m in marks if isinstance(m, str | Arg)), None)
+    help = (own.help if isinstance(own, Arg) else own) or opt.help
+    if not help:
+        raise TypeError(f"parameter {param.name!r} needs its command's own help")
+    if isinstance(own, Arg):
+        info = typer.Argument(help=help)
+    else:
+        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help, min=opt.min)
+    return param.replace(annotation=Annotated[annotation, info], kind=_KIND)
+
+
+def typer_signature(
+    fn: Callable[..., Any], added: tuple[inspect.Parameter, ...] = ()
+) -> tuple[inspect.Signature, dict[str, tuple[Callable[..., Any], list[str]]]]:
+    """Return the signature typer reads for ``fn`` (plus ``added``) and its option groups.
+
+    ``added`` go before ``fn``'s own ``force``, if it has one, else last.
+
+    Groups are ``{parameter: (builder, the builder's parameters)}``: the command receives
+    ``builder(**those options)`` as that parameter.
+    """
+    sig = inspect.signature(fn, eval_str=True)  # typer reads objects, not strings
+    params: list[inspect.Parameter] = []
+    groups: dict[str, tuple[Callable[..., Any], list[str]]] = {}
+    given = list(sig.parameters.values())
+    at = next((k for k, p in enumerate(given) if p.name == "force"), len(given))
+    for param in [*given[:at], *added, *given[at:]]:  # --json, --force last, in this order
+        build = GROUPS.get(param.annotation)
+        if build is None:
+            params.append(_typer_parameter(param))
+            continue
+        members = list(inspect.signature(build, eval_str=True).parameters.values())
+        if param.default != build():
+            raise TypeError(f"{fn.__name__}: {param.name} must default to {build()!r}")
+        groups[param.name] = (build, [p.name for p in members])
+        params += [_typer_parameter(p) for p in members]
+    return sig.replace(parameters=params), groups

@@ -5,49 +5,33 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
-from benchcheck.cli import _options as opt
 from benchcheck.cli._common import command, emit
+from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.output import Outputs
 from benchcheck.io.source import DataSource
 
 
 @command("adjust")
-@opt.with_columns
 def adjust_cmd(
-    data: Annotated[str, opt.arg("Dataset folder, file or saved HF dataset.")],
-    split: Annotated[str, typer.Option("--split", help="The split to draw the subset from.")],
+    data: Annotated[str, Arg("Dataset folder, file or saved HF dataset.")],
+    split: Annotated[str, "The split to draw the subset from."],
     metric: Annotated[
         str,
-        typer.Option(
-            "--metric",
-            help="unseen_entity_ratio, ambiguous_entity_share, leakage_ratio, "
-            "entity_null_rate or label_imbalance_degree.",
-        ),
+        "unseen_entity_ratio, ambiguous_entity_share, leakage_ratio, entity_null_rate or "
+        "label_imbalance_degree.",
     ],
-    target: Annotated[
-        list[float],
-        typer.Option("--target", help="Target value; repeat for subsets of the same size."),
-    ],
-    output: Annotated[Path, opt.out("Folder to create (an empty one, or --force).")],
-    size: Annotated[
-        int | None,
-        typer.Option("--size", help="Instances per subset (default: the largest that works)."),
-    ] = None,
-    seed: opt.SeedOpt = 0,
-    tolerance: Annotated[
-        float, typer.Option("--tolerance", help="Largest accepted |achieved − target|.")
-    ] = 0.02,
-    task: opt.TaskOpt = "ner",
-    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
-    label_names: opt.LabelNamesOpt = None,
-    scheme: Annotated[
-        str | None, typer.Option("--scheme", help="Force the tagging scheme (NER).")
-    ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    target: list[float],
+    output: Annotated[Path, "Folder to create (an empty one, or --force)."],
+    size: int | None = None,
+    seed: int = 0,
+    tolerance: float = 0.02,
+    task: str = "ner",
+    columns: Columns = Columns(),
+    label_names: str | None = None,
+    scheme: Annotated[str | None, "Force the tagging scheme (NER)."] = None,
+    json_out: str | None = None,
+    force: bool = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 
@@ -60,18 +44,12 @@ def adjust_cmd(
     from benchcheck.report.terminal.scale import adjust_lines
     from benchcheck.runs.adjust import AdjustTarget, run_adjust
 
-    source = DataSource(
-        data,
-        task=task,
-        columns=columns,
-        scheme=scheme,
-        label_names=tuple(label_names.split(",")) if label_names else None,
-    )
+    labels = tuple(label_names.split(",")) if label_names else None
+    source = DataSource(data, task=task, columns=columns, scheme=scheme, label_names=labels)
     outputs = Outputs(source.inputs, force=force)
     folder_out = outputs.folder(output, param="output", names=None)
     outputs.file(json_out, param="json")
-    request = AdjustTarget(split, metric, tuple(target), size, seed, tolerance)
-    run = run_adjust(source, request)
+    run = run_adjust(source, AdjustTarget(split, metric, tuple(target), size, seed, tolerance))
     with folder_out:
         payload = run.write(folder_out)
-    emit(payload, json_out, adjust_lines)
+    emit(payload, adjust_lines)

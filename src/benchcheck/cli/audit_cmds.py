@@ -12,76 +12,43 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
+from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 
 
 @command("audit")
-@opt.with_columns
 def audit(
-    data: opt.DataArg = None,
-    output: Annotated[Path, opt.out("Report folder (results.json and more).")] = Path("report"),
-    split: opt.SplitOpt = None,
-    scheme: opt.SchemeOpt = None,
-    strict: opt.StrictOpt = False,
-    scores: Annotated[
-        str | None, typer.Option("--scores", help="NER: comma-separated model scores (Eq. 7).")
-    ] = None,
+    data: Annotated[str | None, Arg()] = None,
+    output: Annotated[Path, "Report folder (results.json and more)."] = Path("report"),
+    split: list[str] | None = None,
+    scheme: str | None = None,
+    strict: bool = False,
+    scores: Annotated[str | None, "NER: comma-separated model scores (Eq. 7)."] = None,
     predictions: Annotated[
         list[str] | None,
-        typer.Option(
-            "--predictions",
-            help="NAME=FILE: NER test predictions (CoNLL), or a model's predictions on a "
-            "diagnostic suite.",
-        ),
+        "NAME=FILE: NER test predictions (CoNLL), or a model's predictions on a diagnostic suite.",
     ] = None,
-    compare: Annotated[
-        list[str] | None,
-        typer.Option("--compare", help="NAME=PATH: another NER dataset, shown side by side."),
-    ] = None,
-    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
-    judge: Annotated[
-        str,
-        typer.Option(
-            "--judge",
-            help="Judge for label-error flags: backend[:model] "
-            "(default: the embedded llama.cpp model).",
-        ),
-    ] = "llama-cpp",
-    no_judge: Annotated[bool, typer.Option("--no-judge", help="Skip label-error flags.")] = False,
+    compare: list[str] | None = None,
+    columns: Columns = Columns(),
+    judge: str = "llama-cpp",
+    no_judge: bool = False,
     prompts: Annotated[
         str | None,
-        typer.Option(
-            "--prompts",
-            help="Prompt framings: 'all' or names, e.g. nli,document "
-            "(default: the judges' audit set, two framings, to keep audit fast).",
-        ),
+        "Prompt framings: 'all' or names, e.g. nli,document "
+        "(default: the judges' audit set, two framings, to keep audit fast).",
     ] = None,
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="Minimum confidence of a flag.")
-    ] = 0.5,
-    seed: opt.SeedOpt = 0,
-    matrix: Annotated[
-        str | None,
-        typer.Option(
-            "--matrix", help="Score matrix (id + one 0/1 column per model): item analysis."
-        ),
-    ] = None,
-    gold: Annotated[
-        str | None,
-        typer.Option("--gold", help="Gold labels (review import): the leaderboard under noise."),
-    ] = None,
-    precision: opt.PrecisionOpt = None,
-    error_rate: opt.ErrorRateOpt = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option("--baseline", help="An earlier results.json: add the diff against it."),
-    ] = None,
-    fail_on: opt.FailOnOpt = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    threshold: Annotated[float, "Minimum confidence of a flag."] = 0.5,
+    seed: int = 0,
+    matrix: str | None = None,
+    gold: Annotated[str | None, "Gold labels (review import): the leaderboard under noise."] = None,
+    precision: str | None = None,
+    error_rate: str | None = None,
+    baseline: str | None = None,
+    fail_on: str | None = None,
+    json_out: str | None = None,
+    force: bool = False,
 ) -> None:
     """Run every analysis that applies to a dataset and write a report folder.
 
@@ -134,9 +101,7 @@ def audit(
         report = run_audit(inp, progress=bar)
     written = write_report(report, output, force=force)
     seconds = report.judge_seconds
-    emit(
-        report.results, json_out, lambda r: audit_renderables(r, seconds, written), highlight=False
-    )
+    emit(report.results, lambda r: audit_renderables(r, seconds, written), highlight=False)
     warn(audit_warnings(report.results))
     if fail_on:
         import json

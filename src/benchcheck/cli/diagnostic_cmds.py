@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._options import Arg
 from benchcheck.errors import BenchcheckError
 
 
@@ -26,31 +24,21 @@ def _label_map(value: str | None) -> dict[str, str] | None:
 
 @command("diagnose")
 def diagnose(
-    suite: opt.SuiteOpt,
-    predictions: Annotated[
-        list[str] | None,
-        typer.Option("--predictions", help="NAME=FILE (TSV/CSV/JSONL); repeat per model."),
-    ] = None,
-    taxonomy: opt.TaxonomyOpt = None,
-    label_map: opt.LabelMapOpt = None,
-    label_column: Annotated[
-        str | None, typer.Option("--label-column", help="Column holding the predicted label.")
-    ] = None,
-    seed: opt.SeedOpt = 0,
-    resamples: opt.ResamplesOpt = 1000,
-    fine: Annotated[bool, typer.Option("--fine/--no-fine", help="Show fine tags.")] = True,
+    suite: str,
+    predictions: Annotated[list[str] | None, "NAME=FILE (TSV/CSV/JSONL); repeat per model."] = None,
+    taxonomy: str | None = None,
+    label_map: str | None = None,
+    label_column: str | None = None,
+    seed: int = 0,
+    resamples: int = 1000,
+    fine: bool = True,
     judge: Annotated[
         list[str] | None,
-        typer.Option(
-            "--judge",
-            help="Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
-        ),
+        "Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
     ] = None,
-    base_url: opt.BaseUrlOpt = None,
-    cache: opt.CacheOpt = None,
-    no_cache: opt.NoCacheOpt = False,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    base_url: str | None = None,
+    cache: str | None = None,
+    no_cache: bool = False,
 ) -> None:
     """R_K per phenomenon (overall, coarse, fine) with intervals and paired tests; see docs.
 
@@ -65,7 +53,7 @@ def diagnose(
     from benchcheck.runs.diagnose import JudgeSetup, run_diagnose
 
     files = parse_assignments(predictions, "--predictions")
-    claim([suite, *files.values(), cache], force, json_out)
+    claim([suite, *files.values(), cache])
     setup = None
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
@@ -81,41 +69,27 @@ def diagnose(
             judges=setup,
             progress=bar,
         )
-    payload = result.to_json()
-    emit(payload, json_out, lambda p: diagnose_renderables(p, fine=fine), highlight=False)
+    emit(result.to_json(), lambda p: diagnose_renderables(p, fine=fine), highlight=False)
 
 
 @command("artifacts")
 def artifacts(
-    data: Annotated[
-        str | None, opt.arg("Folder of a pair dataset (train → test/dev files).")
-    ] = None,
-    train: Annotated[str | None, typer.Option("--train", help="Training pair file.")] = None,
-    eval_path: Annotated[
-        str | None, typer.Option("--eval", help="Evaluation pair file or diagnostic suite.")
-    ] = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: opt.LabelOpt = None,
-    side: Annotated[
-        str, typer.Option("--input", help="Which side the baseline sees: hypothesis or premise.")
-    ] = "hypothesis",
-    seed: opt.SeedOpt = 0,
-    top: Annotated[int, typer.Option("--top", help="Cue n-grams listed per label.")] = 10,
-    resamples: opt.ResamplesOpt = 1000,
-    max_train: Annotated[
-        int | None, typer.Option("--max-train", help="Train on a seeded subset of this size.")
-    ] = None,
+    data: Annotated[str | None, Arg("Folder of a pair dataset (train → test/dev files).")] = None,
+    train: str | None = None,
+    eval_path: str | None = None,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str | None = None,
+    side: str = "hypothesis",
+    seed: int = 0,
+    top: Annotated[int, "Cue n-grams listed per label."] = 10,
+    resamples: int = 1000,
+    max_train: int | None = None,
     label_map: Annotated[
         str | None,
-        typer.Option(
-            "--label-map",
-            help="Rename labels in both splits, e.g. "
-            "'0=entailment,1=neutral,2=contradiction' (HF MNLI/SNLI).",
-        ),
+        "Rename labels in both splits, e.g. '0=entailment,1=neutral,2=contradiction' "
+        "(HF MNLI/SNLI).",
     ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
 ) -> None:
     """Hypothesis-only (partial-input) baseline: how much of the task needs no premise.
 
@@ -128,7 +102,7 @@ def artifacts(
     from benchcheck.report.terminal.diagnostics import artifacts_renderables
     from benchcheck.runs.diagnose import run_artifacts
 
-    claim([data, train, eval_path], force, json_out)
+    claim([data, train, eval_path])
     run = run_artifacts(
         data,
         train=train,
@@ -143,25 +117,17 @@ def artifacts(
         max_train=max_train,
         label_map=_label_map(label_map),
     )
-    emit(run.to_json(), json_out, artifacts_renderables, highlight=False)
+    emit(run.to_json(), artifacts_renderables, highlight=False)
 
 
 @command("human")
 def human(
-    suite: opt.SuiteOpt,
-    annotations: Annotated[
-        str,
-        typer.Option(
-            "--annotations",
-            help="CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
-        ),
-    ],
-    taxonomy: opt.TaxonomyOpt = None,
-    label_map: opt.LabelMapOpt = None,
-    seed: opt.SeedOpt = 0,
-    resamples: opt.ResamplesOpt = 1000,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    suite: str,
+    annotations: str,
+    taxonomy: str | None = None,
+    label_map: str | None = None,
+    seed: int = 0,
+    resamples: int = 1000,
 ) -> None:
     """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold.
 
@@ -170,27 +136,19 @@ def human(
     from benchcheck.report.terminal.diagnostics import human_renderables
     from benchcheck.runs.diagnose import run_human
 
-    claim([suite, annotations], force, json_out)
+    claim([suite, annotations])
+    label_pairs = _label_map(label_map)
     run = run_human(
-        suite,
-        annotations,
-        taxonomy=taxonomy,
-        label_map=_label_map(label_map),
-        seed=seed,
-        resamples=resamples,
+        suite, annotations, taxonomy=taxonomy, label_map=label_pairs, seed=seed, resamples=resamples
     )
-    emit(run.to_json(), json_out, human_renderables, highlight=False)
+    emit(run.to_json(), human_renderables, highlight=False)
 
 
 @command("check-suite")
 def check_suite_cmd(
-    suite: Annotated[str, opt.arg("GLUE diagnostic TSV or JSONL suite.")],
-    taxonomy: opt.TaxonomyOpt = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit with code 1 when a check warns.")
-    ] = False,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    suite: Annotated[str, Arg()],
+    taxonomy: str | None = None,
+    strict: Annotated[bool, "Exit with code 1 when a check warns."] = False,
 ) -> None:
     """Check how a diagnostic suite is built: categories, directions, tags, duplicates.
 
@@ -199,9 +157,9 @@ def check_suite_cmd(
     from benchcheck.report.terminal.diagnostics import check_suite_renderables
     from benchcheck.runs.diagnose import run_check_suite
 
-    claim([suite, taxonomy], force, json_out)
+    claim([suite, taxonomy])
     payload = run_check_suite(suite, taxonomy=taxonomy).to_json()
-    emit(payload, json_out, check_suite_renderables, highlight=False)
+    emit(payload, check_suite_renderables, highlight=False)
     warned = [f for f in payload["findings"] if f["level"] == "warning"]
     if strict and warned:
         raise SuiteWarned(f"--strict: {len(warned)} check(s) warned")

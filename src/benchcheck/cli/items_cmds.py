@@ -12,53 +12,34 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console
 from benchcheck.cli._common import claim, command, emit, parse_assignments
-
-LabelOpt = Annotated[str, typer.Option("--label", help="Label column of the data.")]
+from benchcheck.cli._options import Arg
 
 
 @command("items", guard=True)
 def items_cmd(
-    data: Annotated[str | None, opt.arg("The dataset (id and label); omit with --matrix.")] = None,
+    data: Annotated[str | None, Arg("The dataset (id and label); omit with --matrix.")] = None,
     matrix: Annotated[
-        str | None,
-        typer.Option(
-            "--matrix", help="Score matrix: id + one column per model, 1/0 or partial credit."
-        ),
+        str | None, "Score matrix: id + one column per model, 1/0 or partial credit."
     ] = None,
-    predictions: opt.PredictionsOpt = None,
-    scores: Annotated[
-        str | None,
-        typer.Option("--scores", help="Partial credits per item (id + one column per model)."),
-    ] = None,
-    label: LabelOpt = "label",
-    id_col: opt.IdOpt = None,
-    positive: opt.PositiveOpt = None,
-    intersect: Annotated[
-        bool,
-        typer.Option(
-            "--intersect", help="Models answered different items: keep those all answered."
-        ),
-    ] = False,
-    min_discrimination: Annotated[
-        float,
-        typer.Option("--min-discrimination", help="Flag items at or below this discrimination."),
-    ] = 0.1,
-    irt: Annotated[str, typer.Option("--irt", help="IRT model: 2pl, 1pl or none.")] = "2pl",
-    confidence: opt.ConfidenceOpt = 0.95,
-    bootstrap: opt.BootstrapOpt = 1000,
-    seed: opt.SeedOpt = 0,
-    output: Annotated[str | None, opt.out("Folder for items.json and items.csv.")] = None,
-    to_review: Annotated[
-        str | None,
-        typer.Option("--to-review", help="Folder: the suspect items as a blind review package."),
-    ] = None,
-    experts: Annotated[int, typer.Option("--experts", help="Expert files for --to-review.")] = 2,
-    top: opt.TopOpt = 15,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    predictions: list[str] | None = None,
+    scores: Annotated[str | None, "Partial credits per item (id + one column per model)."] = None,
+    label: Annotated[str, "Label column of the data."] = "label",
+    id_col: str | None = None,
+    positive: str | None = None,
+    intersect: bool = False,
+    min_discrimination: float = 0.1,
+    irt: str = "2pl",
+    confidence: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    output: Annotated[str | None, "Folder for items.json and items.csv."] = None,
+    to_review: str | None = None,
+    experts: Annotated[int, "Expert files for --to-review."] = 2,
+    top: int = 15,
+    json_out: str | None = None,
+    force: bool = False,
 ) -> None:
     """Item analysis of a benchmark: difficulty, discrimination, reliability, IRT abilities.
 
@@ -106,35 +87,26 @@ def items_cmd(
         res = export_review(frame, to_review, experts=experts, seed=seed, force=force)
         n = res.package.n_items
         console.print(f"wrote {n} suspect item(s) for blind review to {escape(str(to_review))}")
-    emit(run.to_json(), json_out, lambda p: items_renderables(p, top=top))
+    emit(run.to_json(), lambda p: items_renderables(p, top=top))
 
 
 @command("rank", guard=True)
 def rank_cmd(
-    data: Annotated[str, opt.arg("The dataset (id and label).")],
-    predictions: opt.PredictionsOpt = None,
-    flags: opt.FlagsOpt = None,
-    gold: Annotated[
-        str | None, typer.Option("--gold", help="Gold labels from `benchcheck review import -o`.")
-    ] = None,
-    precision: opt.PrecisionOpt = None,
-    error_rate: opt.ErrorRateOpt = None,
-    label: LabelOpt = "label",
-    id_col: opt.IdOpt = None,
-    metric: Annotated[str, typer.Option("--metric", help="accuracy or f1.")] = "accuracy",
-    positive: opt.PositiveOpt = None,
-    resample_items: Annotated[
-        bool, typer.Option("--resample-items", help="Also resample items (test sampling error).")
-    ] = False,
-    draws: Annotated[int, typer.Option("--draws", help="Plausible labelings drawn.")] = 2000,
-    confidence: opt.ConfidenceOpt = 0.95,
-    swap_threshold: Annotated[
-        float,
-        typer.Option("--swap-threshold", help="'Could swap with' above this flip probability."),
-    ] = 0.05,
-    seed: opt.SeedOpt = 0,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    data: Annotated[str, Arg("The dataset (id and label).")],
+    predictions: list[str] | None = None,
+    flags: str | None = None,
+    gold: Annotated[str | None, "Gold labels from `benchcheck review import -o`."] = None,
+    precision: str | None = None,
+    error_rate: str | None = None,
+    label: Annotated[str, "Label column of the data."] = "label",
+    id_col: str | None = None,
+    metric: str = "accuracy",
+    positive: str | None = None,
+    resample_items: bool = False,
+    draws: int = 2000,
+    confidence: float = 0.95,
+    swap_threshold: float = 0.05,
+    seed: int = 0,
 ) -> None:
     """Leaderboard under label uncertainty: score intervals and pairwise flip probabilities.
 
@@ -148,7 +120,7 @@ def rank_cmd(
     from benchcheck.runs.rank import RankOptions, run_rank
 
     named = parse_assignments(predictions, "--predictions")
-    claim([data, flags, gold, *named.values()], force, json_out)
+    claim([data, flags, gold, *named.values()])
     options = RankOptions(
         metric=metric,
         positive=positive,
@@ -161,19 +133,15 @@ def rank_cmd(
         error_rate=error_rate,
     )
     run = run_rank(data, named, label=label, id_col=id_col, flags=flags, gold=gold, options=options)
-    emit(run.to_json(), json_out, rank_renderables)
+    emit(run.to_json(), rank_renderables)
 
 
 @command("diff", guard=True)
 def diff_cmd(
-    old: Annotated[str, opt.arg("The earlier results.json (or the only one).")],
-    new: Annotated[str | None, opt.arg("The later results.json (omit to gate OLD alone).")] = None,
-    fail_on: opt.FailOnOpt = None,
-    all_values: Annotated[
-        bool, typer.Option("--all", help="List unchanged values in the JSON too.")
-    ] = False,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    old: Annotated[str, Arg()],
+    new: Annotated[str | None, Arg()] = None,
+    fail_on: str | None = None,
+    all_values: bool = False,
 ) -> int:
     """Compare two audits of one dataset; --fail-on turns them into a CI exit code.
 
@@ -186,10 +154,10 @@ def diff_cmd(
     from benchcheck.report.terminal.items import diff_renderables
     from benchcheck.runs.diff import run_diff
 
-    claim([old, new], force, json_out)
+    claim([old, new])
     before, after = (None, old) if new is None else (old, new)
     run = run_diff(before, after, fail_on=fail_on, changed_only=not all_values)
-    emit(run.to_json(), json_out, diff_renderables)
+    emit(run.to_json(), diff_renderables)
     if run.failed:
         raise typer.Exit(code=run.exit_code)
     return 0

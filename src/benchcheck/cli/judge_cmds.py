@@ -5,79 +5,42 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console, console_err
 from benchcheck.cli._common import claim, command, write_json
+from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 
 
 @command("judge")
-@opt.with_columns
 def judge(
-    data: Annotated[str, opt.arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
-    output: Annotated[str, opt.out("Judgements file: .parquet or .jsonl.")] = "judgments.parquet",
-    judges: Annotated[
+    data: Annotated[str, Arg("The examples to judge: JSONL, CSV, TSV or Parquet.")],
+    output: Annotated[str, "Judgements file: .parquet or .jsonl."] = "judgments.parquet",
+    judge: Annotated[
         list[str] | None,
-        typer.Option(
-            "--judge",
-            help="backend:model, repeatable (llama-cpp, openai, transformers, nli, vllm). "
-            "Default: llama-cpp with the offline bundle's Qwen2.5-Coder-1.5B-Instruct.",
-        ),
+        "backend:model, repeatable (llama-cpp, openai, transformers, nli, vllm). "
+        "Default: llama-cpp with the offline bundle's Qwen2.5-Coder-1.5B-Instruct.",
     ] = None,
     prompts: Annotated[
         str | None,
-        typer.Option(
-            "--prompts",
-            help="name,name,... or 'all' (the four binary framings). Default: nli,document "
-            "(chosen by benchmarks/detect_bench.py), or every template of --prompt-file.",
-        ),
+        "name,name,... or 'all' (the four binary framings). Default: nli,document "
+        "(chosen by benchmarks/detect_bench.py), or every template of --prompt-file.",
     ] = None,
-    prompt_file: Annotated[
-        str | None, typer.Option("--prompt-file", help="User templates (TOML, [prompts.NAME]).")
-    ] = None,
-    verbalisers: Annotated[
-        str | None, typer.Option("--verbalisers", help="Answer tokens per label, e.g. 'no,yes'.")
-    ] = None,
-    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
-    cache: opt.CacheOpt = None,
-    no_cache: opt.NoCacheOpt = False,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", help="Requests in flight (openai).")
-    ] = 8,
-    base_url: opt.BaseUrlOpt = None,
-    api_key_env: Annotated[
-        str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout", help="Seconds per request (openai): connect, reads and the whole answer."
-        ),
-    ] = 60.0,
-    price: Annotated[
-        float | None,
-        typer.Option("--price-per-1k-tokens", help="Price per 1000 prompt tokens, for the cost."),
-    ] = None,
-    json_path: opt.JsonOpt = None,
-    engine: Annotated[
-        str, typer.Option("--engine", help="embedded, or ray (judge actors via Ray Data).")
-    ] = "embedded",
-    address: opt.AddressOpt = None,
-    actors: Annotated[
-        int, typer.Option("--actors", min=1, help="Judge actors with --engine ray.")
-    ] = 1,
-    content_free: Annotated[
-        bool,
-        typer.Option(
-            "--content-free/--no-content-free",
-            help="Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per "
-            "judge × prompt) for `benchcheck flag --calibration contextual`.",
-        ),
-    ] = True,
-    force: opt.ForceOpt = False,
+    prompt_file: str | None = None,
+    verbalisers: str | None = None,
+    columns: Columns = Columns(),
+    cache: str | None = None,
+    no_cache: bool = False,
+    concurrency: int = 8,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    timeout: float = 60.0,
+    price: float | None = None,
+    engine: Annotated[str, "embedded, or ray (judge actors via Ray Data)."] = "embedded",
+    address: str | None = None,
+    actors: int = 1,
+    content_free: bool = True,
+    json_out: str | None = None,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
@@ -97,9 +60,9 @@ def judge(
         raise UsageError(f"{{output}} must end in .parquet or .jsonl, got {output!r}")
     if engine not in ENGINES:
         raise UsageError(f"{{engine}}: expected embedded or ray, got {engine!r}")
-    claim([data, prompt_file, cache], force, json_path, output=out_path)
+    claim([data, prompt_file, cache], output=out_path)
     setup = JudgeSetup(
-        tuple(judges or ["llama-cpp"]),
+        tuple(judge or ["llama-cpp"]),
         base_url=base_url,
         concurrency=concurrency,
         api_key_env=api_key_env,
@@ -125,6 +88,6 @@ def judge(
         )
     run.write(out_path)
     payload = run.to_json(output=str(out_path))
-    shown = console_err if json_path == "-" else console  # keep stdout pure JSON with --json -
+    shown = console_err if json_out == "-" else console  # keep stdout pure JSON with --json -
     shown.print(judge_summary(payload), highlight=False)
-    write_json(payload, json_path)
+    write_json(payload, json_out)

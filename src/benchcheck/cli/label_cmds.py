@@ -12,26 +12,14 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import app
-from benchcheck.cli._common import (
-    claim,
-    command,
-    csv,
-    emit,
-    names,
-    parse_assignments,
-    stderr,
-    warn,
-)
-from benchcheck.data.columns import Columns
+from benchcheck.cli._common import claim, command, csv, emit, names, parse_assignments, stderr, warn
+from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs
-from benchcheck.runs.flag import FlagOptions
 
-#: The flag options' defaults, from the run the command calls (one source of truth).
-DEFAULTS = FlagOptions()
-
+#: The defaults of benchcheck.runs.flag.FlagOptions (a test holds them equal), written out so
+#: that the command line starts without importing the detectors (numpy, polars).
 BINS = "0.5,0.6,0.7,0.8,0.9,0.95,1"
 
 review_app = typer.Typer(
@@ -44,72 +32,29 @@ app.add_typer(review_app, name="review")
 
 @command("flag", guard=True)
 def flag(
-    data: Annotated[str, typer.Option("--data", help="The dataset: id, text(s) and label.")],
+    data: Annotated[str, "The dataset: id, text(s) and label."],
     judgments: Annotated[
-        str | None,
-        opt.arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained."),
+        str | None, Arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
     ] = None,
-    output: Annotated[str | None, opt.out("Write the flags table here.")] = None,
-    threshold: Annotated[
-        float,
-        typer.Option("--threshold", help="Minimum error score (probability the label is wrong)."),
-    ] = DEFAULTS.threshold,
-    detector: Annotated[
-        str,
-        typer.Option(
-            "--detector",
-            help="llm (the judge ensemble), trained (a model cross-validated on the data, with "
-            "cleanlab) or both.",
-        ),
-    ] = DEFAULTS.detector,
-    calibration: Annotated[
-        str,
-        typer.Option(
-            "--calibration",
-            help="none, contextual, prior (shift to the data's label shares), "
-            "contextual+prior, labels (Platt scaling fitted out of fold to the data's own "
-            "labels), or with --gold: platt, isotonic.",
-        ),
-    ] = DEFAULTS.calibration,
-    features: Annotated[
-        str,
-        typer.Option("--features", help="Trained detector: tfidf, embedding, tfidf+embedding."),
-    ] = DEFAULTS.features,
-    combination: Annotated[
-        str, typer.Option("--combination", help="--detector both: mean, rank or stack.")
-    ] = DEFAULTS.combination,
-    flag_rule: Annotated[
-        str,
-        typer.Option(
-            "--flag-rule",
-            help="threshold (disagree and error score >= --threshold) or cleanlab "
-            "(confident learning's issues with error score >= --threshold).",
-        ),
-    ] = DEFAULTS.flag_rule,
-    gold: Annotated[
-        str | None,
-        typer.Option("--gold", help="Reviewed gold file (review import -o) for platt/isotonic."),
-    ] = None,
-    seed: opt.SeedOpt = 0,
-    judges: opt.JudgesOpt = None,
-    prompts: opt.PromptsOpt = None,
-    bins: opt.BinsOpt = BINS,
-    text: opt.TextOpt = None,
-    text_a: opt.TextAOpt = None,
-    text_b: opt.TextBOpt = None,
-    label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: opt.IdOpt = None,
-    pred_probs: Annotated[
-        str | None,
-        typer.Option(
-            "--pred-probs",
-            help="Your model's out-of-sample probabilities (.npy in data order, or a table "
-            "with id and p_<label>): adds cleanlab's confident-learning flags and the overlap.",
-        ),
-    ] = None,
-    top: opt.TopOpt = 10,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    output: Annotated[str | None, "Write the flags table here."] = None,
+    threshold: Annotated[float, "Minimum error score (probability the label is wrong)."] = 0.5,
+    detector: str = "llm",
+    calibration: str = "prior",
+    features: str = "tfidf",
+    combination: str = "mean",
+    flag_rule: str = "threshold",
+    gold: Annotated[str | None, "Reviewed gold file (review import -o) for platt/isotonic."] = None,
+    seed: int = 0,
+    judges: str | None = None,
+    prompts: str | None = None,
+    bins: str = BINS,
+    text: str | None = None,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    label: str = "label",
+    id_col: str | None = None,
+    pred_probs: str | None = None,
+    top: int = 10,
 ) -> None:
     """Flag examples whose label the detector disputes, ranked by error score.
 
@@ -120,12 +65,13 @@ def flag(
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
+    from benchcheck.data.columns import Columns
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
 
-    claim([judgments, data, pred_probs, gold], force, json_out, output=output)
+    claim([judgments, data, pred_probs, gold], output=output)
     options = FlagOptions(
         threshold,
         parse_bins(bins),
@@ -144,33 +90,19 @@ def flag(
     )
     if output is not None:
         write_rows(run.flags, output)
-    emit(run.to_json(top=top, output=output), json_out, flag_renderables)
+    emit(run.to_json(top=top, output=output), flag_renderables)
 
 
 @command("export", group=review_app, guard=True)
 def review_export(
-    flags: Annotated[str, opt.arg("Flags file written by `benchcheck flag -o`.")],
-    output: Annotated[str, opt.out("Folder for the review package.")],
-    experts: opt.ExpertsOpt = 2,
-    seed: opt.SeedOpt = 1,
-    sample: Annotated[
-        int | None, typer.Option("--sample", help="Review a seeded random subset of the flags.")
-    ] = None,
-    audit_sample: Annotated[
-        int,
-        typer.Option(
-            "--audit-sample",
-            help="Mix this many seeded random undisputed (not flagged) examples into the "
-            "review, indistinguishable from the flags: error-rate then estimates the whole "
-            "dataset's error rate and the flags' recall.",
-        ),
-    ] = 0,
-    labels: Annotated[
-        str | None,
-        typer.Option("--labels", help="Comma-separated choices for the experts (default: seen)."),
-    ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    flags: Annotated[str, Arg("Flags file written by `benchcheck flag -o`.")],
+    output: Annotated[str, "Folder for the review package."],
+    experts: int = 2,
+    seed: int = 1,
+    sample: Annotated[int | None, "Review a seeded random subset of the flags."] = None,
+    audit_sample: int = 0,
+    labels: str | None = None,
+    force: bool = False,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
@@ -184,7 +116,7 @@ def review_export(
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import export_review
 
-    claim([flags], force, json_out)
+    claim([flags])
     res = export_review(
         flags,
         output,
@@ -196,23 +128,15 @@ def review_export(
         force=force,
     )
     warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
-    emit(res.to_json(), json_out, review_export_renderables)
+    emit(res.to_json(), review_export_renderables)
 
 
 @command("import", group=review_app, guard=True)
 def review_import(
-    experts: Annotated[
-        list[str], opt.arg("Expert answer files (CSV, Label Studio or Argilla JSON).")
-    ],
-    output: Annotated[str, opt.out("Write the gold table here.")],
-    reconciled: Annotated[
-        str | None, typer.Option("--reconciled", help="Reconciled labels (review_id,label).")
-    ] = None,
-    key: Annotated[
-        str | None, typer.Option("--key", help="Review key (default: key.jsonl beside them).")
-    ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    experts: Annotated[list[str], Arg("Expert answer files (CSV, Label Studio or Argilla JSON).")],
+    output: Annotated[str, "Write the gold table here."],
+    reconciled: str | None = None,
+    key: str | None = None,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
@@ -229,11 +153,11 @@ def review_import(
     from benchcheck.runs.review import import_review
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
-    claim([*experts, key_file, reconciled], force, json_out, output=output)
+    claim([*experts, key_file, reconciled], output=output)
     run = import_review(experts, key_path=key, reconciled=reconciled)
     write_rows(run.gold, output)
     payload = run.to_json(output=output)
-    if emit(payload, json_out, review_import_renderables):
+    if emit(payload, review_import_renderables):
         stderr(review_import_notes(payload))
 
 
@@ -255,37 +179,14 @@ def _rates(value: str | None) -> dict[str, float] | None:
 
 @command("error-rate", guard=True)
 def error_rate(
-    gold: Annotated[str | None, opt.arg("Gold file from `review import` (or give counts).")] = None,
-    errors: Annotated[int | None, typer.Option("--errors", help="Errors found.")] = None,
-    sample: Annotated[int | None, typer.Option("--sample", help="Examples reviewed.")] = None,
-    population: Annotated[
-        int | None, typer.Option("--population", help="Size of the whole dataset.")
-    ] = None,
-    confidence: opt.ConfidenceOpt = 0.95,
-    method: Annotated[
-        str,
-        typer.Option(
-            "--method",
-            help="Per-stratum interval of the stratified estimate: midp (near nominal) or "
-            "exact (never below nominal, wider).",
-        ),
-    ] = "midp",
-    plan: Annotated[
-        float | None,
-        typer.Option(
-            "--plan", help="Target width of the stratified interval: reviews per stratum needed."
-        ),
-    ] = None,
-    anticipated: Annotated[
-        str | None,
-        typer.Option(
-            "--anticipated",
-            help="Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
-            "(default: from the reviews so far).",
-        ),
-    ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    gold: Annotated[str | None, Arg("Gold file from `review import` (or give counts).")] = None,
+    errors: int | None = None,
+    sample: int | None = None,
+    population: int | None = None,
+    confidence: float = 0.95,
+    method: str = "midp",
+    plan: float | None = None,
+    anticipated: str | None = None,
 ) -> None:
     """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
@@ -299,7 +200,7 @@ def error_rate(
     from benchcheck.report.terminal.review import error_rate_notes, error_rate_renderables
     from benchcheck.runs.error_rate import error_rate as run_error_rate
 
-    claim([gold], force, json_out)
+    claim([gold])
     run = run_error_rate(
         gold,
         errors=errors,
@@ -311,21 +212,17 @@ def error_rate(
         anticipated=_rates(anticipated),
     )
     payload = run.to_json()
-    if emit(payload, json_out, lambda p: error_rate_renderables(p, confidence)):
+    if emit(payload, lambda p: error_rate_renderables(p, confidence)):
         stderr(error_rate_notes(payload))
 
 
 @command("bins", guard=True)
 def bins_cmd(
-    gold: opt.GoldArg,
-    bins: opt.BinsOpt = BINS,
-    bootstrap: opt.BootstrapOpt = 1000,
-    seed: opt.SeedOpt = 0,
-    min_bin: Annotated[
-        int, typer.Option("--min-bin", help="Warn on bins with fewer examples.")
-    ] = 35,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    gold: Annotated[str, Arg()],
+    bins: str = BINS,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    min_bin: int = 35,
 ) -> None:
     """Per confidence bin: share of reviewed flags where experts sided with the LLM vs original.
 
@@ -335,36 +232,30 @@ def bins_cmd(
     from benchcheck.report.terminal.labels import bins_renderables
     from benchcheck.runs.labels import run_bins
 
-    claim([gold], force, json_out)
+    claim([gold])
     run = run_bins(gold, bins=parse_bins(bins), bootstrap=bootstrap, seed=seed, min_bin=min_bin)
     payload = run.to_json()
     shown, warnings = bins_renderables(payload)
-    if emit(payload, json_out, lambda _: shown):
+    if emit(payload, lambda _: shown):
         warn(warnings)
 
 
 @command("remedy", guard=True)
 def remedy(
-    data: Annotated[str, opt.arg("Training split (JSONL, CSV, TSV or Parquet).")],
-    output: Annotated[str, opt.out("Folder for the new splits.")],
-    judgments: Annotated[
-        str | None, typer.Option("--judgments", help="Judgments file to flag with.")
-    ] = None,
-    flags: opt.FlagsOpt = None,
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="Minimum confidence to act on.")
-    ] = 0.9,
-    mode: Annotated[str, typer.Option("--mode", help="filter or flip.")] = "filter",
-    ablation: Annotated[
-        str, typer.Option("--ablation", help="Ablation: random (same number of examples).")
-    ] = "random",
-    seed: opt.SeedOpt = 0,
-    label: Annotated[str, typer.Option("--label", help="Label column.")] = "label",
-    id_col: opt.IdOpt = None,
-    judges: opt.JudgesOpt = None,
-    prompts: opt.PromptsOpt = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    data: Annotated[str, Arg("Training split (JSONL, CSV, TSV or Parquet).")],
+    output: Annotated[str, "Folder for the new splits."],
+    judgments: Annotated[str | None, "Judgments file to flag with."] = None,
+    flags: str | None = None,
+    threshold: float = 0.9,
+    mode: str = "filter",
+    ablation: str = "random",
+    seed: int = 0,
+    label: str = "label",
+    id_col: str | None = None,
+    judges: str | None = None,
+    prompts: str | None = None,
+    json_out: str | None = None,
+    force: bool = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -393,24 +284,17 @@ def remedy(
         judges=names(judges),
         prompts=names(prompts),
     )
-    emit(run.write(output, force=force).to_dict(), json_out, remedy_renderables)
+    emit(run.write(output, force=force).to_dict(), remedy_renderables)
 
 
 @command("rerank", guard=True)
 def rerank_cmd(
-    gold: opt.GoldOpt,
-    scores: Annotated[
-        list[str],
-        typer.Option("--scores", help="NAME=FILE with id and score (P(positive)) and/or pred."),
-    ],
-    positive: Annotated[str, typer.Option("--positive", help="Positive label.")] = "1",
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="score > threshold predicts positive.")
-    ] = 0.5,
-    bootstrap: opt.BootstrapOpt = 1000,
-    seed: opt.SeedOpt = 0,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    gold: str,
+    scores: Annotated[list[str], "NAME=FILE with id and score (P(positive)) and/or pred."],
+    positive: str = "1",
+    threshold: Annotated[float, "score > threshold predicts positive."] = 0.5,
+    bootstrap: int = 1000,
+    seed: int = 0,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
@@ -420,40 +304,22 @@ def rerank_cmd(
     from benchcheck.runs.labels import run_rerank
 
     files = parse_assignments(scores, "--scores")
-    claim([gold, *files.values()], force, json_out)
+    claim([gold, *files.values()])
     res = run_rerank(
         gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
     )
-    emit(res.to_dict(), json_out, rerank_renderables)
+    emit(res.to_dict(), rerank_renderables)
 
 
 @command("agreement", guard=True)
 def agreement(
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="NAME=FILE[#COLUMN]: a label source (id + label)."),
-    ] = None,
-    crowd: Annotated[
-        str | None, typer.Option("--crowd", help="Crowd labels: id, annotator, label (long).")
-    ] = None,
-    group: Annotated[
-        list[str] | None,
-        typer.Option("--group", help="NAME=SRC1,SRC2,...: sources whose Fleiss' kappa to report."),
-    ] = None,
-    judgments: Annotated[
-        str | None, typer.Option("--judgments", help="Judgments: kappa across prompts / judges.")
-    ] = None,
-    truth: Annotated[
-        str, typer.Option("--truth", help="Source taken as truth for annotators.")
-    ] = "gold",
-    negative: Annotated[
-        str, typer.Option("--negative", help="Label of 'inconsistent' (strict vote).")
-    ] = "0",
-    disagreement: Annotated[
-        str, typer.Option("--disagreement", help="Two sources whose disagreement is the subset.")
-    ] = "llm,original",
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    source: list[str] | None = None,
+    crowd: str | None = None,
+    group: list[str] | None = None,
+    judgments: Annotated[str | None, "Judgments: kappa across prompts / judges."] = None,
+    truth: str = "gold",
+    negative: str = "0",
+    disagreement: str = "llm,original",
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
@@ -463,7 +329,7 @@ def agreement(
     from benchcheck.runs.labels import run_agreement
 
     specs = parse_assignments(source, "--source")
-    claim([*(s.partition("#")[0] for s in specs.values()), crowd, judgments], force, json_out)
+    claim([*(s.partition("#")[0] for s in specs.values()), crowd, judgments])
     pair = csv(disagreement) or []
     if len(pair) != 2:
         raise UsageError(f"{{disagreement}} expects two source names, got {disagreement!r}")
@@ -476,23 +342,17 @@ def agreement(
         negative=negative,
         disagreement=(pair[0], pair[1]),
     )
-    emit(report.to_json(), json_out, lambda p: agreement_renderables(p, truth=truth))
+    emit(report.to_json(), lambda p: agreement_renderables(p, truth=truth))
 
 
 @command("ensemble-curve", guard=True)
 def ensemble_curve_cmd(
-    judgments: Annotated[str, opt.arg("Judgments file.")],
-    gold: opt.GoldOpt,
-    repeats: Annotated[
-        int, typer.Option("--repeats", help="Random subsets per ensemble size.")
-    ] = 50,
-    unit: Annotated[
-        str, typer.Option("--unit", help="Grow by 'member' (judge×prompt) or 'judge'.")
-    ] = "member",
-    positive: opt.PositiveOpt = None,
-    seed: opt.SeedOpt = 0,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    judgments: Annotated[str, Arg()],
+    gold: str,
+    repeats: int = 50,
+    unit: str = "member",
+    positive: str | None = None,
+    seed: int = 0,
 ) -> None:
     """ROC AUC against gold and error-detection F1 as the ensemble grows.
 
@@ -501,38 +361,26 @@ def ensemble_curve_cmd(
     from benchcheck.report.terminal.labels import curve_renderables
     from benchcheck.runs.labels import run_ensemble_curve
 
-    claim([judgments, gold], force, json_out)
+    claim([judgments, gold])
     run = run_ensemble_curve(
         judgments, gold, unit=unit, repeats=repeats, seed=seed, positive=positive
     )
-    emit(run.to_json(), json_out, curve_renderables)
+    emit(run.to_json(), curve_renderables)
 
 
 @command("flag-spans", guard=True)
 def flag_spans(
-    gold: Annotated[str, opt.arg("Gold NER file (CoNLL).")],
-    output: Annotated[str | None, opt.out("Write the span flags here.")] = None,
+    gold: Annotated[str, Arg("Gold NER file (CoNLL).")],
+    output: Annotated[str | None, "Write the span flags here."] = None,
     predictions: Annotated[
         str | None,
-        typer.Option(
-            "--predictions",
-            help="Model output: CoNLL with the same tokens, or a span table (sentence, start, "
-            "end, type[, confidence]).",
-        ),
+        "Model output: CoNLL with the same tokens, or a span table (sentence, start, end, "
+        "type[, confidence]).",
     ] = None,
-    spacy_model: Annotated[
-        str | None, typer.Option("--spacy", help="Predict with this spaCy pipeline instead.")
-    ] = None,
-    label_map: Annotated[
-        str | None,
-        typer.Option("--label-map", help="MODEL=TYPE pairs, e.g. PERSON=PER,GPE=LOC,ORG=ORG."),
-    ] = None,
-    scheme: Annotated[
-        str | None, typer.Option("--scheme", help="Force IOB1, IOB2 or BIOES.")
-    ] = None,
-    top: opt.TopOpt = 10,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    spacy_model: str | None = None,
+    label_map: Annotated[str | None, "MODEL=TYPE pairs, e.g. PERSON=PER,GPE=LOC,ORG=ORG."] = None,
+    scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES."] = None,
+    top: int = 10,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
@@ -547,10 +395,10 @@ def flag_spans(
 
     if (predictions is None) == (spacy_model is None):
         raise UsageError("give exactly one of --predictions or --spacy")
-    claim([gold, predictions], force, json_out, output=output)
+    claim([gold, predictions], output=output)
     run = run_flag_spans(
         gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
     )
     if output is not None:
         write_rows(run.review, output)
-    emit(run.to_json(top=top, output=output), json_out, span_flag_renderables)
+    emit(run.to_json(top=top, output=output), span_flag_renderables)

@@ -5,19 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console
 from benchcheck.cli._common import claim, command, write_json
+from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
 from benchcheck.io.output import atomic_write
 
 
 @command("report")
 def report(
-    results: Annotated[Path, opt.arg("The results.json written by benchcheck audit.")],
-    output: Annotated[Path, opt.out("Output file: .html (default) or .md.")] = Path("report.html"),
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    results: Annotated[Path, Arg()],
+    output: Annotated[Path, "Output file: .html (default) or .md."] = Path("report.html"),
+    json_out: str | None = None,
 ) -> None:
     """Render the HTML (or Markdown) report from results.json; same JSON, same bytes.
 
@@ -27,7 +26,7 @@ def report(
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 
-    claim([results], force, json_out, output=output)
+    claim([results], output=output)
     data = read_results(results)
     suffix = output.suffix.lower()
     if suffix in (".html", ".htm"):

@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
 from rich.markup import escape
 
-from benchcheck.cli import _options as opt
 from benchcheck.cli._app import console, console_err
 from benchcheck.cli._common import (
     claim,
@@ -21,6 +19,7 @@ from benchcheck.cli._common import (
     warn,
     write_json,
 )
+from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions
 from benchcheck.io.output import atomic_write
@@ -42,59 +41,28 @@ def _source(data: str | None, split: list[str] | None, **kw: Any) -> DataSource:
 
 
 @command("stats", epilog=format_help())
-@opt.with_columns
-@opt.with_ner_reading
 def stats(
-    data: opt.DataArg = None,
-    split: opt.SplitOpt = None,
-    scheme: opt.SchemeOpt = None,
-    strict: opt.StrictOpt = False,
-    ner: NerOptions = opt.DEFAULT_NER,  # the NER reading options (opt.with_ner_reading)
-    scores: Annotated[
-        str | None,
-        typer.Option(
-            "--scores", help="Comma-separated model scores: adds Model Differentiation (Eq. 7)."
-        ),
-    ] = None,
+    data: Annotated[str | None, Arg()] = None,
+    split: list[str] | None = None,
+    scheme: str | None = None,
+    strict: bool = False,
+    ner: NerOptions = NerOptions(),
+    scores: str | None = None,
     predictions: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--predictions",
-            help="NAME=FILE of CoNLL predictions on test; scored with seqeval micro-F1.",
-        ),
+        list[str] | None, "NAME=FILE of CoNLL predictions on test; scored with seqeval micro-F1."
     ] = None,
-    label_names: opt.LabelNamesOpt = None,
-    task: opt.TaskOpt = "ner",
-    columns: Columns = opt.DEFAULT_COLUMNS,  # the five column options (opt.with_columns)
-    near_dups: Annotated[
-        bool,
-        typer.Option(
-            "--near-duplicates", help="Add normalised and MinHash-LSH near-duplicates (slower)."
-        ),
-    ] = False,
-    near_threshold: Annotated[
-        float, typer.Option("--near-threshold", help="Jaccard threshold of near-duplicates.")
-    ] = 0.8,
-    seed: opt.SeedOpt = 1,
-    semantic_dups: Annotated[
-        bool,
-        typer.Option(
-            "--semantic-duplicates",
-            help="Add embedding near-duplicates (offline all-MiniLM-L6-v2; 'semantic' extra).",
-        ),
-    ] = False,
-    semantic_threshold: Annotated[
-        float, typer.Option("--semantic-threshold", help="Cosine threshold of semantic duplicates.")
-    ] = 0.9,
-    engine: Annotated[
-        str, typer.Option("--engine", help="embedded, or ray (a shard folder from convert).")
-    ] = "embedded",
-    address: opt.AddressOpt = None,
-    ray_cpus: Annotated[
-        int | None, typer.Option("--ray-cpus", min=1, help="CPUs of a local Ray cluster.")
-    ] = None,
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    label_names: str | None = None,
+    task: str = "ner",
+    columns: Columns = Columns(),
+    near_duplicates: bool = False,
+    near_threshold: float = 0.8,
+    seed: int = 1,
+    semantic_duplicates: bool = False,
+    semantic_threshold: float = 0.9,
+    engine: str = "embedded",
+    address: str | None = None,
+    ray_cpus: int | None = None,
+    json_out: str | None = None,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
 
@@ -113,25 +81,18 @@ def stats(
         run_stats,
     )
 
-    source = _source(
-        data,
-        split,
-        scheme=scheme,
-        strict=strict,
-        label_names=tuple(label_names.split(",")) if label_names else None,
-        task=task,
-        columns=columns,
-        ner=ner,
-    )
+    labels = tuple(label_names.split(",")) if label_names else None
+    kw = dict(scheme=scheme, strict=strict, label_names=labels, task=task, columns=columns, ner=ner)
+    source = _source(data, split, **kw)
     files = parse_assignments(predictions, "--predictions")
-    claim([*source.inputs, *files.values()], force, json_out)
-    near = NearDuplicateOptions(threshold=near_threshold, seed=seed) if near_dups else None
+    claim([*source.inputs, *files.values()])
+    near = NearDuplicateOptions(near_threshold, seed=seed) if near_duplicates else None
     run = run_stats(
         source,
         scores=parse_scores(scores),
         predictions=files,
         near_duplicates=near,
-        semantic_duplicates=SemanticOptions(semantic_threshold) if semantic_dups else None,
+        semantic_duplicates=SemanticOptions(semantic_threshold) if semantic_duplicates else None,
         engine=EngineOptions(engine, address=address, cpus=ray_cpus),
     )
     result = run.to_json()
@@ -143,14 +104,11 @@ def stats(
 
 
 @command("compare", epilog=format_help())
-@opt.with_ner_reading
 def compare(
-    datasets: Annotated[list[str], opt.arg("NAME=PATH for each dataset to compare.")],
-    scheme: opt.SchemeOpt = None,
-    strict: opt.StrictOpt = False,
-    ner: NerOptions = opt.DEFAULT_NER,  # the NER reading options (opt.with_ner_reading)
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
+    datasets: Annotated[list[str], Arg()],
+    scheme: str | None = None,
+    strict: bool = False,
+    ner: NerOptions = NerOptions(),
 ) -> None:
     """Several datasets side by side, as the paper's comparison table.
 
@@ -161,23 +119,18 @@ def compare(
 
     named = parse_assignments(datasets, "compare")
     sources = {n: DataSource(p, scheme=scheme, strict=strict, ner=ner) for n, p in named.items()}
-    claim([p for s in sources.values() for p in s.inputs], force, json_out)
-    emit(run_compare(sources).to_json(), json_out, lambda r: [compare_table(r["datasets"])])
+    claim([p for s in sources.values() for p in s.inputs])
+    emit(run_compare(sources).to_json(), lambda r: [compare_table(r["datasets"])])
 
 
-@command("sample")
+@command("sample", json=False)
 def sample(
-    data: opt.DataArg = None,
-    split: opt.SplitOpt = None,
-    per_split: Annotated[
-        int, typer.Option("--per-split", min=1, help="Instances drawn from each split.")
-    ] = 100,
-    seed: opt.SeedOpt = 13,
-    output: Annotated[Path, opt.out("JSONL file to write for the annotators.")] = Path(
-        "to_annotate.jsonl"
-    ),
-    force: opt.ForceOpt = False,
-    scheme: opt.SchemeOpt = None,
+    data: Annotated[str | None, Arg()] = None,
+    split: list[str] | None = None,
+    per_split: int = 100,
+    seed: int = 13,
+    output: Annotated[Path, "JSONL file to write for the annotators."] = Path("to_annotate.jsonl"),
+    scheme: str | None = None,
 ) -> None:
     """Draw a seeded per-split sample for human accuracy judgements (Eq. 2).
 
@@ -188,18 +141,14 @@ def sample(
     from benchcheck.runs.accuracy import run_sample
 
     source = _source(data, split, scheme=scheme)
-    claim(source.inputs, force, output=output)
+    claim(source.inputs, output=output)
     rows = run_sample(source, per_split=per_split, seed=seed)
     atomic_write(output, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     console.print(f"wrote {len(rows)} rows to {escape(str(output))}")
 
 
 @command("accuracy")
-def accuracy(
-    annotated: Annotated[Path, opt.arg("The sample file with annotators' judgements filled in.")],
-    json_out: opt.JsonOpt = None,
-    force: opt.ForceOpt = False,
-) -> None:
+def accuracy(annotated: Annotated[Path, Arg()]) -> None:
     """Accuracy per split (Eq. 2) and mean pairwise Cohen's kappa; warns below 0.75.
 
     A pair whose kappa is undefined (both gave one and the same judgement throughout) shows
@@ -210,7 +159,7 @@ def accuracy(
     from benchcheck.report.terminal import accuracy_table
     from benchcheck.runs.accuracy import run_accuracy
 
-    claim([annotated], force, json_out)
+    claim([annotated])
     payload = run_accuracy(annotated).to_json()
-    emit(payload, json_out, lambda p: [accuracy_table(p)])
+    emit(payload, lambda p: [accuracy_table(p)])
     warn(payload["warnings"], soft_wrap=True)
