@@ -308,29 +308,31 @@ def decode_spans(
     ``prefix`` holds prefix codes, ``type_id`` the type of each token (-1 for ``O``), and
     ``sentence_start`` is a boolean mask of sentence-initial tokens.
     """
-    return decode_coded_spans(
-        prefix, *transition_codes(prefix, type_id, sentence_start), sentence_start
-    )
+    return decode_coded_spans(*transition_codes(prefix, type_id, sentence_start), sentence_start)
 
 
 def decode_coded_spans(
-    prefix: np.ndarray, incoming: np.ndarray, closing: np.ndarray, sentence_start: np.ndarray
+    incoming: np.ndarray, closing: np.ndarray, sentence_start: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`decode_spans` from precomputed :func:`transition_codes`."""
-    n = prefix.size
+    """:func:`decode_spans` from precomputed :func:`transition_codes`.
+
+    One lookup per token reads both tables (:data:`_DECODE_FLAGS`): whether a chunk starts
+    at the token, and whether the chunk open at the token before (not ``O``) ends there.
+    """
+    n = incoming.size
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    starts = _STARTS_FLAT[incoming]
-    # The chunk open at token j ends there when the transition out of j says so.
-    outgoing = np.empty(n, dtype=np.int8)
-    outgoing[:-1] = incoming[1:]
+    flags = _DECODE_FLAGS[incoming]
+    start_idx = np.flatnonzero(flags & 1)
+    # The chunk open at token j ends there when the transition out of j says so: the next
+    # token's incoming one, or at a sentence's last token its closing one.
+    ends_after = np.empty(n, dtype=bool)
+    ends_after[:-1] = flags[1:] & 2
     last = np.empty(n, dtype=bool)
     last[-1] = True
     last[:-1] = sentence_start[1:]
-    outgoing[last] = closing
-    ends_after = _ENDS_FLAT[outgoing] & (prefix != O)
-    start_idx = np.flatnonzero(starts)
+    ends_after[last] = _DECODE_FLAGS[closing] & 2
     end_idx = np.flatnonzero(ends_after)
     pos = np.searchsorted(end_idx, start_idx, side="left")
     return start_idx.astype(np.int64), end_idx[pos].astype(np.int64) + 1
@@ -382,3 +384,10 @@ def best_scheme(counts: Mapping[str, int]) -> str:
 
 _STARTS_FLAT = STARTS.reshape(-1)
 _ENDS_FLAT = ENDS.reshape(-1)
+#: Per transition code (see :func:`transition_codes`): bit 0, a chunk starts at the token;
+#: bit 1, the chunk open at the previous token ends before it (the code's previous prefix,
+#: ``code // (2 * N_PREFIX)``, is not ``O``).
+_DECODE_FLAGS = (
+    _STARTS_FLAT.astype(np.uint8)
+    | (_ENDS_FLAT & (np.arange(_ENDS_FLAT.size) // (2 * N_PREFIX) != O)).astype(np.uint8) << 1
+)

@@ -246,13 +246,11 @@ def build_ner_split(
     type_names.sort()
     type_index = {t: i for i, t in enumerate(type_names)}
     type_lut = np.array([type_index.get(t, -1) for t in type_of_tag], dtype=np.int32)
-    prefix = prefix_lut[codes]
-
     incoming, closing = schemes.tag_transition_codes(codes, prefix_lut, type_lut, sentence_start)
     violations = schemes.violation_counts(incoming, closing)
     used = scheme or schemes.best_scheme(violations)
     if strict and violations[used]:
-        type_id = type_lut[codes]
+        prefix, type_id = prefix_lut[codes], type_lut[codes]
         row = int(schemes.invalid_transitions(prefix, type_id, sentence_start, used)[0])
         raise InputError(
             f"invalid {used} tag transition "
@@ -281,7 +279,7 @@ def build_ner_split(
     xy_hash = mix64(x_hash ^ mix64(tags_hash ^ _K_TAGS))
 
     # Entity spans.
-    s_idx, e_idx = schemes.decode_coded_spans(prefix, incoming, closing, sentence_start)
+    s_idx, e_idx = schemes.decode_coded_spans(incoming, closing, sentence_start)
     span_len = e_idx - s_idx
     span_first = (
         np.concatenate(([0], np.cumsum(span_len)[:-1])).astype(np.int64)

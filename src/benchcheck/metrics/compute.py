@@ -209,7 +209,7 @@ def types_only_in(dataset: Dataset) -> dict[str, tuple[str, ...]]:
     seen: dict[str, set[str]] = {}
     for split in dataset:
         if split.spans is not None:
-            seen[split.name] = set(split.spans.get_column("type").cast(str).unique().to_list())
+            seen[split.name] = {str(t) for t in split.spans.get_column("type").unique().to_list()}
     if len(seen) < 2:
         return {}
     out: dict[str, tuple[str, ...]] = {}
