@@ -12,7 +12,10 @@ Task kinds and the columns their instance table carries:
 
 Hashes are 64-bit and order-sensitive (each token's hash is mixed with its position before
 the sentence sum); two different sequences collide with probability about 2**-64 per pair,
-i.e. below 1e-7 for ten million distinct sentences.
+i.e. below 1e-7 for ten million distinct sentences. An NER ``xy_hash`` combines the token
+sequence's hash with the tag sequence's hash (``mix64(x ^ mix64(tags ^ K))``, as a
+classification ``xy_hash`` combines the text's hash with the label's), so one sentence
+with two taggings gets two ``xy_hash`` values and one ``x_hash``.
 """
 
 from __future__ import annotations
