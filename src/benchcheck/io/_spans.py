@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -50,6 +49,7 @@ from benchcheck.io._ner import build_ner_split, combine_splits
 from benchcheck.io._options import NerOptions
 from benchcheck.io._text import read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
+from benchcheck.io._workers import chunk_pool, settle
 
 Tokenizer = Literal["unicode", "chars"]
 Align = Literal["strict", "expand", "contract"]
@@ -62,7 +62,6 @@ TOKENIZATION = {
 }
 #: Characters per block of records.
 BLOCK_CHARS = 1 << 22
-_WORKERS = 2
 
 
 class UnlabelledSplit(InputError):
@@ -292,9 +291,12 @@ def spans_to_split(
         )
 
     jobs = range(len(edges) - 1)
-    if len(jobs) > 1:
-        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-            done = list(pool.map(block, jobs))
+    if len(jobs) > 1:  # on the shared reader threads (._workers), results in block order
+        futures = [chunk_pool().submit(block, k) for k in jobs]
+        try:
+            done = [f.result() for f in futures]
+        finally:
+            settle(futures)
     else:
         done = [block(k) for k in jobs]
     parts = [p for p, _ in done if p is not None]

@@ -38,7 +38,7 @@ import io
 import re
 from collections import deque
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,6 +50,7 @@ from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import _slot_table, build_ner_split, combine_splits
+from benchcheck.io._workers import WORKERS, chunk_pool, settle
 
 DOCSTART = "-DOCSTART-"
 _DOCSTART_BYTES = DOCSTART.encode()
@@ -59,7 +60,6 @@ _WS = " \t\r"
 _WS_BYTES = b" \t\r"
 _SPACES = re.compile(r"[ \t]+")
 CHUNK_BYTES = 16 << 20
-_WORKERS = 2
 
 #: (tab-separated?, number of fields), decided by the file's first content line.
 Format = tuple[bool, int]
@@ -148,22 +148,26 @@ def read_conll(
             parts.append(dataclasses.replace(part, table=table, tag_letters=letters))
         return offset + n_lines
 
-    # Chunks are parsed and hashed on two threads (polars and numpy release the GIL), each
-    # counting its own lines; at most two are in flight, and they are collected in file
-    # order, so line numbers are exact and the first error in the file is the one raised.
+    # Chunks are parsed and hashed on the shared worker threads (:mod:`._workers`; polars
+    # and numpy release the GIL), each counting its own lines; at most WORKERS are in
+    # flight, and they are collected in file order, so line numbers are exact and the
+    # first error in the file is the one raised.
     pending: deque[Future[tuple[Split | None, int]]] = deque()
     offset = 0
     ends_with_newline = True
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+    pool = chunk_pool()
+    try:
         for data in _pieces(path, chunk_bytes):
             ends_with_newline = data.endswith(b"\n")
             if fmt is None or not fmt[1]:  # until a chunk with a content line fixes the format
                 fmt = _format_of(data, path, 1)
             pending.append(pool.submit(read_part, data, fmt))
-            while len(pending) > _WORKERS:
+            while len(pending) > WORKERS:
                 offset = take(pending.popleft(), offset)
         while pending:
             offset = take(pending.popleft(), offset)
+    finally:
+        settle(pending)
     last_line = offset + (0 if ends_with_newline else 1)
     if not parts:
         raise empty_split_error(path, last_line)

@@ -1,0 +1,49 @@
+"""io._workers: one pool of chunk workers for every reader, nothing left running after a read."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from benchcheck.errors import InputError
+from benchcheck.io import _workers
+from benchcheck.io.conll import read_conll
+
+
+def test_one_pool_for_the_process():
+    assert _workers.chunk_pool() is _workers.chunk_pool()
+    assert _workers.chunk_pool()._max_workers == _workers.WORKERS  # noqa: SLF001
+
+
+def test_settle_cancels_queued_and_waits_for_running():
+    pool = _workers.chunk_pool()
+    release = threading.Event()
+    ran: list[int] = []
+
+    def job(k: int) -> int:
+        if k < _workers.WORKERS:
+            release.wait(5)
+            time.sleep(0.05)
+        ran.append(k)
+        return k
+
+    futures = [pool.submit(job, k) for k in range(_workers.WORKERS + 3)]
+    time.sleep(0.05)  # the first WORKERS jobs are running, the rest queued
+    threading.Timer(0.05, release.set).start()
+    _workers.settle(futures)
+    assert all(f.done() for f in futures)
+    assert sorted(ran) == list(range(_workers.WORKERS))  # the queued ones never ran
+    assert sum(f.cancelled() for f in futures) == 3
+
+
+def test_a_failed_read_leaves_no_chunk_work(tmp_path):
+    # Many small chunks, the second bad: the error names its line and nothing keeps running.
+    good = "".join(f"w{k}\tO\n\n" for k in range(200))
+    path = tmp_path / "bad.conll"
+    path.write_text(good + "x\tQ-PER\n\n" + good * 20)
+    with pytest.raises(InputError) as err:
+        read_conll(path, chunk_bytes=1 << 10)
+    assert err.value.line == 401
+    assert _workers.chunk_pool()._work_queue.qsize() == 0  # noqa: SLF001 - nothing queued
