@@ -99,10 +99,11 @@ def run_label_errors(
 ) -> LabelErrorsRun:
     """Judge every example of ``data`` with ``judge`` × ``prompts``, then flag.
 
-    ``prompts`` default to the judges' audit set. ``base_url``, ``api_key_env`` and
-    ``timeout`` reach an ``openai`` judge as in ``benchcheck judge`` (:class:`JudgeSetup`). Raises :class:`NotApplicable` when a
-    prompt needs a field the examples lack or a label is not among the prompts' labels,
-    and :class:`benchcheck.errors.JudgeUnavailable` when the judge cannot be built here.
+    ``prompts`` default to the judges' audit set; ``base_url``, ``api_key_env`` and
+    ``timeout`` reach an ``openai`` judge as in ``benchcheck judge`` (:class:`JudgeSetup`).
+    Raises :class:`NotApplicable` when a prompt needs a field the examples lack or a label
+    is not among the prompts' labels, and :class:`benchcheck.errors.JudgeUnavailable` when
+    the judge cannot be built here.
     """
     import polars as pl
 
