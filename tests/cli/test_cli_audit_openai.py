@@ -114,10 +114,10 @@ def test_api_key_env_names_the_key_sent(tmp_path, monkeypatch, four_pairs, extra
 
 
 def test_timeout_cuts_a_slow_request_and_the_retry_answers(tmp_path, four_pairs) -> None:
-    # The first request sleeps 4 s before answering. With --timeout 0.5 the judge gives up
+    # The first request sleeps 8 s before answering. With --timeout 0.5 the judge gives up
     # on it after 0.5 s and asks again (one request more than judgments); with the default
-    # 60 s it would wait the 4 s and ask once.
-    slow = 4.0
+    # 60 s it would wait the 8 s and ask once.
+    slow = 8.0  # far above the run itself (about 1.5 s), so a loaded machine stays green
     with FaultServer(["slow"], slow_seconds=slow) as server:
         started = time.perf_counter()
         assert _audit(four_pairs, tmp_path / "report", server, "--timeout", "0.5") == 0
