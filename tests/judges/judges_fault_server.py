@@ -12,6 +12,9 @@ Content-Length), ``"huge-chunked"`` (the same without a Content-Length), ``"redi
 3600), ``"echo-key"`` (HTTP 401 echoing the request's Authorization header and the key),
 ``"echo-key-500"`` (the same as a retryable 500), ``"nan"``, ``"positive"`` and
 ``"string"`` (impossible log-probabilities).
+
+``requests`` holds every request body in arrival order, ``headers`` the request headers
+beside it (``Authorization`` shows which key the client sent).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class FaultServer:
         self.sent_bytes = 0
         self.lock = threading.Lock()
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,6 +78,7 @@ class FaultServer:
                 user = body["messages"][-1]["content"]
                 with outer.lock:
                     outer.requests.append(body)
+                    outer.headers.append(dict(self.headers.items()))
                     action = outer.script.pop(0) if outer.script else "ok"
                 if "FAIL" in user:
                     action = "500"

@@ -125,6 +125,9 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
             prompts=inp.prompts,
             options=FlagOptions(threshold=inp.threshold),
             progress=progress,
+            base_url=inp.base_url,
+            api_key_env=inp.api_key_env,
+            timeout=inp.timeout,
         )
     except NotApplicable as exc:
         raise Skip(str(exc)) from None

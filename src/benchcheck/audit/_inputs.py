@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchcheck.runs._judging import JudgeSetup
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -42,6 +44,12 @@ class AuditInputs:
         The judge of label-error flags (``backend[:model]``; ``None`` skips them), the
         prompt framings (``"all"`` or names; default: the judges' audit set), and the
         minimum confidence of a flag.
+    base_url, api_key_env, timeout
+        An ``openai`` judge's server (``None``: ``OPENAI_BASE_URL``, else the OpenAI API),
+        the environment variable holding its API key (sent only when set), and the seconds
+        each request may take (connect, reads and the whole answer); other judges ignore
+        them. Defaults and meaning are those of ``benchcheck judge``
+        (:class:`benchcheck.runs._judging.JudgeSetup`).
     suite, suite_predictions
         A diagnostic suite and model predictions on it by model name.
     seed, resamples
@@ -74,6 +82,9 @@ class AuditInputs:
     judge: str | None = "llama-cpp"
     prompts: str | None = None
     threshold: float = 0.5
+    base_url: str | None = JudgeSetup.base_url
+    api_key_env: str = JudgeSetup.api_key_env
+    timeout: float = JudgeSetup.timeout
     suite: str | None = None
     suite_predictions: Mapping[str, str] = field(default_factory=dict)
     seed: int = 0

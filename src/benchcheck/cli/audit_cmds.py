@@ -16,6 +16,7 @@ from benchcheck.cli._app import console_err
 from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
+from benchcheck.runs._judging import JudgeSetup
 
 
 @command("audit")
@@ -34,6 +35,9 @@ def audit(
     columns: Columns = Columns(),
     judge: str = "llama-cpp",
     no_judge: bool = False,
+    base_url: str | None = JudgeSetup.base_url,
+    api_key_env: str = JudgeSetup.api_key_env,
+    timeout: float = JudgeSetup.timeout,
     prompts: Annotated[
         str | None,
         "Prompt framings: 'all' or names, e.g. nli,document "
@@ -62,6 +66,9 @@ def audit(
     the judge's flags, the leaderboard under label noise; --baseline adds the diff against
     an earlier results.json, and --fail-on exits 1 when a gate holds.
 
+    --judge openai:MODEL with --base-url scores on any OpenAI-compatible server (vLLM,
+    llama.cpp's server, a hosted API), as in benchcheck judge.
+
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
     from benchcheck.audit import run_audit
@@ -81,6 +88,9 @@ def audit(
         strict=strict,
         seed=seed,
         judge=None if no_judge else judge,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        timeout=timeout,
         prompts=prompts,
         threshold=threshold,
         compare=parse_assignments(compare, "--compare"),

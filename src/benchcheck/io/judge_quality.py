@@ -24,14 +24,14 @@ from typing import Any
 __all__ = ["STRONG_JUDGE", "default_judge_note", "load_judge_quality"]
 
 #: How to replace the embedded judge by a strong one: any OpenAI-compatible server (vLLM on
-#: a GPU, llama.cpp's server, Ollama, a hosted API). ``benchcheck audit`` has no
-#: ``--base-url`` of its own: the OpenAI judge reads ``OPENAI_BASE_URL`` (and the key, if the
-#: server needs one, from ``OPENAI_API_KEY``).
+#: a GPU, llama.cpp's server, Ollama, a hosted API), named by ``--base-url`` in ``audit`` as
+#: in ``judge`` (the key, if the server needs one, from ``OPENAI_API_KEY`` or the variable
+#: ``--api-key-env`` names).
 STRONG_JUDGE: dict[str, str] = {
     "serve": "vllm serve Qwen/Qwen2.5-32B-Instruct --port 8000   # on a GPU; any model",
     "audit": (
-        "OPENAI_BASE_URL=http://127.0.0.1:8000/v1 benchcheck audit DATA --text-a COLUMN "
-        "--text-b COLUMN --judge openai:Qwen/Qwen2.5-32B-Instruct -o report/"
+        "benchcheck audit DATA --text-a COLUMN --text-b COLUMN "
+        "--judge openai:Qwen/Qwen2.5-32B-Instruct --base-url http://127.0.0.1:8000/v1 -o report/"
     ),
     "judge": (
         "benchcheck judge DATA --text-a COLUMN --text-b COLUMN "

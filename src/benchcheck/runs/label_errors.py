@@ -93,12 +93,17 @@ def run_label_errors(
     prompts: str | None = None,
     options: FlagOptions | None = None,
     progress: Progress | None = None,
+    base_url: str | None = JudgeSetup.base_url,
+    api_key_env: str = JudgeSetup.api_key_env,
+    timeout: float = JudgeSetup.timeout,
 ) -> LabelErrorsRun:
     """Judge every example of ``data`` with ``judge`` × ``prompts``, then flag.
 
-    ``prompts`` default to the judges' audit set. Raises :class:`NotApplicable` when a
-    prompt needs a field the examples lack or a label is not among the prompts' labels,
-    and :class:`benchcheck.errors.JudgeUnavailable` when the judge cannot be built here.
+    ``prompts`` default to the judges' audit set; ``base_url``, ``api_key_env`` and
+    ``timeout`` reach an ``openai`` judge as in ``benchcheck judge`` (:class:`JudgeSetup`).
+    Raises :class:`NotApplicable` when a prompt needs a field the examples lack or a label
+    is not among the prompts' labels, and :class:`benchcheck.errors.JudgeUnavailable` when
+    the judge cannot be built here.
     """
     import polars as pl
 
@@ -121,7 +126,8 @@ def run_label_errors(
     if bad:
         raise NotApplicable(f"labels {bad[:5]} are not among the prompts' labels {labels}")
     started = time.perf_counter()
-    with JudgeSetup((judge,)).open() as (judges, store):
+    setup = JudgeSetup((judge,), base_url=base_url, api_key_env=api_key_env, timeout=timeout)
+    with setup.open() as (judges, store):
         judgments = judge_frame(
             frame,
             judges,
