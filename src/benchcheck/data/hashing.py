@@ -79,7 +79,8 @@ def sequence_hashes(
         return out
     keys = position_keys(int(position.max()) + 1 if position.size else 1)
     # Block edges: segment indices whose first items lie about _BLOCK_ITEMS apart.
-    cuts = np.unique(np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _BLOCK_ITEMS)))
+    cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _BLOCK_ITEMS))
+    cuts = cuts[np.append(True, cuts[1:] != cuts[:-1])]  # sorted: drop repeats
     edges = [*cuts.tolist(), first.size]
     end_item = int(first[-1] + length[-1])
     buf = np.empty(0, dtype=np.uint64)

@@ -105,9 +105,32 @@ def strings_from_buffers(offsets: np.ndarray, data: np.ndarray) -> pl.Series:
         pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int64)),
         pa.py_buffer(np.ascontiguousarray(data, dtype=np.uint8)),
     )
-    out = pl.from_arrow(arr)
-    assert isinstance(out, pl.Series)
-    return out
+    return series_from_arrow(arr)
+
+
+class _ArrowArray:
+    """A pyarrow array seen only through the Arrow PyCapsule interface."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: pa.Array) -> None:
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self.array.__arrow_c_array__(requested_schema)  # type: ignore[no-any-return]
+
+
+def series_from_arrow(array: pa.Array) -> pl.Series:
+    """Return the polars column of a pyarrow array, its buffers shared, not copied.
+
+    Through the Arrow C data interface (PyCapsules), as ``pl.from_arrow`` does, but without
+    the conversions ``pl.from_arrow`` prepares for chunked and dictionary arrays, which
+    import ``pyarrow.compute`` (about 60 ms of every run's start).
+
+    >>> series_from_arrow(pa.array(["a", None])).to_list()
+    ['a', None]
+    """
+    return pl.Series(_ArrowArray(array))
 
 
 def _count_block(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -50,6 +50,7 @@ from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import _slot_table, build_ner_split, combine_splits
+from benchcheck.io._tokens import series_from_arrow
 from benchcheck.io._workers import WORKERS, chunk_pool, settle
 
 DOCSTART = "-DOCSTART-"
@@ -371,9 +372,7 @@ def _string_views(buffer: bytes, views: np.ndarray) -> pl.Series:
     arr = pa.StringViewArray.from_buffers(
         pa.string_view(), views.shape[0], [None, pa.py_buffer(views), pa.py_buffer(buffer)]
     )
-    out = pl.from_arrow(arr)
-    assert isinstance(out, pl.Series)
-    return out
+    return series_from_arrow(arr)
 
 
 def _parse_bytes(
