@@ -248,48 +248,9 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
         )
     lonely_p = np.setdiff1d(np.arange(ps.size), pi)
     lonely_g = np.setdiff1d(np.arange(gs.size), gi)
-    none_i = pl.Series([None] * lonely_p.size, dtype=pl.Int64)
-    none_s = pl.Series([None] * lonely_p.size, dtype=pl.String)
-    pieces.append(
-        pl.DataFrame(
-            {
-                "kind": pl.Series(["spurious"] * lonely_p.size, dtype=pl.String),
-                "sentence": ps[lonely_p],
-                "start": p0[lonely_p],
-                "end": p1[lonely_p],
-                "gold_start": none_i,
-                "gold_end": none_i,
-                "gold_type": none_s,
-                "pred_start": p0[lonely_p],
-                "pred_end": p1[lonely_p],
-                "pred_type": pl.Series(p_type[lonely_p], dtype=pl.String),
-                "confidence": conf.gather(lonely_p),
-                "_g": pl.Series([None] * lonely_p.size, dtype=pl.Int64),
-                "_p": lonely_p,
-            }
-        )
-    )
-    none_i = pl.Series([None] * lonely_g.size, dtype=pl.Int64)
-    none_s = pl.Series([None] * lonely_g.size, dtype=pl.String)
-    pieces.append(
-        pl.DataFrame(
-            {
-                "kind": pl.Series(["missing"] * lonely_g.size, dtype=pl.String),
-                "sentence": gs[lonely_g],
-                "start": g0[lonely_g],
-                "end": g1[lonely_g],
-                "gold_start": g0[lonely_g],
-                "gold_end": g1[lonely_g],
-                "gold_type": pl.Series(g_type[lonely_g], dtype=pl.String),
-                "pred_start": none_i,
-                "pred_end": none_i,
-                "pred_type": none_s,
-                "confidence": pl.Series([None] * lonely_g.size, dtype=pl.Float64),
-                "_g": lonely_g,
-                "_p": pl.Series([None] * lonely_g.size, dtype=pl.Int64),
-            }
-        )
-    )
+    missing_conf = pl.Series("confidence", [None] * lonely_g.size, dtype=pl.Float64)
+    pieces.append(_unmatched("spurious", ps, p0, p1, p_type, lonely_p, conf.gather(lonely_p)))
+    pieces.append(_unmatched("missing", gs, g0, g1, g_type, lonely_g, missing_conf))
     out = pl.concat(pieces, how="vertical_relaxed")
     order = {k: i for i, k in enumerate(KINDS)}
     out = out.with_columns(pl.col("kind").replace_strict(order).alias("_k")).sort(
@@ -299,6 +260,44 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
         maintain_order=True,
     )
     return out.drop("_k", "_g", "_p").with_columns(pl.int_range(1, out.height + 1).alias("rank"))
+
+
+def _unmatched(
+    kind: str,
+    sentence: np.ndarray,
+    first: np.ndarray,
+    stop: np.ndarray,
+    types: np.ndarray,
+    idx: np.ndarray,
+    confidence: pl.Series,
+) -> pl.DataFrame:
+    """Rows of the spans ``idx`` of one side that overlap nothing on the other side.
+
+    ``spurious`` rows are predicted spans (their gold columns are null), ``missing`` rows
+    gold spans (their predicted columns are null).
+    """
+    k = idx.size
+    none_i = pl.Series([None] * k, dtype=pl.Int64)
+    own = (first[idx], stop[idx], pl.Series(types[idx], dtype=pl.String))
+    none = (none_i, none_i, pl.Series([None] * k, dtype=pl.String))
+    gold, pred = (none, own) if kind == "spurious" else (own, none)
+    return pl.DataFrame(
+        {
+            "kind": pl.Series([kind] * k, dtype=pl.String),
+            "sentence": sentence[idx],
+            "start": own[0],
+            "end": own[1],
+            "gold_start": gold[0],
+            "gold_end": gold[1],
+            "gold_type": gold[2],
+            "pred_start": pred[0],
+            "pred_end": pred[1],
+            "pred_type": pred[2],
+            "confidence": confidence,
+            "_g": none_i if kind == "spurious" else idx,
+            "_p": idx if kind == "spurious" else none_i,
+        }
+    )
 
 
 #: Tokens of context shown on each side of a flagged region (sentences of up to this
