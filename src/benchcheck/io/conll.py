@@ -490,10 +490,8 @@ def _parse_bytes(
         tag_start = last_sep + (pos + 1)  # (last_sep is first_sep with two fields)
         end += pos
         if coder is not None:
-            hashes = _tag_hashes(word8, tag_start, end - tag_start) if k else None
-            if k and (
-                hashes is None or not coder.code(tag_code[rows], hashes, done, data, tag_start, end)
-            ):
+            hashes = _tag_hashes(word8, tag_start, end - tag_start)
+            if hashes is None or not coder.code(tag_code[rows], hashes, done, data, tag_start, end):
                 return None
         else:
             _write_views(tag_views[rows], word8, word4, tag_start, end - tag_start)
@@ -585,7 +583,7 @@ class _TagCoder:
 
 def _tag_hashes(word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray | None:
     """Return each tag's hash (see :func:`_parse_bytes`); None past 16 bytes."""
-    longest = int(size.max())
+    longest = int(size.max()) if size.size else 0
     if longest > 16:
         return None
     key = word8[start]
