@@ -19,22 +19,24 @@ def test_one_pool_for_the_process():
 
 def test_settle_cancels_queued_and_waits_for_running():
     pool = _workers.chunk_pool()
+    started = threading.Semaphore(0)
     release = threading.Event()
     ran: list[int] = []
 
     def job(k: int) -> int:
         if k < _workers.WORKERS:
+            started.release()
             release.wait(5)
-            time.sleep(0.05)
         ran.append(k)
         return k
 
     futures = [pool.submit(job, k) for k in range(_workers.WORKERS + 3)]
-    time.sleep(0.05)  # the first WORKERS jobs are running, the rest queued
-    threading.Timer(0.05, release.set).start()
+    for _ in range(_workers.WORKERS):  # every worker is busy: the other jobs are queued
+        assert started.acquire(timeout=5)
+    threading.Timer(0.2, release.set).start()  # the workers stay busy while settle cancels
     _workers.settle(futures)
     assert all(f.done() for f in futures)
-    assert sorted(ran) == list(range(_workers.WORKERS))  # the queued ones never ran
+    assert sorted(ran) == list(range(_workers.WORKERS))  # waited for; the queued never ran
     assert sum(f.cancelled() for f in futures) == 3
 
 
