@@ -9,7 +9,7 @@ numpy (see :mod:`benchcheck.data.model` for the hash construction and collision 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -24,6 +24,19 @@ from benchcheck.io._tokens import gather_ranges, string_buffers, strings_from_bu
 
 #: Mixed into a sentence's tag-sequence hash before it is combined with its tokens' hash.
 _K_TAGS = np.uint64(0xD6E8FEB86659FD93)
+
+
+class TagCodes(NamedTuple):
+    """Tags a reader has coded itself: a code per token into a list of tags.
+
+    ``first_row`` (the first row of each code), when given, also says that every code
+    occurs; without it the tags that occur are picked from ``tags`` (a reader's list of
+    every possible tag).
+    """
+
+    codes: np.ndarray
+    tags: Sequence[str]
+    first_row: np.ndarray | None = None
 
 
 def _code_strings(
@@ -168,9 +181,7 @@ def build_ner_split(
     coarse_types: bool = False,
     check_letters: bool = True,
     rows: np.ndarray | None = None,
-    tag_codes: tuple[np.ndarray, Sequence[str]]
-    | tuple[np.ndarray, Sequence[str], np.ndarray]
-    | None = None,
+    tag_codes: TagCodes | None = None,
 ) -> Split:
     """Decode spans, hash sentences and entities, and return the frozen split.
 
@@ -183,9 +194,8 @@ def build_ner_split(
     :func:`combine_splits`, for readers whose parts are pieces of one file. ``rows``, when
     given, selects the token rows of ``token``/``tag`` (which then also hold rows that are no
     tokens, e.g. a CoNLL file's blank lines); ``sentence_start`` and ``line`` follow ``rows``.
-    ``tag_codes`` (code per token, tag per code), when the reader made the tags itself,
-    saves coding the ``tag`` strings (``tag`` may then be ``None`` unless tokens are kept);
-    a third member, the first row of each code, says that every code occurs.
+    ``tag_codes`` (:class:`TagCodes`), when the reader made the tags itself, saves coding
+    the ``tag`` strings (``tag`` may then be ``None`` unless tokens are kept).
     """
     n_tok = token.len() if rows is None else rows.size
     if n_tok == 0:
@@ -195,10 +205,10 @@ def build_ner_split(
     scheme = check_scheme(scheme, source)
 
     # Parse each distinct tag once, in order of first appearance (the first bad one is named).
-    if tag_codes is not None and len(tag_codes) == 3:
-        codes, distinct, first_row = tag_codes
+    if tag_codes is not None and tag_codes.first_row is not None:
+        codes, distinct, first_row = tag_codes.codes, tag_codes.tags, tag_codes.first_row
     elif tag_codes is not None:
-        codes, distinct, first_row = _given_codes(tag_codes[0], tag_codes[1])
+        codes, distinct, first_row = _given_codes(tag_codes.codes, tag_codes.tags)
     elif tag is not None:
         codes, distinct, first_row = _code_strings(tag, rows)
     else:

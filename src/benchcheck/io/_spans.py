@@ -45,7 +45,7 @@ from benchcheck.data import scripts
 from benchcheck.data.model import SpanReading, Split
 from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split, combine_splits
+from benchcheck.io._ner import TagCodes, build_ner_split, combine_splits
 from benchcheck.io._options import NerOptions
 from benchcheck.io._text import read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
@@ -412,7 +412,7 @@ def _block(
         source=source,
         token=token.alias("token"),
         tag=pl.Series("tag", distinct, dtype=pl.String).gather(code) if keep_tokens else None,
-        tag_codes=(code, distinct),
+        tag_codes=TagCodes(code, distinct),
         sentence_start=start,
         line=records.line[tok_rec + lo],
         keep_tokens=keep_tokens,

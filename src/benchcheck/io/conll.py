@@ -49,7 +49,7 @@ import pyarrow as pa
 from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import _slot_table, build_ner_split, combine_splits
+from benchcheck.io._ner import TagCodes, _slot_table, build_ner_split, combine_splits
 from benchcheck.io._tokens import series_from_arrow
 from benchcheck.io._workers import WORKERS, chunk_pool, settle
 
@@ -80,7 +80,7 @@ class Parsed(NamedTuple):
     rows: np.ndarray | None = None
     #: With ``tag_codes=True`` (:func:`_parse_bytes`): code per token, tag per code and
     #: first row of each code (every code occurs), and ``tag`` is None.
-    tag_codes: tuple[np.ndarray, list[str], np.ndarray] | None = None
+    tag_codes: TagCodes | None = None
 
 
 def read_conll(
@@ -576,9 +576,9 @@ class _TagCoder:
             if self.table is None:
                 return False
 
-    def result(self, codes: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
-        """(code per row, tag per code, first row of each code) for :func:`build_ner_split`."""
-        return codes, self.tags, np.array(self.first_row, dtype=np.int64)
+    def result(self, codes: np.ndarray) -> TagCodes:
+        """Return the piece's tags as :func:`build_ner_split` takes them (every code occurs)."""
+        return TagCodes(codes, self.tags, np.array(self.first_row, dtype=np.int64))
 
 
 def _tag_hashes(word8: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray | None:
