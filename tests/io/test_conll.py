@@ -377,10 +377,28 @@ def test_plain_files_take_the_byte_parser(name):
     assert parsed.tag.to_list() == slow.tag.to_list()
 
 
-def test_byte_parser_views_of_every_length():
+@pytest.mark.parametrize("block", [1, 7, 64, 300, 1 << 18])
+def test_byte_parser_views_of_every_length(block):
+    # Each block is read from an aligned copy of itself: however the blocks fall (the block
+    # size moves them), short views are inline and long ones point into the piece itself.
     tokens = ["x" * k + "é" * (k % 3) for k in range(1, 40)]
     data = "".join(f"{t}\tB-{t[:k]}\n" for k, t in enumerate(tokens, start=1)).encode()
-    parsed = conll._parse_bytes(data, (True, 2))
+    saved, conll._BLOCK_BYTES = conll._BLOCK_BYTES, block
+    try:
+        parsed = conll._parse_bytes(data, (True, 2))
+        # Tags coded (up to 16 bytes), the last one first seen in the last block.
+        short_tags = [f"B-{'é' * (k % 8)}" for k in range(len(tokens) - 1)] + ["E-Z"]
+        coded = conll._parse_bytes(
+            "".join(f"{t}\t{g}\n" for t, g in zip(tokens, short_tags)).encode(),
+            (True, 2),
+            tag_codes=True,
+        )
+    finally:
+        conll._BLOCK_BYTES = saved
+    assert coded is not None and coded.tag_codes is not None
+    assert coded.token.to_list() == tokens
+    codes, distinct, _ = coded.tag_codes
+    assert [distinct[c] for c in codes.tolist()] == short_tags
     assert parsed is not None
     assert parsed.token.to_list() == tokens
     assert parsed.tag.to_list() == [f"B-{t[:k]}" for k, t in enumerate(tokens, start=1)]
