@@ -456,10 +456,15 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
     types = sorted(
         {t for f in span_frames for t in f.get_column("type").cast(pl.String).unique().to_list()}
     )
+    enum = pl.Enum(types)
     spans = pl.concat(
         [
             f.with_columns(
-                pl.col("sentence") + int(o), pl.col("type").cast(pl.String).cast(pl.Enum(types))
+                pl.col("sentence") + int(o),
+                # Re-coded only where the part's types are not all of them (they mostly are).
+                pl.col("type")
+                if f.schema["type"] == enum
+                else pl.col("type").cast(pl.String).cast(enum),
             )
             for f, o in zip(span_frames, offsets, strict=True)
         ]
