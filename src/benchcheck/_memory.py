@@ -1,0 +1,54 @@
+"""Keep freed memory for reuse: the allocator setting the command line starts with.
+
+A chunked read (:mod:`benchcheck.io.conll`) makes and frees the same column-sized arrays
+for every chunk. With its default thresholds glibc serves each array past 128 KiB-32 MiB
+from a fresh mapping, or hands freed heap back to the kernel, so every chunk's arrays land
+on pages the kernel has to fault in and zero again: on the 1M-sentence corpus of
+``benchmarks/stats_bench.py`` that was a third of the read's time. Raising the mmap and trim
+thresholds (``mallopt``, glibc's documented knobs) keeps freed memory in the heap for the
+next chunk; peak memory grows by the chunks' working set (about 150 MB there).
+
+This is an application's choice, not a library's, so only the ``benchcheck`` command calls
+:func:`keep_freed_memory`; a program using the library can call it too, or set glibc's
+``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` (a value set there is left as it is).
+Elsewhere than glibc (macOS, Windows, musl) it does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["keep_freed_memory"]
+
+#: mallopt parameters (glibc's malloc.h), the value set and the variable that overrides it.
+_SETTINGS = (
+    (-3, 1 << 30, "MALLOC_MMAP_THRESHOLD_"),  # M_MMAP_THRESHOLD: 1 GiB, heap below
+    (-1, 1 << 30, "MALLOC_TRIM_THRESHOLD_"),  # M_TRIM_THRESHOLD: keep up to 1 GiB freed
+    (-2, 64 << 20, "MALLOC_TOP_PAD_"),  # M_TOP_PAD: grow the heap 64 MiB at a time
+)
+
+
+def keep_freed_memory() -> bool:
+    """Raise glibc's mmap and trim thresholds for this process; False where not glibc.
+
+    Returns True when every setting not overridden by its environment variable took.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION"):
+            return False
+    except (ValueError, OSError):  # musl and others name no GNU libc version
+        return False
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return all(
+        mallopt(param, value) == 1 for param, value, env in _SETTINGS if env not in os.environ
+    )
