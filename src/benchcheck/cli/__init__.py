@@ -1,34 +1,81 @@
 """The ``benchcheck`` command line: thin wrappers that parse, call the library, render.
 
-Each command group lives in its own module and registers itself on :data:`app`.
+Each command group lives in its own module and registers itself on the typer app when
+imported. A run imports only the module of the command it names (:data:`COMMAND_MODULES`);
+``benchcheck --help`` and anything else import them all, as does ``benchcheck.cli.app``.
 Library errors become one message and an exit code here, in :func:`main`.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 from rich.markup import escape
 
-from benchcheck.cli._app import app, console_err
+from benchcheck.cli import _app
+from benchcheck.cli._app import console_err
 from benchcheck.cli._options import flag_for
 from benchcheck.errors import BenchcheckError
 
-# Command modules register their commands on ``app`` when imported.
-from benchcheck.cli import stats_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import adjust_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import judge_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import diagnostic_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import label_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import audit_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import report_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import scale_cmds  # noqa: E402,F401  isort: skip
-from benchcheck.cli import items_cmds  # noqa: E402,F401  isort: skip
+__all__ = ["COMMAND_MODULES", "app", "main"]
 
-__all__ = ["app", "main"]
+#: The modules that register commands, in the order ``benchcheck --help`` lists them.
+MODULES = (
+    "stats_cmds",
+    "adjust_cmds",
+    "judge_cmds",
+    "diagnostic_cmds",
+    "label_cmds",
+    "audit_cmds",
+    "report_cmds",
+    "scale_cmds",
+    "items_cmds",
+)
+
+#: The module of each command and command group (a test holds it equal to what they register).
+COMMAND_MODULES = {
+    **dict.fromkeys(("stats", "compare", "sample", "accuracy"), "stats_cmds"),
+    "adjust": "adjust_cmds",
+    "judge": "judge_cmds",
+    **dict.fromkeys(("diagnose", "artifacts", "human", "check-suite"), "diagnostic_cmds"),
+    **dict.fromkeys(
+        ("flag", "review", "error-rate", "bins", "remedy", "rerank", "agreement")
+        + ("ensemble-curve", "flag-spans"),
+        "label_cmds",
+    ),
+    "audit": "audit_cmds",
+    "report": "report_cmds",
+    **dict.fromkeys(("convert", "leakage"), "scale_cmds"),
+    **dict.fromkeys(("items", "rank", "diff"), "items_cmds"),
+}
 
 
-@app.command("version")
+def _register(argv: list[str]) -> None:
+    """Import the command modules ``argv`` needs: its command's, or all of them.
+
+    Commands are then kept in :data:`MODULES` order however the imports came, so that
+    ``--help`` lists them the same way in a process that ran other commands before.
+    """
+    named = COMMAND_MODULES.get(argv[0]) if argv else None
+    for module in (named,) if named else MODULES:
+        importlib.import_module(f"benchcheck.cli.{module}")
+    rank = {f"benchcheck.cli.{m}": k for k, m in enumerate(MODULES)}
+    _app.app.registered_commands.sort(
+        key=lambda info: rank.get(getattr(info.callback, "__module__", ""), -1)
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the typer application with every command registered."""
+    if name == "app":
+        _register([])
+        return _app.app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@_app.app.command("version")
 def version() -> None:
     """Print the benchcheck version.
 
@@ -44,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
         # Without standalone mode, click returns a command's typer.Exit code instead of exiting.
-        result = app(args=argv, standalone_mode=False)
+        args = sys.argv[1:] if argv is None else argv
+        _register(args)
+        result = _app.app(args=args, standalone_mode=False)
     except BenchcheckError as exc:
         # One line, verbatim: no wrapping at the console width, and no markup read into a
         # message that quotes user text (a path like data[train]/ would lose "[train]").
@@ -71,4 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _entry() -> None:  # pragma: no cover - console script shim
+    from benchcheck._memory import keep_freed_memory
+
+    keep_freed_memory()  # chunked reads reuse their pages (benchcheck._memory)
     sys.exit(main())
