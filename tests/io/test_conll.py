@@ -389,7 +389,7 @@ def test_byte_parser_views_of_every_length(block):
         # Tags coded (up to 16 bytes), the last one first seen in the last block.
         short_tags = [f"B-{'é' * (k % 8)}" for k in range(len(tokens) - 1)] + ["E-Z"]
         coded = conll._parse_bytes(
-            "".join(f"{t}\t{g}\n" for t, g in zip(tokens, short_tags)).encode(),
+            "".join(f"{t}\t{g}\n" for t, g in zip(tokens, short_tags, strict=True)).encode(),
             (True, 2),
             tag_codes=True,
         )
