@@ -285,7 +285,7 @@ def tag_transition_codes(
     closing_table = transition_codes(tag_prefix.astype(np.int8), tag_type, np.ones(k, dtype=bool))[
         1
     ]
-    prev = np.empty(n, dtype=np.int32)
+    prev = np.empty(n, dtype=np.intp)  # (take is 4x slower with an int32 index)
     if n:
         prev[0] = k
         prev[1:] = codes[:-1]
