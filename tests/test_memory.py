@@ -56,3 +56,29 @@ def test_a_threshold_set_in_the_environment_is_left_as_set():
     took, kept = faults("keep", {"MALLOC_MMAP_THRESHOLD_": str(128 << 10)})
     assert took == "True"
     assert kept >= 80  # the 16 MiB arrays still get mappings of their own
+
+
+HUGEPAGES = r"""
+import sys
+from benchcheck._memory import keep_freed_memory
+keep_freed_memory()
+from numpy._core import multiarray
+print(multiarray._set_madvise_hugepage(True))  # returns the setting numpy started with
+"""
+
+
+def numpy_hugepages(env: dict[str, str]) -> str:
+    clean = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    return subprocess.run(
+        [sys.executable, "-c", HUGEPAGES],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**clean, **env},
+    ).stdout.strip()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+def test_numpy_hugepage_requests_are_turned_off_unless_asked_for():
+    assert numpy_hugepages({}) == "False"
+    assert numpy_hugepages({"NUMPY_MADVISE_HUGEPAGE": "1"}) == "True"
