@@ -453,7 +453,7 @@ def _parse_bytes(
     # break (the tighter bound keeps the views out of a fresh mapping of their own).
     n = min(_count_newlines(raw) + 1, (len(data) + 1) // (2 * n_fields))
     # Fields are read a word at a time from an aligned copy of their block, with room for
-    # 16 bytes past its end (one buffer for all blocks: it stays in cache).
+    # the 24 bytes read past a field's start (one buffer for all blocks: it stays in cache).
     copy = np.zeros(0, dtype=np.uint8)
     token_views = np.empty((n, 2), dtype=np.uint64)
     tag_views = np.empty((0 if tag_codes else n, 2), dtype=np.uint64)
