@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchcheck.errors import InputError
-from benchcheck.io._text import decode_utf8, encoding_problem
+from benchcheck.io._text import count_newlines, decode_utf8, encoding_problem
 from benchcheck.io.tables import read_rows
 
 TEXT = "id,text,label\na,héllo,1\nb,wörld,0\n"
@@ -43,3 +44,12 @@ def test_undecodable_byte_names_its_line(tmp_path):
     with pytest.raises(InputError) as info:
         read_rows(path)
     assert (info.value.line, info.value.message) == (3, "undecodable bytes; expected UTF-8")
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 << 20])
+def test_count_newlines_equals_bytes_count(size):
+    # Across the slice boundary (1 MiB), for every buffer type the readers pass.
+    data = np.random.default_rng(size).choice(np.frombuffer(b"ab\n\r\t", np.uint8), size)
+    raw = data.tobytes()
+    for buffer in (raw, bytearray(raw), memoryview(raw)):
+        assert count_newlines(buffer) == raw.count(b"\n")

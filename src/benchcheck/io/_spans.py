@@ -47,7 +47,7 @@ from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, build_ner_split, combine_splits
 from benchcheck.io._options import NerOptions
-from benchcheck.io._text import read_file_bytes
+from benchcheck.io._text import count_newlines, read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
 from benchcheck.io._workers import chunk_pool, settle
 
@@ -196,7 +196,7 @@ def decode_lines(
     except (msgspec.ValidationError, msgspec.DecodeError):
         rows = None  # found again line by line, to name the line
     if rows is not None:
-        n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        n_lines = count_newlines(data) + (0 if data.endswith(b"\n") or not data else 1)
         if len(rows) == n_lines:  # no blank line: record k is on line k + 1
             return rows, list(range(1, n_lines + 1))
     out: list[Any] = []

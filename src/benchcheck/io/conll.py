@@ -50,6 +50,7 @@ from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, _slot_table, build_ner_split, combine_splits
+from benchcheck.io._text import count_newlines
 from benchcheck.io._tokens import series_from_arrow
 from benchcheck.io._workers import WORKERS, chunk_pool, settle
 
@@ -255,7 +256,7 @@ def _chunks(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
     """Yield (bytes, first line number, newline count) pieces, each ending at a blank line."""
     line_no = 1
     for piece in _pieces(path, chunk_bytes):
-        n_lines = piece.count(b"\n")
+        n_lines = count_newlines(piece)
         yield piece, line_no, n_lines
         line_no += n_lines
 
@@ -384,15 +385,6 @@ def _read_words(words: np.ndarray, start: np.ndarray, count: int) -> list[np.nda
     return out
 
 
-def _count_newlines(raw: np.ndarray) -> int:
-    """Count the newline bytes of ``raw`` (a slice at a time: the masks stay in cache).
-
-    About 8x faster than ``bytes.count`` (3.4 against 27 ms for 16 MiB, measured).
-    """
-    step = 1 << 20
-    return sum(int(np.count_nonzero(raw[at : at + step] == 10)) for at in range(0, raw.size, step))
-
-
 def _string_views(buffer: bytes, views: np.ndarray) -> pl.Series:
     """Return the string column whose Arrow views (:func:`_write_views`) point into ``buffer``.
 
@@ -451,7 +443,7 @@ def _parse_bytes(
     per_line = n_fields - 1
     # Rows are at most the lines, and each content line holds n_fields fields and a line
     # break (the tighter bound keeps the views out of a fresh mapping of their own).
-    n = min(_count_newlines(raw) + 1, (len(data) + 1) // (2 * n_fields))
+    n = min(count_newlines(data) + 1, (len(data) + 1) // (2 * n_fields))
     # Fields are read a word at a time from an aligned copy of their block, with room for
     # the 24 bytes read past a field's start (one buffer for all blocks: it stays in cache).
     copy = np.zeros(0, dtype=np.uint8)
@@ -771,4 +763,4 @@ def _parse_lines(
     token = pl.Series("token", tokens, dtype=pl.String)
     tag = pl.Series("tag", tags, dtype=pl.String)
     token, tag, line_no, starts, _ = _columns(token, tag, token.is_null().to_numpy())
-    return Parsed(token, tag, line_no + (first_line - 1), starts, data.count(b"\n"))
+    return Parsed(token, tag, line_no + (first_line - 1), starts, count_newlines(data))

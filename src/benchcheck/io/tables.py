@@ -31,7 +31,7 @@ from benchcheck.data.columns import Columns
 from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io._text import read_text_file, refuse_other_encodings
+from benchcheck.io._text import count_newlines, read_text_file, refuse_other_encodings
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
 from benchcheck.io.output import atomic_file
@@ -287,7 +287,7 @@ def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
         frame = pl.read_ndjson(data, infer_schema_length=None)
     except Exception:  # noqa: BLE001 - any parse problem: fall back to the precise reader
         return None
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    n_lines = count_newlines(data) + (0 if data.endswith(b"\n") else 1)
     if frame.height != n_lines or frame.height == 0 or "__line__" in frame.columns:
         return None
     if any(isinstance(dt, pl.Struct | pl.List | pl.Array | pl.Null) for dt in frame.dtypes):
