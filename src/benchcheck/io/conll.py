@@ -346,7 +346,8 @@ def _write_views(
     A view is 16 bytes: the length (int32), then the whole string zero-padded when it has
     at most 12 bytes, else its first 4 bytes, buffer index 0 and its offset (int32)
     (Arrow columnar format, "Variable-size Binary View Layout"). The ranges start at
-    ``start`` in ``words`` (:func:`_read_words`), a copy of the buffer from ``origin`` on.
+    ``start`` in ``words`` (:func:`_read_words`), a copy of the block found at ``origin`` in
+    the buffer the long views point into.
     """
     head, tail = _read_words(words, start, 2)
     head &= _LOW_BYTES.take(length, mode="clip")  # bytes 0-7, those of the string
@@ -365,10 +366,10 @@ def _write_views(
 def _read_words(words: np.ndarray, start: np.ndarray, count: int) -> list[np.ndarray]:
     """Return the ``count`` little-endian uint64 at byte offsets ``start``, ``start + 8``, ….
 
-    ``words`` is the uint64 view of a buffer (8-byte aligned, readable ``8 * count`` bytes
-    past every start). Each word is put together from the two aligned words it straddles:
-    gathering aligned words and shifting is 3-4x faster than numpy's gather from an
-    unaligned strided view, which copies byte by byte (measured on a block of 36k lines).
+    ``words`` is the uint64 view of an 8-byte aligned buffer, readable ``8 * count + 8``
+    bytes past every start. Each word is put together from the two aligned words it
+    straddles: gathering aligned words and shifting is 3-4x faster than numpy's gather from
+    an unaligned strided view, which copies byte by byte (measured on a block of 36k lines).
     """
     at = start >> 3
     right = (start & 7).astype(np.uint64)
