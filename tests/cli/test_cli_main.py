@@ -31,7 +31,6 @@ def test_command_modules_name_what_each_module_registers():
     }
     del found["version"]  # defined in benchcheck.cli itself
     assert {k: f"benchcheck.cli.{m}" for k, m in cli.COMMAND_MODULES.items()} == found
-    assert set(cli.COMMAND_MODULES.values()) == set(cli.MODULES)
 
 
 RUN = """
@@ -68,5 +67,6 @@ def test_help_lists_commands_in_module_order_whatever_ran_before(capsys):
     capsys.readouterr()
     cli.main(["--help"])
     listed = capsys.readouterr().out
-    order = [listed.index(f" {name} ") for name in ("stats", "adjust", "judge", "flag", "items")]
+    names = ("stats", "adjust", "judge", "flag", "items", "version")  # version last, as before
+    order = [listed.index(f" {name} ") for name in names]
     assert order == sorted(order)

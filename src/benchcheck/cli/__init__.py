@@ -21,20 +21,8 @@ from benchcheck.errors import BenchcheckError
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
-#: The modules that register commands, in the order ``benchcheck --help`` lists them.
-MODULES = (
-    "stats_cmds",
-    "adjust_cmds",
-    "judge_cmds",
-    "diagnostic_cmds",
-    "label_cmds",
-    "audit_cmds",
-    "report_cmds",
-    "scale_cmds",
-    "items_cmds",
-)
-
-#: The module of each command and command group (a test holds it equal to what they register).
+#: The module of each command and command group, in help order (a test holds it equal to
+#: what the modules register).
 COMMAND_MODULES = {
     **dict.fromkeys(("stats", "compare", "sample", "accuracy"), "stats_cmds"),
     "adjust": "adjust_cmds",
@@ -50,6 +38,8 @@ COMMAND_MODULES = {
     **dict.fromkeys(("convert", "leakage"), "scale_cmds"),
     **dict.fromkeys(("items", "rank", "diff"), "items_cmds"),
 }
+#: The modules that register commands, in the order ``benchcheck --help`` lists them.
+MODULES = tuple(dict.fromkeys(COMMAND_MODULES.values()))
 
 
 def _register(argv: list[str]) -> None:
@@ -63,7 +53,8 @@ def _register(argv: list[str]) -> None:
         importlib.import_module(f"benchcheck.cli.{module}")
     rank = {f"benchcheck.cli.{m}": k for k, m in enumerate(MODULES)}
     _app.app.registered_commands.sort(
-        key=lambda info: rank.get(getattr(info.callback, "__module__", ""), -1)
+        # (``version``, defined here, after them all)
+        key=lambda info: rank.get(getattr(info.callback, "__module__", ""), len(MODULES))
     )
 
 

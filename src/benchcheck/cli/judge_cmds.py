@@ -36,11 +36,11 @@ def judge(
     api_key_env: str = "OPENAI_API_KEY",
     timeout: float = 60.0,
     price: float | None = None,
+    json_out: str | None = None,
     engine: Annotated[str, "embedded, or ray (judge actors via Ray Data)."] = "embedded",
     address: str | None = None,
     actors: int = 1,
     content_free: bool = True,
-    json_out: str | None = None,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 

@@ -130,6 +130,7 @@ def sample(
     per_split: int = 100,
     seed: int = 13,
     output: Annotated[Path, "JSONL file to write for the annotators."] = Path("to_annotate.jsonl"),
+    force: bool = False,  # (declared here to keep its place in --help; read by claim)
     scheme: str | None = None,
 ) -> None:
     """Draw a seeded per-split sample for human accuracy judgements (Eq. 2).
