@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._app import console
-from benchcheck.cli._common import claim, command, write_json
+from benchcheck.cli._common import claim, command, emit
 from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
 from benchcheck.io.output import atomic_write
@@ -16,7 +15,6 @@ from benchcheck.io.output import atomic_write
 def report(
     results: Annotated[Path, Arg()],
     output: Annotated[Path, "Output file: .html (default) or .md."] = Path("report.html"),
-    json_out: str | None = None,
 ) -> None:
     """Render the HTML (or Markdown) report from results.json; same JSON, same bytes.
 
@@ -36,6 +34,4 @@ def report(
     else:
         raise UsageError(f"{{output}} must end in .html or .md, got {output}")
     atomic_write(output, text)
-    write_json(data, json_out)
-    if json_out != "-":
-        console.print(f"wrote {output}", highlight=False)
+    emit(data, lambda _: [f"wrote {output}"], highlight=False)
