@@ -88,6 +88,35 @@ def test_report_rerenders_byte_identically(tmp_path: Path, samples) -> None:
     assert again.read_bytes() == (tmp_path / "report.html").read_bytes()
 
 
+def test_report_json_goes_to_stdout_alone_or_to_a_file(tmp_path: Path, samples, capsys) -> None:
+    folder, _ = samples
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    capsys.readouterr()
+    assert (
+        main(
+            ["report", str(folder / "results.json"), "-o", str(tmp_path / "a.html"), "--json", "-"]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out) == results  # nothing else on stdout
+    out = tmp_path / "r.json"
+    assert (
+        main(
+            [
+                "report",
+                str(folder / "results.json"),
+                "-o",
+                str(tmp_path / "b.html"),
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert json.loads(out.read_text(encoding="utf-8")) == results
+    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / 'b.html'}"
+
+
 def test_report_cli_errors(tmp_path: Path, capsys) -> None:
     assert main(["report", str(tmp_path / "missing.json"), "-o", str(tmp_path / "r.html")]) == 2
     bad = tmp_path / "bad.json"
