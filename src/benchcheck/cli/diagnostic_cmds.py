@@ -8,6 +8,7 @@ from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, parse_assignments
 from benchcheck.cli._options import Arg
 from benchcheck.errors import BenchcheckError
+from benchcheck.runs._judging import JudgeSetup
 
 
 class SuiteWarned(BenchcheckError):
@@ -36,7 +37,7 @@ def diagnose(
         list[str] | None,
         "Diagnose an LLM directly: BACKEND:MODEL (as in 'benchcheck judge'); repeatable.",
     ] = None,
-    base_url: str | None = None,
+    base_url: str | None = JudgeSetup.base_url,
     cache: str | None = None,
     no_cache: bool = False,
 ) -> None:
@@ -50,7 +51,7 @@ def diagnose(
     """
     from benchcheck.report.terminal.diagnostics import diagnose_renderables
     from benchcheck.report.terminal.progress import progress_bar
-    from benchcheck.runs.diagnose import JudgeSetup, run_diagnose
+    from benchcheck.runs.diagnose import run_diagnose
 
     files = parse_assignments(predictions, "--predictions")
     claim([suite, *files.values(), cache])

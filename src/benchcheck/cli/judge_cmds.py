@@ -10,6 +10,7 @@ from benchcheck.cli._common import claim, command, write_json
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.runs._judging import JudgeSetup
 
 
 @command("judge")
@@ -32,9 +33,9 @@ def judge(
     cache: str | None = None,
     no_cache: bool = False,
     concurrency: int = 8,
-    base_url: str | None = None,
-    api_key_env: str = "OPENAI_API_KEY",
-    timeout: float = 60.0,
+    base_url: str | None = JudgeSetup.base_url,
+    api_key_env: str = JudgeSetup.api_key_env,
+    timeout: float = JudgeSetup.timeout,
     price: float | None = None,
     json_out: str | None = None,
     engine: Annotated[str, "embedded, or ray (judge actors via Ray Data)."] = "embedded",
@@ -53,7 +54,7 @@ def judge(
     from benchcheck.engine import ENGINES
     from benchcheck.report.terminal.judge import judge_summary
     from benchcheck.report.terminal.progress import progress_bar
-    from benchcheck.runs.judge import JudgeSetup, run_judge
+    from benchcheck.runs.judge import run_judge
 
     out_path = Path(output)
     if out_path.suffix.lower() not in (".parquet", ".jsonl"):
