@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._options import typer_signature
+from benchcheck.cli._options import _KIND, typer_signature
 from benchcheck.errors import BenchcheckError, InputError, UsageError
 from benchcheck.io.output import Outputs, atomic_write
 from benchcheck.report.canonical import dumps
@@ -30,7 +30,6 @@ class Invocation(NamedTuple):
 
 _OUTSIDE = Invocation()  # a command function called directly, not from the command line
 _CURRENT: ContextVar[Invocation] = ContextVar("invocation", default=_OUTSIDE)
-_KIND = inspect.Parameter.KEYWORD_ONLY
 _JSON = inspect.Parameter("json_out", _KIND, default=None, annotation=str | None)
 _FORCE = inspect.Parameter("force", _KIND, default=False, annotation=bool)
 

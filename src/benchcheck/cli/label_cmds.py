@@ -18,8 +18,9 @@ from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
 from benchcheck.io.output import Outputs
 
-#: The defaults of benchcheck.runs.flag.FlagOptions (a test holds them equal), written out so
-#: that the command line starts without importing the detectors (numpy, polars).
+#: flag's defaults (threshold, detector, ..., bins) are benchcheck.runs.flag.FlagOptions'
+#: (a test holds them equal), written out so that the command line starts without importing
+#: the detectors (numpy, polars); this is FlagOptions' bins as the option's text.
 BINS = "0.5,0.6,0.7,0.8,0.9,0.95,1"
 
 review_app = typer.Typer(
