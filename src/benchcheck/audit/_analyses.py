@@ -113,6 +113,7 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
         raise Skip("no classification or pair file given")
     if not inp.judge:
         raise Skip("--no-judge given")
+    from benchcheck.runs._judging import JudgeSetup
     from benchcheck.runs.flag import FlagOptions
     from benchcheck.runs.label_errors import NotApplicable, run_label_errors
 
@@ -121,13 +122,15 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
         run = run_label_errors(
             inp.table,
             columns=columns,
-            judge=inp.judge,
+            judges=JudgeSetup(
+                (inp.judge,),
+                base_url=inp.base_url,
+                api_key_env=inp.api_key_env,
+                timeout=inp.timeout,
+            ),
             prompts=inp.prompts,
             options=FlagOptions(threshold=inp.threshold),
             progress=progress,
-            base_url=inp.base_url,
-            api_key_env=inp.api_key_env,
-            timeout=inp.timeout,
         )
     except NotApplicable as exc:
         raise Skip(str(exc)) from None

@@ -89,18 +89,16 @@ def run_label_errors(
     data: str | Path,
     *,
     columns: Columns,
-    judge: str = "llama-cpp",
+    judges: JudgeSetup | None = None,
     prompts: str | None = None,
     options: FlagOptions | None = None,
     progress: Progress | None = None,
-    base_url: str | None = JudgeSetup.base_url,
-    api_key_env: str = JudgeSetup.api_key_env,
-    timeout: float = JudgeSetup.timeout,
 ) -> LabelErrorsRun:
-    """Judge every example of ``data`` with ``judge`` × ``prompts``, then flag.
+    """Judge every example of ``data`` with ``judges`` × ``prompts``, then flag.
 
-    ``prompts`` default to the judges' audit set; ``base_url``, ``api_key_env`` and
-    ``timeout`` reach an ``openai`` judge as in ``benchcheck judge`` (:class:`JudgeSetup`).
+    ``judges`` is built as ``benchcheck judge`` builds its judges (:class:`JudgeSetup`; by
+    default the embedded judge, or e.g. an ``openai`` judge with its server's address, key
+    variable and timeout); ``prompts`` default to the judges' audit set.
     Raises :class:`NotApplicable` when a prompt needs a field the examples lack or a label
     is not among the prompts' labels, and :class:`benchcheck.errors.JudgeUnavailable` when
     the judge cannot be built here.
@@ -126,17 +124,16 @@ def run_label_errors(
     if bad:
         raise NotApplicable(f"labels {bad[:5]} are not among the prompts' labels {labels}")
     started = time.perf_counter()
-    setup = JudgeSetup((judge,), base_url=base_url, api_key_env=api_key_env, timeout=timeout)
-    with setup.open() as (judges, store):
+    with (judges or JudgeSetup()).open() as (built, store):
         judgments = judge_frame(
             frame,
-            judges,
+            built,
             templates,
             cache=store,
             progress=progress,
             content_free=CONTENT_FREE_INPUTS,
         )
-        identity = judges[0].identity
+        identity = built[0].identity
     seconds = time.perf_counter() - started
     flag = flag_frames(judgments, frame, options=options or FlagOptions(), source=str(data))
     return LabelErrorsRun(
