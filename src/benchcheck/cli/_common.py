@@ -80,11 +80,23 @@ def command(
 
 def claim(inputs: Iterable[str | Path | None], **files: str | Path | None) -> Outputs:
     """Claim each output file (``param=path``), then ``--json``, before any work is done."""
-    run = _CURRENT.get()
-    outputs = Outputs(list(inputs), force=run.force)
+    outputs = output_claims(inputs)
     for param, path in files.items():
         outputs.file(path, param=param)
-    outputs.file(run.json_out, param="json")
+    return claim_json(outputs)
+
+
+def output_claims(inputs: Iterable[str | Path | None]) -> Outputs:
+    """Return the claims of a run's outputs (never over ``inputs``), under its ``--force``.
+
+    For commands that claim folders too (``Outputs.folder``); end with :func:`claim_json`.
+    """
+    return Outputs(list(inputs), force=_CURRENT.get().force)
+
+
+def claim_json(outputs: Outputs) -> Outputs:
+    """Claim the run's ``--json`` file on ``outputs`` (after its other outputs)."""
+    outputs.file(_CURRENT.get().json_out, param="json")
     return outputs
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._common import command, emit
+from benchcheck.cli._common import claim_json, command, emit, output_claims
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
-from benchcheck.io.output import Outputs
 from benchcheck.io.source import DataSource
 
 
@@ -30,8 +29,6 @@ def adjust_cmd(
     columns: Columns = Columns(),
     label_names: str | None = None,
     scheme: Annotated[str | None, "Force the tagging scheme (NER)."] = None,
-    json_out: str | None = None,
-    force: bool = False,
 ) -> None:
     """Build subsets of a split whose metric hits a target; write them in the input's format.
 
@@ -46,9 +43,9 @@ def adjust_cmd(
 
     labels = tuple(label_names.split(",")) if label_names else None
     source = DataSource(data, task=task, columns=columns, scheme=scheme, label_names=labels)
-    outputs = Outputs(source.inputs, force=force)
+    outputs = output_claims(source.inputs)
     folder_out = outputs.folder(output, param="output", names=None)
-    outputs.file(json_out, param="json")
+    claim_json(outputs)
     run = run_adjust(source, AdjustTarget(split, metric, tuple(target), size, seed, tolerance))
     with folder_out:
         payload = run.write(folder_out)

@@ -13,7 +13,15 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import console_err
-from benchcheck.cli._common import command, emit, parse_assignments, parse_scores, warn
+from benchcheck.cli._common import (
+    claim_json,
+    command,
+    emit,
+    output_claims,
+    parse_assignments,
+    parse_scores,
+    warn,
+)
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.runs._judging import JudgeSetup
@@ -51,7 +59,6 @@ def audit(
     error_rate: str | None = None,
     baseline: str | None = None,
     fail_on: str | None = None,
-    json_out: str | None = None,
     force: bool = False,
 ) -> None:
     """Run every analysis that applies to a dataset and write a report folder.
@@ -72,7 +79,6 @@ def audit(
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
     from benchcheck.audit import run_audit
-    from benchcheck.io.output import Outputs
     from benchcheck.report.folder import REPORT_FILES, write_report
     from benchcheck.report.terminal.audit import audit_renderables, audit_warnings
     from benchcheck.report.terminal.progress import progress_bar
@@ -104,9 +110,9 @@ def audit(
         from benchcheck.items.diff import parse_gates
 
         parse_gates(fail_on)  # a bad expression fails before the (long) audit
-    outputs = Outputs(inp.paths(), force=force)  # checked before the (long) audit
+    outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
-    outputs.file(json_out, param="json")
+    claim_json(outputs)
     with progress_bar(console_err, transient=True) as bar:
         report = run_audit(inp, progress=bar)
     written = write_report(report, output, force=force)

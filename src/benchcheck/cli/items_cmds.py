@@ -13,7 +13,14 @@ import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import console
-from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._common import (
+    claim,
+    claim_json,
+    command,
+    emit,
+    output_claims,
+    parse_assignments,
+)
 from benchcheck.cli._options import Arg
 
 
@@ -38,7 +45,6 @@ def items_cmd(
     to_review: str | None = None,
     experts: Annotated[int, "Expert files for --to-review."] = 2,
     top: int = 15,
-    json_out: str | None = None,
     force: bool = False,
 ) -> None:
     """Item analysis of a benchmark: difficulty, discrimination, reliability, IRT abilities.
@@ -49,17 +55,16 @@ def items_cmd(
 
     Example: benchcheck items test.jsonl --predictions a=a.jsonl --predictions b=b.jsonl -o out/
     """
-    from benchcheck.io.output import Outputs
     from benchcheck.report.terminal.items import items_renderables
     from benchcheck.runs.items import ItemsOptions, run_items, suspects_frame
 
     named = parse_assignments(predictions, "--predictions")
-    outputs = Outputs([data, matrix, scores, *named.values()], force=force)
+    outputs = output_claims([data, matrix, scores, *named.values()])
     names = ("items.json", "items.csv")
     folder = outputs.folder(output, param="output", names=names) if output else None
     if to_review:  # checked before the work; the review writer applies its own rule again
         outputs.folder(to_review, param="to_review", names=None)
-    outputs.file(json_out, param="json")
+    claim_json(outputs)
     options = ItemsOptions(
         min_discrimination=min_discrimination,
         n_resamples=bootstrap,

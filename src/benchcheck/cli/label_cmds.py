@@ -13,10 +13,20 @@ from typing import Annotated
 import typer
 
 from benchcheck.cli._app import app
-from benchcheck.cli._common import claim, command, csv, emit, names, parse_assignments, stderr, warn
+from benchcheck.cli._common import (
+    claim,
+    claim_json,
+    command,
+    csv,
+    emit,
+    names,
+    output_claims,
+    parse_assignments,
+    stderr,
+    warn,
+)
 from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
-from benchcheck.io.output import Outputs
 
 #: flag's defaults (threshold, detector, ..., bins) are benchcheck.runs.flag.FlagOptions'
 #: (a test holds them equal), written out so that the command line starts without importing
@@ -255,7 +265,6 @@ def remedy(
     id_col: str | None = None,
     judges: str | None = None,
     prompts: str | None = None,
-    json_out: str | None = None,
     force: bool = False,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
@@ -270,9 +279,9 @@ def remedy(
 
     if ablation != "random":
         raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
-    outputs = Outputs([data, judgments, flags], force=force)
+    outputs = output_claims([data, judgments, flags])
     outputs.folder(output, param="output", names=remedy_file_names(data))
-    outputs.file(json_out, param="json")
+    claim_json(outputs)
     run = run_remedy(
         data,
         judgments=judgments,

@@ -5,9 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._common import (
+    claim,
+    claim_json,
+    command,
+    emit,
+    output_claims,
+    parse_assignments,
+)
 from benchcheck.cli._options import Arg
-from benchcheck.io.output import Outputs
 
 
 @command("convert")
@@ -18,8 +24,6 @@ def convert(
     output: Annotated[Path, "New folder to write (never replaced)."] = Path("data.parquet"),
     split: list[str] | None = None,
     chunk_mb: int | None = None,
-    json_out: str | None = None,
-    force: bool = False,
 ) -> None:
     """Convert CoNLL splits to Parquet shards that stats, audit and --engine ray read.
 
@@ -32,10 +36,10 @@ def convert(
     from benchcheck.runs.scale import run_convert
 
     splits = parse_assignments(split, "--split")
-    outputs = Outputs([data, *splits.values()], force=force)
+    outputs = output_claims([data, *splits.values()])
     if not output.exists():  # an existing folder is never replaced: convert says so itself
         outputs.folder(output, param="output", names=None)
-    outputs.file(json_out, param="json")
+    claim_json(outputs)
     chunk_bytes = None if chunk_mb is None else chunk_mb << 20
     folder = run_convert(data, output, splits=splits, chunk_bytes=chunk_bytes)
     emit(folder.to_json(), lambda p: convert_lines(p, str(folder.root)))
