@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from _golden import assert_matches_golden
 
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.review import read_expert_file
@@ -179,8 +180,8 @@ def test_import_matches_golden(tmp_path):
     if REGEN:
         shutil.copy(tmp_path / "gold.jsonl", GOLDEN / "gold.jsonl")
         (GOLDEN / "import_summary.json").write_text(text)
-    assert (tmp_path / "gold.jsonl").read_bytes() == (GOLDEN / "gold.jsonl").read_bytes()
-    assert text == (GOLDEN / "import_summary.json").read_text()
+    assert_matches_golden((tmp_path / "gold.jsonl").read_bytes(), GOLDEN / "gold.jsonl")
+    assert_matches_golden(text, GOLDEN / "import_summary.json")
 
 
 def test_import_rules_by_hand():

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from _golden import assert_matches_golden
 from _report_planted import PLANTED, PWN_SCRIPT, planted_results
 
 from benchcheck.cli import main
@@ -42,7 +43,7 @@ def test_ner_results_golden(tmp_path: Path) -> None:
     if UPDATE:  # pragma: no cover - BENCHCHECK_UPDATE_GOLDEN=1 after a reviewed change
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8")
+    assert_matches_golden(text, GOLDEN)
     # no machine path leaks into results
     checkout = str(Path(__file__).resolve().parents[2])
     assert checkout not in text and str(Path.home()) not in text
