@@ -212,7 +212,19 @@ def test_detection_by_extension_and_first_record(tmp_path):
     bare = _write(tmp_path, "b.jsonl", '{"text": "no labels here"}\n')
     with pytest.raises(InputError, match="cannot tell the NER format"):
         detect_format(bare)
-    assert set(FORMATS) == {"conll", "jsonl", "cluener", "doccano", "label-studio", "spacy", "hf"}
+    assert set(FORMATS) == {
+        "conll",
+        "jsonl",
+        "cluener",
+        "doccano",
+        "label-studio",
+        "spacy",
+        "pubtator",
+        "brat",
+        "medcat",
+        "spans-json",
+        "hf",
+    }
 
 
 # --------------------------------------------------------------------------- alignment, overlaps

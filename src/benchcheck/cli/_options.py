@@ -22,6 +22,7 @@ from typing import Annotated, Any, NamedTuple, get_args, get_origin
 import typer
 
 from benchcheck.data.columns import Columns
+from benchcheck.io._options import parse_assignments
 from benchcheck.io.formats import NerOptions, read_type_map
 
 
@@ -83,6 +84,8 @@ OPTIONS: dict[str, str | Opt] = {
     "detector": "llm (the judge ensemble), trained (a model cross-validated on the data, with "
     "cleanlab) or both.",
     "disagreement": "Two sources whose disagreement is the subset.",
+    "discontinuous": "brat: a discontinuous span (0 5;10 15) is an error, merged into one "
+    "span from its first start to its last end, or dropped.",
     "draws": "Plausible labelings drawn.",
     "engine": "embedded, or ray (a shard folder from convert).",
     "error_rate": "Error rate of the items no flag covers: a rate, ERRORS/SAMPLE, or an "
@@ -99,13 +102,17 @@ OPTIONS: dict[str, str | Opt] = {
     "flags": "Flags file from `benchcheck flag -o`.",
     "fmt": Opt(
         "NER file format (else detected from the extension and first record): conll, jsonl, "
-        "cluener, doccano, label-studio, spacy or hf. Examples below.",
+        "cluener, doccano, label-studio, spacy, pubtator, brat, medcat, spans-json or hf. "
+        "Examples below.",
         ("--format",),
     ),
     "force": "Overwrite outputs that exist (never an input).",
     "gold": "Gold file from `review import -o`.",
     "group": "NAME=SRC1,SRC2,...: sources whose Fleiss' kappa to report.",
     "id_col": Opt("Id column.", ("--id",)),
+    "inclusive_end": "spans-json: span ends are inclusive (the last character's offset).",
+    "instances": "Offset formats: one instance per document (record) or per sentence "
+    "(default: sentence for pubtator, brat and medcat, document for the others).",
     "id_column": "Id column of the test file (default: id, else row).",
     "intersect": "Models answered different items: keep those all answered.",
     "irt": "IRT model: 2pl, 1pl or none.",
@@ -121,6 +128,10 @@ OPTIONS: dict[str, str | Opt] = {
     "integers are indices into the suite's label order.",
     "label_names": "Comma-separated names of label indices.",
     "labels": "Comma-separated choices for the experts (default: seen).",
+    "medcat_keep": "medcat: keep all annotations not deleted (reviewer-rejected ones listed), "
+    "or only the correct ones.",
+    "multi_type": "Document formats: a mention with several types keeps the first, becomes one "
+    "span per type (all), or is an error.",
     "matrix": "Score matrix (id + one 0/1 column per model): item analysis.",
     "max_train": "Train on a seeded subset of this size.",
     "method": "Per-stratum interval of the stratified estimate: midp (near nominal) or exact "
@@ -136,6 +147,8 @@ OPTIONS: dict[str, str | Opt] = {
     "new": "The later results.json (omit to gate OLD alone).",
     "no_cache": "Do not read or write a cache.",
     "no_judge": "Skip label-error flags.",
+    "offset_check": "Document formats: a mention whose text differs from the text at its "
+    "offsets is an error, counted (warn), or moved to the whitespace-stripped span (trim).",
     "old": "The earlier results.json (or the only one).",
     "output": Opt("", ("-o", "--output")),
     "overlaps": "Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
@@ -161,6 +174,8 @@ OPTIONS: dict[str, str | Opt] = {
     "scheme": "Force the tagging scheme: IOB1, IOB2, IOE1, IOE2, BIOES (IOBES), BILOU or BMES.",
     "scores": "Comma-separated model scores: adds Model Differentiation (Eq. 7).",
     "seed": "Random seed (same seed, same output).",
+    "sentence_language": "Language of the sentence splitter for --instances sentence (an ISO "
+    "code: en, es, zh, ...).",
     "semantic_duplicates": "Add embedding near-duplicates (offline all-MiniLM-L6-v2; "
     "'semantic' extra).",
     "semantic_threshold": "Cosine threshold of semantic duplicates.",
@@ -169,7 +184,15 @@ OPTIONS: dict[str, str | Opt] = {
     "size": "Instances per subset (default: the largest that works).",
     "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
     "spacy_model": Opt("Predict with this spaCy pipeline instead.", ("--spacy",)),
+    "span_fields": "spans-json: where each field is, e.g. text=full_text,spans=spans,"
+    "start=start_position,end=end_position,type=entity_type (also mention=, id=; dotted paths "
+    "for nested fields, numbers for list items). medcat: type=FIELD (default cui).",
     "split": "NAME=FILE; repeat for each split.",
+    "split_lists": Opt(
+        "Divide one file's documents into splits by id lists, e.g. "
+        "train=train_pmids.txt,dev=dev_pmids.txt,test=test_pmids.txt.",
+        ("--split-by-list",),
+    ),
     "strict": "Reject invalid tag transitions instead of repairing them.",
     "suite": "GLUE diagnostic TSV or JSONL suite.",
     "swap_threshold": "'Could swap with' above this flip probability.",
@@ -226,8 +249,33 @@ def _ner_reading(
     tokenizer: str = "unicode",
     align: str = "strict",
     overlaps: str = "error",
+    instances: str | None = None,
+    sentence_language: str = "en",
+    multi_type: str = "first",
+    discontinuous: str = "error",
+    offset_check: str = "error",
+    span_fields: str | None = None,
+    inclusive_end: bool = False,
+    medcat_keep: str = "all",
+    split_lists: str | None = None,
 ) -> NerOptions:
-    return NerOptions(fmt, tokenizer, align, overlaps, read_type_map(type_map), coarse_types)
+    return NerOptions(
+        fmt,
+        tokenizer,
+        align,
+        overlaps,
+        read_type_map(type_map),
+        coarse_types,
+        multi_type=multi_type,
+        discontinuous=discontinuous,
+        offset_check=offset_check,
+        instances=instances,
+        sentence_language=sentence_language,
+        span_fields=parse_assignments(span_fields, "span_fields"),
+        inclusive_end=inclusive_end,
+        medcat_keep=medcat_keep,
+        split_lists=parse_assignments(split_lists, "split_lists"),
+    )
 
 
 #: Option groups: a parameter of this type takes the builder's parameters' place.

@@ -44,6 +44,61 @@ SPLIT_ALIASES: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class DocumentReading:
+    """How a document-level file (PubTator, BRAT, MedCAT, span JSON) became instances.
+
+    ``instances`` is ``document`` (one instance per document) or ``sentence`` (documents cut
+    by ``splitter``; a cut inside a mention moves to the mention's end, counted as
+    ``splits_moved``). The reading policies (``multi_type``, ``discontinuous``,
+    ``offset_check``) are recorded with what they changed: ``multi_type_mentions`` (mentions
+    with several types), ``discontinuous_spans``, ``offset_mismatches`` (mentions whose text
+    differs from the file's text at their offsets) and ``offsets_trimmed`` (moved to the
+    whitespace-stripped span). ``skipped`` counts the lines that are not entity mentions
+    (relations, events, attributes, notes) by kind; ``rejected`` lists the annotations a
+    reviewer rejected (MedCAT ``killed`` or not ``correct``), with ``reviewed`` saying which
+    of them were kept (``medcat_keep``). A policy the format has no use for is ``None``.
+    """
+
+    instances: str
+    n_documents: int
+    n_sentences: int
+    splitter: str | None = None
+    splits_moved: int = 0
+    multi_type: str | None = None
+    multi_type_mentions: int = 0
+    discontinuous: str | None = None
+    discontinuous_spans: int = 0
+    offset_check: str | None = None
+    offset_mismatches: int = 0
+    offsets_trimmed: int = 0
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    medcat_keep: str | None = None
+    rejected: tuple[Mapping[str, object], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """Return the keys this adds to a split's ``reading`` object."""
+        out: dict[str, object] = {
+            "instances": self.instances,
+            "splitter": self.splitter,
+            "n_documents": self.n_documents,
+            "n_sentences": self.n_sentences,
+            "splits_moved": self.splits_moved,
+            "multi_type": self.multi_type,
+            "multi_type_mentions": self.multi_type_mentions,
+            "discontinuous": self.discontinuous,
+            "discontinuous_spans": self.discontinuous_spans,
+            "offset_check": self.offset_check,
+            "offset_mismatches": self.offset_mismatches,
+            "offsets_trimmed": self.offsets_trimmed,
+            "skipped": dict(sorted(self.skipped.items())),
+        }
+        if self.medcat_keep is not None:
+            out["medcat_keep"] = self.medcat_keep
+            out["rejected"] = [dict(r) for r in self.rejected]
+        return out
+
+
+@dataclass(frozen=True)
 class SpanReading:
     """How a split read from text and character offsets became tokens and tags.
 
@@ -62,10 +117,13 @@ class SpanReading:
     span_alignments: int = 0
     spans_dropped: int = 0
     overlapping_spans: int = 0
+    #: Document-level formats (and ``instances="sentence"``): how documents were read.
+    document: DocumentReading | None = None
 
     def __add__(self, other: SpanReading) -> SpanReading:
         """Combine the readings of two parts of one split (counts add up)."""
         return SpanReading(
+            document=self.document or other.document,
             format=self.format,
             tokenization=self.tokenization,
             align=self.align,
@@ -87,6 +145,7 @@ class SpanReading:
             "span_alignments": self.span_alignments,
             "spans_dropped": self.spans_dropped,
             "overlapping_spans": self.overlapping_spans,
+            **(self.document.to_json() if self.document is not None else {}),
         }
 
 

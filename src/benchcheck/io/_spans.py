@@ -42,7 +42,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data import scripts
-from benchcheck.data.model import SpanReading, Split
+from benchcheck.data.model import DocumentReading, SpanReading, Split
 from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, build_ner_split, combine_splits
@@ -80,7 +80,8 @@ class SpanRecords:
     ``names`` how messages call a record (``"task 3 (id 17)"``), for formats without lines.
     Spans are sorted by record (``span_record``), offsets in characters, end exclusive.
     ``tokens`` (optional) gives the file's own tokenisation: per token its record, start
-    and end offsets and text, in order; ``tokenization`` then names its source.
+    and end offsets and text, in order; ``tokenization`` then names its source. Document
+    formats add each record's document id (``ids``) and their reading (``document``).
     """
 
     texts: pl.Series
@@ -92,14 +93,25 @@ class SpanRecords:
     names: Sequence[str] | None = None
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray, pl.Series] | None = None
     tokenization: str | None = None
+    #: Document formats: each record's document id, and how the documents were read.
+    ids: Sequence[str] | None = None
+    document: DocumentReading | None = None
+    tally: Any = None  # benchcheck.io._documents.DocumentTally: per-document counts
+    #: Sentences cut from documents: each record's first character in its document.
+    base: np.ndarray | None = None
 
     def where(self, record: int) -> tuple[int | None, str]:
         """(line for the error, prefix naming the record in its message)."""
         line = int(self.line[record])
         if line > 0:
-            return line, ""
+            return line, "" if self.ids is None else f"document {self.ids[record]}: "
         name = self.names[record] if self.names is not None else f"record {record + 1}"
         return None, f"{name}: "
+
+    def shown(self, record: int, start: int, end: int) -> str:
+        """Show a span as messages do: in its document's offsets (``[s, e)``)."""
+        at = 0 if self.base is None else int(self.base[record])
+        return f"[{start + at}, {end + at})"
 
 
 class RecordCollector:
@@ -236,14 +248,21 @@ def spans_to_split(
     """Turn records of text and character spans into an NER split (see the module text).
 
     ``options`` give the tokeniser, alignment, overlap policy and type renaming
-    (:class:`benchcheck.io._options.NerOptions`; defaults: unicode, strict, error, none).
+    (:class:`benchcheck.io._options.NerOptions`; defaults: unicode, strict, error, none),
+    and the instances: with ``sentence`` (the default of document formats) the records are
+    cut into sentences first (:mod:`benchcheck.io._sentences`).
     """
     options = options or NerOptions()
     tokenizer, align, overlaps = options.tokenizer, options.align, options.overlaps
     type_map, coarse_types = options.type_map, options.coarse_types
-    n_rec = records.texts.len()
     char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
     _check_spans(records, char_len, source)
+    if instances_of(format, options) == "sentence":
+        from benchcheck.io._sentences import split_sentences
+
+        records = split_sentences(records, language=options.sentence_language)
+        char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
+    n_rec = records.texts.len()
     # Blocks of whole records, about BLOCK_CHARS characters each.
     cum = np.cumsum(char_len)
     cuts = np.unique(np.searchsorted(cum, np.arange(0, int(cum[-1]) if n_rec else 0, BLOCK_CHARS)))
@@ -305,6 +324,7 @@ def spans_to_split(
         tokenization=records.tokenization or TOKENIZATION[tokenizer],
         align=align,
         overlaps=overlaps,
+        document=records.document,
     )
     for _, r in done:
         reading = reading + r
@@ -314,6 +334,13 @@ def spans_to_split(
         )
     split = combine_splits(parts)
     return dataclasses.replace(split, reading=reading, type_map=renamed)
+
+
+def instances_of(fmt: str, options: NerOptions) -> str:
+    """Return the instances a file of format ``fmt`` becomes (``NerOptions.instances_for``)."""
+    from benchcheck.io._options import FORMATS
+
+    return options.instances_for(fmt) if fmt in FORMATS else options.instances or "document"
 
 
 def _check_spans(records: SpanRecords, char_len: np.ndarray, source: str) -> None:
@@ -466,7 +493,8 @@ def _align(
             "covers no token" if not inside[k] else "does not start and end on token boundaries"
         )
         raise InputError(
-            f"{prefix}span [{s}, {e}) {records.span_type[s_lo + k]!r} ({covered!r}) {reason}; "
+            f"{prefix}span {records.shown(r, s, e)} {records.span_type[s_lo + k]!r} "
+            f"({covered!r}) {reason}; "
             "expected spans on token boundaries (or choose align=expand or contract)",
             path=source,
             line=line,
@@ -504,7 +532,8 @@ def _resolve_overlaps(
         line, prefix = records.where(r)
         a, b = int(span_idx[order][earlier]), int(span_idx[order][k])
         spans = [
-            f"[{int(records.span_start[i])}, {int(records.span_end[i])}) {records.span_type[i]!r}"
+            f"{records.shown(r, int(records.span_start[i]), int(records.span_end[i]))} "
+            f"{records.span_type[i]!r}"
             for i in (a, b)
         ]
         raise InputError(

@@ -10,6 +10,7 @@ overlaps, type renaming) as one frozen value.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ __all__ = [
     "check_options",
     "detect_format",
     "read_ner_file",
+    "read_records",
     "read_type_map",
 ]
 
@@ -66,19 +68,38 @@ def read_type_map(value: str | None) -> dict[str, str]:
     return mapping
 
 
-def detect_format(path: Path) -> str:
-    """Tell a file's NER format from its suffix and, for JSON, its first record.
+def detect_format(path: Path, *, span_fields: bool = False) -> str:
+    """Tell a file's NER format from its suffix and, for JSON and text, its first record.
 
-    ``.spacy`` is a spaCy DocBin; ``.json``/``.jsonl``/``.ndjson`` are told apart by their
-    first record (a JSON array: Label Studio; ``tokens`` with ``tags``/``ner_tags``: token
-    JSONL; ``spans``: spaCy/Prodigy; ``entities`` or a ``label`` list: doccano; a ``label``
-    object: CLUENER); anything else is CoNLL.
+    A folder holding ``.ann`` files, or a ``.ann`` file, is BRAT; ``.pubtator``, or a text
+    file whose first line is ``PMID|t|...``, is PubTator; ``.spacy`` is a spaCy DocBin.
+    ``.json``/``.jsonl``/``.ndjson`` are a MedCATtrainer export when the object opens with
+    ``"projects"``, span JSON when a field mapping is given (``span_fields``), else told
+    apart by their first record (a JSON array: Label Studio; ``tokens`` with
+    ``tags``/``ner_tags``: token JSONL; ``spans``: spaCy/Prodigy; ``entities`` or a
+    ``label`` list: doccano; a ``label`` object: CLUENER); anything else is CoNLL.
     """
     suffix = path.suffix.lower()
+    if path.is_dir():
+        from benchcheck.io import brat
+
+        if brat.has_ann(path):
+            return "brat"
+        raise InputError("a folder without .ann files; expected a BRAT folder or a file", path=path)
+    if suffix == ".ann":
+        return "brat"
+    if suffix == ".pubtator":
+        return "pubtator"
     if suffix == ".spacy":
         return "spacy"
     if suffix not in (".json", ".jsonl", ".ndjson"):
-        return "conll"
+        from benchcheck.io.pubtator import looks_like_pubtator
+
+        return "pubtator" if looks_like_pubtator(_first_line(path)) else "conll"
+    if _MEDCAT.match(_head(path)):
+        return "medcat"
+    if span_fields:
+        return "spans-json"
     head = _first_record(path)
     if head is None:
         return "label-studio"  # a JSON array
@@ -94,10 +115,30 @@ def detect_format(path: Path) -> str:
     raise InputError(
         "cannot tell the NER format from the first record (expected tokens and tags, "
         '"spans", "entities", or a "label" list or object); give the format '
-        f"({', '.join(n for n, f in FORMATS.items() if n != 'hf')})",
+        f"({', '.join(n for n, f in FORMATS.items() if n != 'hf')}), or name span fields "
+        "with {span_fields}",
         path=path,
         line=1,
     )
+
+
+#: A MedCATtrainer export opens with its "projects" key.
+_MEDCAT = re.compile(rb'\s*(\xef\xbb\xbf)?\s*\{\s*"projects"\s*:')
+
+
+def _head(path: Path, size: int = 4096) -> bytes:
+    """Return a file's first bytes (``b""`` if it cannot be read: its reader says why)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def _first_line(path: Path) -> str:
+    """Return a text file's first non-blank line (decoded leniently; "" if none in 64 KiB)."""
+    head = _head(path, 1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
+    return next((ln for ln in head.splitlines() if ln.strip()), "")
 
 
 def _first_record(path: Path) -> Any:
@@ -133,7 +174,7 @@ def read_ner_file(
 ) -> Split:
     """Read one NER file in its given or detected format (the one dispatch of every reader)."""
     options = options or NerOptions()
-    fmt = options.format or detect_format(path)
+    fmt = options.format or detect_format(path, span_fields=bool(options.span_fields))
     rename: dict[str, Any] = {"type_map": options.type_map, "coarse_types": options.coarse_types}
     if fmt == "conll":
         from benchcheck.io.conll import read_conll
@@ -152,7 +193,7 @@ def read_ner_file(
     from benchcheck.io._spans import spans_to_split
 
     return spans_to_split(
-        _offset_records(fmt, path)(path),
+        read_records(path, fmt, options),
         name=name,
         source=str(path),
         format=fmt,
@@ -161,8 +202,19 @@ def read_ner_file(
     )
 
 
+def read_records(path: Path, fmt: str, options: NerOptions) -> SpanRecords:
+    """Read one offset format's file (or BRAT folder) as span records."""
+    if fmt in ("pubtator", "brat", "medcat", "spans-json"):
+        import importlib
+
+        module = {"spans-json": "span_json"}.get(fmt, fmt)
+        reader = importlib.import_module(f"benchcheck.io.{module}")
+        return reader.records(path, options)  # type: ignore[no-any-return]
+    return _offset_records(fmt, path)(path)
+
+
 def _offset_records(fmt: str, path: Path) -> Callable[[Path], SpanRecords]:
-    """Return the function that reads one offset format's file as span records."""
+    """Return the function that reads one sentence-level offset format's file."""
     if fmt == "cluener":
         from benchcheck.io import cluener
 

@@ -227,9 +227,16 @@ def load(
             return shards.read_shards(
                 folder, scheme=scheme, strict=strict, keep_tokens=keep_tokens, name=name
             )
-        fmt = FORMATS.get(options.format or "")
-        files = discover_splits(folder, suffixes=fmt.suffixes if fmt and fmt.offsets else None)
-        discovered = True
+        if options.format == "brat" or (options.format is None and _is_brat(folder)):
+            from benchcheck.io import brat
+
+            files = brat.split_folders(folder)
+        else:
+            fmt = FORMATS.get(options.format or "")
+            files = discover_splits(folder, suffixes=fmt.suffixes if fmt and fmt.offsets else None)
+            discovered = True
+    if options.split_lists:
+        return _load_by_lists(files, options, title, meta, keep_tokens)
     jobs: dict[str, Callable[[], Split | None]] = {
         split: partial(
             _read_one,
@@ -254,6 +261,79 @@ def load(
             "no labelled split: every split file holds texts without annotations", path=folder
         )
     return Dataset(task="ner", splits=kept, name=title, meta=meta)
+
+
+def _is_brat(folder: Path) -> bool:
+    """Tell whether a folder is a BRAT corpus (``.ann`` files in it or in its subfolders)."""
+    from benchcheck.io import brat
+
+    return brat.has_ann(folder)
+
+
+def _load_by_lists(
+    files: Mapping[str, Path],
+    options: NerOptions,
+    title: str,
+    meta: dict[str, object],
+    keep_tokens: bool,
+) -> Dataset:
+    """Divide one file's documents into splits by id lists (``NerOptions.split_lists``).
+
+    Every listed id must be a document of the file, and in one list only; documents in no
+    list are left out and counted in ``meta["unassigned_documents"]``.
+    """
+    import numpy as np
+
+    from benchcheck.io._documents import read_id_list, subset
+    from benchcheck.io._spans import spans_to_split
+    from benchcheck.io.formats import detect_format, read_records
+
+    if len(files) != 1:
+        raise UsageError(
+            "{split_lists} divides the documents of one file (or BRAT folder) into splits; "
+            f"got {len(files)} split files"
+        )
+    (path,) = files.values()
+    fmt = options.format or detect_format(path, span_fields=bool(options.span_fields))
+    if fmt not in ("pubtator", "brat", "medcat", "spans-json"):
+        raise UsageError(
+            f"{{split_lists}} needs documents with ids (pubtator, brat, medcat or spans-json), "
+            f"not {fmt}"
+        )
+    records = read_records(path, fmt, options)
+    index = {doc_id: k for k, doc_id in enumerate(records.ids or ())}
+    owner: dict[str, str] = {}
+    splits: dict[str, Split] = {}
+    for split, list_file in options.split_lists.items():
+        chosen = []
+        for doc_id, line in read_id_list(list_file):
+            if doc_id not in index:
+                raise InputError(
+                    f"document {doc_id} is not in {path}; expected ids of its documents",
+                    path=list_file,
+                    line=line,
+                )
+            if doc_id in owner:
+                raise InputError(
+                    f"document {doc_id} is listed for both {owner[doc_id]} and {split}; "
+                    "expected each document in one split",
+                    path=list_file,
+                    line=line,
+                )
+            owner[doc_id] = split
+            chosen.append(index[doc_id])
+        part = subset(records, np.array(chosen, dtype=np.int64))
+        splits[split] = spans_to_split(
+            part,
+            name=split,
+            source=str(path),
+            format=fmt,
+            options=options,
+            keep_tokens=keep_tokens,
+        )
+    meta["split_lists"] = dict(options.split_lists)
+    meta["unassigned_documents"] = len(index) - len(owner)
+    return Dataset(task="ner", splits=splits, name=title, meta=meta)
 
 
 def _hub_name(source: str | Path | None, options: NerOptions) -> str | None:

@@ -81,7 +81,8 @@ class DataSource:
         """Every path this source reads (for the output guard)."""
         if self.path is not None and self.path.startswith("hf:"):
             return ()  # a Hub dataset: no local path to guard
-        return (self.path,) if self.path is not None else tuple(self.splits.values())
+        lists = tuple(self.ner.split_lists.values())
+        return ((self.path,) if self.path is not None else tuple(self.splits.values())) + lists
 
     def load(self, *, keep_tokens: bool = True) -> Dataset:
         """Read the dataset (see :func:`benchcheck.io.load.load`).

@@ -43,6 +43,9 @@ class StatsResult:
     type_map: Mapping[str, Any] = field(default_factory=dict)
     #: Split files skipped as holding no annotation (CLUENER's test.json).
     skipped_splits: tuple[str, ...] = ()
+    #: NER documents divided into splits by id lists: ``lists`` (split → id file) and
+    #: ``unassigned_documents`` (in no list, left out); empty when not.
+    split_lists: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Return the canonical JSON object (without ``schema_version``, added by the writer)."""
@@ -61,6 +64,8 @@ class StatsResult:
             out["type_map"] = dict(self.type_map)
         if self.skipped_splits:
             out["skipped_splits"] = list(self.skipped_splits)
+        if self.split_lists:
+            out["split_lists"] = dict(self.split_lists)
         out["notes"] = list(self.notes)
         return out
 
@@ -185,6 +190,13 @@ def compute_stats(
             renamed.update(split.type_map)
         type_map = {**given, "renamed": dict(sorted(renamed.items()))}
     skipped = dataset.meta.get("skipped_splits") or ()
+    lists = dataset.meta.get("split_lists")
+    split_lists: dict[str, Any] = {}
+    if isinstance(lists, Mapping):
+        left = dataset.meta.get("unassigned_documents", 0)
+        split_lists = {"lists": dict(lists), "unassigned_documents": left}
+        if left:
+            notes.append(f"{left} documents are in no split list and were left out")
     return StatsResult(
         task=dataset.task,
         dataset=dataset.name,
@@ -195,6 +207,7 @@ def compute_stats(
         types_only_in=types_only_in(dataset) if dataset.task == "ner" else {},
         type_map=type_map,
         skipped_splits=tuple(str(s) for s in skipped),  # type: ignore[attr-defined]
+        split_lists=split_lists,
     )
 
 
