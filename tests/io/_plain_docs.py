@@ -47,13 +47,13 @@ def tag_piece(text: str, start: int, end: int, mentions: list[tuple[int, int, st
     ]
     if not toks:
         return None
+    first = {a: k for k, (a, _, _) in enumerate(toks)}
+    last = {b: k for k, (_, b, _) in enumerate(toks)}
     spans = []
     for s, e, t in mentions:
         if start <= s and e <= end:
-            first = [k for k, (a, _, _) in enumerate(toks) if a == s]
-            last = [k for k, (_, b, _) in enumerate(toks) if b == e]
-            assert first and last, (text[s:e], "not on token boundaries")
-            spans.append((first[0], last[0] + 1, t))
+            assert s in first and e in last, (text[s:e], "not on token boundaries")
+            spans.append((first[s], last[e] + 1, t))
     chosen: list[tuple[int, int, str]] = []
     for a, b, t in sorted(spans, key=lambda x: (-(x[1] - x[0]), x[0])):
         if all(b <= x or a >= y for x, y, _ in chosen):
