@@ -196,6 +196,12 @@ def test_medmentions_medcat_and_pubtator_equal_the_plain_reading(medmentions, tm
     assert reading["splits_moved"] >= 1 and reading["offset_mismatches"] == 0
     pubtator = tmp_path / "medmentions.pubtator"
     pubtator.write_text(_pubtator(documents, list(range(len(documents)))), encoding="utf-8")
+    from benchcheck.io import pubtator as reader  # the vectorised path, as the line reader
+
+    text, options = pubtator.read_text(encoding="utf-8"), NerOptions(overlaps="keep-longest")
+    fast, slow = reader._fast_records(text, options), reader._line_records(text, pubtator, options)
+    assert fast is not None and fast.texts.equals(slow.texts) and fast.document == slow.document
+    assert fast.span_type.equals(slow.span_type) and (fast.span_start == slow.span_start).all()
     as_pubtator = _stats(pubtator, overlaps="keep-longest")
     assert as_pubtator["metrics"] == medcat["metrics"]
     assert (

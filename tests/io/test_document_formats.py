@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _plain_docs import cut_sentences, dropped_overlaps, sentences
 from _plain_ner import assert_matches
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchcheck.cli import main
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io import _sentences
+from benchcheck.io import _sentences, _spans
 from benchcheck.io.formats import NerOptions, detect_format
 from benchcheck.io.load import load
 from benchcheck.metrics.compute import compute_stats
@@ -428,3 +431,73 @@ def test_cli_reads_a_brat_corpus_of_split_folders(tmp_path, capsys):
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert list(payload["splits"]) == ["train", "test"]
     assert payload["splits"]["test"]["reading"]["n_documents"] == 1
+
+
+def _greedy_by_hand(start, end, policy):
+    """The overlap rule written the slow way: in preference order, keep what fits."""
+    spans = sorted(range(len(start)), key=lambda k: (start[k], -(end[k] - start[k])))
+    if policy == "keep-longest":
+        spans = sorted(spans, key=lambda k: (-(end[k] - start[k]), start[k]))
+    kept = []
+    for k in spans:
+        if all(end[k] <= start[j] or start[k] >= end[j] for j in kept):
+            kept.append(k)
+    return sorted(kept)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(1, 6)), min_size=1, max_size=25),
+    st.sampled_from(["keep-longest", "keep-first"]),
+)
+def test_overlap_resolution_matches_the_rule_by_hand(spans, policy):
+    # _greedy takes spans sorted by start, longer first (as _resolve_overlaps hands them).
+    ordered = sorted([(a, a + n) for a, n in spans], key=lambda x: (x[0], -(x[1] - x[0])))
+    start = np.array([a for a, _ in ordered])
+    end = np.array([b for _, b in ordered])
+    got = _spans._greedy(start, end, policy).tolist()
+    assert got == _greedy_by_hand(start.tolist(), end.tolist(), policy)
+
+
+def _same_records(a, b) -> None:
+    assert a.texts.equals(b.texts) and a.span_type.equals(b.span_type)
+    for name in ("line", "span_record", "span_start", "span_end"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert tuple(a.ids) == tuple(b.ids) and a.document == b.document
+
+
+FAST_CASES = {
+    "fixture": (DOCS_DIR / "corpus.pubtator").read_text(encoding="utf-8"),
+    "crlf, no abstract, multi types": "5|t|Fever and rash.\r\n5\t0\t5\tFever\tA, B\tC\r\n\r\n"
+    "6|t|Rash.\r\n6|a|Itchy rash.\r\n6\t12\t16\trash\tB\tC\r\n6\tCID\tx\ty\r\n",
+    "no blank line at the end": "7|t|Gout.\n7\t0\t4\tGout\tD\tC",
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAST_CASES))
+@pytest.mark.parametrize("multi_type", ["first", "all"])
+def test_pubtator_fast_path_equals_the_line_reader(case, multi_type):
+    from benchcheck.io import pubtator
+
+    options = NerOptions(multi_type=multi_type)
+    text = FAST_CASES[case]
+    fast = pubtator._fast_records(text, options)
+    assert fast is not None
+    _same_records(fast, pubtator._line_records(text, Path("x"), options))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1|t|A.\n1\t0\t1\tB\tT\tC\n",  # the mention's text differs
+        "1|t|A.\n1|t|B.\n",  # two titles
+        "1|a|A.\n1\t0\t1\tA\tT\tC\n",  # no title
+        "1|t|A.\n2\t0\t1\tA\tT\tC\n",  # another document's mention
+        "1|t|A.\n\n1|t|B.\n",  # a PMID twice
+        "1|t|A.\n1\t0\t9\tA\tT\tC\n",  # past the end
+    ],
+)
+def test_pubtator_fast_path_leaves_anything_odd_to_the_line_reader(text):
+    from benchcheck.io import pubtator
+
+    assert pubtator._fast_records(text, NerOptions()) is None

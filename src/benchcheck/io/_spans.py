@@ -30,6 +30,7 @@ parts combined exactly (:func:`benchcheck.io._ner.combine_splits`), as CoNLL chu
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -543,9 +544,11 @@ def _resolve_overlaps(
             line=line,
         )
     keep = np.ones(s.size, dtype=bool)
-    ordered_rec = rec[order]
-    for r in bad_records.tolist():
-        members = np.flatnonzero(ordered_rec == r)
+    ordered_rec = rec[order]  # token order: each record's spans are contiguous
+    lo_at = np.searchsorted(ordered_rec, bad_records, side="left")
+    hi_at = np.searchsorted(ordered_rec, bad_records, side="right")
+    for a, b in zip(lo_at.tolist(), hi_at.tolist(), strict=True):
+        members = np.arange(a, b)
         chosen = _greedy(s[members], e[members], overlaps)
         keep[members] = False
         keep[members[chosen]] = True
@@ -561,17 +564,25 @@ def _greedy(start: np.ndarray, end: np.ndarray, policy: str) -> np.ndarray:
     order; ``keep-longest`` longest first (ties: earlier start). A span is kept when it
     overlaps no span kept before it.
     """
-    if policy == "keep-longest":
-        prefer = np.lexsort((start, -(end - start)))
-    else:
-        prefer = np.arange(start.size)
-    taken: list[tuple[int, int]] = []
     out: list[int] = []
+    if policy != "keep-longest":  # in start order a span fits when no kept one reaches it
+        reach = -1
+        for k, (a, b) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
+            if a >= reach:
+                out.append(k)
+                reach = b
+        return np.array(out, dtype=np.int64)
+    prefer = np.lexsort((start, -(end - start)))
+    starts: list[int] = []  # the kept spans, disjoint, sorted by start
+    ends: list[int] = []
     for k in prefer.tolist():
         a, b = int(start[k]), int(end[k])
-        if all(b <= x or a >= y for x, y in taken):
-            taken.append((a, b))
-            out.append(k)
+        at = bisect.bisect_right(starts, a)
+        if (at and ends[at - 1] > a) or (at < len(starts) and starts[at] < b):
+            continue  # overlaps the kept span before or after it
+        starts.insert(at, a)
+        ends.insert(at, b)
+        out.append(k)
     return np.array(sorted(out), dtype=np.int64)
 
 

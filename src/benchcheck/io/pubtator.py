@@ -17,10 +17,14 @@ a line that is neither a title, an abstract, a mention nor a relation.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
+import polars as pl
+
 from benchcheck.errors import InputError
-from benchcheck.io._documents import DocumentCollector, check_unique_ids
+from benchcheck.io._documents import DocumentCollector, DocumentTally, check_unique_ids
 from benchcheck.io._options import NerOptions
 from benchcheck.io._spans import SpanRecords
 from benchcheck.io._text import read_text_file
@@ -40,18 +44,31 @@ def looks_like_pubtator(first_line: str) -> bool:
 
 
 def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
-    """Read a PubTator file as one record per document (see the module text)."""
+    """Read a PubTator file as one record per document (see the module text).
+
+    A well-formed file (each document a title line after a blank line, an optional
+    abstract, mention and relation lines whose text matches) takes a vectorised path
+    (polars); anything else the line-by-line reader, which gives the same records or the
+    exact error (the tests hold both to the same result).
+    """
     path = Path(path)
-    out = DocumentCollector(options or NerOptions())
+    options = options or NerOptions()
+    text = read_text_file(path)
+    fast = _fast_records(text, options)
+    return fast if fast is not None else _line_records(text, path, options)
+
+
+def _line_records(text: str, path: Path, options: NerOptions) -> SpanRecords:
+    """Read PubTator text line by line (every layout; errors name the line)."""
+    out = DocumentCollector(options)
     doc_lines: list[int] = []
-    doc = -1  # the current document's record, -1 between documents
     doc_id = ""
     title: str | None = None
     abstract: str | None = None
     pending: list[tuple[int, list[str]]] = []
 
     def close() -> None:
-        nonlocal doc, title, abstract
+        nonlocal title, abstract
         if title is None and abstract is None:
             return
         text = (title or "") if abstract is None else f"{title or ''} {abstract}"
@@ -59,9 +76,8 @@ def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
         for number, fields in pending:
             _mention(out, record, fields, path, number)
         pending.clear()
-        doc, title, abstract = -1, None, None
+        title, abstract = None, None
 
-    text = read_text_file(path)
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw[:-1] if raw.endswith("\r") else raw
         if not line.strip():
@@ -141,4 +157,133 @@ def _mention(
         text=fields[3],
         path=path,
         line=number,
+    )
+
+
+def _fast_records(text: str, options: NerOptions) -> SpanRecords | None:
+    """Read a well-formed PubTator text with polars; ``None`` where it is not well formed.
+
+    Well formed: the first content line and every line after a blank one is a title
+    ``PMID|t|``, an abstract line of the same PMID may follow it, every other line is a
+    mention (five fields or more, integer offsets inside the text, a type, the mention's
+    text at its offsets) or a relation (four fields, or a second field that is not a
+    number) of that PMID, PMIDs are unique, and no mention has several types where
+    ``multi_type`` is ``error``. Anything else goes to the line reader.
+    """
+    raw = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    number = pl.int_range(1, raw.len() + 1, eager=True).alias("number")
+    frame = pl.DataFrame([raw, number]).with_columns(
+        blank=pl.col("line").str.strip_chars().str.len_chars() == 0,
+        head=pl.col("line").str.extract_groups("^" + HEAD.pattern),
+    )
+    frame = frame.with_columns(
+        after_blank=pl.col("blank").shift(1, fill_value=True),
+        pmid=pl.col("head").struct.field("1"),
+        kind=pl.col("head").struct.field("2"),
+    ).filter(~pl.col("blank"))
+    if frame.height == 0:
+        return None
+    kind = frame.get_column("kind")
+    is_t = (kind == "t").fill_null(False)
+    # A title exactly where a document starts; nothing else after a blank line.
+    if not frame.get_column("after_blank").eq(is_t).all():
+        return None
+    frame = frame.with_columns(doc=is_t.cum_sum() - 1)
+    titles = frame.filter(is_t)
+    doc_pmid = titles.get_column("pmid")
+    if doc_pmid.is_duplicated().any():
+        return None
+    abstracts = frame.filter(kind == "a")
+    # An abstract line right after its title, of the same document.
+    prev_t = frame.get_column("kind").shift(1) == "t"
+    if not frame.filter(kind == "a").height == int((prev_t & (kind == "a")).sum()):
+        return None
+    if not abstracts.get_column("pmid").equals(
+        doc_pmid.gather(abstracts.get_column("doc")), check_names=False
+    ):
+        return None
+    n_doc = titles.height
+    title_text = titles.get_column("line").str.slice(
+        titles.get_column("head").struct.field("1").str.len_chars() + 3
+    )
+    abstract_text = pl.Series([None] * n_doc, dtype=pl.String).scatter(
+        abstracts.get_column("doc"),
+        abstracts.get_column("line").str.slice(abstracts.get_column("pmid").str.len_chars() + 3),
+    )
+    texts = (
+        pl.DataFrame({"t": title_text, "a": abstract_text})
+        .select(
+            pl.when(pl.col("a").is_null())
+            .then(pl.col("t"))
+            .otherwise(pl.col("t") + " " + pl.col("a"))
+        )
+        .to_series()
+        .alias("text")
+    )
+    rows = frame.filter(kind.is_null())
+    fields = rows.get_column("line").str.split("\t")
+    width = fields.list.len()
+    if (width < 4).any():
+        return None
+    row_doc = rows.get_column("doc")
+    if not fields.list.get(0).equals(doc_pmid.gather(row_doc), check_names=False):
+        return None
+    start = fields.list.get(1).cast(pl.Int64, strict=False)
+    end = fields.list.get(2).cast(pl.Int64, strict=False)
+    second = fields.list.get(1).str.strip_chars().str.strip_prefix("-")
+    parsed = start.is_not_null() & end.is_not_null()
+    relation = ~parsed & ((width == 4) | ~second.str.contains(r"^[0-9]+$"))
+    mention = parsed
+    if ((parsed & (width < 5)) | (~parsed & ~relation)).any():
+        return None  # the line reader names the line
+    m_doc = row_doc.filter(mention)
+    m_start, m_end = start.filter(mention), end.filter(mention)
+    m_fields = fields.filter(mention)
+    m_types = m_fields.list.get(4).str.split(",").list.eval(pl.element().str.strip_chars())
+    m_types = m_types.list.eval(pl.element().filter(pl.element() != ""))
+    n_types = m_types.list.len()
+    if (n_types == 0).any():
+        return None
+    multi = n_types > 1
+    if options.multi_type == "error" and multi.any():
+        return None
+    lengths = texts.str.len_chars().gather(m_doc)
+    if ((m_start < 0) | (m_end <= m_start) | (m_end > lengths)).any():
+        return None
+    covered = texts.gather(m_doc).str.slice(m_start, m_end - m_start)
+    if not covered.equals(m_fields.list.get(3), check_names=False):
+        return None
+    spans = pl.DataFrame({"record": m_doc, "start": m_start, "end": m_end, "type": m_types})
+    spans = (
+        spans.with_columns(pl.col("type").list.first())
+        if options.multi_type == "first"
+        else spans.explode("type")
+    ).sort(["record", "start", "end", "type"], maintain_order=True)
+    counts = np.zeros((n_doc, 4), dtype=np.int64)
+    np.add.at(counts[:, 0], m_doc.filter(multi).to_numpy(), 1)
+    skipped: list[Counter[str]] = [Counter() for _ in range(n_doc)]
+    for d in row_doc.filter(relation).to_list():
+        skipped[d]["relation"] += 1
+    ids = tuple(doc_pmid.to_list())
+    tally = DocumentTally(
+        policies={
+            "multi_type": options.multi_type,
+            "discontinuous": None,
+            "offset_check": options.offset_check,
+            "medcat_keep": None,
+        },
+        counts=counts,
+        skipped=tuple(skipped),
+        rejected=(),
+    )
+    return SpanRecords(
+        texts=texts,
+        line=titles.get_column("number").to_numpy().astype(np.int64),
+        span_record=spans.get_column("record").to_numpy().astype(np.int64),
+        span_start=spans.get_column("start").to_numpy(),
+        span_end=spans.get_column("end").to_numpy(),
+        span_type=spans.get_column("type").cast(pl.String),
+        ids=ids,
+        document=tally.reading(ids),
+        tally=tally,
     )
