@@ -38,6 +38,8 @@ def test_groups_add_plain_flags_and_pass_one_value():
         "data",
         *("text", "text_a", "text_b", "label", "id_col"),
         *("fmt", "type_map", "coarse_types", "tokenizer", "align", "overlaps"),
+        *("instances", "sentence_language", "multi_type", "discontinuous", "offset_check"),
+        *("span_fields", "inclusive_end", "medcat_keep", "split_lists"),
         "json_out",
         "force",
     ]

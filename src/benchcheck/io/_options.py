@@ -282,7 +282,8 @@ class NerOptions:
         """Return the instances a file of format ``fmt`` is read as (see ``instances``)."""
         if self.instances is not None:
             return self.instances
-        return "sentence" if FORMATS[fmt].documents else "document"
+        known = FORMATS.get(fmt)
+        return "sentence" if known is not None and known.documents else "document"
 
     def fields(self) -> dict[str, str | None]:
         """Return the ``spans-json`` field mapping: defaults overridden by ``span_fields``."""

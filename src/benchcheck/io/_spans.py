@@ -249,20 +249,15 @@ def spans_to_split(
     """Turn records of text and character spans into an NER split (see the module text).
 
     ``options`` give the tokeniser, alignment, overlap policy and type renaming
-    (:class:`benchcheck.io._options.NerOptions`; defaults: unicode, strict, error, none),
-    and the instances: with ``sentence`` (the default of document formats) the records are
-    cut into sentences first (:mod:`benchcheck.io._sentences`).
+    (:class:`benchcheck.io._options.NerOptions`; defaults: unicode, strict, error, none).
+    One instance per record: records cut into sentences first where asked
+    (:func:`benchcheck.io.formats.records_to_split`).
     """
     options = options or NerOptions()
     tokenizer, align, overlaps = options.tokenizer, options.align, options.overlaps
     type_map, coarse_types = options.type_map, options.coarse_types
     char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
     _check_spans(records, char_len, source)
-    if instances_of(format, options) == "sentence":
-        from benchcheck.io._sentences import split_sentences
-
-        records = split_sentences(records, language=options.sentence_language)
-        char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
     n_rec = records.texts.len()
     # Blocks of whole records, about BLOCK_CHARS characters each.
     cum = np.cumsum(char_len)
@@ -337,11 +332,10 @@ def spans_to_split(
     return dataclasses.replace(split, reading=reading, type_map=renamed)
 
 
-def instances_of(fmt: str, options: NerOptions) -> str:
-    """Return the instances a file of format ``fmt`` becomes (``NerOptions.instances_for``)."""
-    from benchcheck.io._options import FORMATS
-
-    return options.instances_for(fmt) if fmt in FORMATS else options.instances or "document"
+def check_spans(records: SpanRecords, source: str) -> None:
+    """Reject spans outside their text or empty, naming the first one (record order)."""
+    char_len = records.texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
+    _check_spans(records, char_len, source)
 
 
 def _check_spans(records: SpanRecords, char_len: np.ndarray, source: str) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "detect_format",
     "read_ner_file",
     "read_records",
+    "records_to_split",
     "read_type_map",
 ]
 
@@ -190,12 +191,41 @@ def read_ner_file(
         )
     if fmt == "hf":
         raise UsageError("format hf reads a Hub dataset named hf:NAME, not a file")
-    from benchcheck.io._spans import spans_to_split
-
-    return spans_to_split(
+    return records_to_split(
         read_records(path, fmt, options),
         name=name,
         source=str(path),
+        fmt=fmt,
+        options=options,
+        keep_tokens=keep_tokens,
+    )
+
+
+def records_to_split(
+    records: SpanRecords,
+    *,
+    name: str,
+    source: str,
+    fmt: str,
+    options: NerOptions,
+    keep_tokens: bool = True,
+) -> Split:
+    """Make span records a split: cut into sentences first where ``options`` ask for them.
+
+    ``instances`` (``NerOptions.instances_for``): ``sentence`` — the default of the document
+    formats — cuts each record by :func:`benchcheck.io._sentences.split_sentences`.
+    """
+    from benchcheck.io._spans import check_spans, spans_to_split
+
+    if options.instances_for(fmt) == "sentence":
+        from benchcheck.io._sentences import split_sentences
+
+        check_spans(records, source)
+        records = split_sentences(records, language=options.sentence_language)
+    return spans_to_split(
+        records,
+        name=name,
+        source=source,
         format=fmt,
         options=options,
         keep_tokens=keep_tokens,

@@ -285,8 +285,7 @@ def _load_by_lists(
     import numpy as np
 
     from benchcheck.io._documents import read_id_list, subset
-    from benchcheck.io._spans import spans_to_split
-    from benchcheck.io.formats import detect_format, read_records
+    from benchcheck.io.formats import detect_format, read_records, records_to_split
 
     if len(files) != 1:
         raise UsageError(
@@ -323,13 +322,8 @@ def _load_by_lists(
             owner[doc_id] = split
             chosen.append(index[doc_id])
         part = subset(records, np.array(chosen, dtype=np.int64))
-        splits[split] = spans_to_split(
-            part,
-            name=split,
-            source=str(path),
-            format=fmt,
-            options=options,
-            keep_tokens=keep_tokens,
+        splits[split] = records_to_split(
+            part, name=split, source=str(path), fmt=fmt, options=options, keep_tokens=keep_tokens
         )
     meta["split_lists"] = dict(options.split_lists)
     meta["unassigned_documents"] = len(index) - len(owner)
