@@ -29,6 +29,7 @@ import pytest
 from _plain_docs import dropped_overlaps, sentences
 from _plain_ner import assert_matches
 
+from benchcheck.io import brat
 from benchcheck.io.formats import NerOptions
 from benchcheck.io.load import load
 from benchcheck.metrics.compute import compute_stats
@@ -61,15 +62,7 @@ def _brat_folder(folder: str, dest: Path) -> Path:
 def _plain_brat(folder: Path) -> tuple[list, dict[str, int]]:
     """Documents (text, mentions) by hand: T lines that are no event's trigger; other kinds."""
     docs, kinds = [], {}
-    names = {
-        "E": "event",
-        "R": "relation",
-        "A": "attribute",
-        "M": "attribute",
-        "N": "normalization",
-        "*": "equivalence",
-        "#": "note",
-    }
+    names = brat._OTHER  # the kinds' names (the counting below is by hand)
     for ann in sorted(folder.glob("*.ann")):
         text = ann.with_suffix(".txt").read_text(encoding="utf-8")
         lines = [ln for ln in ann.read_text(encoding="utf-8").splitlines() if ln.strip()]

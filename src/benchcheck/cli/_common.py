@@ -17,6 +17,7 @@ from rich.markup import escape
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import _KIND, typer_signature
 from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.io._options import parse_pairs
 from benchcheck.io.output import Outputs, atomic_write
 from benchcheck.report.canonical import dumps
 
@@ -152,15 +153,7 @@ def warn(messages: Iterable[str], **kw: Any) -> None:
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     """Parse repeated ``NAME=VALUE`` options into an ordered dict; errors name the option."""
-    out: dict[str, str] = {}
-    for item in values or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise UsageError(f"{option} expects NAME=VALUE, got {item!r}")
-        if name in out:
-            raise UsageError(f"{option}: name {name!r} given twice")
-        out[name] = value
-    return out
+    return parse_pairs(values or [], option)
 
 
 def csv(value: str | None) -> list[str] | None:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, NamedTuple, get_args, get_origin
 import typer
 
 from benchcheck.data.columns import Columns
-from benchcheck.io._options import parse_assignments
+from benchcheck.io._options import parse_pairs
 from benchcheck.io.formats import NerOptions, read_type_map
 
 
@@ -242,6 +242,11 @@ def _columns(
     return Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
 
 
+def _items(value: str | None) -> list[str]:
+    """Return the comma-separated items of an option's value."""
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
 def _ner_reading(
     fmt: str | None = None,
     type_map: str | None = None,
@@ -271,10 +276,10 @@ def _ner_reading(
         offset_check=offset_check,
         instances=instances,
         sentence_language=sentence_language,
-        span_fields=parse_assignments(span_fields, "span_fields"),
+        span_fields=parse_pairs(_items(span_fields), "{span_fields}"),
         inclusive_end=inclusive_end,
         medcat_keep=medcat_keep,
-        split_lists=parse_assignments(split_lists, "split_lists"),
+        split_lists=parse_pairs(_items(split_lists), "{split_lists}"),
     )
 
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import polars as pl
 
+_T = TypeVar("_T")
 TaskKind = Literal["ner", "classification", "pair"]
 TASK_KINDS: tuple[TaskKind, ...] = ("ner", "classification", "pair")
 
@@ -41,6 +42,16 @@ SPLIT_ALIASES: dict[str, str] = {
     "test": "test",
     "testb": "test",
 }
+
+
+def in_split_order(found: Mapping[str, _T]) -> dict[str, _T]:
+    """Order a split mapping train, dev, test, then the others as found.
+
+    >>> list(in_split_order({"test": 1, "extra": 2, "train": 3}))
+    ['train', 'test', 'extra']
+    """
+    order = {"train": 0, "dev": 1, "test": 2}
+    return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
 
 
 @dataclass(frozen=True)

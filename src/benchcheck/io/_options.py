@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -54,23 +54,23 @@ def check_options(tokenizer: str, align: str, overlaps: str, **more: str | None)
             raise UsageError(f"{{{name}}} must be one of {', '.join(allowed)}, got {value!r}")
 
 
-def parse_assignments(value: str | None, parameter: str) -> dict[str, str]:
-    """Parse ``a=x,b=y`` (a parameter's value) into a mapping; errors name the parameter.
+def parse_pairs(items: Iterable[str], label: str) -> dict[str, str]:
+    """Parse ``NAME=VALUE`` items into an ordered dict; errors name ``label``.
 
-    >>> parse_assignments("text=full_text,start=pos.0", "span_fields")
+    ``label`` is how the message names the option: a flag (``--split``) or a parameter
+    (``{span_fields}``, shown as its flag by the command line).
+
+    >>> parse_pairs("text=full_text,start=pos.0".split(","), "{span_fields}")
     {'text': 'full_text', 'start': 'pos.0'}
     """
     out: dict[str, str] = {}
-    for item in (value or "").split(","):
-        if not item.strip():
-            continue
-        key, sep, val = item.partition("=")
-        key, val = key.strip(), val.strip()
-        if not sep or not key or not val:
-            raise UsageError(f"{{{parameter}}} expects NAME=VALUE pairs, got {item.strip()!r}")
-        if key in out:
-            raise UsageError(f"{{{parameter}}} names {key!r} twice")
-        out[key] = val
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise UsageError(f"{label} expects NAME=VALUE, got {item!r}")
+        if name in out:
+            raise UsageError(f"{label}: name {name!r} given twice")
+        out[name] = value
     return out
 
 

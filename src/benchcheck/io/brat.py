@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchcheck.data.model import SPLIT_ALIASES
+from benchcheck.data.model import SPLIT_ALIASES, in_split_order
 from benchcheck.errors import InputError
 from benchcheck.io._documents import DocumentCollector
 from benchcheck.io._options import NerOptions
@@ -74,8 +74,7 @@ def split_folders(folder: Path) -> dict[str, Path]:
             "train, dev or test",
             path=folder,
         )
-    order = {"train": 0, "dev": 1, "test": 2}
-    return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
+    return in_split_order(found)
 
 
 def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:

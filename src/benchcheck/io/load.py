@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
+from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split, in_split_order
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._spans import UnlabelledSplit
 from benchcheck.io.formats import FORMATS, NerOptions, read_ner_file
@@ -93,8 +93,7 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
             "or test (or give them with --split NAME=FILE)",
             path=folder,
         )
-    order = {"train": 0, "dev": 1, "test": 2}
-    return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
+    return in_split_order(found)
 
 
 def _source_files(
