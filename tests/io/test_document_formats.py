@@ -501,3 +501,15 @@ def test_pubtator_fast_path_leaves_anything_odd_to_the_line_reader(text):
     from benchcheck.io import pubtator
 
     assert pubtator._fast_records(text, NerOptions()) is None
+
+
+def test_cli_warns_what_the_reading_policies_changed(tmp_path, capsys):
+    medcat = READS["medcat"][0]
+    argv = ["stats", medcat, "--span-fields", "type=type_id", "--overlaps", "keep-longest"]
+    assert main([*argv, "--json", str(tmp_path / "m.json")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "split medcat: 2 annotations a reviewer rejected are kept" in err
+    multi = _write(tmp_path, "m.pubtator", PUB_MULTI)
+    assert main(["stats", str(multi), "--json", str(tmp_path / "p.json")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "split m: 1 mentions with several types kept the first (--multi-type)" in err

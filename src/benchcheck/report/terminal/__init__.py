@@ -145,4 +145,31 @@ def reading_notes(result: Mapping[str, Any]) -> list[str]:
     notes += [
         f"skipped {file}: it holds no annotation" for file in result.get("skipped_splits") or []
     ]
+    for name, row in (result.get("splits") or {}).items():
+        notes += [f"split {name}: {note}" for note in _document_notes(row.get("reading") or {})]
+    return notes
+
+
+def _document_notes(reading: Mapping[str, Any]) -> list[str]:
+    """Say what a document format's reading changed, one note per policy that acted."""
+    notes = []
+    if reading.get("multi_type_mentions") and reading.get("multi_type") == "first":
+        notes.append(
+            f"{reading['multi_type_mentions']} mentions with several types kept the first "
+            "(--multi-type)"
+        )
+    if reading.get("discontinuous_spans") and reading.get("discontinuous") in ("merge", "drop"):
+        verb = "merged" if reading["discontinuous"] == "merge" else "dropped"
+        notes.append(f"{reading['discontinuous_spans']} discontinuous spans {verb}")
+    if reading.get("offset_mismatches"):
+        notes.append(
+            f"{reading['offset_mismatches']} mentions whose text differs from the text at their "
+            "offsets were kept as given (--offset-check)"
+        )
+    kept = [r for r in reading.get("rejected") or [] if r.get("kept")]
+    if kept:
+        notes.append(
+            f"{len(kept)} annotations a reviewer rejected are kept (listed under reading."
+            "rejected; --medcat-keep correct leaves them out)"
+        )
     return notes
