@@ -513,3 +513,9 @@ def test_cli_warns_what_the_reading_policies_changed(tmp_path, capsys):
     assert main(["stats", str(multi), "--json", str(tmp_path / "p.json")]) == 0
     err = " ".join(capsys.readouterr().err.split())
     assert "split m: 1 mentions with several types kept the first (--multi-type)" in err
+
+
+def test_brat_line_without_its_text_column_is_read_unchecked(tmp_path):
+    _write(tmp_path / "c", "d.txt", "Fever today.")
+    ann = _write(tmp_path / "c", "d.ann", "T1\tSign 0 5\n")
+    assert _entities(_split(ann)) == [("Sign", "Fever")]

@@ -116,7 +116,7 @@ def _read_ann(out: DocumentCollector, record: int, ann: Path) -> None:
     """Add the entity mentions of one ``.ann`` file; count the other annotations."""
     lines = decode_utf8(read_file_bytes(ann), ann).split("\n")
     triggers: set[str] = set()
-    mentions: list[tuple[int, str, str, str]] = []
+    mentions: list[tuple[int, str, str, str | None]] = []  # without a text column: unchecked
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
         if not line.strip():
@@ -128,7 +128,7 @@ def _read_ann(out: DocumentCollector, record: int, ann: Path) -> None:
                 raise InputError(
                     "expected ID<TAB>Type start end<TAB>text", path=ann, line=number, got=line
                 )
-            mentions.append((number, fields[0], fields[1], fields[2] if len(fields) > 2 else ""))
+            mentions.append((number, fields[0], fields[1], fields[2] if len(fields) > 2 else None))
         elif kind in _OTHER:
             out.skip(record, _OTHER[kind])
             if kind == "E":
