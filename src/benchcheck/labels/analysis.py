@@ -45,7 +45,13 @@ from benchcheck.stats.agreement import (
     strict_vote,
     weighted_f1_matrix,
 )
-from benchcheck.stats.intervals import ErrorRateResult, error_rate_interval, proportion_bootstrap_ci
+from benchcheck.stats.intervals import (
+    ErrorRateResult,
+    PosteriorErrorRate,
+    error_rate_interval,
+    posterior_error_rate,
+    proportion_bootstrap_ci,
+)
 
 __all__ = [
     "BinStat",
@@ -76,6 +82,52 @@ def gold_error_rate(
     Returns the result and the counts left out of the sample (``unresolved``,
     ``not_reviewed``), which are reported, never guessed.
     """
+    have, left = _error_sample(gold)
+    errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
+    if population is not None and population < have.height:
+        raise UsageError(
+            f"{{population}} ({population}) is smaller than the sample ({have.height})"
+        )
+    return error_rate_interval(errors, have.height, population, confidence=confidence), left
+
+
+def gold_posterior_error_rate(
+    gold: pl.DataFrame, *, population: int | None = None, confidence: float = 0.95
+) -> PosteriorErrorRate | None:
+    """Return the error rate of :func:`gold_error_rate`'s sample, errors as probabilities.
+
+    A gold file of ``review import --consensus dawid-skene|glad|mace`` has
+    ``posterior_<label>`` columns: a reviewed example is an error with probability
+    ``1 - posterior_<its original label>``. Examples without a posterior (the LLM agrees,
+    a reconciled label) count as they do in the paper's figure, 0 or 1.
+    :func:`benchcheck.stats.intervals.posterior_error_rate` gives the expected errors, their
+    spread and the interval. ``None`` for a gold file without posteriors.
+    """
+    cols = [c for c in gold.columns if c.startswith("posterior_")]
+    if not cols:
+        return None
+    have, _ = _error_sample(gold)
+    hard = (have["gold"].cast(pl.String) != have["label"].cast(pl.String)).to_list()
+    post = have.select(cols).to_dicts()
+    reconciled = have["status"].to_list() if "status" in have.columns else [None] * have.height
+    p_error = []
+    for label, h, row, st in zip(
+        have["label"].cast(pl.String), hard, post, reconciled, strict=True
+    ):
+        known = [v for v in row.values() if v is not None]
+        if st == "reconciled" or not known:
+            p_error.append(1.0 if h else 0.0)
+        else:
+            p_error.append(1.0 - float(row.get(f"posterior_{label}") or 0.0))
+    if population is not None and population < have.height:
+        raise UsageError(
+            f"{{population}} ({population}) is smaller than the sample ({have.height})"
+        )
+    return posterior_error_rate(p_error, population, confidence=confidence)
+
+
+def _error_sample(gold: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Return the paper's sample of a gold file (rows with ``gold`` set) and what is left out."""
     _need(gold, ["label", "gold"], "the gold file")
     if "stratum" in gold.columns and "llm_label" in gold.columns:
         label = pl.col("label").cast(pl.String)
@@ -110,12 +162,7 @@ def gold_error_rate(
             }
     if have.height == 0:
         raise UsageError("the gold file has no example with a gold label")
-    errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
-    if population is not None and population < have.height:
-        raise UsageError(
-            f"{{population}} ({population}) is smaller than the sample ({have.height})"
-        )
-    return error_rate_interval(errors, have.height, population, confidence=confidence), left
+    return have, left
 
 
 @dataclass(frozen=True)

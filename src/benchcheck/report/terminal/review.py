@@ -75,6 +75,17 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
     for k, v in (payload.get("excluded") or {}).items():
         rows[f"excluded: {k}"] = v
     out: list[Any] = [key_value_table("Error rate of the reviewed sample (a lower bound)", rows)]
+    soft = payload.get("posterior")
+    if soft:
+        soft_rows: dict[str, Any] = {
+            "expected errors": soft["expected_errors"],
+            "standard deviation of the errors": soft["sd_errors"],
+            "expected error rate": soft["error_rate"],
+            f"{pct} interval (Clopper–Pearson mixed over the posteriors)": soft["ci"],
+        }
+        if soft["ci_fpc"] is not None:
+            soft_rows[f"{pct} with finite population correction"] = soft["ci_fpc"]
+        out.append(key_value_table("Errors under the crowd model's posteriors", soft_rows))
     st = payload.get("stratified")
     if st:
         strata = Table(title=f"Strata ({pct} intervals)")
