@@ -80,6 +80,14 @@ def _choice(value: str) -> list[dict]:
     ]
 
 
+def _import(export: str, out: str, *options: str) -> dict:
+    """``benchcheck review import`` of one export with the key; its JSON summary."""
+    summary = f"summary_{Path(out).stem}.json"
+    argv = ["review", "import", export, "--key", "review/key.jsonl", "-o", out, *options]
+    assert main([*argv, "--json", summary]) == 0
+    return json.loads(Path(summary).read_text())
+
+
 def test_label_studio_round_trip(studio, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     truth = _flags(tmp_path / "flags.jsonl")
@@ -159,24 +167,7 @@ def test_label_studio_round_trip(studio, tmp_path, monkeypatch):
         blob = studio.call("GET", f"/api/projects/{pid}/export?exportType={fmt}", raw=True)
         Path(name).write_bytes(blob)
         stem = Path(name).stem
-        out = f"gold_{stem}.jsonl"
-        assert (
-            main(
-                [
-                    "review",
-                    "import",
-                    name,
-                    "--key",
-                    "review/key.jsonl",
-                    "-o",
-                    out,
-                    "--json",
-                    f"summary_{stem}.json",
-                ]
-            )
-            == 0
-        )
-        summary = json.loads(Path(f"summary_{stem}.json").read_text())
+        summary = _import(name, f"gold_{stem}.jsonl")
         assert summary["experts"] == [f"{stem}@{me}", f"{stem}@{other}"]
         # unanimous: the disagreement and the skipped task stay unresolved
         assert summary["status_counts"]["experts_agree"] == 5
@@ -186,27 +177,7 @@ def test_label_studio_round_trip(studio, tmp_path, monkeypatch):
         assert summary["audited"] == 3
         # the adjudicator (reviewer one) settles both: every gold label is the truth
         out = f"adjudicated_{stem}.jsonl"
-        assert (
-            main(
-                [
-                    "review",
-                    "import",
-                    name,
-                    "--key",
-                    "review/key.jsonl",
-                    "-o",
-                    out,
-                    "--consensus",
-                    "adjudicator",
-                    "--adjudicator",
-                    f"{stem}@{me}",
-                    "--json",
-                    f"summary_{stem}_adj.json",
-                ]
-            )
-            == 0
-        )
-        adj = json.loads(Path(f"summary_{stem}_adj.json").read_text())
+        adj = _import(name, out, "--consensus", "adjudicator", "--adjudicator", f"{stem}@{me}")
         assert adj["status_counts"]["adjudicated"] == 2
         assert adj["status_counts"]["unresolved"] == 0
         assert adj["audited"] == 3 and adj["audit_errors"] == 0

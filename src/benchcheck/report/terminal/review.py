@@ -59,6 +59,11 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     ]
 
 
+def _fpc_row(pct: str, ci_fpc: Any) -> dict[str, Any]:
+    """Return the row of the interval with the finite population correction, if there is one."""
+    return {} if ci_fpc is None else {f"{pct} with finite population correction": ci_fpc}
+
+
 def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> list[Any]:
     """Render ``error-rate``: the paper's lower bound, the strata, the whole rate, the plan."""
     pct = f"{confidence:.0%}"
@@ -68,9 +73,9 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
         "population": payload["population"],
         "error rate": payload["error_rate"],
         f"{pct} Clopper–Pearson": payload["ci"],
+        **_fpc_row(pct, payload["ci_fpc"]),
     }
     if payload["ci_fpc"] is not None:
-        rows[f"{pct} with finite population correction"] = payload["ci_fpc"]
         rows["errors in the whole dataset, at least"] = payload["population_errors_lower"]
     for k, v in (payload.get("excluded") or {}).items():
         rows[f"excluded: {k}"] = v
@@ -82,9 +87,8 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
             "standard deviation of the errors": soft["sd_errors"],
             "expected error rate": soft["error_rate"],
             f"{pct} interval (Clopper–Pearson mixed over the posteriors)": soft["ci"],
+            **_fpc_row(pct, soft["ci_fpc"]),
         }
-        if soft["ci_fpc"] is not None:
-            soft_rows[f"{pct} with finite population correction"] = soft["ci_fpc"]
         out.append(key_value_table("Errors under the crowd model's posteriors", soft_rows))
     st = payload.get("stratified")
     if st:
