@@ -202,15 +202,19 @@ def agreement_renderables(payload: Mapping[str, Any], *, truth: str) -> list[Any
                 cell(r["cohen_kappa"]),
             )
         out.append(crowd)
-    model = payload.get("crowd_model")
-    if model:
-        fitted = Table(title=f"Crowd model {escape(model['method'])}: estimated accuracy")
-        for c in ("annotator", "answers", "accuracy"):
-            fitted.add_column(c, justify="right")
-        for name, r in model["reviewers"].items():
-            fitted.add_row(escape(str(name)), str(r["answers"]), cell(r["accuracy"]))
-        out.append(fitted)
+    if payload.get("crowd_model"):
+        out.append(crowd_model_table(payload["crowd_model"]))
     return out
+
+
+def crowd_model_table(model: Mapping[str, Any]) -> Table:
+    """Build the table of each reviewer's estimated accuracy under a crowd model."""
+    fitted = Table(title=f"Crowd model {escape(model['method'])}: estimated accuracy")
+    for c in ("reviewer", "answers", "accuracy"):
+        fitted.add_column(c, justify="right")
+    for name, r in model["reviewers"].items():
+        fitted.add_row(escape(str(name)), str(r["answers"]), cell(r["accuracy"]))
+    return fitted
 
 
 def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:

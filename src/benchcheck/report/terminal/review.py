@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report.terminal.labels import cell, key_value_table
+from benchcheck.report.terminal.labels import cell, crowd_model_table, key_value_table
 
 __all__ = [
     "error_rate_notes",
@@ -52,11 +52,14 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if payload.get("audited"):
         rows["audited (undisputed)"] = payload["audited"]
         rows["errors found by the audit"] = payload["audit_errors"]
-    return [
+    out = [
         agreement,
         key_value_table("Gold labels", dict(payload["status_counts"])),
         key_value_table("Reviewed items", rows),
     ]
+    if payload.get("crowd_model"):
+        out.append(crowd_model_table(payload["crowd_model"]))
+    return out
 
 
 def _fpc_row(pct: str, ci_fpc: Any) -> dict[str, Any]:
