@@ -314,23 +314,18 @@ def run_agreement(
     crowd_frame = None
     if crowd is not None:
         crowd_frame = read_crowd(crowd)
-    try:
-        return agreement_report(
-            read,
-            crowd=crowd_frame,
-            groups=groups,
-            judgments=read_judgments(judgments) if judgments else None,
-            truth=truth,
-            disagreement=disagreement,
-            negative=negative,
-            crowd_model=crowd_model,
-            alpha_level=alpha_level,
-            seed=seed,
-        )
-    except InputError as exc:
-        if exc.path is None and crowd is not None and "annotator" in exc.message:
-            raise InputError(exc.message, path=crowd, line=exc.line, got=exc.got) from None
-        raise
+    return agreement_report(
+        read,
+        crowd=crowd_frame,
+        groups=groups,
+        judgments=read_judgments(judgments) if judgments else None,
+        truth=truth,
+        disagreement=disagreement,
+        negative=negative,
+        crowd_model=crowd_model,
+        alpha_level=alpha_level,
+        seed=seed,
+    )
 
 
 # ----------------------------------------------------------------------------- ensemble-curve
