@@ -22,7 +22,9 @@ GOLDEN = HERE / "golden"
 CHANGED: dict[str, str] = {
     "review_export.json": "review export reports the audit sample and writes the Argilla files",
     "review__key.jsonl": "the review key records each example's stratum and content hash",
-    "review_import.json": "review import reports its files and the audit counts",
+    "review_import.json": "review import reports its files and the audit counts; its consensus "
+    "rule and Krippendorff's alpha beside the kappa (issue 28)",
+    "agreement.json": "Krippendorff's alpha and its interval beside every Fleiss' kappa (issue 28)",
     "gold.jsonl": "gold files carry the key's stratum and content hash",
     "error_rate.json": "error-rate adds the stratified estimate (here: why there is none)",
 }

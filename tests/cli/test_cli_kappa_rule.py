@@ -177,9 +177,15 @@ def test_cli_agreement_prints_the_documented_form(tmp_path, capsys):
     assert main([*argv, "--json", str(tmp_path / "ag.json")]) == 0
     out = capsys.readouterr().out
     payload = json.loads((tmp_path / "ag.json").read_text())
-    assert payload["fleiss"]["ab"]["all"] == {"kappa": None, "n_items": 5, "raters": 2}
-    assert payload["fleiss"]["crowd"]["all"] == {"kappa": None, "n_items": 5, "raters": 3}
+    # one rule for kappa and Krippendorff's alpha: a single category throughout is undefined
+    undefined = {"krippendorff_alpha": None, "krippendorff_alpha_ci": None}
+    assert payload["fleiss"]["ab"]["all"] == {
+        "kappa": None, "n_items": 5, "raters": 2, **undefined
+    }  # fmt: skip
+    assert payload["fleiss"]["crowd"]["all"] == {
+        "kappa": None, "n_items": 5, "raters": 3, **undefined
+    }  # fmt: skip
     assert [r["cohen_kappa"] for r in payload["per_annotator"]] == [None, None, None]
     assert "nan" not in out.lower()
-    fleiss_table = out[out.index("Fleiss' kappa per group") : out.index("Crowd annotators")]
+    fleiss_table = out[out.index("Fleiss' kappa and") : out.index("Crowd annotators")]
     assert "—" in fleiss_table and "1.000" not in fleiss_table

@@ -157,7 +157,13 @@ def test_accuracy_agreeing_annotators(capsys, tmp_path):
     rc, out, err = run(capsys, "accuracy", annotated)
     assert rc == 0 and "warning" not in err and "0.7500" in out
     payload = run_json(capsys, "accuracy", annotated)
-    assert payload["metrics"] == {"accuracy": 0.75, "kappa_mean": 1.0}
+    # identical judges: alpha 1 too, and every bootstrap resample agrees perfectly
+    assert payload["metrics"] == {
+        "accuracy": 0.75,
+        "kappa_mean": 1.0,
+        "krippendorff_alpha": 1.0,
+        "krippendorff_alpha_ci": [1.0, 1.0],
+    }
     assert payload["splits"]["test"]["annotators"] == ["a", "b"]
     assert payload["warnings"] == [] and payload["kappa_threshold"] == 0.75
 

@@ -42,6 +42,24 @@ def test_fleiss_by_hand_and_statsmodels():
     assert js["kind"] == "human" and js["annotators"]["c"]["n"] == 4
 
 
+def test_krippendorff_alpha_beside_fleiss_matches_the_package():
+    import krippendorff
+
+    suite = load_suite(DATA / "suite_mini.jsonl")
+    ann = {who: dict(zip(IDS, labs, strict=True)) for who, labs in ANN.items()}
+    del ann["c"]["p2:backward"]  # a missing label: Fleiss drops the item, alpha keeps it
+    res = human_baseline(suite, ann, seed=0, n_resamples=200)
+    codes = {"entailment": 0, "neutral": 1, "contradiction": 2}
+    data = np.array(
+        [[codes[ann[w][i]] if i in ann[w] else np.nan for i in IDS] for w in "abc"], dtype=float
+    )
+    want = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert res.krippendorff_alpha == pytest.approx(want, abs=1e-12)
+    assert res.n_items_kappa == 3
+    lo, hi = res.to_json()["krippendorff_alpha_ci"]
+    assert lo <= res.krippendorff_alpha <= hi
+
+
 def test_partial_annotations_and_single_annotator():
     suite = load_suite(DATA / "suite_mini.jsonl")
     res = human_baseline(

@@ -300,7 +300,8 @@ def test_argilla_export_with_two_annotators_is_two_experts(tmp_path):
     out = tmp_path / "argilla_export.json"
     out.write_text(json.dumps(records))
     run = import_review([out], key_path=tmp_path / "key.jsonl")
-    assert run.summary.experts == ("argilla_export_aaaaaaaa", "argilla_export_bbbbbbbb")
+    # one naming rule for every export that names its annotators: <file stem>@<annotator>
+    assert run.summary.experts == ("argilla_export@aaaaaaaa-1", "argilla_export@bbbbbbbb-2")
     assert run.summary.agreement_before["n"] == len(records)
     agree = sum(1 for k in range(len(records)) if k % 2 == 0)
     assert run.summary.status_counts["experts_agree"] == agree

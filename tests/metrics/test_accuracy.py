@@ -31,6 +31,35 @@ def test_kappa_and_accuracy_by_hand():
     assert out.n == 10 and out.annotators == ("a", "b", "c")
 
 
+def test_krippendorff_alpha_beside_kappa_matches_the_package(tmp_path):
+    import krippendorff
+    import numpy as np
+
+    from benchcheck.runs.accuracy import run_accuracy
+
+    judged = [
+        {"a": 1, "b": 1, "c": 1},
+        {"a": 0, "b": 1},  # c missing: alpha keeps the item, kappa a|b only
+        {"a": 0, "b": 0, "c": 0},
+        {"a": 1, "c": 0},
+        {"a": 1, "b": 1, "c": 1},
+        {"b": 0, "c": 0},
+    ]
+    data = np.array([[r.get(w, np.nan) for r in judged] for w in "abc"], dtype=float)
+    want = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    out = score_annotations([("test", r) for r in judged])["test"]
+    assert out.krippendorff_alpha == pytest.approx(want, abs=1e-12)
+    lo, hi = out.krippendorff_alpha_ci
+    assert lo <= out.krippendorff_alpha <= hi
+    path = tmp_path / "annotated.jsonl"
+    lines = [{"id": i, "split": "test", "annotations": r} for i, r in enumerate(judged)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    payload = run_accuracy(path).to_json()
+    assert payload["splits"]["test"]["krippendorff_alpha"] == pytest.approx(want, abs=1e-12)
+    assert payload["splits"]["test"]["krippendorff_alpha_ci"] == [lo, hi]
+    assert payload["metrics"]["krippendorff_alpha"] == pytest.approx(want, abs=1e-12)
+
+
 def test_majority_rule_ties_and_partial_judgements():
     rows = [
         ("dev", {"a": 1, "b": 0}),  # tie: not correct

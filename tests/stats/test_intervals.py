@@ -144,3 +144,39 @@ def test_paired_bootstrap_by_hand():
     assert r.skipped == 0 and r.n_resamples == 400
     same = paired_bootstrap(y, a, a, acc, n_resamples=100, seed=1)
     assert same.difference == 0 and same.p_value == 1.0
+
+
+# ----------------------------------------------------------------------------- posteriors
+
+
+def test_posterior_error_rate_with_certain_errors_is_clopper_pearson():
+    from benchcheck.stats.intervals import clopper_pearson, posterior_error_rate
+
+    for k, n in ((0, 10), (3, 40), (40, 40), (7, 200)):
+        r = posterior_error_rate([1.0] * k + [0.0] * (n - k), population=5 * n)
+        assert r.ci == pytest.approx(clopper_pearson(k, n), abs=1e-12)
+        assert r.expected_errors == k and r.sd_errors == 0.0
+        hard = error_rate_interval(k, n, 5 * n)
+        assert r.ci_fpc == pytest.approx(hard.ci_fpc, abs=1e-12)
+
+
+def test_posterior_error_rate_moments_and_mixture_by_monte_carlo():
+    from benchcheck.stats.intervals import clopper_pearson, posterior_error_rate
+
+    rng = np.random.default_rng(5)
+    p = np.concatenate([rng.uniform(0.05, 0.95, 30), np.zeros(150), np.ones(5)])
+    r = posterior_error_rate(p, confidence=0.9)
+    assert r.expected_errors == pytest.approx(p.sum())
+    assert r.sd_errors == pytest.approx(math.sqrt(np.sum(p * (1 - p))))
+    # the mixed lower bound: P(Beta(K, n-K+1) <= L) averaged over K is alpha/2, K drawn
+    draws = (rng.random((200_000, len(p))) < p).sum(axis=1)
+    lo_cdf = np.mean(sps.beta.cdf(r.ci[0], draws, len(p) - draws + 1))
+    hi_cdf = np.mean(sps.beta.cdf(r.ci[1], draws + 1, len(p) - draws))
+    assert lo_cdf == pytest.approx(0.05, abs=0.003)
+    assert hi_cdf == pytest.approx(0.95, abs=0.003)
+    # uncertainty about the labels widens the interval of the same expected count
+    k = round(p.sum())
+    plain = clopper_pearson(k, len(p), confidence=0.9)
+    assert r.ci[1] - r.ci[0] > plain[1] - plain[0]
+    with pytest.raises(ValueError, match="empty"):
+        posterior_error_rate([])

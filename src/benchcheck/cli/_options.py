@@ -45,10 +45,12 @@ class Arg:
 OPTIONS: dict[str, str | Opt] = {
     "ablation": "Ablation: random (same number of examples).",
     "actors": Opt("Judge actors with --engine ray.", min=1),
+    "adjudicator": "The expert whose label decides disagreements (--consensus adjudicator).",
     "address": "Ray cluster address (default: local).",
     "align": "Offset formats: spans off token boundaries are an error (strict), or are widened "
     "(expand) or narrowed (contract) and counted.",
     "all_values": Opt("List unchanged values in the JSON too.", ("--all",)),
+    "alpha_level": "Krippendorff's alpha: nominal, or ordinal (numeric labels ranked).",
     "annotated": "The sample file with annotators' judgements filled in.",
     "annotations": "CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
     "anticipated": "Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
@@ -78,7 +80,11 @@ OPTIONS: dict[str, str | Opt] = {
         ("--content-free/--no-content-free",),
     ),
     "corpus": "Parquet corpus: glob (quote it), file or folder; repeatable.",
+    "consensus": "Disagreements: unanimous (unresolved), majority, adjudicator, or a crowd "
+    "model (dawid-skene, glad, mace); a reconciled label always wins.",
     "crowd": "Crowd labels: id, annotator, label (long).",
+    "crowd_model": "Crowd model on --crowd: dawid-skene, glad or mace (reviewer accuracies, "
+    "label posteriors).",
     "data": "Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset.",
     "datasets": "NAME=PATH for each dataset to compare.",
     "detector": "llm (the judge ensemble), trained (a model cross-validated on the data, with "

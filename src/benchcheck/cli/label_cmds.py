@@ -148,15 +148,22 @@ def review_import(
     output: Annotated[str, "Write the gold table here."],
     reconciled: str | None = None,
     key: str | None = None,
+    consensus: str = "unanimous",
+    adjudicator: str | None = None,
+    seed: int = 0,
 ) -> None:
     """Import expert labels, reconcile, and write gold labels.
 
     Gold = original where the LLM agrees; else the reconciled label; else the experts'
-    label where they agree; unresolved disagreements are reported, never guessed. Each
-    answer file must belong to the key (its review ids and content hashes); a file given
-    twice is refused.
+    label where they agree; else --consensus decides (default unanimous: the disagreement
+    is reported as unresolved, never guessed). Any number of experts: CSV files, or Label
+    Studio (JSON, JSON-MIN, CSV) and Argilla exports holding one expert per annotator.
+    Each answer file must belong to the key (its review ids and content hashes); a file
+    given twice, or an expert who answered nothing, is refused.
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
+
+    Example: benchcheck review import ls.json --key r/key.jsonl --consensus dawid-skene -o g.jsonl
     """
     from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
@@ -165,7 +172,14 @@ def review_import(
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
     claim([*experts, key_file, reconciled], output=output)
-    run = import_review(experts, key_path=key, reconciled=reconciled)
+    run = import_review(
+        experts,
+        key_path=key,
+        reconciled=reconciled,
+        consensus=consensus,
+        adjudicator=adjudicator,
+        seed=seed,
+    )
     write_rows(run.gold, output)
     payload = run.to_json(output=output)
     if emit(payload, review_import_renderables):
@@ -330,10 +344,19 @@ def agreement(
     truth: str = "gold",
     negative: str = "0",
     disagreement: str = "llm,original",
+    crowd_model: str | None = None,
+    alpha_level: str = "nominal",
+    seed: int = 0,
 ) -> None:
     """Compare label sources: weighted-F1 matrix (rows = truth), Fleiss' kappa, crowd votes.
 
+    Krippendorff's alpha (missing labels allowed) beside every Fleiss' kappa. --crowd-model
+    fits a crowd model to the crowd file alone: each annotator's estimated accuracy, every
+    item's posterior per label, and its labels as the source crowd_model.
+
     Example: benchcheck agreement --source orig=g.jsonl#label --source gold=g.jsonl --crowd c.tsv
+
+    Example: benchcheck agreement --crowd c.tsv --crowd-model dawid-skene --json crowd.json
     """
     from benchcheck.report.terminal.labels import agreement_renderables
     from benchcheck.runs.labels import run_agreement
@@ -351,6 +374,9 @@ def agreement(
         truth=truth,
         negative=negative,
         disagreement=(pair[0], pair[1]),
+        crowd_model=crowd_model,
+        alpha_level=alpha_level,
+        seed=seed,
     )
     emit(report.to_json(), lambda p: agreement_renderables(p, truth=truth))
 

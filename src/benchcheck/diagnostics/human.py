@@ -6,7 +6,9 @@ on ``aggregate_raters``) over the examples that every annotator labelled:
 (every annotator gave every such example the same one label: 0/0). Each
 annotator's R_K against the gold labels (on the examples they labelled) with a seeded
 bootstrap interval; the mean over annotators; and the R_K of the majority vote (examples
-with a unique most frequent label).
+with a unique most frequent label). Beside Fleiss' kappa, Krippendorff's alpha (nominal) over
+every example at least two annotators labelled, missing labels allowed
+(:func:`benchcheck.stats.agreement.krippendorff_alpha`), with a seeded bootstrap interval.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ import numpy as np
 from benchcheck.diagnostics.score import Cell, rk_cell
 from benchcheck.diagnostics.suite import DiagnosticSuite
 from benchcheck.errors import UsageError
-from benchcheck.stats.agreement import fleiss_kappa, majority_vote
+from benchcheck.stats.agreement import (
+    fleiss_kappa,
+    krippendorff_alpha,
+    krippendorff_alpha_ci,
+    majority_vote,
+)
 
 __all__ = ["HumanBaseline", "human_baseline"]
 
@@ -37,6 +44,8 @@ class HumanBaseline:
     mean_r_k: float | None
     majority: Cell
     n_ties: int
+    krippendorff_alpha: float | None = None
+    krippendorff_alpha_ci: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON form, ``kind: human``."""
@@ -46,6 +55,10 @@ class HumanBaseline:
             "labels": list(self.labels),
             "fleiss_kappa": self.fleiss_kappa,
             "n_items_kappa": self.n_items_kappa,
+            "krippendorff_alpha": self.krippendorff_alpha,
+            "krippendorff_alpha_ci": None
+            if self.krippendorff_alpha_ci is None
+            else list(self.krippendorff_alpha_ci),
             "annotators": {k: v.to_json() for k, v in self.annotators.items()},
             "mean_r_k": self.mean_r_k,
             "majority_vote": self.majority.to_json(),
@@ -100,6 +113,11 @@ def human_baseline(
         else None
     )
     rated = [i for i in suite.ids if any(i in annotations[w] for w in names)]
+    units = [[annotations[w].get(i) for w in names] for i in rated]
+    alpha = krippendorff_alpha(units)
+    alpha_ci = krippendorff_alpha_ci(
+        units, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
     tie = object()
     voted = majority_vote([[annotations[w].get(i) for w in names] for i in rated], tie=tie)
     votes_ids = [i for i, v in zip(rated, voted, strict=True) if v is not tie]
@@ -124,4 +142,6 @@ def human_baseline(
         mean_r_k=float(np.mean(scores)) if scores else None,
         majority=majority,
         n_ties=ties,
+        krippendorff_alpha=alpha,
+        krippendorff_alpha_ci=alpha_ci,
     )

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -210,16 +211,19 @@ def read_choices(key_path: str | Path) -> tuple[str, ...]:
 
 
 def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertLabels]:
-    """Read one file of answers: usually one expert, one per annotator for Argilla exports.
+    """Read one file of answers: one expert, or one per annotator when the file names them.
 
     CSV/TSV/JSONL need ``review_id`` and ``label``; the ``'`` that the export put before
     formula-like cells is removed. The rows' ``content_hash`` proves they belong to the
     key; without that column it is computed from the file's text columns (``text``,
-    ``text_a``, ``text_b``, as the export wrote them) when it has any. A ``.json`` file is
-    a Label Studio export (tasks with ``data.review_id`` and the first choice of the first
-    annotation) or an Argilla records export (``id``, ``fields``, ``responses.label``).
-    Labels outside ``labels``, missing or duplicate ids raise :class:`InputError` naming
-    the file and line.
+    ``text_a``, ``text_b``, as the export wrote them) when it has any. A table with an
+    ``annotator`` column (Label Studio's CSV/TSV export) holds one expert per annotator;
+    rows without an annotator are tasks nobody answered. A ``.json`` file is a Label Studio
+    export — JSON (tasks with ``data.review_id`` and ``annotations``, one expert per
+    ``completed_by``; a skipped annotation, ``was_cancelled``, is no answer) or JSON-MIN (one
+    row per annotation with ``annotator``) — or an Argilla records export (``id``,
+    ``fields``, ``responses.label``, one expert per ``user_id``). Labels outside ``labels``,
+    missing or duplicate ids raise :class:`InputError` naming the file and line.
     """
     path = Path(path)
     if path.suffix.lower() == ".json":
@@ -234,105 +238,184 @@ def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertL
     spreadsheet = path.suffix.lower() in (".csv", ".tsv")
     header = 1 if spreadsheet else 0
     has_hash = HASH_COLUMN in frame.columns
+    by_annotator = "annotator" in frame.columns
     texts = [] if has_hash else [c for c in TEXT_COLUMNS if c in frame.columns]
-    out: dict[str, str | None] = {}
-    hashes: dict[str, str] = {}
-    lines: dict[str, int] = {}
-    wanted = ["review_id", "label", *([HASH_COLUMN] if has_hash else []), *texts]
+    wanted = [
+        "review_id",
+        "label",
+        *([HASH_COLUMN] if has_hash else []),
+        *(["annotator"] if by_annotator else []),
+        *texts,
+    ]
     rows = frame.select(
         *[pl.col(c).cast(pl.String) for c in wanted],
         *([pl.col("__line__")] if "__line__" in frame.columns else []),
     ).iter_rows(named=True)
+    answers = _Answers(path, labels)
     for i, row in enumerate(rows):
         line = int(row.get("__line__") or (i + 1 + header))
         value = {c: restore(row[c]) if spreadsheet else row[c] for c in wanted}
         rid = (value["review_id"] or "").strip()
         if not rid:
             raise InputError("missing review_id", path=path, line=line)
-        if rid in out:
-            raise InputError("review_id given twice", path=path, line=line, got=rid)
-        lab = (value["label"] or "").strip() or None
-        if lab is not None and lab not in labels:
-            raise InputError(
-                f"label must be one of {list(labels)} or empty", path=path, line=line, got=lab
-            )
-        out[rid] = lab
-        lines[rid] = line
         if has_hash:
-            hashes[rid] = (value[HASH_COLUMN] or "").strip()
+            digest: str | None = (value[HASH_COLUMN] or "").strip()
         elif texts:
-            hashes[rid] = content_hash(rid, {c: value[c] for c in texts})
-    return [ExpertLabels(path.stem, str(path), out, hashes if has_hash or texts else None, lines)]
+            digest = content_hash(rid, {c: value[c] for c in texts})
+        else:
+            digest = None
+        who = (value.get("annotator") or "").strip() if by_annotator else ""
+        answers.item(rid, digest, line)
+        if by_annotator and not who:
+            continue  # a task nobody answered (Label Studio lists it with no annotator)
+        answers.add(who, rid, (value["label"] or "").strip() or None, line)
+    return answers.experts(checked=has_hash or bool(texts))
+
+
+class _Answers:
+    """Answers of one file by annotator (``""`` = the file's one expert), checked as they come."""
+
+    def __init__(self, path: Path, labels: Sequence[str]) -> None:
+        self.path = path
+        self.labels = labels
+        self.hashes: dict[str, str | None] = {}
+        self.lines: dict[str, int] = {}
+        self.by: dict[str, dict[str, str | None]] = {}
+
+    def item(self, rid: str, digest: str | None, line: int | None) -> None:
+        """Record an item of the file (the same item may come once per annotator)."""
+        known = self.hashes.get(rid)
+        if rid in self.hashes and known != digest:
+            raise InputError(
+                f"review_id given twice with different {HASH_COLUMN}s",
+                path=self.path,
+                line=line,
+                got=rid,
+            )
+        self.hashes[rid] = digest
+        if line is not None:
+            self.lines.setdefault(rid, line)
+
+    def add(self, who: str, rid: str, label: str | None, line: int | None) -> None:
+        """One answer; ``None`` is an empty or skipped answer."""
+        mine = self.by.setdefault(who, {})
+        if rid in mine:
+            what = "review_id given twice" + (f" by annotator {who}" if who else "")
+            raise InputError(what, path=self.path, line=line, got=rid)
+        if label is not None and label not in self.labels:
+            raise InputError(
+                f"label must be one of {list(self.labels)} or empty",
+                path=self.path,
+                line=line,
+                got=label,
+            )
+        mine[rid] = label
+
+    def experts(self, *, checked: bool) -> list[ExpertLabels]:
+        """Return one :class:`ExpertLabels` per annotator: ``<stem>@<annotator>``, or the stem."""
+        if not self.by:
+            raise InputError("the file holds no answer (no annotation of any task)", path=self.path)
+        hashes: dict[str, str] | None = None
+        if checked and all(h is not None for h in self.hashes.values()):
+            hashes = {r: h for r, h in self.hashes.items() if h is not None}
+        stem = self.path.stem
+        return [
+            ExpertLabels(
+                f"{stem}@{who}" if who and len(self.by) > 1 else stem,
+                str(self.path),
+                {rid: answers.get(rid) for rid in self.hashes},
+                hashes,
+                dict(self.lines),
+            )
+            for who, answers in sorted(self.by.items(), key=lambda kv: _natural(kv[0]))
+        ]
+
+
+def _natural(name: str) -> tuple[int, int, str]:
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)
 
 
 def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
+    from benchcheck.io._text import read_text_file
+
     try:
-        items = json.loads(path.read_text("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        items = json.loads(read_text_file(path))
+    except json.JSONDecodeError as exc:
         raise InputError(f"not a Label Studio or Argilla JSON export: {exc}", path=path) from None
     if not isinstance(items, list):
         raise InputError("a Label Studio or Argilla export is a JSON list", path=path)
-    if items and all(isinstance(t, dict) and "fields" in t for t in items):
+    if not items:
+        raise InputError("the export holds no task", path=path)
+    if not all(isinstance(t, dict) for t in items):
+        raise InputError("a Label Studio or Argilla export is a list of objects", path=path)
+    if all("fields" in t for t in items):
         return _read_argilla(path, items, labels)
-    out: dict[str, str | None] = {}
-    hashes: dict[str, str] = {}
-    for n, task in enumerate(items):
-        data = ((task or {}).get("data") or {}) if isinstance(task, dict) else {}
-        rid = str(data.get("review_id") or "")
+    answers = _Answers(path, labels)
+    if all("data" in t for t in items):  # Label Studio JSON: tasks with their annotations
+        for n, task in enumerate(items):
+            data = task.get("data") or {}
+            rid = str(data.get("review_id") or "")
+            if not rid:
+                raise InputError(f"task #{n} has no data.review_id", path=path)
+            digest = data.get(HASH_COLUMN)
+            answers.item(rid, None if digest is None else str(digest), None)
+            for ann in task.get("annotations") or []:
+                who = str(ann.get("completed_by") or "annotator")
+                lab = None if ann.get("was_cancelled") else _choice(ann.get("result") or [])
+                answers.add(who, rid, lab, None)
+        return answers.experts(checked=True)
+    for n, row in enumerate(items):  # Label Studio JSON-MIN: one row per annotation
+        rid = str(row.get("review_id") or "")
         if not rid:
-            raise InputError(f"task #{n} has no data.review_id", path=path)
-        if rid in out:
-            raise InputError("review_id given twice", path=path, got=rid)
-        lab = None
-        for ann in task.get("annotations") or []:
-            for res in ann.get("result") or []:
-                choices = (res.get("value") or {}).get("choices") or []
-                if choices:
-                    lab = str(choices[0])
-                    break
-            if lab is not None:
-                break
-        if lab is not None and lab not in labels:
-            raise InputError(f"task #{n}: label must be one of {list(labels)}", path=path, got=lab)
-        out[rid] = lab
-        if data.get(HASH_COLUMN) is not None:
-            hashes[rid] = str(data[HASH_COLUMN])
-    return [ExpertLabels(path.stem, str(path), out, hashes if len(hashes) == len(out) else None)]
+            raise InputError(
+                f"item #{n} has no review_id (expected a Label Studio JSON or JSON-MIN export, "
+                "or an Argilla records export)",
+                path=path,
+            )
+        digest = row.get(HASH_COLUMN)
+        answers.item(rid, None if digest is None else str(digest), None)
+        if row.get("annotator") is None and "annotator" in row:
+            continue  # a task nobody answered
+        lab = row.get("label")
+        if isinstance(lab, dict):  # several choices: {"choices": [...]}
+            lab = (lab.get("choices") or [None])[0]
+        answers.add(str(row.get("annotator") or ""), rid, None if lab is None else str(lab), None)
+    return answers.experts(checked=True)
 
 
-def _read_argilla(path: Path, records: list[dict], labels: Sequence[str]) -> list[ExpertLabels]:
-    """One :class:`ExpertLabels` per Argilla user found in the records' ``label`` responses."""
-    hashes: dict[str, str] = {}
-    by_user: dict[str, dict[str, str | None]] = {}
-    ids: list[str] = []
+def _choice(result: list[dict[str, Any]]) -> str | None:
+    """Return the first choice of a Label Studio annotation's result (``None``: no choice)."""
+    for res in result:
+        choices = (res.get("value") or {}).get("choices") or []
+        if choices:
+            return str(choices[0])
+    return None
+
+
+def _read_argilla(
+    path: Path, records: list[dict[str, Any]], labels: Sequence[str]
+) -> list[ExpertLabels]:
+    """One :class:`ExpertLabels` per Argilla user found in the records' ``label`` responses.
+
+    Argilla 2.x ``Record.to_dict()``: ``responses`` maps a question to a list of
+    ``{"value", "user_id", "status"}``; a ``discarded`` response is no answer.
+    """
+    answers = _Answers(path, labels)
     for n, rec in enumerate(records):
         rid = str(rec.get("id") or "")
         if not rid:
             raise InputError(f"record #{n} has no id", path=path)
-        if rid in hashes or rid in ids:
+        if rid in answers.hashes:
             raise InputError("record id given twice", path=path, got=rid)
-        ids.append(rid)
         meta = rec.get("metadata") or {}
-        if meta.get(HASH_COLUMN) is not None:
-            hashes[rid] = str(meta[HASH_COLUMN])
+        digest = meta.get(HASH_COLUMN)
+        answers.item(rid, None if digest is None else str(digest), None)
         for answer in (rec.get("responses") or {}).get("label") or []:
-            user = str(answer.get("user_id") or "annotator")
+            who = str(answer.get("user_id") or "annotator")
             lab = answer.get("value")
-            lab = None if lab is None else str(lab)
-            if lab is not None and lab not in labels:
-                raise InputError(
-                    f"record {rid}: label must be one of {list(labels)}", path=path, got=lab
-                )
-            by_user.setdefault(user, {})[rid] = lab
-    if not by_user:
+            if answer.get("status") == "discarded":
+                lab = None
+            answers.add(who, rid, None if lab is None else str(lab), None)
+    if not answers.by:
         raise InputError("the Argilla export holds no answer to the 'label' question", path=path)
-    checked = hashes if len(hashes) == len(ids) else None
-    return [
-        ExpertLabels(
-            f"{path.stem}_{user[:8]}" if len(by_user) > 1 else path.stem,
-            str(path),
-            {rid: answers.get(rid) for rid in ids},
-            checked,
-        )
-        for user, answers in sorted(by_user.items())
-    ]
+    return answers.experts(checked=True)

@@ -32,17 +32,26 @@ from sklearn.metrics import f1_score, roc_auc_score
 
 from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.crowd import CrowdModel
 from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 from benchcheck.labels.flags import DEFAULT_BINS, bin_label
 from benchcheck.stats.agreement import (
     cohen_kappa,
     fleiss_kappa,
+    krippendorff_alpha,
+    krippendorff_alpha_ci,
     majority_vote,
     percent_agreement,
     strict_vote,
     weighted_f1_matrix,
 )
-from benchcheck.stats.intervals import ErrorRateResult, error_rate_interval, proportion_bootstrap_ci
+from benchcheck.stats.intervals import (
+    ErrorRateResult,
+    PosteriorErrorRate,
+    error_rate_interval,
+    posterior_error_rate,
+    proportion_bootstrap_ci,
+)
 
 __all__ = [
     "BinStat",
@@ -73,6 +82,52 @@ def gold_error_rate(
     Returns the result and the counts left out of the sample (``unresolved``,
     ``not_reviewed``), which are reported, never guessed.
     """
+    have, left = _error_sample(gold)
+    errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
+    if population is not None and population < have.height:
+        raise UsageError(
+            f"{{population}} ({population}) is smaller than the sample ({have.height})"
+        )
+    return error_rate_interval(errors, have.height, population, confidence=confidence), left
+
+
+def gold_posterior_error_rate(
+    gold: pl.DataFrame, *, population: int | None = None, confidence: float = 0.95
+) -> PosteriorErrorRate | None:
+    """Return the error rate of :func:`gold_error_rate`'s sample, errors as probabilities.
+
+    A gold file of ``review import --consensus dawid-skene|glad|mace`` has
+    ``posterior_<label>`` columns: a reviewed example is an error with probability
+    ``1 - posterior_<its original label>``. Examples without a posterior (the LLM agrees,
+    a reconciled label) count as they do in the paper's figure, 0 or 1.
+    :func:`benchcheck.stats.intervals.posterior_error_rate` gives the expected errors, their
+    spread and the interval. ``None`` for a gold file without posteriors.
+    """
+    cols = [c for c in gold.columns if c.startswith("posterior_")]
+    if not cols:
+        return None
+    have, _ = _error_sample(gold)
+    hard = (have["gold"].cast(pl.String) != have["label"].cast(pl.String)).to_list()
+    post = have.select(cols).to_dicts()
+    reconciled = have["status"].to_list() if "status" in have.columns else [None] * have.height
+    p_error = []
+    for label, h, row, st in zip(
+        have["label"].cast(pl.String), hard, post, reconciled, strict=True
+    ):
+        known = [v for v in row.values() if v is not None]
+        if st == "reconciled" or not known:
+            p_error.append(1.0 if h else 0.0)
+        else:
+            p_error.append(1.0 - float(row.get(f"posterior_{label}") or 0.0))
+    if population is not None and population < have.height:
+        raise UsageError(
+            f"{{population}} ({population}) is smaller than the sample ({have.height})"
+        )
+    return posterior_error_rate(p_error, population, confidence=confidence)
+
+
+def _error_sample(gold: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Return the paper's sample of a gold file (rows with ``gold`` set) and what is left out."""
     _need(gold, ["label", "gold"], "the gold file")
     if "stratum" in gold.columns and "llm_label" in gold.columns:
         label = pl.col("label").cast(pl.String)
@@ -107,12 +162,7 @@ def gold_error_rate(
             }
     if have.height == 0:
         raise UsageError("the gold file has no example with a gold label")
-    errors = int((have["gold"].cast(pl.String) != have["label"].cast(pl.String)).sum())
-    if population is not None and population < have.height:
-        raise UsageError(
-            f"{{population}} ({population}) is smaller than the sample ({have.height})"
-        )
-    return error_rate_interval(errors, have.height, population, confidence=confidence), left
+    return have, left
 
 
 @dataclass(frozen=True)
@@ -338,8 +388,18 @@ def agreement_report(
     truth: str | None = "gold",
     disagreement: tuple[str, str] | None = ("llm", "original"),
     negative: str = "0",
+    crowd_model: str | None = None,
+    alpha_level: str = "nominal",
+    seed: int = 0,
 ) -> AgreementReport:
     """Compare label sources: weighted-F1 matrix, Fleiss' kappa per group, crowd statistics.
+
+    Every group also gets Krippendorff's alpha (``alpha_level``: nominal or ordinal) on the
+    items at least two of its raters label, missing labels allowed, with a bootstrap
+    interval (``seed``). ``crowd_model`` (:data:`benchcheck.labels.crowd.CROWD_MODELS`)
+    fits that model to the crowd file alone (no truth): each annotator's estimated accuracy,
+    every item's posterior per label, and the source ``crowd_model`` (its most probable
+    labels) in the F1 matrix.
 
     ``sources`` maps a source name to ``{id: label}``. ``crowd`` is a long table
     (``id``, ``annotator``, ``label``) that adds the sources ``crowd_majority`` and
@@ -354,6 +414,9 @@ def agreement_report(
     rater_groups: dict[str, dict[str, dict[str, str]]] = {}
     per_annotator: list[dict[str, Any]] = []
     spearman = None
+    fitted = None
+    if crowd_model is not None and crowd is None:
+        raise UsageError("{crowd_model} needs a {crowd} file")
     if crowd is not None:
         _need(crowd, ["id", "annotator", "label"], "the crowd file")
         c = crowd.select(
@@ -376,6 +439,12 @@ def agreement_report(
             i: str(v) for i, v in zip(item_ids, strict, strict=True) if v is not None
         }
         rater_groups["crowd"] = {"_lists": ratings}  # type: ignore[dict-item]
+        if crowd_model is not None:
+            from benchcheck.labels.crowd import fit_crowd_model
+
+            _refuse_double_answers(c)
+            fitted = fit_crowd_model(list(c.iter_rows()), method=crowd_model, seed=seed)
+            src["crowd_model"] = {i: v for i, v in fitted.gold().items() if v is not None}
         if truth is not None and truth in src:
             t = src[truth]
             for a, labs in sorted(by_ann.items()):
@@ -445,9 +514,9 @@ def agreement_report(
         subset = {i for i in a if i in b and a[i] != b[i]}
     fleiss: dict[str, dict[str, object]] = {}
     for name, raters in rater_groups.items():
-        fleiss[name] = {"all": _group_fleiss(raters, None)}
+        fleiss[name] = {"all": _group_fleiss(raters, None, alpha_level, seed)}
         if subset is not None:
-            fleiss[name]["disagreement"] = _group_fleiss(raters, subset)
+            fleiss[name]["disagreement"] = _group_fleiss(raters, subset, alpha_level, seed)
     return AgreementReport(
         sources=tuple(src),
         n_items=len(all_ids),
@@ -456,6 +525,7 @@ def agreement_report(
         per_annotator=tuple(per_annotator),
         spearman=spearman,
         disagreement_subset=None if subset is None else len(subset),
+        crowd_model=fitted,
     )
 
 
@@ -476,9 +546,11 @@ class AgreementReport:
     per_annotator: tuple[Mapping[str, Any], ...]
     spearman: Any
     disagreement_subset: int | None
+    crowd_model: CrowdModel | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck agreement --json``."""
+        crowd = {} if self.crowd_model is None else {"crowd_model": self.crowd_model.to_json()}
         return {
             "sources": list(self.sources),
             "n_items": self.n_items,
@@ -487,24 +559,35 @@ class AgreementReport:
             "per_annotator": [dict(r) for r in self.per_annotator],
             "annotator_spearman_n_items_vs_agreement": self.spearman,
             "disagreement_subset": self.disagreement_subset,
+            **crowd,
         }
 
 
-def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict[str, object]:
-    """Fleiss' kappa of a group on the items every rater labels (crowd: the modal count)."""
+def _group_fleiss(
+    raters: Mapping[str, object], subset: set[str] | None, level: str = "nominal", seed: int = 0
+) -> dict[str, object]:
+    """Fleiss' kappa of a group on the items every rater labels (crowd: the modal count).
+
+    Beside it Krippendorff's alpha on every item two raters label (missing labels allowed).
+    """
     if "_lists" in raters:
         lists: dict[str, list[str]] = raters["_lists"]  # type: ignore[assignment]
         items = {i: v for i, v in lists.items() if subset is None or i in subset}
+        alpha = _alpha([list[str | None](v) for v in items.values()], level, seed)
         if not items:
-            return {"kappa": None, "n_items": 0}
+            return {"kappa": None, "n_items": 0, **alpha}
         modal = Counter(len(v) for v in items.values()).most_common(1)[0][0]
         rows = [v for v in items.values() if len(v) == modal]
         if modal < 2:
-            return {"kappa": None, "n_items": 0, "raters": modal}
-        return {"kappa": fleiss_kappa(rows), "n_items": len(rows), "raters": modal}
+            return {"kappa": None, "n_items": 0, "raters": modal, **alpha}
+        return {"kappa": fleiss_kappa(rows), "n_items": len(rows), "raters": modal, **alpha}
     maps: list[Mapping[str, str]] = list(raters.values())  # type: ignore[arg-type]
+    union = sorted(
+        {i for m in maps for i in m if subset is None or i in subset}, key=label_sort_key
+    )
+    alpha = _alpha([[m.get(i) for m in maps] for i in union], level, seed)
     if len(maps) < 2:
-        return {"kappa": None, "n_items": 0, "raters": len(maps)}
+        return {"kappa": None, "n_items": 0, "raters": len(maps), **alpha}
     shared = set(maps[0]).intersection(*maps[1:])
     if subset is not None:
         shared &= subset
@@ -514,7 +597,29 @@ def _group_fleiss(raters: Mapping[str, object], subset: set[str] | None) -> dict
         "kappa": fleiss_kappa(rows),
         "n_items": len(rows),
         "raters": len(maps),
+        **alpha,
     }
+
+
+def _alpha(units: list[list[str | None]], level: str, seed: int) -> dict[str, object]:
+    """``krippendorff_alpha`` and its ``krippendorff_alpha_ci`` (a list) of a group's items."""
+    try:
+        alpha = krippendorff_alpha(units, level=level)
+        ci = krippendorff_alpha_ci(units, level=level, seed=seed)
+    except ValueError as exc:  # ordinal alpha of labels that are not numbers
+        raise UsageError(f"{{alpha_level}} {level}: {exc}") from None
+    return {"krippendorff_alpha": alpha, "krippendorff_alpha_ci": None if ci is None else list(ci)}
+
+
+def _refuse_double_answers(crowd: pl.DataFrame) -> None:
+    """Refuse a second answer of one annotator to one item (a crowd model takes one)."""
+    dup = crowd.filter(pl.struct("id", "annotator").is_duplicated())
+    if dup.height:
+        row = dup.row(0, named=True)
+        raise InputError(
+            f"annotator {row['annotator']!r} labels item {row['id']!r} more than once; a crowd "
+            "model takes one answer per annotator and item"
+        )
 
 
 def _refuse_disjoint_sources(sources: Mapping[str, Mapping[str, str]]) -> None:

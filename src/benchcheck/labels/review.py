@@ -7,7 +7,16 @@ independently; disagreements are reconciled in a separate file. The gold label i
 * the original label where the LLM agrees with it (status ``llm_agrees``);
 * else the reconciled label where the reconciled file gives one (``reconciled``; it wins);
 * else the experts' label where all experts agree (``experts_agree``);
+* else, by the ``consensus`` rule (default ``unanimous``: none), the label more than half of
+  the experts who answered gave (``majority``), the named adjudicator's label
+  (``adjudicated``), or the most probable label under a crowd model fitted to every
+  expert's answers (``crowd_model``: ``dawid-skene``, ``glad``, ``mace``; see
+  :mod:`benchcheck.labels.crowd`), whose posterior per label the gold table keeps as
+  ``posterior_<label>``;
 * else nothing: the disagreement is reported as ``unresolved``, never guessed.
+
+Any number of experts; an expert with no answer at all is refused (a file exported but
+never filled, or a reviewer who skipped every task).
 
 Flagged examples left out of the review sample, and disagreements below the flag threshold,
 get status ``not_reviewed`` and no gold label.
@@ -37,16 +46,25 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.crowd import CROWD_MODELS, CrowdModel, fit_crowd_model
 from benchcheck.labels.ensemble import label_sort_key
 from benchcheck.labels.flags import normalise_flags
-from benchcheck.stats.agreement import cohen_kappa, fleiss_kappa, percent_agreement
+from benchcheck.stats.agreement import (
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    krippendorff_alpha_ci,
+    percent_agreement,
+)
 
 __all__ = [
+    "CONSENSUS",
     "ExpertLabels",
     "HASH_COLUMN",
     "KEY_NAME",
@@ -67,6 +85,12 @@ HASH_COLUMN = "content_hash"
 #: Strata of the key: flagged examples, and the rest (where the audit sample comes from).
 STRATA = ("disputed", "undisputed")
 STATUSES = ("llm_agrees", "experts_agree", "reconciled", "unresolved", "not_reviewed")
+#: How a disagreement that no reconciled label settles is decided (``unanimous``: it is not).
+CONSENSUS = ("unanimous", "majority", "adjudicator", *CROWD_MODELS)
+#: The status each consensus rule gives the items it decides.
+_DECIDED = {"majority": "majority", "adjudicator": "adjudicated"} | {
+    m: "crowd_model" for m in CROWD_MODELS
+}
 #: Columns the export adds to the key; a flags table that has them is refused.
 _KEY_COLUMNS = ("review_id", "stratum", HASH_COLUMN)
 
@@ -351,10 +375,17 @@ class ReviewSummary:
     warnings: tuple[str, ...] = field(default=())
     audited: int = 0
     audit_errors: int = 0
+    consensus: str = "unanimous"
+    crowd: CrowdModel | None = None
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready mapping."""
+        crowd = None
+        if self.crowd is not None:
+            crowd = {k: v for k, v in self.crowd.to_json().items() if k != "labels"}
         return {
+            "consensus": self.consensus,
+            **({"crowd_model": crowd} if crowd is not None else {}),
             "experts": list(self.experts),
             "n_reviewed": self.n_reviewed,
             "agreement_before": dict(self.agreement_before),
@@ -371,27 +402,40 @@ class ReviewSummary:
         }
 
 
-def _agreement(columns: list[list[str | None]]) -> dict[str, float | None]:
+def _agreement(columns: list[list[str | None]]) -> dict[str, Any]:
     """Cohen's kappa + % agreement for two raters; Fleiss' kappa + % unanimous for more.
 
-    A kappa is ``None`` where it is undefined (no shared items, or one single label
-    throughout: the rule of :mod:`benchcheck.stats.agreement`).
+    Beside them Krippendorff's alpha (nominal) with its bootstrap interval (seed 0), on
+    every item two experts answered (missing answers allowed). A kappa or alpha is
+    ``None`` where it is undefined (no shared items, or one single label throughout: the
+    rule of :mod:`benchcheck.stats.agreement`).
     """
     if len(columns) < 2:
         return {}
+    units = [list(r) for r in zip(*columns, strict=True)]
+    alpha = {
+        "krippendorff_alpha": krippendorff_alpha(units),
+        "krippendorff_alpha_ci": _pair(krippendorff_alpha_ci(units)),
+    }
     if len(columns) == 2:
         a, b = columns
         return {
             "cohen_kappa": cohen_kappa(a, b),
             "percent": percent_agreement(a, b),
             "n": sum(1 for u, v in zip(a, b, strict=True) if u is not None and v is not None),
+            **alpha,
         }
-    rows = [list(r) for r in zip(*columns, strict=True) if all(v is not None for v in r)]
+    rows = [r for r in units if all(v is not None for v in r)]
     return {
         "fleiss_kappa": fleiss_kappa(rows),
         "percent": float(np.mean([len(set(r)) == 1 for r in rows])) if rows else float("nan"),
         "n": len(rows),
+        **alpha,
     }
+
+
+def _pair(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
 
 
 def check_key(key: pl.DataFrame, *, source: str | None = None) -> pl.DataFrame:
@@ -467,17 +511,31 @@ def combine_review(
     *,
     reconciled: ExpertLabels | None = None,
     source: str | None = None,
+    consensus: str = "unanimous",
+    adjudicator: str | None = None,
+    seed: int = 0,
 ) -> tuple[pl.DataFrame, ReviewSummary]:
     """Combine the experts' labels (and a reconciled file) with the key into gold labels.
 
     Every expert file must belong to the key: its review ids are the key's and, when the key
     has ``content_hash``, its hashes match (a key without them, from an older export, is
-    accepted with a warning). Expert names must differ. Returns the gold frame (every
-    example of the key with ``expert_*``, ``reconciled``, ``gold``, ``status`` and
-    ``error`` = gold ≠ original) and a :class:`ReviewSummary`.
+    accepted with a warning). Expert names must differ, and every expert must have answered
+    something. ``consensus`` decides the disagreements no reconciled label settles
+    (:data:`CONSENSUS`; the module docstring); ``adjudicator`` names the expert whose label
+    decides them under ``consensus="adjudicator"``; ``seed`` feeds the MACE crowd model.
+    Returns the gold frame (every example of the key with ``expert_*``, ``reconciled``,
+    ``gold``, ``status``, ``error`` = gold ≠ original and, with a crowd model,
+    ``posterior_<label>``) and a :class:`ReviewSummary`.
     """
     if not experts:
         raise UsageError("give at least one expert file")
+    if consensus not in CONSENSUS:
+        raise UsageError(f"{{consensus}} must be one of {list(CONSENSUS)}, got {consensus!r}")
+    names = [e.name for e in experts]
+    if (consensus == "adjudicator") != (adjudicator is not None):
+        raise UsageError("{adjudicator} goes with {consensus} adjudicator, and only with it")
+    if adjudicator is not None and adjudicator not in names:
+        raise UsageError(f"{{adjudicator}} {adjudicator!r} is none of the experts {names}")
     key = check_key(key, source=source)
     exported = [r for r in key["review_id"].to_list() if r is not None]
     exported_set = set(exported)
@@ -492,19 +550,36 @@ def combine_review(
             "the review key has no content_hash column (an older export): the expert files' "
             "texts could not be checked against it"
         )
-    names = [e.name for e in experts]
     dup = [n for n, c in Counter(names).items() if c > 1]
     if dup:
         raise UsageError(f"two expert files are both named {dup[0]!r}; rename one")
     for e in experts:
         _check_belongs(e, exported_set, key_hash)
-        missing = len([r for r in exported if e.labels.get(r) is None])
-        if missing:
-            warnings.append(f"{e.source}: {missing} item(s) without a label")
+    for e in experts:
+        answered = len([r for r in exported if e.labels.get(r) is not None])
+        if answered == 0:
+            raise InputError(
+                f"expert {e.name!r} answered nothing (no label on any of the "
+                f"{len(exported)} items): a file exported but never filled?",
+                path=e.source,
+            )
+        if answered < len(exported):
+            warnings.append(f"{e.name}: {len(exported) - answered} item(s) without a label")
     rec: Mapping[str, str | None] = {}
     if reconciled is not None:
         _check_belongs(reconciled, exported_set, None)
         rec = reconciled.labels
+    crowd = None
+    if consensus in CROWD_MODELS:
+        answers = [
+            (r, e.name, lab)
+            for e in experts
+            for r in exported
+            if (lab := e.labels.get(r)) is not None
+        ]
+        labels = review_labels(key, sorted({a[2] for a in answers}))
+        crowd = fit_crowd_model(answers, method=consensus, labels=labels, seed=seed)
+    crowd_gold = crowd.gold() if crowd is not None else {}
 
     gold: list[str | None] = []
     status: list[str] = []
@@ -518,12 +593,16 @@ def combine_review(
                 status.append("not_reviewed")
             continue
         votes = [e.labels.get(rid) for e in experts]
+        decided = _decide(votes, names, consensus, adjudicator, crowd_gold.get(rid))
         if rec.get(rid) is not None:
             gold.append(rec[rid])
             status.append("reconciled")
         elif all(v is not None for v in votes) and len(set(votes)) == 1:
             gold.append(votes[0])
             status.append("experts_agree")
+        elif decided is not None:
+            gold.append(decided)
+            status.append(_DECIDED[consensus])
         else:
             gold.append(None)
             status.append("unresolved")
@@ -535,6 +614,15 @@ def combine_review(
     extra.append(pl.Series("reconciled", [rec.get(r) if r else None for r in rids], pl.String))
     extra.append(pl.Series("gold", gold, dtype=pl.String))
     extra.append(pl.Series("status", status, dtype=pl.String))
+    if crowd is not None:
+        for lab in crowd.labels:
+            extra.append(
+                pl.Series(
+                    f"posterior_{lab}",
+                    [crowd.probability(r, lab) if r in crowd.posteriors else None for r in rids],
+                    dtype=pl.Float64,
+                )
+            )
     out = key.with_columns(extra).with_columns(
         pl.when(pl.col("gold").is_null())
         .then(None)
@@ -553,12 +641,13 @@ def combine_review(
         audited = audited.filter(pl.col("stratum") == STRATA[1])
     else:
         audited = audited.head(0)
+    shown = STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
     summary = ReviewSummary(
         experts=tuple(names),
         n_reviewed=len(exported),
         agreement_before=before,
         agreement_after=after,
-        status_counts={s: status.count(s) for s in STATUSES},
+        status_counts={s: status.count(s) for s in shown},
         changes=dict(sorted(changes.items())),
         sided_with_llm=int((reviewed["gold"] == reviewed["llm_label"]).sum()),
         sided_with_original=int((reviewed["gold"] == reviewed["label"]).sum()),
@@ -566,5 +655,36 @@ def combine_review(
         warnings=tuple(warnings),
         audited=audited.height,
         audit_errors=int(audited["error"].fill_null(False).sum()),
+        consensus=consensus,
+        crowd=crowd,
     )
     return out, summary
+
+
+def _decide(
+    votes: Sequence[str | None],
+    names: Sequence[str],
+    consensus: str,
+    adjudicator: str | None,
+    crowd_label: str | None,
+) -> str | None:
+    """Return the label ``consensus`` gives a disagreement (``None``: it stays unresolved).
+
+    >>> _decide(["a", "a", "b"], ["x", "y", "z"], "majority", None, None)
+    'a'
+    >>> _decide(["a", "b"], ["x", "y"], "majority", None, None) is None
+    True
+    >>> _decide(["a", "b"], ["x", "y"], "adjudicator", "y", None)
+    'b'
+    """
+    given = [v for v in votes if v is not None]
+    if not given:
+        return None
+    if consensus == "majority":
+        label, count = Counter(given).most_common(1)[0]
+        return label if count * 2 > len(given) else None
+    if consensus == "adjudicator":
+        return dict(zip(names, votes, strict=True)).get(adjudicator or "")
+    if consensus in CROWD_MODELS:
+        return crowd_label
+    return None

@@ -7,6 +7,9 @@ and the mean pairwise Cohen's kappa
 (:func:`benchcheck.stats.agreement.cohen_kappa`). The paper trusts the figure only when the
 mean kappa exceeds 0.75. A pair whose kappa is undefined (both annotators gave one and the
 same judgement throughout: 0/0) has kappa ``None``, as everywhere in benchcheck.
+Beside it, Krippendorff's alpha over all annotators at once, missing judgements allowed
+(:func:`benchcheck.stats.agreement.krippendorff_alpha`, nominal: the judgements are 0/1),
+with a seeded bootstrap interval over instances.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from benchcheck.data.model import Dataset
-from benchcheck.stats.agreement import cohen_kappa
+from benchcheck.stats.agreement import cohen_kappa, krippendorff_alpha, krippendorff_alpha_ci
 
 KAPPA_THRESHOLD = 0.75
 
@@ -67,6 +70,18 @@ class SplitAccuracy:
     kappa_mean: float | None
     kappa_pairs: dict[str, float | None]
     annotators: tuple[str, ...]
+    krippendorff_alpha: float | None = None
+    krippendorff_alpha_ci: tuple[float, float] | None = None
+
+
+def alpha_of(items: Iterable[dict[str, int]], *, seed: int = 0) -> tuple[float | None, Any]:
+    """Krippendorff's alpha (nominal) of judged instances and its bootstrap interval.
+
+    >>> alpha_of([{"a": 1, "b": 1}, {"a": 0, "b": 0}, {"a": 1}])[0]
+    1.0
+    """
+    rows = [list(item.values()) for item in items]
+    return krippendorff_alpha(rows), krippendorff_alpha_ci(rows, seed=seed)
 
 
 def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, SplitAccuracy]:
@@ -97,11 +112,14 @@ def score_annotations(rows: Iterable[tuple[str, dict[str, int]]]) -> dict[str, S
             y = [item[b] for item in items if a in item and b in item]
             pairs[f"{a}|{b}"] = cohen_kappa(x, y) if len(x) >= 2 else None
         kappas = [k for k in pairs.values() if k is not None]
+        alpha, alpha_ci = alpha_of(items)
         out[split] = SplitAccuracy(
             n=len(items),
             accuracy=float(np.mean(correct)) if items else None,
             kappa_mean=float(np.mean(kappas)) if kappas else None,
             kappa_pairs=pairs,
             annotators=tuple(names),
+            krippendorff_alpha=alpha,
+            krippendorff_alpha_ci=alpha_ci,
         )
     return out

@@ -28,6 +28,8 @@ class AccuracyRun:
 
     splits: Mapping[str, SplitAccuracy]
     kappa_threshold: float
+    #: Krippendorff's alpha of every judged instance of every split, and its interval.
+    alpha: tuple[float | None, Any] = (None, None)
 
     @property
     def warnings(self) -> list[str]:
@@ -55,6 +57,8 @@ class AccuracyRun:
             "metrics": {
                 "accuracy": float(np.mean(accs)) if accs else None,
                 "kappa_mean": float(np.mean(kappas)) if kappas else None,
+                "krippendorff_alpha": self.alpha[0],
+                "krippendorff_alpha_ci": _ci(self.alpha[1]),
             },
             "splits": {
                 name: {
@@ -62,6 +66,8 @@ class AccuracyRun:
                     "accuracy": s.accuracy,
                     "kappa_mean": s.kappa_mean,
                     "kappa_pairs": s.kappa_pairs,
+                    "krippendorff_alpha": s.krippendorff_alpha,
+                    "krippendorff_alpha_ci": _ci(s.krippendorff_alpha_ci),
                     "annotators": list(s.annotators),
                 }
                 for name, s in self.splits.items()
@@ -71,9 +77,15 @@ class AccuracyRun:
         }
 
 
+def _ci(interval: Any) -> list[float] | None:
+    return None if interval is None else [float(interval[0]), float(interval[1])]
+
+
 def run_accuracy(annotated: str | Path) -> AccuracyRun:
     """Score a sample file whose ``annotations`` the annotators filled."""
     from benchcheck.io.accuracy import read_accuracy_sample
-    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, score_annotations
+    from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, alpha_of, score_annotations
 
-    return AccuracyRun(score_annotations(read_accuracy_sample(annotated)), KAPPA_THRESHOLD)
+    rows = read_accuracy_sample(annotated)
+    pooled = alpha_of(judged for _, judged in rows)
+    return AccuracyRun(score_annotations(rows), KAPPA_THRESHOLD, pooled)

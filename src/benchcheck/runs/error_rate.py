@@ -8,7 +8,10 @@
 * ``stratified`` — with an audit sample, the whole dataset's error rate (disputed +
   undisputed strata, exact per-stratum intervals, MOVER combination) and the flags' recall
   (:func:`benchcheck.labels.error_rate.stratified_gold_error_rate`);
-* ``plan`` — with ``plan`` (a target interval width), the reviews per stratum that give it.
+* ``plan`` — with ``plan`` (a target interval width), the reviews per stratum that give it;
+* ``posterior`` — with a gold file of a crowd-model consensus (``posterior_<label>``
+  columns), the same sample with each error a probability: expected errors, their spread,
+  and the interval (:func:`benchcheck.labels.analysis.gold_posterior_error_rate`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.error_rate import StrataCounts
-from benchcheck.stats.intervals import ErrorRateResult
+from benchcheck.stats.intervals import ErrorRateResult, PosteriorErrorRate
 from benchcheck.stats.stratified import METHODS, ReviewPlan, StratifiedErrorRate
 
 __all__ = ["ErrorRateRun", "error_rate"]
@@ -37,6 +40,7 @@ class ErrorRateRun:
     stratified_note: str | None = None
     plan: ReviewPlan | None = None
     gold: str | None = None
+    posterior: PosteriorErrorRate | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Canonical JSON of ``error-rate --json``: the paper's keys first, as before."""
@@ -53,6 +57,8 @@ class ErrorRateRun:
                 out["stratified_note"] = self.stratified_note
         if self.plan is not None:
             out["plan"] = self.plan.to_dict()
+        if self.posterior is not None:
+            out["posterior"] = self.posterior.to_dict()
         return out
 
 
@@ -75,7 +81,7 @@ def error_rate(
     interval is at most that wide (``anticipated`` error rates per stratum optional).
     """
     from benchcheck.io.label_files import read_gold
-    from benchcheck.labels.analysis import gold_error_rate
+    from benchcheck.labels.analysis import gold_error_rate, gold_posterior_error_rate
     from benchcheck.labels.error_rate import (
         plan_gold_reviews,
         strata_counts,
@@ -106,6 +112,7 @@ def error_rate(
     frame = read_gold(gold)  # labels as single values, ids unique (io.label_files)
     try:
         res, left = gold_error_rate(frame, population=population, confidence=confidence)
+        soft = gold_posterior_error_rate(frame, population=population, confidence=confidence)
         est, counts, note = stratified_gold_error_rate(
             frame,
             population=population if population == frame.height else None,
@@ -131,4 +138,4 @@ def error_rate(
         if exc.path is None:
             raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
         raise
-    return ErrorRateRun(res, left, est, counts, note, planned, str(gold))
+    return ErrorRateRun(res, left, est, counts, note, planned, str(gold), soft)

@@ -293,14 +293,23 @@ def run_agreement(
     truth: str = "gold",
     negative: str = "0",
     disagreement: tuple[str, str] = ("llm", "original"),
+    crowd_model: str | None = None,
+    alpha_level: str = "nominal",
+    seed: int = 0,
 ) -> AgreementReport:
-    """Compare label sources (``NAME → FILE[#COLUMN]``), a crowd file and the judgments."""
+    """Compare label sources (``NAME → FILE[#COLUMN]``), a crowd file and the judgments.
+
+    ``crowd_model`` fits a crowd model to the crowd file; ``alpha_level`` and ``seed`` set
+    Krippendorff's alpha (:func:`benchcheck.labels.analysis.agreement_report`).
+    """
     from benchcheck.io.judgments import read_judgments
     from benchcheck.io.label_files import read_crowd
     from benchcheck.labels.analysis import agreement_report
 
     if not sources and crowd is None:
         raise UsageError("give at least one {source} NAME=FILE or {crowd}")
+    if crowd_model is not None and crowd is None:
+        raise UsageError("{crowd_model} needs a {crowd} file")
     read = {n: read_source(n, s) for n, s in sources.items()}
     crowd_frame = None
     if crowd is not None:
@@ -313,6 +322,9 @@ def run_agreement(
         truth=truth,
         disagreement=disagreement,
         negative=negative,
+        crowd_model=crowd_model,
+        alpha_level=alpha_level,
+        seed=seed,
     )
 
 

@@ -132,9 +132,15 @@ def import_review(
     *,
     key_path: str | Path | None = None,
     reconciled: str | Path | None = None,
+    consensus: str = "unanimous",
+    adjudicator: str | None = None,
+    seed: int = 0,
 ) -> ReviewImportRun:
     """Combine answer files (and a reconciled file) with the review key into gold labels.
 
+    A file may hold several experts (a Label Studio or Argilla export: one per annotator);
+    ``consensus``, ``adjudicator`` and ``seed`` are
+    :func:`benchcheck.labels.review.combine_review`'s.
     ``key_path`` defaults to ``key.jsonl`` beside the first answer file. A file given twice
     (the same path, or two names of one file) is refused, as is a reconciled file that is
     also an expert file; two byte-identical answer files get a warning. Returns the gold
@@ -174,7 +180,15 @@ def import_review(
         if len(found) != 1:
             raise InputError("a reconciled file holds one set of labels", path=rec_path)
         rec = found[0]
-    gold, summary = combine_review(key, experts, reconciled=rec, source=str(key_file))
+    gold, summary = combine_review(
+        key,
+        experts,
+        reconciled=rec,
+        source=str(key_file),
+        consensus=consensus,
+        adjudicator=adjudicator,
+        seed=seed,
+    )
     warnings = list(summary.warnings)
     blobs: dict[bytes, Path] = {}
     for p in paths:

@@ -18,6 +18,10 @@ Definitions (methods.md section 2, step 5):
   source ``i`` (the row) taken as the truth, on the items both sources label.
 * Crowd aggregation: majority vote (ties give ``tie``); strict vote: the ``negative`` label
   if any annotator gave it, else the majority vote.
+* Krippendorff's alpha over items × raters with missing answers (Krippendorff 2011,
+  "Computing Krippendorff's Alpha-Reliability"): ``1 - D_o / D_e`` from the coincidence
+  matrix, nominal or ordinal; ``None`` under the same undefined rule (no pairable answers,
+  or a single category: ``D_e = 0``).
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ import numpy as np
 from sklearn.metrics import cohen_kappa_score, f1_score
 
 __all__ = [
+    "ALPHA_LEVELS",
     "F1Matrix",
     "cohen_kappa",
     "fleiss_kappa",
+    "krippendorff_alpha",
+    "krippendorff_alpha_ci",
     "majority_vote",
     "percent_agreement",
     "strict_vote",
@@ -213,3 +220,150 @@ def _pair(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> tuple[l
 
 def _missing(v: object) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+#: Levels of measurement :func:`krippendorff_alpha` supports.
+ALPHA_LEVELS = ("nominal", "ordinal")
+
+
+def krippendorff_alpha(
+    ratings: Sequence[Sequence[Hashable | None]],
+    *,
+    level: str = "nominal",
+    order: Sequence[Hashable] | None = None,
+) -> float | None:
+    r"""Krippendorff's alpha of items × raters, missing answers allowed (``None`` or NaN).
+
+    Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: the
+    coincidence matrix :math:`o_{ck} = \sum_u \frac{1}{m_u - 1} \#\{(i, j), i \ne j:
+    c_{ui} = c, c_{uj} = k\}` over the units with at least two answers (:math:`m_u` of
+    them), :math:`n_c = \sum_k o_{ck}`, :math:`n = \sum_c n_c`, and
+
+    .. math:: \alpha = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\,\delta^2_{ck}}
+              {\sum_{c,k} n_c n_k\,\delta^2_{ck}}
+
+    with :math:`\delta^2_{ck} = [c \ne k]` (nominal) or :math:`(\sum_{g=c}^{k} n_g -
+    (n_c + n_k)/2)^2` (ordinal, categories ranked by ``order``, else by numeric value).
+    Rows may differ in length (each row: one item's answers). ``None`` when alpha is
+    undefined (module rule): no item with two answers, or one single category (``D_e = 0``).
+
+    Written here rather than imported: the ``krippendorff`` package is GPL-3.0, benchcheck
+    is MIT; the tests check this function against that package and the paper's example.
+
+    >>> round(krippendorff_alpha([[1, 1, None], [2, 2, 2], [1, 2, 1], [3, 3]]), 4)
+    0.7188
+    >>> krippendorff_alpha([["x", "x"], ["x", None]]) is None
+    True
+    """
+    counts, _ = _unit_counts(ratings, level=level, order=order)
+    if counts.shape[0] == 0:
+        return None
+    value = _alpha_batch(counts, np.ones((1, counts.shape[0])), level)[0]
+    return None if math.isnan(value) else float(value)
+
+
+def krippendorff_alpha_ci(
+    ratings: Sequence[Sequence[Hashable | None]],
+    *,
+    level: str = "nominal",
+    order: Sequence[Hashable] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of :func:`krippendorff_alpha`, items resampled.
+
+    Items with at least two answers are drawn with replacement (``numpy.random.default_rng
+    (seed)``, ``n_resamples`` times); a resample where alpha is undefined (one category
+    left) is dropped. Krippendorff's own bootstrap (Hayes & Krippendorff 2007) resamples
+    pairs of values instead; resampling items keeps each item's answers together, as every
+    other interval in benchcheck does. ``None`` when alpha itself is undefined.
+
+    >>> lo, hi = krippendorff_alpha_ci([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]], seed=0)
+    >>> bool(lo <= krippendorff_alpha([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]]) <= hi)
+    True
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    counts, _ = _unit_counts(ratings, level=level, order=order)
+    units = counts.shape[0]
+    if units == 0 or math.isnan(_alpha_batch(counts, np.ones((1, units)), level)[0]):
+        return None
+    rng = np.random.default_rng(seed)
+    values: list[np.ndarray] = []
+    batch = max(1, min(n_resamples, 2_000_000 // max(units, 1)))
+    done = 0
+    while done < n_resamples:
+        size = min(batch, n_resamples - done)
+        draws = rng.integers(0, units, size=(size, units))
+        weights = np.stack([np.bincount(d, minlength=units) for d in draws]).astype(float)
+        values.append(_alpha_batch(counts, weights, level))
+        done += size
+    alphas = np.concatenate(values)
+    alphas = alphas[~np.isnan(alphas)]
+    if alphas.size == 0:
+        return None
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(alphas, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def _unit_counts(
+    ratings: Sequence[Sequence[Hashable | None]],
+    *,
+    level: str,
+    order: Sequence[Hashable] | None,
+) -> tuple[np.ndarray, list[Hashable]]:
+    """Items × categories answer counts of the pairable items (two answers or more)."""
+    if level not in ALPHA_LEVELS:
+        raise ValueError(f"level must be one of {list(ALPHA_LEVELS)}, got {level!r}")
+    rows = [[v for v in r if not _missing(v)] for r in ratings]
+    rows = [r for r in rows if len(r) >= 2]
+    seen = {v for r in rows for v in r}
+    if order is not None:
+        cats = list(order)
+        unknown = seen - set(cats)
+        if unknown:
+            raise ValueError(f"answers {sorted(map(str, unknown))} are not in the order given")
+    elif level == "ordinal":
+        try:
+            cats = sorted(seen, key=lambda v: float(v))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise ValueError(
+                "ordinal alpha needs numeric categories or their order, got "
+                f"{sorted(map(str, seen))[:5]}"
+            ) from None
+    else:
+        cats = sorted(seen, key=repr)
+    code = {c: i for i, c in enumerate(cats)}
+    counts = np.zeros((len(rows), len(cats)))
+    for u, r in enumerate(rows):
+        for v in r:
+            counts[u, code[v]] += 1
+    return counts, cats
+
+
+def _alpha_batch(counts: np.ndarray, weights: np.ndarray, level: str) -> np.ndarray:
+    """Alpha for each row of ``weights`` (how often each item counts); NaN where undefined."""
+    m = counts.sum(axis=1)
+    k = counts.shape[1]
+    # per item: (n_u n_u^T - diag(n_u)) / (m_u - 1), flattened; o = weights @ that
+    per = (counts[:, :, None] * counts[:, None, :]) - np.einsum("uc,ck->uck", counts, np.eye(k))
+    per = (per / (m - 1)[:, None, None]).reshape(len(counts), k * k)
+    o = (weights @ per).reshape(-1, k, k)
+    n_c = o.sum(axis=2)
+    n = n_c.sum(axis=1)
+    if level == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(k), o.shape)
+    else:
+        cum = np.cumsum(n_c, axis=1)
+        lo = np.minimum.outer(np.arange(k), np.arange(k))
+        hi = np.maximum.outer(np.arange(k), np.arange(k))
+        before = np.where(lo > 0, cum[:, np.maximum(lo - 1, 0)], 0.0)
+        between = cum[:, hi] - before
+        delta = (between - (n_c[:, :, None] + n_c[:, None, :]) / 2) ** 2
+    observed = (o * delta).sum(axis=(1, 2))
+    expected = (n_c[:, :, None] * n_c[:, None, :] * delta).sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1 - (n - 1) * observed / expected
+    return np.where(expected > 0, alpha, np.nan)

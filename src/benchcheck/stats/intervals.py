@@ -32,6 +32,7 @@ from scipy import stats as _st
 __all__ = [
     "ErrorRateResult",
     "PairedBootstrapResult",
+    "PosteriorErrorRate",
     "bootstrap_ci",
     "clopper_pearson",
     "error_rate_interval",
@@ -39,6 +40,7 @@ __all__ = [
     "fpc_interval",
     "paired_bootstrap",
     "percentile_test",
+    "posterior_error_rate",
     "proportion_bootstrap_ci",
 ]
 
@@ -156,6 +158,117 @@ def error_rate_interval(
     count = max(errors, math.ceil(lo_f * population - 1e-9))
     return ErrorRateResult(
         errors, sample, population, rate, (low, high), (lo_f, hi_f), confidence, f, lo_f, count
+    )
+
+
+@dataclass(frozen=True)
+class PosteriorErrorRate:
+    r"""Error rate when each example's error is a probability (a crowd model's posterior).
+
+    ``expected_errors`` = :math:`\sum_i p_i`; ``sd_errors`` its Poisson-binomial standard
+    deviation :math:`\sqrt{\sum_i p_i (1 - p_i)}`; ``ci`` the mixed Clopper–Pearson
+    interval of :func:`posterior_error_rate`, ``ci_fpc`` the same with the finite population
+    correction around ``error_rate`` = expected errors / sample.
+    """
+
+    expected_errors: float
+    sd_errors: float
+    sample: int
+    population: int | None
+    error_rate: float
+    ci: tuple[float, float]
+    ci_fpc: tuple[float, float] | None
+    confidence: float
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping."""
+        return {
+            "expected_errors": self.expected_errors,
+            "sd_errors": self.sd_errors,
+            "sample": self.sample,
+            "population": self.population,
+            "error_rate": self.error_rate,
+            "ci": list(self.ci),
+            "ci_fpc": None if self.ci_fpc is None else list(self.ci_fpc),
+            "confidence": self.confidence,
+        }
+
+
+def posterior_error_rate(
+    p_error: Sequence[float], population: int | None = None, *, confidence: float = 0.95
+) -> PosteriorErrorRate:
+    r"""Error rate of a sample whose errors are probabilities, with an exact-style interval.
+
+    The error count :math:`K = \sum_i E_i`, :math:`E_i \sim \text{Bernoulli}(p_i)`
+    independent, follows the Poisson-binomial law (its pmf by the exact convolution over
+    the uncertain examples). The Clopper–Pearson bounds are the quantiles of
+    :math:`\text{Beta}(k, n-k+1)` (lower) and :math:`\text{Beta}(k+1, n-k)` (upper); with
+    :math:`k` uncertain each Beta is mixed over :math:`P(K = k)`:
+
+    .. math:: L = F^{-1}_{\sum_k P(K=k) \text{Beta}(k, n-k+1)}(\alpha/2), \quad
+              U = F^{-1}_{\sum_k P(K=k) \text{Beta}(k+1, n-k)}(1 - \alpha/2)
+
+    (``Beta(0, ·)`` is the point mass at 0, ``Beta(·, 0)`` at 1). Every :math:`p_i \in
+    \{0, 1\}` gives Clopper–Pearson exactly; the finite population correction is
+    :func:`fpc_interval`'s, around the expected rate. Written here: SciPy has the Beta law
+    but no mixture quantile.
+
+    >>> r = posterior_error_rate([1, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+    >>> [round(x, 12) for x in r.ci] == [round(x, 12) for x in clopper_pearson(2, 10)]
+    True
+    >>> posterior_error_rate([0.5, 0.5]).expected_errors
+    1.0
+    """
+    _check_confidence(confidence)
+    p = np.clip(np.asarray(p_error, dtype=float), 0.0, 1.0)
+    n = len(p)
+    if n == 0:
+        raise ValueError("the sample is empty")
+    sure = int(np.sum(p >= 1.0))
+    unsure = p[(p > 0.0) & (p < 1.0)]
+    pmf = np.array([1.0])
+    for q in unsure:  # exact Poisson-binomial convolution
+        pmf = np.concatenate([pmf * (1 - q), [0.0]]) + np.concatenate([[0.0], pmf * q])
+    ks = np.arange(len(pmf)) + sure
+    alpha = 1 - confidence
+
+    def mixed_cdf(x: float, upper: bool) -> float:
+        a = ks + (1 if upper else 0)
+        b = n - ks + (0 if upper else 1)
+        cdf = np.where(
+            a <= 0,
+            1.0,
+            np.where(b <= 0, 0.0, _st.beta.cdf(x, np.maximum(a, 1e-300), np.maximum(b, 1e-300))),
+        )
+        return float(np.dot(pmf, cdf))
+
+    from scipy.optimize import brentq
+
+    def quantile(level: float, upper: bool) -> float:
+        if mixed_cdf(0.0, upper) >= level:
+            return 0.0
+        if mixed_cdf(1.0 - 1e-15, upper) < level:
+            return 1.0
+        return float(brentq(lambda x: mixed_cdf(x, upper) - level, 0.0, 1.0, xtol=1e-14))
+
+    low, high = quantile(alpha / 2, False), quantile(1 - alpha / 2, True)
+    expected = float(np.sum(p))
+    rate = expected / n
+    ci_fpc = None
+    if population is not None:
+        if population < n:
+            raise ValueError(f"population ({population}) must be >= sample ({n})")
+        lo_f, hi_f = fpc_interval(rate, (low, high), n, population)
+        ci_fpc = (max(0.0, lo_f), min(1.0, hi_f))
+    return PosteriorErrorRate(
+        expected_errors=expected,
+        sd_errors=float(np.sqrt(np.sum(p * (1 - p)))),
+        sample=n,
+        population=population,
+        error_rate=rate,
+        ci=(low, high),
+        ci_fpc=ci_fpc,
+        confidence=confidence,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.markup import escape
@@ -101,7 +101,8 @@ def stats_renderables(result: Mapping[str, Any]) -> list[Any]:
 def accuracy_table(payload: Mapping[str, Any]) -> Table:
     """Render ``benchcheck accuracy``: accuracy and mean pairwise kappa per split, and mean."""
     table = Table(title="Accuracy (Eq. 2) ↑", title_justify="left")
-    for col in ("split", "n", "accuracy", "mean pairwise kappa", "annotators"):
+    cols = ("split", "n", "accuracy", "mean pairwise kappa", "Krippendorff's α [95% CI]")
+    for col in (*cols, "annotators"):
         table.add_column(col, justify="left" if col in ("split", "annotators") else "right")
     for name, s in payload["splits"].items():
         table.add_row(
@@ -109,12 +110,25 @@ def accuracy_table(payload: Mapping[str, Any]) -> Table:
             str(s["n"]),
             fmt(s["accuracy"]),
             fmt(s["kappa_mean"]),
+            alpha_cell(s.get("krippendorff_alpha"), s.get("krippendorff_alpha_ci")),
             escape(", ".join(s["annotators"])),
         )
     table.add_section()
     m = payload["metrics"]
-    table.add_row("mean", "", fmt(m["accuracy"]), fmt(m["kappa_mean"]), "")
+    alpha = alpha_cell(m.get("krippendorff_alpha"), m.get("krippendorff_alpha_ci"))
+    table.add_row("mean (α: all)", "", fmt(m["accuracy"]), fmt(m["kappa_mean"]), alpha, "")
     return table
+
+
+def alpha_cell(alpha: float | None, ci: Sequence[float] | None) -> str:
+    """Krippendorff's alpha with its interval, ``—`` where undefined.
+
+    >>> alpha_cell(0.5, [0.25, 0.75])
+    '0.5000 [0.2500, 0.7500]'
+    """
+    if alpha is None:
+        return "—"
+    return fmt(alpha) + ("" if ci is None else f" [{fmt(ci[0])}, {fmt(ci[1])}]")
 
 
 from benchcheck.report.terminal.labels import (  # noqa: E402 - re-exported

@@ -152,9 +152,17 @@ def human_renderables(payload: Mapping[str, Any]) -> list[Any]:
         f"Fleiss' kappa {_fmt(payload['fleiss_kappa'])} over {payload['n_items_kappa']} "
         "examples labelled by every annotator"
         + (" (undefined: every rating is the same label)" if undefined else "")
+        + f"; Krippendorff's alpha {_alpha(payload)} (missing labels allowed)"
         + f"; mean annotator R_K {_fmt(payload['mean_r_k'])}."
     )
     return out
+
+
+def _alpha(payload: Mapping[str, Any]) -> str:
+    alpha, ci = payload.get("krippendorff_alpha"), payload.get("krippendorff_alpha_ci")
+    if alpha is None:
+        return "—"
+    return _fmt(alpha) + ("" if ci is None else f" [{_fmt(ci[0])}, {_fmt(ci[1])}]")
 
 
 def check_suite_renderables(payload: Mapping[str, Any]) -> list[Any]:

@@ -173,15 +173,18 @@ def agreement_renderables(payload: Mapping[str, Any], *, truth: str) -> list[Any
         table.add_row(escape(a), *[cell(f1[a][b]) for b in names])
     out: list[Any] = [table]
     if payload["fleiss"]:
-        fleiss = Table(title="Fleiss' kappa per group")
-        for c in ("group", "kappa", "items", "kappa (LLM ≠ original)", "items "):
+        fleiss = Table(title="Fleiss' kappa and Krippendorff's alpha per group")
+        for c in ("group", "kappa", "items", "alpha [95% CI]", "kappa (LLM ≠ original)", "items "):
             fleiss.add_column(c, justify="right")
         for g, v in payload["fleiss"].items():
             d = v.get("disagreement") or {}
+            alpha = v["all"].get("krippendorff_alpha")
+            ci = v["all"].get("krippendorff_alpha_ci")
             fleiss.add_row(
                 escape(g),
                 cell(v["all"]["kappa"]),
                 str(v["all"]["n_items"]),
+                cell(alpha) + ("" if ci is None else f" {cell(ci)}"),
                 cell(d.get("kappa")),
                 cell(d.get("n_items")),
             )
@@ -199,7 +202,19 @@ def agreement_renderables(payload: Mapping[str, Any], *, truth: str) -> list[Any
                 cell(r["cohen_kappa"]),
             )
         out.append(crowd)
+    if payload.get("crowd_model"):
+        out.append(crowd_model_table(payload["crowd_model"]))
     return out
+
+
+def crowd_model_table(model: Mapping[str, Any]) -> Table:
+    """Build the table of each reviewer's estimated accuracy under a crowd model."""
+    fitted = Table(title=f"Crowd model {escape(model['method'])}: estimated accuracy")
+    for c in ("reviewer", "answers", "accuracy"):
+        fitted.add_column(c, justify="right")
+    for name, r in model["reviewers"].items():
+        fitted.add_row(escape(str(name)), str(r["answers"]), cell(r["accuracy"]))
+    return fitted
 
 
 def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:

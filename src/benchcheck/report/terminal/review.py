@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report.terminal.labels import cell, key_value_table
+from benchcheck.report.terminal.labels import cell, crowd_model_table, key_value_table
 
 __all__ = [
     "error_rate_notes",
@@ -52,11 +52,19 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if payload.get("audited"):
         rows["audited (undisputed)"] = payload["audited"]
         rows["errors found by the audit"] = payload["audit_errors"]
-    return [
+    out = [
         agreement,
         key_value_table("Gold labels", dict(payload["status_counts"])),
         key_value_table("Reviewed items", rows),
     ]
+    if payload.get("crowd_model"):
+        out.append(crowd_model_table(payload["crowd_model"]))
+    return out
+
+
+def _fpc_row(pct: str, ci_fpc: Any) -> dict[str, Any]:
+    """Return the row of the interval with the finite population correction, if there is one."""
+    return {} if ci_fpc is None else {f"{pct} with finite population correction": ci_fpc}
 
 
 def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> list[Any]:
@@ -68,13 +76,23 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
         "population": payload["population"],
         "error rate": payload["error_rate"],
         f"{pct} Clopper–Pearson": payload["ci"],
+        **_fpc_row(pct, payload["ci_fpc"]),
     }
     if payload["ci_fpc"] is not None:
-        rows[f"{pct} with finite population correction"] = payload["ci_fpc"]
         rows["errors in the whole dataset, at least"] = payload["population_errors_lower"]
     for k, v in (payload.get("excluded") or {}).items():
         rows[f"excluded: {k}"] = v
     out: list[Any] = [key_value_table("Error rate of the reviewed sample (a lower bound)", rows)]
+    soft = payload.get("posterior")
+    if soft:
+        soft_rows: dict[str, Any] = {
+            "expected errors": soft["expected_errors"],
+            "standard deviation of the errors": soft["sd_errors"],
+            "expected error rate": soft["error_rate"],
+            f"{pct} interval (Clopper–Pearson mixed over the posteriors)": soft["ci"],
+            **_fpc_row(pct, soft["ci_fpc"]),
+        }
+        out.append(key_value_table("Errors under the crowd model's posteriors", soft_rows))
     st = payload.get("stratified")
     if st:
         strata = Table(title=f"Strata ({pct} intervals)")
