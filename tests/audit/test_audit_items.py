@@ -10,7 +10,7 @@ import pytest
 
 from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
-from benchcheck.report.canonical import dumps
+from benchcheck.io.canonical import dumps
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
 from test_cli_items import _write_case  # noqa: E402

@@ -14,8 +14,8 @@ from _golden import assert_matches_golden
 import benchcheck
 from benchcheck.audit import AuditInputs, AuditReport, run_audit
 from benchcheck.errors import BenchcheckError, JudgeUnavailable, UsageError
+from benchcheck.io.canonical import dumps
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
-from benchcheck.report.canonical import dumps
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "ner_results.json"

@@ -10,7 +10,7 @@ import pytest
 from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
 from benchcheck.diagnostics import sample_predictions_path
-from benchcheck.report.canonical import dumps
+from benchcheck.io.canonical import dumps
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 

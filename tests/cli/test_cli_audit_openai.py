@@ -17,8 +17,8 @@ import typer
 
 from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
-from benchcheck.report.canonical import dumps
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.io.canonical import dumps
+from benchcheck.runs.judging import JudgeSetup
 from benchcheck.sample_data import PAIR_SAMPLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))

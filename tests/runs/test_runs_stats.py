@@ -10,10 +10,10 @@ from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.io.canonical import dumps
 from benchcheck.io.load import load
 from benchcheck.io.source import DataSource
 from benchcheck.metrics.compute import compute_stats
-from benchcheck.report.canonical import dumps
 from benchcheck.runs.stats import NearDuplicateOptions, run_compare, run_stats
 from benchcheck.sample_data import NER_SAMPLE, PAIR_SAMPLE
 

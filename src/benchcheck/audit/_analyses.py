@@ -113,8 +113,8 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
         raise Skip("no classification or pair file given")
     if not inp.judge:
         raise Skip("--no-judge given")
-    from benchcheck.runs._judging import JudgeSetup
     from benchcheck.runs.flag import FlagOptions
+    from benchcheck.runs.judging import JudgeSetup
     from benchcheck.runs.label_errors import NotApplicable, run_label_errors
 
     columns = _columns(inp)
@@ -147,7 +147,7 @@ def _label_errors(inp: AuditInputs, out: dict[str, Any], progress: Progress | No
     )
     note = out["label_errors"].get("default_judge")
     if note is not None:
-        from benchcheck.report._judge_note import detail as default_judge_detail
+        from benchcheck.report.judge_note import detail as default_judge_detail
 
         detail += "; " + default_judge_detail(note)
     return detail
@@ -264,8 +264,8 @@ def _diff(inp: AuditInputs, out: dict[str, Any], progress: Progress | None) -> s
     """Compare this audit with an earlier results.json of the same dataset."""
     if inp.baseline is None:
         raise Skip("no --baseline results.json given")
+    from benchcheck.io.canonical import read_results
     from benchcheck.items.diff import diff_results
-    from benchcheck.report.canonical import read_results
 
     now = {k: v for k, v in out.items() if not k.startswith("_")}
     diff = diff_results(read_results(inp.baseline), now)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 if TYPE_CHECKING:
     import polars as pl
@@ -49,7 +49,7 @@ class AuditInputs:
         the environment variable holding its API key (sent only when set), and the seconds
         each request may take (connect, reads and the whole answer); other judges ignore
         them. Defaults and meaning are those of ``benchcheck judge``
-        (:class:`benchcheck.runs._judging.JudgeSetup`).
+        (:class:`benchcheck.runs.judging.JudgeSetup`).
     suite, suite_predictions
         A diagnostic suite and model predictions on it by model name.
     seed, resamples

@@ -17,8 +17,8 @@ from rich.markup import escape
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import _KIND, typer_signature
 from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.io.canonical import dumps
 from benchcheck.io.output import Outputs, atomic_write
-from benchcheck.report.canonical import dumps
 
 
 class Invocation(NamedTuple):

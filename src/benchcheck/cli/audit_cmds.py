@@ -24,7 +24,7 @@ from benchcheck.cli._common import (
 )
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 
 @command("audit")
@@ -122,7 +122,7 @@ def audit(
     if fail_on:
         import json
 
-        from benchcheck.report.canonical import dumps
+        from benchcheck.io.canonical import dumps
         from benchcheck.runs.diff import GATE_FAILED, run_gates
 
         gates = list(run_gates(fail_on, json.loads(dumps(report.results))))

@@ -8,7 +8,7 @@ from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, parse_assignments
 from benchcheck.cli._options import Arg
 from benchcheck.errors import BenchcheckError
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 
 class SuiteWarned(BenchcheckError):

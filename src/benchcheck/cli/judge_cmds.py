@@ -10,7 +10,7 @@ from benchcheck.cli._common import claim, command, write_json
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 
 @command("judge")

@@ -20,7 +20,7 @@ def report(
 
     Example: benchcheck report report/results.json -o report.html
     """
-    from benchcheck.report.canonical import read_results
+    from benchcheck.io.canonical import read_results
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 

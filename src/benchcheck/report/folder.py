@@ -61,9 +61,9 @@ def write_report(
     ['results.json', 'report.html', 'report.md']
 
     """
+    from benchcheck.io.canonical import dumps
     from benchcheck.io.output import Outputs
     from benchcheck.io.tables import write_rows
-    from benchcheck.report.canonical import dumps
     from benchcheck.report.html import render_html
     from benchcheck.report.markdown import render_markdown
 

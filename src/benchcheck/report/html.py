@@ -24,15 +24,15 @@ from importlib import resources
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
-from benchcheck.report._judge_note import (
+from benchcheck.report._numbers import OVERLAP_METRICS, num
+from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
+from benchcheck.report.judge_note import (
     QUALITY_HEAD,
     intro,
     quality_rows,
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report._numbers import OVERLAP_METRICS, num
-from benchcheck.report._svg import esc, grouped_hbars, hbars, heatmap, interval_plot, line_plot
 
 __all__ = ["long_text", "render_html", "show_text"]
 

@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchcheck.report._glyphs import ARROW, shown_as_codepoint
-from benchcheck.report._judge_note import (
+from benchcheck.report._numbers import OVERLAP_METRICS, num
+from benchcheck.report.judge_note import (
     QUALITY_HEAD,
     intro,
     quality_rows,
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report._numbers import OVERLAP_METRICS, num
 
 __all__ = ["render_markdown", "md_text"]
 

@@ -34,8 +34,8 @@ class AdjustRun:
 
     def write(self, folder: OutputFolder) -> dict[str, Any]:
         """Stage every subset and ``adjustment.json`` in ``folder``; return the JSON."""
+        from benchcheck.io.canonical import dumps
         from benchcheck.io.subset import write_subset
-        from benchcheck.report.canonical import dumps
 
         payload = self.adjustment.to_json()
         for k, (sub, name) in enumerate(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcheck.errors import UsageError
-from benchcheck.runs._judging import JudgeSetup, Progress
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     from benchcheck.data.taxonomy import Taxonomy

@@ -1,6 +1,6 @@
 """``benchcheck diff``: two audits of one dataset compared, with ``--fail-on`` gates.
 
-:func:`run_diff` reads two ``results.json`` files (:func:`benchcheck.report.canonical.read_results`)
+:func:`run_diff` reads two ``results.json`` files (:func:`benchcheck.io.canonical.read_results`)
 and compares them (:func:`benchcheck.items.diff.diff_results`); :func:`run_gates` evaluates
 gate expressions on one audit (or a diff). Exit code of the command line: 0 when every gate
 passes, 1 when one fails, 2 for a bad input or expression.
@@ -53,8 +53,8 @@ def run_diff(
     old: str | None, new: str, *, fail_on: str | None = None, changed_only: bool = False
 ) -> DiffRun:
     """Compare ``old`` with ``new`` (``old=None``: gate a single audit) and evaluate gates."""
+    from benchcheck.io.canonical import read_results
     from benchcheck.items.diff import diff_results
-    from benchcheck.report.canonical import read_results
 
     after = read_results(new)
     diff = diff_results(read_results(old), after) if old is not None else None

@@ -67,8 +67,8 @@ class ItemsRun:
         """Write ``items.json`` (the canonical JSON) and ``items.csv`` (one row per item)."""
         import polars as pl
 
+        from benchcheck.io.canonical import dumps
         from benchcheck.io.tables import write_rows
-        from benchcheck.report.canonical import dumps
 
         payload = self.to_json()
         with folder as f:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcheck.data.columns import Columns
-from benchcheck.runs._judging import JudgeSetup, Progress
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     import polars as pl

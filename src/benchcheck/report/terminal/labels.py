@@ -8,14 +8,14 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._judge_note import (
+from benchcheck.report._numbers import num
+from benchcheck.report.judge_note import (
     QUALITY_HEAD,
     intro,
     quality_rows,
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report._numbers import num
 
 __all__ = [
     "agreement_renderables",
