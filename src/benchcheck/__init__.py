@@ -15,7 +15,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time names load lazily
-    from benchcheck.audit import AuditInputs, AuditReport, run_audit
     from benchcheck.data.columns import Columns
     from benchcheck.data.model import Dataset
     from benchcheck.diagnostics.score import DiagnosisResult
@@ -23,7 +22,16 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time names load 
     from benchcheck.io.load import load
     from benchcheck.io.source import DataSource
     from benchcheck.metrics.compute import StatsResult, compute_stats
-    from benchcheck.report.folder import write_report
+    from benchcheck.runs.audit import (
+        AuditInputs,
+        AuditReport,
+        JudgeInput,
+        NerInput,
+        SuiteInput,
+        TableInput,
+        run_audit,
+        write_report,
+    )
     from benchcheck.runs.diagnose import run_diagnose as diagnose
     from benchcheck.runs.flag import FlagOptions, FlagRun
     from benchcheck.runs.flag import run_flag as flag
@@ -58,10 +66,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "diagnose": ("benchcheck.runs.diagnose", "run_diagnose"),
     "DiagnosisResult": ("benchcheck.diagnostics.score", "DiagnosisResult"),
     # the audit (benchcheck audit): every analysis that applies, as one results object
-    "run_audit": ("benchcheck.audit", "run_audit"),
-    "AuditInputs": ("benchcheck.audit", "AuditInputs"),
-    "AuditReport": ("benchcheck.audit", "AuditReport"),
-    "write_report": ("benchcheck.report.folder", "write_report"),
+    "run_audit": ("benchcheck.runs.audit", "run_audit"),
+    "AuditInputs": ("benchcheck.runs.audit", "AuditInputs"),
+    "NerInput": ("benchcheck.runs.audit", "NerInput"),
+    "TableInput": ("benchcheck.runs.audit", "TableInput"),
+    "JudgeInput": ("benchcheck.runs.audit", "JudgeInput"),
+    "SuiteInput": ("benchcheck.runs.audit", "SuiteInput"),
+    "AuditReport": ("benchcheck.runs.audit", "AuditReport"),
+    "write_report": ("benchcheck.runs.audit", "write_report"),
 }
 
 __all__ = [
@@ -76,7 +88,11 @@ __all__ = [
     "FlagRun",
     "InputError",
     "JudgeError",
+    "JudgeInput",
+    "NerInput",
     "StatsResult",
+    "SuiteInput",
+    "TableInput",
     "UsageError",
     "compute_stats",
     "diagnose",

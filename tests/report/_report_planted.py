@@ -18,8 +18,8 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
     r = copy.deepcopy(base)
     r["title"] = "planted " + PWN_SCRIPT
     r["inputs"]["evil"] = PWN_URL
-    r["notes"] = [PWN_SCRIPT, ODD]
     stats = r["stats"]
+    stats["notes"] = [PWN_SCRIPT, ODD]
     stats["dataset"] = PWN_ATTR
     types = r["entity_types"]
     types["types"].append(PWN_ATTR)
@@ -53,8 +53,13 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
             }
         )
     r["label_errors"] = {
-        "dataset": {"source": PWN_URL, "n": 40},
-        "judge": {"judge": "llama-cpp:" + PWN_ATTR, "prompts": ["nli", PWN_SCRIPT], "members": 2},
+        "dataset": {"source": PWN_URL, "n": 40, "columns": {"text_a": PWN_TABLE, "text_b": "b"}},
+        "judge": {
+            "judge": "llama-cpp:" + PWN_ATTR,
+            "weights_sha256": None,
+            "prompts": ["nli", PWN_SCRIPT],
+            "members": 2,
+        },
         "text_columns": ["text_a", "text_b"],
         "summary": {
             "n": 40,
@@ -77,51 +82,6 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
         "examples": examples,
         "examples_total": len(examples),
         "files": ["flagged.csv", "flagged.jsonl"],
-    }
-    r["error_rate"] = {
-        "errors": 4,
-        "sample": 6,
-        "population": 40,
-        "error_rate": 4 / 6,
-        "ci": [0.22, 0.96],
-        "ci_fpc": [0.3, 0.92],
-        "confidence": 0.95,
-    }
-    r["bin_agreement"] = {
-        "bins": [
-            {
-                "bin": "[0.8, 0.9)",
-                "n": 2,
-                "with_llm": 0.5,
-                "with_llm_ci": [0.0, 1.0],
-                "with_original": 0.5,
-                "with_original_ci": [0.0, 1.0],
-                "warning": PWN_SCRIPT,
-            },
-            {
-                "bin": "[0.95, 1]",
-                "n": 2,
-                "with_llm": 1.0,
-                "with_llm_ci": [1.0, 1.0],
-                "with_original": 0.0,
-                "with_original_ci": [0.0, 0.0],
-                "warning": None,
-            },
-        ]
-    }
-    r["ensemble_curve"] = {
-        "unit": "member",
-        "points": [
-            {
-                "size": s,
-                "n_subsets": 5,
-                "roc_auc_mean": 0.6 + 0.05 * s,
-                "roc_auc_ci": [0.5 + 0.05 * s, 0.7 + 0.05 * s],
-                "f1_mean": 0.4 + 0.06 * s,
-                "f1_ci": [0.3 + 0.06 * s, 0.5 + 0.06 * s],
-            }
-            for s in (1, 2, 3, 4)
-        ],
     }
     diag = r["diagnostics"]
     model = next(iter(diag["models"].values()))

@@ -8,8 +8,8 @@ import math
 import pytest
 from rich.console import Console
 
-from benchcheck.report import _svg, html, markdown, terminal
-from benchcheck.report._numbers import num
+from benchcheck.report import html, markdown, svg, terminal
+from benchcheck.report.numbers import num
 
 CASES = [
     (None, "—", "—"),
@@ -38,7 +38,7 @@ def test_num_and_the_terminal_agree(value: object, three: str, four: str) -> Non
 
 
 def test_every_renderer_uses_the_one_function() -> None:
-    assert html.num is markdown.num is _svg.num is num
+    assert html.num is markdown.num is svg.num is num
 
 
 def _render(table) -> str:  # type: ignore[no-untyped-def]
@@ -63,6 +63,18 @@ def test_terminal_table_shows_nan_and_bools_as_the_report_does() -> None:
     balanced = next(line for line in text.splitlines() if "balanced" in line)
     assert "—" in kappa and "0.2500" in kappa and "nan" not in text.lower()
     assert "true" in balanced and "false" in balanced and "True" not in text
-    md = markdown.render_markdown({"schema_version": "1.0", "stats": result})
-    assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | — |" in md
-    assert "| validity | balanced (`balanced`) | ↑ | true | false | — |" in md
+    assert markdown.md_num(True) == "true" and markdown.md_num(False) == "false"
+    from benchcheck.runs.audit.sections._stats import Stats, markdown_stats
+
+    spec = {"dimension": "reliability", "better": "higher", "title": "kappa", "definition": "d"}
+    typed = Stats.from_json(
+        {
+            "dataset": "d",
+            "task": "classification",
+            "dimensions": {"kappa": spec},
+            "metrics": {"kappa": None},
+            "splits": {"test": {"source": "t", "n_instances": 12, "kappa": 0.25}},
+        }
+    )
+    md = "".join(markdown_stats(typed, "t"))
+    assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | d |" in md

@@ -138,6 +138,14 @@ def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
         console.print(renderable, highlight=highlight)
 
 
+def show_gates(gates: Iterable[Any]) -> None:
+    """Print each ``--fail-on`` gate's verdict on standard error (``pass`` or ``FAIL``)."""
+    for g in gates:
+        mark = "[red]FAIL[/]" if g.failed else "[green]pass[/]"
+        line = f"{mark} {escape(g.gate.text)} ({escape(str(g.path))}): {escape(g.reason)}"
+        console_err.print(line, highlight=False)
+
+
 def stderr(lines: Iterable[str], **kw: Any) -> None:
     """Print each line (rich markup) on standard error."""
     for line in lines:

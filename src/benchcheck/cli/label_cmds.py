@@ -48,7 +48,7 @@ def flag(
         str | None, Arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
     ] = None,
     output: Annotated[str | None, "Write the flags table here."] = None,
-    threshold: Annotated[float, "Minimum error score (probability the label is wrong)."] = 0.5,
+    min_error_score: float = 0.5,
     detector: str = "llm",
     calibration: str = "prior",
     features: str = "tfidf",
@@ -71,7 +71,7 @@ def flag(
 
     The LLM detector averages judges × prompts and calibrates the mean (--calibration);
     every example gets error_score, the probability under the detector that its label is
-    wrong. A flag is a disagreement whose error score is at least --threshold. The flags
+    wrong. A flag is a disagreement whose error score is at least --min-error-score. The flags
     table keeps the data's own columns.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
@@ -84,7 +84,7 @@ def flag(
 
     claim([judgments, data, pred_probs, gold], output=output)
     options = FlagOptions(
-        threshold,
+        min_error_score,
         parse_bins(bins),
         names(judges),
         names(prompts),
@@ -257,7 +257,7 @@ def remedy(
     output: Annotated[str, "Folder for the new splits."],
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
-    threshold: float = 0.9,
+    min_confidence: float = 0.9,
     mode: str = "filter",
     ablation: str = "random",
     seed: int = 0,
@@ -271,7 +271,7 @@ def remedy(
 
     Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input.
 
-    Example: benchcheck remedy train.jsonl --judgments j.parquet --threshold 0.9 --mode flip -o out/
+    Example: benchcheck remedy train.jsonl --flags f.jsonl --min-confidence 0.9 --mode flip -o out/
     """
     from benchcheck.labels.remedies import remedy_file_names
     from benchcheck.report.terminal.labels import remedy_renderables
@@ -286,7 +286,7 @@ def remedy(
         data,
         judgments=judgments,
         flags=flags,
-        threshold=threshold,
+        min_confidence=min_confidence,
         mode=mode,
         seed=seed,
         label=label,
@@ -302,7 +302,7 @@ def rerank_cmd(
     gold: str,
     scores: Annotated[list[str], "NAME=FILE with id and score (P(positive)) and/or pred."],
     positive: str = "1",
-    threshold: Annotated[float, "score > threshold predicts positive."] = 0.5,
+    cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> None:
@@ -315,9 +315,7 @@ def rerank_cmd(
 
     files = parse_assignments(scores, "--scores")
     claim([gold, *files.values()])
-    res = run_rerank(
-        gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
-    )
+    res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)
     emit(res.to_dict(), rerank_renderables)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num
 
 __all__ = [
     "QUALITY_HEAD",

@@ -67,6 +67,10 @@ _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 class FlagOptions:
     """How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
+    ``threshold`` is the minimum error score of a flag (the probability, under the
+    detector, that the original label is wrong; ``--min-error-score``); ``bins`` are
+    error-score bin edges.
+
     ``judges``/``prompts`` ``None`` keep every member of the judgments. ``detector``,
     ``calibration``, ``features``, ``combination`` and ``flag_rule`` are those of
     :func:`benchcheck.labels.detectors.detect` (defaults chosen by

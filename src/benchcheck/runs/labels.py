@@ -92,7 +92,7 @@ class RemedyRun:
     splits: Mapping[str, pl.DataFrame]
     source: str
     mode: str
-    threshold: float
+    min_confidence: float
     seed: int
 
     def write(self, folder: str | Path, *, force: bool = False) -> RemedyResult:
@@ -102,7 +102,7 @@ class RemedyRun:
             folder,
             source=self.source,
             mode=self.mode,
-            threshold=self.threshold,
+            min_confidence=self.min_confidence,
             seed=self.seed,
             force=force,
         )
@@ -114,7 +114,7 @@ def write_remedy(
     *,
     source: str | Path,
     mode: str,
-    threshold: float,
+    min_confidence: float,
     seed: int,
     force: bool = False,
 ) -> RemedyResult:
@@ -139,7 +139,7 @@ def write_remedy(
     selected = tuple(splits["_selected"]["id"].to_list())
     return RemedyResult(
         mode,
-        threshold,
+        min_confidence,
         seed,
         splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
         len(selected),
@@ -154,7 +154,7 @@ def run_remedy(
     *,
     judgments: str | Path | None = None,
     flags: str | Path | None = None,
-    threshold: float = 0.9,
+    min_confidence: float = 0.9,
     mode: str = "filter",
     seed: int = 0,
     label: str = "label",
@@ -162,10 +162,12 @@ def run_remedy(
     judges: Sequence[str] | None = None,
     prompts: Sequence[str] | None = None,
 ) -> RemedyRun:
-    """Filter or flip the flagged training examples above ``threshold`` (and an ablation).
+    """Filter or flip the disagreements of confidence ``min_confidence`` or more; ablate as many.
 
-    The flags come from ``judgments`` (flagged here at every confidence) or from a flags
-    file of ``benchcheck flag``: exactly one of the two.
+    The ablation does the same to as many random examples.
+
+    The flags come from ``judgments`` (flagged here at every error score, the rule of
+    ``benchcheck flag``) or from a flags file of ``benchcheck flag``: exactly one of the two.
     """
     import polars as pl
 
@@ -222,13 +224,13 @@ def run_remedy(
         label_col=label,
         id_col=idc,
         mode=mode,
-        threshold=threshold,
+        min_confidence=min_confidence,
         seed=seed,
         labels=labels,
         source=data,
         flags_source=flags,
     )
-    return RemedyRun(splits, str(data), mode, threshold, seed)
+    return RemedyRun(splits, str(data), mode, min_confidence, seed)
 
 
 # ----------------------------------------------------------------------------- rerank
@@ -239,14 +241,14 @@ def run_rerank(
     scores: Mapping[str, str],
     *,
     positive: str = "1",
-    threshold: float = 0.5,
+    cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> RerankResult:
     """Models scored on original and gold labels, their rank change, paired bootstraps.
 
     ``scores`` maps a model name to a table with ``id`` and ``score`` (P(positive)) and/or
-    ``pred`` (a label).
+    ``pred`` (a label); a score above ``cutoff`` predicts ``positive``.
     """
     import polars as pl
 
@@ -266,7 +268,7 @@ def run_rerank(
         g["gold"].cast(pl.String).to_list(),
         models,
         positive=positive,
-        threshold=threshold,
+        threshold=cutoff,
         n_resamples=bootstrap,
         seed=seed,
         source=gold,

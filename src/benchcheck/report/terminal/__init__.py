@@ -8,12 +8,12 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._glyphs import ARROW
-from benchcheck.report._numbers import num
+from benchcheck.report.glyphs import ARROW
+from benchcheck.report.numbers import num
 
 
 def fmt(value: Any) -> str:
-    """Format a value for a table cell: :func:`~benchcheck.report._numbers.num`, 4 decimals."""
+    """Format a value for a table cell: :func:`~benchcheck.report.numbers.num`, 4 decimals."""
     return num(value, 4)
 
 

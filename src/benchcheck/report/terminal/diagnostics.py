@@ -7,14 +7,14 @@ from typing import Any
 
 from rich.table import Table
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num
 
 #: Rows with fewer examples are dimmed in the table.
 SMALL_N = 10
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
-    """Format as every rendering does (``report._numbers.num``: ``—`` for None and NaN)."""
+    """Format as every rendering does (``report.numbers.num``: ``—`` for None and NaN)."""
     return num(value, digits)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num
 
 __all__ = ["diff_renderables", "items_renderables", "rank_renderables"]
 

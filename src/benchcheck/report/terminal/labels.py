@@ -8,7 +8,6 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._numbers import num
 from benchcheck.report.judge_note import (
     QUALITY_HEAD,
     intro,
@@ -16,6 +15,7 @@ from benchcheck.report.judge_note import (
     strong_judge_lines,
     verdict,
 )
+from benchcheck.report.numbers import num
 
 __all__ = [
     "agreement_renderables",
@@ -31,7 +31,7 @@ __all__ = [
 
 
 def cell(value: Any, digits: int = 3) -> str:
-    """Format a cell: :func:`~benchcheck.report._numbers.num`, element-wise in lists, escaped.
+    """Format a cell: :func:`~benchcheck.report.numbers.num`, element-wise in lists, escaped.
 
     >>> cell([0.12345, None])
     '[0.123, —]'
