@@ -372,7 +372,10 @@ def _schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if tp in simple:
         return {"type": simple[tp]}
     if _is_union(tp):
-        return {"anyOf": [_schema(a, defs) for a in _members(tp)]}
+        members = _members(tp)
+        if len(members) == 1:  # X | AbsentType: the key is optional, not a union
+            return _schema(members[0], defs)
+        return {"anyOf": [_schema(a, defs) for a in members]}
     origin = get_origin(tp)
     if origin is Literal:
         return {"enum": list(get_args(tp))}
