@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time names load 
     from benchcheck.runs.flag import FlagOptions, FlagRun
     from benchcheck.runs.flag import run_flag as flag
 
-__version__ = "0.1.0"
+from benchcheck._version import __version__
 
 #: public name → (module, name there). The top level holds one entry point per analysis and
 #: the types it returns; everything else is public in its layer's package:
