@@ -138,6 +138,20 @@ def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
         console.print(renderable, highlight=highlight)
 
 
+def exit_with(run: Any) -> None:
+    """End the command as its run says: its ``failure`` raised, or its nonzero ``exit_code``.
+
+    Gates (``--fail-on``, ``check-suite --strict``) are a run's result; the command line
+    only turns them into the exit, after the output is written.
+    """
+    failure = getattr(run, "failure", None)
+    if isinstance(failure, BenchcheckError):
+        raise failure
+    code = getattr(run, "exit_code", 0)
+    if code:
+        raise typer.Exit(code=code)
+
+
 def show_gates(gates: Iterable[Any]) -> None:
     """Print each ``--fail-on`` gate's verdict on standard error (``pass`` or ``FAIL``)."""
     for g in gates:

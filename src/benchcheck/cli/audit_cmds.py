@@ -10,13 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import (
     claim_json,
     command,
     emit,
+    exit_with,
     output_claims,
     parse_assignments,
     parse_scores,
@@ -114,5 +113,4 @@ def audit(
     emit(report.to_json(), lambda _: terminal_summary(report), highlight=False)
     warn(report.unavailable)
     show_gates(report.gates)
-    if report.failed:
-        raise typer.Exit(code=report.exit_code)
+    exit_with(report)

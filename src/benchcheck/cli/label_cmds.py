@@ -77,7 +77,6 @@ def flag(
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
     from benchcheck.data.columns import Columns
-    from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
@@ -97,11 +96,15 @@ def flag(
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
     run = run_flag(
-        judgments, data, columns=columns, options=options, pred_probs=pred_probs, gold=gold
+        judgments,
+        data,
+        columns=columns,
+        options=options,
+        pred_probs=pred_probs,
+        gold=gold,
+        output=output,
     )
-    if output is not None:
-        write_rows(run.flags, output)
-    emit(run.to_json(top=top, output=output), flag_renderables)
+    emit(run.to_json(top=top), flag_renderables)
 
 
 @command("export", group=review_app, guard=True)
@@ -125,10 +128,10 @@ def review_export(
     Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
     """
     from benchcheck.report.terminal.review import review_export_renderables
-    from benchcheck.runs.review import export_review
+    from benchcheck.runs.review import run_review_export
 
     claim([flags])
-    res = export_review(
+    res = run_review_export(
         flags,
         output,
         experts=experts,
@@ -158,16 +161,14 @@ def review_import(
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
     """
-    from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
     from benchcheck.report.terminal.review import review_import_notes, review_import_renderables
-    from benchcheck.runs.review import import_review
+    from benchcheck.runs.review import run_review_import
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
     claim([*experts, key_file, reconciled], output=output)
-    run = import_review(experts, key_path=key, reconciled=reconciled)
-    write_rows(run.gold, output)
-    payload = run.to_json(output=output)
+    run = run_review_import(experts, key_path=key, reconciled=reconciled, output=output)
+    payload = run.to_json()
     if emit(payload, review_import_renderables):
         stderr(review_import_notes(payload))
 
@@ -209,7 +210,7 @@ def error_rate(
     Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
     from benchcheck.report.terminal.review import error_rate_notes, error_rate_renderables
-    from benchcheck.runs.error_rate import error_rate as run_error_rate
+    from benchcheck.runs.error_rate import run_error_rate
 
     claim([gold])
     run = run_error_rate(
@@ -293,8 +294,10 @@ def remedy(
         id_col=id_col,
         judges=names(judges),
         prompts=names(prompts),
+        output=output,
+        force=force,
     )
-    emit(run.write(output, force=force).to_dict(), remedy_renderables)
+    emit(run.to_json(), remedy_renderables)
 
 
 @command("rerank", guard=True)
@@ -316,7 +319,7 @@ def rerank_cmd(
     files = parse_assignments(scores, "--scores")
     claim([gold, *files.values()])
     res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)
-    emit(res.to_dict(), rerank_renderables)
+    emit(res.to_json(), rerank_renderables)
 
 
 @command("agreement", guard=True)
@@ -397,16 +400,16 @@ def flag_spans(
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
-    from benchcheck.io.tables import write_rows
     from benchcheck.report.terminal.labels import span_flag_renderables
     from benchcheck.runs.flag_spans import run_flag_spans
 
-    if (predictions is None) == (spacy_model is None):
-        raise UsageError("give exactly one of --predictions or --spacy")
     claim([gold, predictions], output=output)
     run = run_flag_spans(
-        gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
+        gold,
+        predictions=predictions,
+        spacy_model=spacy_model,
+        label_map=label_map,
+        scheme=scheme,
+        output=output,
     )
-    if output is not None:
-        write_rows(run.review, output)
-    emit(run.to_json(top=top, output=output), span_flag_renderables)
+    emit(run.to_json(top=top), span_flag_renderables)

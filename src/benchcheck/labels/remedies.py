@@ -71,6 +71,10 @@ class RemedyResult:
             "files": dict(self.files),
         }
 
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck remedy --json``."""
+        return self.to_dict()
+
 
 def apply_remedy(
     rows: pl.DataFrame,
@@ -210,6 +214,10 @@ class RerankResult:
             "ranks": self.ranks,
             "pairwise": self.pairwise,
         }
+
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck rerank --json``."""
+        return self.to_dict()
 
 
 def rank_of(values: Mapping[str, float]) -> dict[str, int]:

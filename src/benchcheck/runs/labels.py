@@ -7,7 +7,7 @@ Each run reads its files and calls :mod:`benchcheck.labels`; the typed results'
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,13 +87,14 @@ def run_bins(
 
 @dataclass(frozen=True)
 class RemedyRun:
-    """The cleaned split, the random ablation of the same size, and what was changed."""
+    """The cleaned split, the random ablation of the same size, and the files written."""
 
     splits: Mapping[str, pl.DataFrame]
     source: str
     mode: str
     min_confidence: float
     seed: int
+    result: RemedyResult | None = None
 
     def write(self, folder: str | Path, *, force: bool = False) -> RemedyResult:
         """Write ``cleaned`` and ``ablation_random`` in the input's format into ``folder``."""
@@ -106,6 +107,12 @@ class RemedyRun:
             seed=self.seed,
             force=force,
         )
+
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck remedy --json`` (after :meth:`write`)."""
+        if self.result is None:
+            raise UsageError("the remedy was not written: give {output}")
+        return self.result.to_json()
 
 
 def write_remedy(
@@ -161,6 +168,8 @@ def run_remedy(
     id_col: str | None = None,
     judges: Sequence[str] | None = None,
     prompts: Sequence[str] | None = None,
+    output: str | Path | None = None,
+    force: bool = False,
 ) -> RemedyRun:
     """Filter or flip the disagreements of confidence ``min_confidence`` or more; ablate as many.
 
@@ -168,6 +177,7 @@ def run_remedy(
 
     The flags come from ``judgments`` (flagged here at every error score, the rule of
     ``benchcheck flag``) or from a flags file of ``benchcheck flag``: exactly one of the two.
+    With ``output`` the two splits are written into that folder (:meth:`RemedyRun.write`).
     """
     import polars as pl
 
@@ -230,7 +240,10 @@ def run_remedy(
         source=data,
         flags_source=flags,
     )
-    return RemedyRun(splits, str(data), mode, min_confidence, seed)
+    remedy = RemedyRun(splits, str(data), mode, min_confidence, seed)
+    if output is None:
+        return remedy
+    return replace(remedy, result=remedy.write(output, force=force))
 
 
 # ----------------------------------------------------------------------------- rerank

@@ -19,10 +19,14 @@ def _iv(pair: Any, digits: int = 3) -> str:
     return f"[{num(pair[0], digits)}, {num(pair[1], digits)}]"
 
 
-def items_renderables(payload: Mapping[str, Any], *, top: int = 15) -> list[Any]:
-    """Reliability, the most suspect items, the IRT abilities."""
+def items_renderables(
+    payload: Mapping[str, Any], *, top: int = 15, review: tuple[int, str] | None = None
+) -> list[Any]:
+    """Reliability, the most suspect items, the IRT abilities; ``review``: (items, folder)."""
     rel = payload["reliability"]
     out: list[Any] = []
+    if review is not None:
+        out.append(f"wrote {review[0]} suspect item(s) for blind review to {escape(review[1])}")
     t = Table(
         title=f"Reliability ({payload['n_items']} items × {payload['n_models']} models)",
         show_header=False,

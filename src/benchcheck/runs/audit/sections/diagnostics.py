@@ -148,7 +148,7 @@ class DiagnosticsSection(Section[DiagnosticsResult]):
 
         suite = inputs.suite
         assert suite is not None
-        checks = run_check_suite(suite.path)
+        checks = run_check_suite(suite.path).checks
         if suite.predictions:
             diagnosis = run_diagnose(
                 suite.path, dict(suite.predictions), seed=inputs.seed, resamples=inputs.resamples
