@@ -78,3 +78,49 @@ def test_terminal_table_shows_nan_and_bools_as_the_report_does() -> None:
     )
     md = "".join(markdown_stats(typed, "t"))
     assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | d |" in md
+
+
+def _formatted_numbers(path) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every f-string field formatting a number (``{x:.3f}``, ``{x:.0%}``, ``{x:g}``, ``{n:,}``,
+    ``{n:+d}``) outside ``_f``; a code point's hex digits (``{ord(ch):04X}``) are no number."""
+    import ast
+    import re
+
+    numeric = re.compile(r"[,_]|[fF%gGeEdn]$")
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "_f":  # SVG coordinates
+            skip |= {id(n) for n in ast.walk(node)}
+    return [
+        f"{path.name}:{node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FormattedValue)
+        and node.format_spec
+        and id(node) not in skip
+        and numeric.search(
+            "".join(str(v.value) for v in node.format_spec.values if isinstance(v, ast.Constant))
+        )
+    ]
+
+
+def test_every_displayed_number_goes_through_the_numbers_module() -> None:
+    """No f-string formats a number in report/ or the audit's sections: num, pct, short..."""
+    from pathlib import Path
+
+    import benchcheck
+
+    root = Path(benchcheck.__file__).parent
+    files = [*(root / "report").rglob("*.py"), *(root / "runs" / "audit").rglob("*.py")]
+    found = [hit for path in files if path.name != "numbers.py" for hit in _formatted_numbers(path)]
+    assert not found, found
+
+
+def test_the_number_forms_apply_the_rule() -> None:
+    from benchcheck.report.numbers import pct, short, signed, thousands
+
+    assert pct(0.0050000000000000001, 1) == "0.5%" and pct(None) == "—" and pct(1.0) == "100%"
+    assert short(0.30000000000000004) == "0.3" and short(float("nan")) == "—"
+    assert signed(3) == "+3" and signed(-2) == "-2" and signed(0) == "0"
+    assert thousands(1234567) == "1,234,567"
