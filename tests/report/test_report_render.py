@@ -292,6 +292,7 @@ def test_samples_json_has_every_section(samples) -> None:
         "comparison",
         "table statistics",
         "label errors",
+        "review",
         "diagnostics",
         "items",
         "ranking",

@@ -67,7 +67,8 @@ def _return_type(fn: typing.Any) -> typing.Any:
             for alias in node.names:
                 if hasattr(imported, alias.name):
                     names.setdefault(alias.asname or alias.name, getattr(imported, alias.name))
-    return typing.get_type_hints(fn, globalns=names)["return"]
+    annotation = fn.__annotations__["return"]
+    return eval(annotation, names) if isinstance(annotation, str) else annotation
 
 
 def test_the_cli_has_commands() -> None:

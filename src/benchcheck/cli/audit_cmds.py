@@ -54,7 +54,11 @@ def audit(
     min_error_score: float = 0.5,
     seed: int = 0,
     matrix: str | None = None,
-    gold: Annotated[str | None, "Gold labels (review import): the leaderboard under noise."] = None,
+    gold: Annotated[
+        str | None,
+        "Gold labels (review import -o): error rate, expert agreement per bin, ensemble "
+        "curve, and the leaderboard under noise.",
+    ] = None,
     precision: str | None = None,
     error_rate: str | None = None,
     baseline: str | None = None,

@@ -356,7 +356,7 @@ class CurveRun:
 
 
 def run_ensemble_curve(
-    judgments: str | Path,
+    judgments: str | Path | pl.DataFrame,
     gold: str | Path,
     *,
     unit: str = "member",
@@ -364,16 +364,23 @@ def run_ensemble_curve(
     seed: int = 0,
     positive: str | None = None,
 ) -> CurveRun:
-    """Grow the ensemble member by member (or judge by judge) and score each size on gold."""
+    """Grow the ensemble member by member (or judge by judge) and score each size on gold.
+
+    ``judgments`` is a judgments file, or the frame of judgments a run has just made.
+    """
+    import polars as pl
+
     from benchcheck.io.judgments import read_judgments
     from benchcheck.labels.analysis import ensemble_curve
 
     frame = _read_gold(gold, ("id", "label", "gold"))
+    judged = judgments if isinstance(judgments, pl.DataFrame) else read_judgments(judgments)
+    source = None if isinstance(judgments, pl.DataFrame) else str(judgments)
     try:
         points, members = ensemble_curve(
-            read_judgments(judgments),
+            judged,
             frame,
-            judgments_source=str(judgments),
+            judgments_source=source,
             unit=unit,
             repeats=repeats,
             seed=seed,

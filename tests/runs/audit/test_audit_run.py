@@ -35,6 +35,7 @@ NAMES = [
     "comparison",
     "table statistics",
     "label errors",
+    "review",
     "diagnostics",
     "items",
     "ranking",
@@ -76,6 +77,11 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "name": "label errors",
                 "status": "skipped",
                 "detail": "no classification or pair file given",
+            },
+            {
+                "name": "review",
+                "status": "skipped",
+                "detail": "no --gold labels given (benchcheck review import -o)",
             },
             {"name": "diagnostics", "status": "skipped", "detail": "no diagnostic suite given"},
             {

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _review_case import review_case
 from jsonschema import Draft202012Validator
 
 from benchcheck.cli import main
@@ -127,6 +128,11 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         out["comparison"] = json.loads(dumps(run_audit(AuditInputs(ner=ner)).results))
         pair = TableInput(str(PAIR_SAMPLE), Columns(text_a="grounding", text_b="generated_text"))
         out["label errors"] = json.loads(dumps(run_audit(AuditInputs(table=pair)).results))
+        case = review_case(tmp / "review")
+        reviewed = TableInput(
+            str(case["data"]), Columns(text_a="text_a", text_b="text_b"), gold=str(case["gold"])
+        )
+        out["review"] = json.loads(dumps(run_audit(AuditInputs(table=reviewed)).results))
     finally:
         patch.undo()
     return out
@@ -137,7 +143,9 @@ def test_every_section_runs_in_these_audits(audits) -> None:
     assert ran == {s.name for s in SECTIONS}
 
 
-@pytest.mark.parametrize("name", ["samples", "items, ranking, diff", "comparison", "label errors"])
+@pytest.mark.parametrize(
+    "name", ["samples", "items, ranking, diff", "comparison", "label errors", "review"]
+)
 def test_audits_validate_and_read_back(audits, schema, name) -> None:
     _check(audits[name], schema)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from benchcheck.io.typed import JsonResult, from_json
@@ -61,13 +61,15 @@ class Ran(Generic[R]):
     """What a section's run gives: its typed result and the one-line detail of the summary.
 
     ``flagged`` holds every flagged example (the label-error section; the report's flagged
-    files), ``seconds`` the judge's wall time, where a section has them.
+    files), ``seconds`` the judge's wall time, ``frames`` tables a later section may read
+    (the label-error section's ``judgments``).
     """
 
     result: R
     detail: str
     flagged: pl.DataFrame | None = None
     seconds: float | None = None
+    frames: Mapping[str, pl.DataFrame] = field(default_factory=dict)
 
 
 class Section(ABC, Generic[R]):

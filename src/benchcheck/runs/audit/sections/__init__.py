@@ -17,6 +17,7 @@ from benchcheck.runs.audit.sections.diff import DiffSection
 from benchcheck.runs.audit.sections.items import ItemsSection
 from benchcheck.runs.audit.sections.label_errors import LabelErrorsSection
 from benchcheck.runs.audit.sections.ranking import RankingSection
+from benchcheck.runs.audit.sections.review import Review
 from benchcheck.runs.audit.sections.statistics import Statistics
 from benchcheck.runs.audit.sections.table_statistics import TableStatistics
 
@@ -28,6 +29,7 @@ SECTIONS: tuple[Section, ...] = (  # type: ignore[type-arg]
     Comparison(),
     TableStatistics(),
     LabelErrorsSection(),
+    Review(),
     DiagnosticsSection(),
     ItemsSection(),
     RankingSection(),

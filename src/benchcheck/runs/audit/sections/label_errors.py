@@ -193,7 +193,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         note = result.label_errors.default_judge
         if note is not ABSENT:
             detail += "; " + default_judge_detail(note.to_json())
-        return Ran(result, detail, flagged=run.flagged(), seconds=run.seconds)
+        frames = {"judgments": run.judgments}
+        return Ran(result, detail, flagged=run.flagged(), seconds=run.seconds, frames=frames)
 
     # ------------------------------------------------------------------ HTML
 
