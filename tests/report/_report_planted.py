@@ -83,6 +83,59 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
         "examples_total": len(examples),
         "files": ["flagged.csv", "flagged.jsonl"],
     }
+    r["error_rate"] = {
+        "errors": 4,
+        "sample": 6,
+        "population": 40,
+        "error_rate": 4 / 6,
+        "ci": [0.22, 0.96],
+        "ci_fpc": [0.3, 0.92],
+        "confidence": 0.95,
+        "fpc": 0.93,
+        "lower_bound": 0.3,
+        "population_errors_lower": 12,
+    }
+    r["bin_agreement"] = {
+        "bootstrap": 100,
+        "seed": 0,
+        "bins": [
+            {
+                "bin": "[0.8, 0.9)",
+                "n": 2,
+                "with_llm": 0.5,
+                "with_llm_ci": [0.0, 1.0],
+                "with_original": 0.5,
+                "with_original_ci": [0.0, 1.0],
+                "warning": PWN_SCRIPT,
+            },
+            {
+                "bin": "[0.95, 1]",
+                "n": 2,
+                "with_llm": 1.0,
+                "with_llm_ci": [1.0, 1.0],
+                "with_original": 0.0,
+                "with_original_ci": [0.0, 0.0],
+                "warning": None,
+            },
+        ],
+    }
+    r["ensemble_curve"] = {
+        "unit": "member",
+        "repeats": 5,
+        "seed": 0,
+        "members": ["j/nli", "j/" + PWN_SCRIPT],
+        "points": [
+            {
+                "size": s,
+                "n_subsets": 5,
+                "roc_auc_mean": 0.6 + 0.05 * s,
+                "roc_auc_ci": [0.5 + 0.05 * s, 0.7 + 0.05 * s],
+                "f1_mean": 0.4 + 0.06 * s,
+                "f1_ci": [0.3 + 0.06 * s, 0.5 + 0.06 * s],
+            }
+            for s in (1, 2, 3, 4)
+        ],
+    }
     diag = r["diagnostics"]
     model = next(iter(diag["models"].values()))
     planted_model = copy.deepcopy(model)

@@ -58,7 +58,7 @@ def flag(
     seed: int = 0,
     judges: str | None = None,
     prompts: str | None = None,
-    bins: str = BINS,
+    bins: Annotated[str, "Error-score bin edges of the flags."] = BINS,
     text: str | None = None,
     text_a: str | None = None,
     text_b: str | None = None,
