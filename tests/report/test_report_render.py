@@ -19,7 +19,7 @@ from benchcheck.cli import main
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
 from benchcheck.report.html import show_text
 from benchcheck.report.markdown import md_text
-from benchcheck.runs.audit import render_results
+from benchcheck.runs.audit import SECTIONS, render_results
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 GOLDEN = Path(__file__).parent / "golden" / "ner_results.json"
@@ -287,17 +287,7 @@ def test_samples_json_has_every_section(samples) -> None:
     _, results = samples
     assert results["schema_version"] == "1.0"
     names = [a["name"] for a in results["analyses"]]
-    assert names == [
-        "statistics",
-        "comparison",
-        "table statistics",
-        "label errors",
-        "review",
-        "diagnostics",
-        "items",
-        "ranking",
-        "diff",
-    ]
+    assert names == [s.name for s in SECTIONS]  # every section, in order
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)

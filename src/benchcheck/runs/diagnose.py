@@ -200,7 +200,7 @@ class CheckSuiteRun:
     @property
     def failure(self) -> SuiteWarned | None:
         """With ``strict``, the error of a check that warned (``None`` when none did)."""
-        warned = [f for f in self.checks.findings if f["level"] == "warning"]
+        warned = self.checks.warnings
         if not (self.strict and warned):
             return None
         return SuiteWarned(f"{{strict}}: {len(warned)} check(s) warned")

@@ -12,15 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchcheck.items.diff import DiffResult, GateResult
+from benchcheck.runs.gates import GATE_FAILED, Gated
 
-__all__ = ["DiffRun", "run_diff", "run_gates"]
-
-#: Exit code of a failed gate (``--fail-on``); bad input exits 2, as everywhere.
-GATE_FAILED = 1
+__all__ = ["GATE_FAILED", "DiffRun", "run_diff", "run_gates"]
 
 
 @dataclass(frozen=True)
-class DiffRun:
+class DiffRun(Gated):
     """A diff of two audits (``None`` for a single audit) and its gates."""
 
     old: str | None
@@ -28,16 +26,6 @@ class DiffRun:
     diff: DiffResult | None
     gates: tuple[GateResult, ...]
     changed_only: bool = False
-
-    @property
-    def failed(self) -> bool:
-        """Whether a gate failed."""
-        return any(g.failed for g in self.gates)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when every gate passes (or none is given), :data:`GATE_FAILED` otherwise."""
-        return GATE_FAILED if self.failed else 0
 
     def to_json(self) -> dict[str, Any]:
         """``diff --json``: the audits, the values compared, flags fixed/new, gates."""

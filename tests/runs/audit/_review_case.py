@@ -7,10 +7,13 @@ commands' runs: ``flag`` → ``review export`` → two experts who answer the tr
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
 import polars as pl
+
+from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "labels"))
 from _labels_synth import make_case, write_jsonl  # noqa: E402
@@ -42,3 +45,19 @@ def review_case(folder: Path, n: int = 80) -> dict[str, Path]:
     paths["gold"] = folder / "gold.jsonl"
     run_review_import(experts, output=paths["gold"])
     return paths
+
+
+class StubJudge(Judge):
+    """P(1) from the request's length: deterministic, no model, the same in every run."""
+
+    identity = JudgeIdentity("stub", "len", "0" * 8)
+
+    def score(self, requests, *, on_result=None):  # type: ignore[no-untyped-def]
+        out = []
+        for i, req in enumerate(requests):
+            p = 0.15 + 0.7 * (len(str(req)) % 5) / 4
+            s = JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p), math.log(p)), 1, 0.0)
+            if on_result:
+                on_result(i, s)
+            out.append(s)
+        return out

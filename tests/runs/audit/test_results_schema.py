@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import os
 import sys
 from pathlib import Path
 
 import pytest
-from _review_case import review_case
+from _review_case import StubJudge, review_case
 from jsonschema import Draft202012Validator
 
 from benchcheck.cli import main
 from benchcheck.data.columns import Columns
 from benchcheck.io.canonical import dumps
 from benchcheck.io.typed import ShapeError, to_json
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
 from benchcheck.runs.audit import (
     SECTIONS,
     AuditInputs,
@@ -80,22 +78,6 @@ def _check(document: dict, schema: dict) -> None:
     assert back == document
 
 
-class _Stub(Judge):
-    """Label 0 at a probability that depends on the request: no model, deterministic."""
-
-    identity = JudgeIdentity("stub", "rule", "0" * 8)
-
-    def score(self, requests, *, on_result=None):
-        out = []
-        for i, req in enumerate(requests):
-            p = 0.2 + 0.6 * (len(str(req)) % 3) / 2
-            s = JudgeScore.from_logprobs(("0", "1"), (math.log(p), math.log(1 - p)), 1, 0.0)
-            if on_result:
-                on_result(i, s)
-            out.append(s)
-        return out
-
-
 @pytest.fixture(scope="module")
 def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Results of audits that, together, run every section."""
@@ -104,7 +86,7 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
     tmp = tmp_path_factory.mktemp("audits")
     patch = pytest.MonkeyPatch()
-    patch.setattr(run_mod, "make_judge", lambda spec, **kw: _Stub())
+    patch.setattr(run_mod, "make_judge", lambda spec, **kw: StubJudge())
     patch.setattr(cache_mod, "default_cache_path", lambda: tmp / "cache.sqlite")
     sys.path.insert(0, str(ROOT / "tests" / "cli"))
     from test_cli_items import _write_case

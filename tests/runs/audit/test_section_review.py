@@ -8,15 +8,13 @@ label-error section judged the examples.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
-from _review_case import review_case
+from _review_case import StubJudge, review_case
 
 from benchcheck.data.columns import Columns
 from benchcheck.io.canonical import dumps
-from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
 from benchcheck.labels.flags import DEFAULT_BINS
 from benchcheck.runs.audit import AuditInputs, TableInput, render_results, run_audit
 from benchcheck.runs.error_rate import run_error_rate
@@ -70,22 +68,6 @@ def test_gold_gives_the_commands_figures(case) -> None:
     assert "## Expert review" in md and "### Ensemble-size curve" not in md
 
 
-class _Stub(Judge):
-    """P(1) from the request's length: deterministic, no model, the same in every run."""
-
-    identity = JudgeIdentity("stub", "len", "0" * 8)
-
-    def score(self, requests, *, on_result=None):
-        out = []
-        for i, req in enumerate(requests):
-            p = 0.15 + 0.7 * (len(str(req)) % 5) / 4
-            s = JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p), math.log(p)), 1, 0.0)
-            if on_result:
-                on_result(i, s)
-            out.append(s)
-        return out
-
-
 def test_the_audit_s_judgments_give_the_ensemble_curve(case, tmp_path, monkeypatch) -> None:
     import benchcheck.judges.cache as cache_mod
     import benchcheck.judges.run as run_mod
@@ -93,7 +75,7 @@ def test_the_audit_s_judgments_give_the_ensemble_curve(case, tmp_path, monkeypat
     from benchcheck.runs.judge import run_judge
     from benchcheck.runs.judging import JudgeSetup
 
-    monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: _Stub())
+    monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: StubJudge())
     monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
     table = TableInput(str(case["data"]), PAIR, gold=str(case["gold"]))
     results = json.loads(dumps(run_audit(AuditInputs(table=table, seed=2)).results))

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck.runs.gates import GATE_FAILED, Gated
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -14,12 +16,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GATE_FAILED", "AuditReport"]
 
-#: Exit code of a failed gate (``--fail-on``); bad input exits 2, as everywhere.
-GATE_FAILED = 1
-
 
 @dataclass(frozen=True)
-class AuditReport:
+class AuditReport(Gated):
     """The outcome of an audit.
 
     Attributes
@@ -57,16 +56,6 @@ class AuditReport:
     unavailable: tuple[str, ...] = ()
     gates: tuple[GateResult, ...] = ()
     written: tuple[Path, ...] = ()
-
-    @property
-    def failed(self) -> bool:
-        """Whether a gate failed."""
-        return any(g.failed for g in self.gates)
-
-    @property
-    def exit_code(self) -> int:
-        """0 unless a gate failed (:data:`GATE_FAILED`)."""
-        return GATE_FAILED if self.failed else 0
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``results.json`` object (what ``benchcheck audit --json`` writes)."""

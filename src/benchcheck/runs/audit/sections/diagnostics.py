@@ -38,7 +38,11 @@ class SuiteInfo(JsonResult):
 
 @dataclass(frozen=True)
 class Cell(JsonResult):
-    """R_K of one group with its bootstrap interval, confusion matrix and accuracy."""
+    """R_K of one group with its bootstrap interval, confusion matrix and accuracy.
+
+    The JSON of :class:`benchcheck.diagnostics.score.Cell` (not reused: importing it
+    imports numpy, and reading a results.json stays light).
+    """
 
     r_k: float | None
     n: int
