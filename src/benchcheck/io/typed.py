@@ -207,112 +207,201 @@ def from_json(cls: type[T], data: Any, *, path: str = "$", strict: bool = False)
     The error names the first mismatch in document order by its JSON path. ``strict``
     refuses keys no field names (the tests hold every golden to it).
     """
-    return typing.cast(T, _read(cls, data, path, strict))
+    try:
+        return typing.cast(T, _reader(typing.cast(Any, cls), strict)(data))
+    except _Mismatch as exc:
+        where = path + "".join(reversed(exc.parts))
+        raise ShapeError(where, exc.expected, exc.got, missing=exc.missing) from None
 
 
-def _read(tp: Any, value: Any, path: str, strict: bool) -> Any:
+class _Mismatch(Exception):
+    """A mismatch on its way up: each container adds its step to ``parts`` (innermost first)."""
+
+    def __init__(self, expected: str, got: object = None, *, missing: bool = False) -> None:
+        self.expected, self.got, self.missing = expected, got, missing
+        self.parts: list[str] = []
+
+
+def _step(key: str) -> str:
+    """Return the path step of an object key: ``.key``, or ``["a key"]``."""
+    return _key_path("", key)
+
+
+Reader = typing.Callable[[Any], Any]
+
+
+@functools.cache
+def _reader(tp: Any, strict: bool) -> Reader:
+    """Return the function that checks and builds a value of ``tp`` (made once per type)."""
     if tp is Any:
-        return value
-    if tp is type(None) or tp is None:
-        if value is None:
-            return None
-        raise ShapeError(path, "null", value)
-    if tp is str:
-        if isinstance(value, str):
-            return value
-        raise ShapeError(path, "a string", value)
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise ShapeError(path, "true or false", value)
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise ShapeError(path, "an integer", value)
-    if tp is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return value
-        raise ShapeError(path, "a number", value)
+        return _same
+    kind = _KINDS.get(tp)
+    if kind is not None:
+        fits, expected = kind
+
+        def read_scalar(value: Any) -> Any:
+            if fits(value):
+                return value
+            raise _Mismatch(expected, value)
+
+        return read_scalar
     if _is_union(tp):
-        members = _members(tp)
-        for member in members:  # a value of the member's JSON kind decides which one
-            if _kind_fits(member, value):
-                return _read(member, value, path, strict)
-        raise ShapeError(path, describe(tp), value)
+        return _union_reader(tp, strict)
     origin = get_origin(tp)
     if origin is Literal:
-        if value in get_args(tp) and type(value) in {type(v) for v in get_args(tp)}:
-            return value
-        raise ShapeError(path, describe(tp), value)
+        allowed = {(type(v), v) for v in get_args(tp)}
+        expected_literal = describe(tp)
+
+        def read_literal(value: Any) -> Any:
+            if (
+                isinstance(value, str | int | float | bool | None)
+                and (type(value), value) in allowed
+            ):
+                return value
+            raise _Mismatch(expected_literal, value)
+
+        return read_literal
     if origin in (tuple, list):
-        if not isinstance(value, list | tuple):
-            raise ShapeError(path, describe(tp), value)
-        args = get_args(tp)
-        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            if len(value) != len(args):
-                raise ShapeError(path, describe(tp), value)
-            return tuple(
-                _read(a, v, f"{path}[{k}]", strict)
-                for k, (a, v) in enumerate(zip(args, value, strict=True))
-            )
-        item = args[0] if args else Any
-        read = [_read(item, v, f"{path}[{k}]", strict) for k, v in enumerate(value)]
-        return tuple(read) if origin is tuple else read
+        return _array_reader(tp, origin, strict)
     if origin in (dict, Mapping):
-        if not isinstance(value, dict):
-            raise ShapeError(path, "an object", value)
-        item = get_args(tp)[1] if get_args(tp) else Any
-        return {k: _read(item, v, _key_path(path, k), strict) for k, v in value.items()}
+        args = get_args(tp)
+        item = _reader(args[1] if args else Any, strict)
+
+        def read_object(value: Any) -> Any:
+            if type(value) is not dict:
+                raise _Mismatch("an object", value)
+            out = {}
+            for k, v in value.items():
+                try:
+                    out[k] = item(v)
+                except _Mismatch as exc:
+                    exc.parts.append(_step(k))
+                    raise
+            return out
+
+        return read_object
     if dataclasses.is_dataclass(tp):
-        return _read_object(typing.cast(type, tp), value, path, strict)
+        return _dataclass_reader(typing.cast(type, tp), strict)
     raise TypeError(f"unsupported annotation {tp!r}")
 
 
-def _kind_fits(tp: Any, value: Any) -> bool:
-    """Whether ``value`` is of the JSON kind ``tp`` reads (its contents are checked after)."""
+def _same(value: Any) -> Any:
+    return value
+
+
+_KINDS: dict[Any, tuple[typing.Callable[[Any], bool], str]] = {
+    type(None): (lambda v: v is None, "null"),
+    None: (lambda v: v is None, "null"),
+    str: (lambda v: type(v) is str, "a string"),
+    bool: (lambda v: type(v) is bool, "true or false"),
+    int: (lambda v: type(v) is int, "an integer"),
+    float: (lambda v: type(v) is float or type(v) is int, "a number"),
+}
+
+
+def _fits(tp: Any) -> typing.Callable[[Any], bool]:
+    """Whether a value is of the JSON kind ``tp`` reads (its contents are checked after)."""
     if tp is Any:
-        return True
-    if tp is type(None) or tp is None:
-        return value is None
-    if tp is bool:
-        return isinstance(value, bool)
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if tp is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if tp is str:
-        return isinstance(value, str)
+        return lambda v: True
+    if tp in _KINDS:
+        return _KINDS[tp][0]
     if _is_union(tp):
-        return any(_kind_fits(m, value) for m in _members(tp))
+        checks = [_fits(m) for m in _members(tp)]
+        return lambda v: any(c(v) for c in checks)
     origin = get_origin(tp)
     if origin is Literal:
-        return value in get_args(tp)
+        values = get_args(tp)
+        return lambda v: v in values
     if origin in (tuple, list):
-        return isinstance(value, list | tuple)
-    return isinstance(value, dict)
+        return lambda v: type(v) is list or type(v) is tuple
+    return lambda v: type(v) is dict
 
 
-def _read_object(cls: type, value: Any, path: str, strict: bool) -> Any:
-    if not isinstance(value, dict):
-        raise ShapeError(path, describe(cls), value)
+def _union_reader(tp: Any, strict: bool) -> Reader:
+    choices = [(_fits(m), _reader(m, strict)) for m in _members(tp)]
+    expected = describe(tp)
+
+    def read_union(value: Any) -> Any:
+        for fits, read in choices:  # a value of the member's JSON kind decides which one
+            if fits(value):
+                return read(value)
+        raise _Mismatch(expected, value)
+
+    return read_union
+
+
+def _array_reader(tp: Any, origin: Any, strict: bool) -> Reader:
+    args = get_args(tp)
+    expected = describe(tp)
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        readers = [_reader(a, strict) for a in args]
+
+        def read_fixed(value: Any) -> Any:
+            if not (type(value) is list or type(value) is tuple) or len(value) != len(readers):
+                raise _Mismatch(expected, value)
+            out = []
+            for k, (read, v) in enumerate(zip(readers, value, strict=True)):
+                try:
+                    out.append(read(v))
+                except _Mismatch as exc:
+                    exc.parts.append(f"[{k}]")
+                    raise
+            return tuple(out)
+
+        return read_fixed
+    item = _reader(args[0] if args else Any, strict)
+    as_tuple = origin is tuple
+
+    def read_array(value: Any) -> Any:
+        if not (type(value) is list or type(value) is tuple):
+            raise _Mismatch(expected, value)
+        out = []
+        for k, v in enumerate(value):
+            try:
+                out.append(item(v))
+            except _Mismatch as exc:
+                exc.parts.append(f"[{k}]")
+                raise
+        return tuple(out) if as_tuple else out
+
+    return read_array
+
+
+def _dataclass_reader(cls: type, strict: bool) -> Reader:
     fields = _fields(cls)
-    named = {f.name for f in fields if not f.rest}
-    kwargs: dict[str, Any] = {}
-    for f in fields:
-        if f.rest:
-            continue
-        if f.name in value:
-            kwargs[f.name] = _read(f.tp, value[f.name], _key_path(path, f.name), strict)
-        elif f.required:
-            raise ShapeError(_key_path(path, f.name), describe(f.tp), missing=True)
+    named = [(f.name, _reader(f.tp, strict), f.required, f.tp) for f in fields if not f.rest]
+    names = {name for name, *_ in named}
     rest = next((f for f in fields if f.rest), None)
-    others = {k: v for k, v in value.items() if k not in named}
-    if rest is not None:
-        kwargs[rest.name] = _read(rest.tp, others, path, strict)
-    elif strict and others:
-        key = next(iter(others))
-        raise ShapeError(_key_path(path, key), f"no key {key!r} in {cls.__name__}", others[key])
-    return cls(**kwargs)
+    rest_read = None if rest is None else _reader(rest.tp, strict)
+    expected = describe(cls)
+
+    def read_dataclass(value: Any) -> Any:
+        if type(value) is not dict:
+            raise _Mismatch(expected, value)
+        kwargs: dict[str, Any] = {}
+        for name, read, required, tp in named:
+            if name in value:
+                try:
+                    kwargs[name] = read(value[name])
+                except _Mismatch as exc:
+                    exc.parts.append(_step(name))
+                    raise
+            elif required:
+                missing = _Mismatch(describe(tp), missing=True)
+                missing.parts.append(_step(name))
+                raise missing
+        if rest is not None or strict:
+            others = {k: v for k, v in value.items() if k not in names}
+            if rest is not None and rest_read is not None:
+                kwargs[rest.name] = rest_read(others)
+            elif others:
+                key = next(iter(others))
+                extra = _Mismatch(f"no key {key!r} in {cls.__name__}", others[key])
+                extra.parts.append(_step(key))
+                raise extra
+        return cls(**kwargs)
+
+    return read_dataclass
 
 
 # ----------------------------------------------------------------------------- writing
