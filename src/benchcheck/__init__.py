@@ -22,16 +22,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time names load 
     from benchcheck.io.load import load
     from benchcheck.io.source import DataSource
     from benchcheck.metrics.compute import StatsResult, compute_stats
-    from benchcheck.runs.audit import (
-        AuditInputs,
-        AuditReport,
-        JudgeInput,
-        NerInput,
-        SuiteInput,
-        TableInput,
-        run_audit,
-        write_report,
-    )
+    from benchcheck.runs.audit import AuditInputs, AuditReport, run_audit, write_report
     from benchcheck.runs.diagnose import run_diagnose as diagnose
     from benchcheck.runs.flag import FlagOptions, FlagRun
     from benchcheck.runs.flag import run_flag as flag
@@ -68,10 +59,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # the audit (benchcheck audit): every analysis that applies, as one results object
     "run_audit": ("benchcheck.runs.audit", "run_audit"),
     "AuditInputs": ("benchcheck.runs.audit", "AuditInputs"),
-    "NerInput": ("benchcheck.runs.audit", "NerInput"),
-    "TableInput": ("benchcheck.runs.audit", "TableInput"),
-    "JudgeInput": ("benchcheck.runs.audit", "JudgeInput"),
-    "SuiteInput": ("benchcheck.runs.audit", "SuiteInput"),
     "AuditReport": ("benchcheck.runs.audit", "AuditReport"),
     "write_report": ("benchcheck.runs.audit", "write_report"),
 }
@@ -88,11 +75,7 @@ __all__ = [
     "FlagRun",
     "InputError",
     "JudgeError",
-    "JudgeInput",
-    "NerInput",
     "StatsResult",
-    "SuiteInput",
-    "TableInput",
     "UsageError",
     "compute_stats",
     "diagnose",

@@ -59,8 +59,9 @@ def write_report(
     --------
     >>> import tempfile
     >>> import benchcheck as bc
+    >>> from benchcheck.runs.audit import NerInput
     >>> from benchcheck.sample_data import NER_SAMPLE
-    >>> report = bc.run_audit(bc.AuditInputs(ner=bc.NerInput(str(NER_SAMPLE)), judge=None))
+    >>> report = bc.run_audit(bc.AuditInputs(ner=NerInput(str(NER_SAMPLE)), judge=None))
     >>> with tempfile.TemporaryDirectory() as out:
     ...     [p.name for p in bc.write_report(report, out)]
     ['results.json', 'report.html', 'report.md']
