@@ -2,7 +2,7 @@
 
 Builds a results.json label-error section with ``--rows`` flagged pairs whose two texts
 have ``--chars`` characters each (random words, a few invisible characters), renders it with
-:func:`benchcheck.report.html.render_html` (timed), and opens the page from disk in
+:func:`benchcheck.runs.audit.render_results` (timed), and opens the page from disk in
 Debian's headless Chromium through Playwright, as ``tests/report/test_report_browser.py``
 does: ``loadEventEnd`` of the navigation, median of ``--repeat`` fresh pages. Also reports
 the time to filter the flag table by one word (the page's own script).
@@ -63,7 +63,11 @@ def results(rows: int, chars: int, seed: int = 0) -> dict[str, object]:
     return {
         "schema_version": "1.0",
         "title": "long texts",
+        "inputs": {},
+        "analyses": [],
         "label_errors": {
+            "dataset": {"source": "long.jsonl", "n": rows, "columns": {}},
+            "judge": {"judge": "j", "weights_sha256": None, "prompts": ["p"], "members": 1},
             "text_columns": ["text_a", "text_b"],
             "summary": {
                 "n": rows,
@@ -75,8 +79,10 @@ def results(rows: int, chars: int, seed: int = 0) -> dict[str, object]:
                 "labels": ["0", "1"],
                 "flagged_by_bin": {"[0.95, 1]": rows},
             },
+            "bins": [0.5, 0.95, 1.0],
             "examples": examples,
             "examples_total": rows,
+            "files": ["flagged.csv", "flagged.jsonl"],
         },
     }
 
@@ -89,11 +95,11 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from benchcheck.report.html import render_html
+    from benchcheck.runs.audit import render_results
 
     data = results(args.rows, args.chars)
     start = time.perf_counter()
-    page_text = render_html(data)
+    page_text = render_results(data)[0]
     render_s = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "report.html"

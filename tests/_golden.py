@@ -74,7 +74,7 @@ def assert_matches_golden(got: bytes | str, golden: Path) -> None:
     """``got`` matches the golden file: JSON and JSONL structurally, anything else exactly.
 
     Text formats (CSV, Markdown) hold numbers as rendered at their displayed precision,
-    which :func:`benchcheck.report._numbers.num` keeps stable, so they compare byte for byte.
+    which :func:`benchcheck.report.numbers.num` keeps stable, so they compare byte for byte.
     """
     text = got.decode("utf-8") if isinstance(got, bytes) else got
     expected = golden.read_text(encoding="utf-8")

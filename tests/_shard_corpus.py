@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchcheck.io.canonical import dumps
 from benchcheck.metrics.compute import compute_stats
-from benchcheck.report.canonical import dumps
 
 TAGS = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "E-LOC", "S-ORG", "I-ORG"]
 

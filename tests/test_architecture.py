@@ -1,11 +1,14 @@
-"""The layer rules of docs/architecture.md, checked on the import graph (grimp) and the source.
+"""The layer order of docs/architecture.md, checked on the import graph (grimp) and the source.
 
-- no import cycles between modules (lazy imports inside functions count);
-- ``labels``, ``stats``, ``diagnostics``, ``metrics`` and ``judges`` are pure: they import no
-  ``io``, ``runs``, ``cli``, ``report``, ``audit`` or ``engine`` module and no ``rich``, and
-  read or write no file (``judges`` keep their models and cache);
-- ``stats`` imports nothing from the package but errors;
-- ``rich`` only in ``cli`` and ``report``; ``cli`` is imported by nobody below it;
+- the order is read from the doc's ``Layer order:`` line: every package of ``benchcheck``
+  is in it, and a module imports only from its own package and from packages before its
+  own (``a | b`` are one tier: neither imports the other); lazy imports inside functions
+  and imports for type checkers count; there is no list of exceptions;
+- no import cycles between modules;
+- no private module (``_name``) of another package is imported (the root's own helpers,
+  ``benchcheck._hashset`` and friends, are shared by the package as a whole);
+- ``rich`` only in ``cli`` and ``report``;
+- ``labels``, ``stats``, ``diagnostics`` and ``metrics`` read or write no file;
 - library messages name parameters, never command-line flags.
 """
 
@@ -21,12 +24,16 @@ import pytest
 import benchcheck
 
 SRC = Path(benchcheck.__file__).parent
+DOC = SRC.parents[1] / "docs" / "architecture.md"
 PURE = ("labels", "stats", "diagnostics", "metrics", "judges")
-ABOVE = ("io", "runs", "cli", "report", "audit", "engine")
 
-#: Violations that stand today, each with the work that removes it; the list only shrinks.
-KNOWN: set[tuple[str, str]] = set()
-KNOWN_CYCLES: list[set[str]] = []
+
+def _order() -> list[set[str]]:
+    """The tiers of the doc's ``Layer order:`` line, first to last."""
+    text = DOC.read_text(encoding="utf-8")
+    found = re.search(r"^Layer order: `([^`]+)`", text, re.M)
+    assert found, "docs/architecture.md has no 'Layer order: `...`' line"
+    return [{p.strip() for p in tier.split("|")} for tier in found.group(1).split("→")]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +43,41 @@ def graph() -> grimp.ImportGraph:
 
 def _ours(graph: grimp.ImportGraph) -> list[str]:
     return sorted(m for m in graph.modules if m.startswith("benchcheck"))
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "benchcheck"
+
+
+def test_the_order_names_every_package_once() -> None:
+    tiers = _order()
+    named = [p for tier in tiers for p in tier]
+    assert len(named) == len(set(named)), "a package is named twice"
+    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
+    modules = {p.stem for p in SRC.glob("*.py") if p.stem != "__init__"}
+    assert set(named) == packages | modules | {"benchcheck"}
+    assert tiers[-1] == {"benchcheck"}, "the public API (benchcheck/__init__.py) comes last"
+
+
+def _crossings(graph: grimp.ImportGraph) -> list[tuple[str, str]]:
+    """(importer, imported) for every import from one package of ours into another."""
+    return [
+        (m, i)
+        for m in _ours(graph)
+        for i in graph.find_modules_directly_imported_by(m)
+        if i.startswith("benchcheck") and _layer(i) != _layer(m)
+    ]
+
+
+def test_every_import_follows_the_order(graph) -> None:
+    rank = {name: k for k, tier in enumerate(_order()) for name in tier}
+    bad = [
+        f"{m} ({_layer(m)}) imports {i} ({_layer(i)})"
+        for m, i in _crossings(graph)
+        if rank[_layer(i)] >= rank[_layer(m)]
+    ]
+    assert not bad, "\n".join(sorted(bad))
 
 
 def _cycles(graph: grimp.ImportGraph) -> list[set[str]]:
@@ -76,35 +118,17 @@ def _cycles(graph: grimp.ImportGraph) -> list[set[str]]:
 
 
 def test_no_import_cycles(graph):
-    cycles = [c for c in _cycles(graph) if c not in KNOWN_CYCLES]
+    cycles = _cycles(graph)
     assert not cycles, f"import cycles: {cycles}"
 
 
-def _layer(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
-
-
-def test_pure_layers_import_nothing_above_them(graph):
-    bad = set()
-    for m in _ours(graph):
-        if _layer(m) not in PURE:
-            continue
-        for i in graph.find_modules_directly_imported_by(m):
-            if _layer(i) in ABOVE and i.startswith("benchcheck.") or i == "rich":
-                bad.add((m, i))
-            if (
-                _layer(m) == "stats"
-                and i.startswith("benchcheck.")
-                and _layer(i)
-                not in (
-                    "stats",
-                    "errors",
-                )
-            ):
-                bad.add((m, i))
-    assert bad - KNOWN == set(), sorted(bad - KNOWN)
-    assert KNOWN - bad == set(), f"fixed, remove from KNOWN: {sorted(KNOWN - bad)}"
+def test_no_private_module_of_another_package_is_imported(graph) -> None:
+    bad = [
+        f"{m} imports {i}"
+        for m, i in _crossings(graph)
+        if any(part.startswith("_") for part in i.split(".")[2:])
+    ]
+    assert not bad, "\n".join(sorted(bad))
 
 
 def test_rich_only_in_cli_and_report(graph):
@@ -112,15 +136,11 @@ def test_rich_only_in_cli_and_report(graph):
     assert {_layer(m) for m in users} <= {"cli", "report"}, sorted(users)
 
 
-def test_nothing_below_the_cli_imports_it(graph):
-    bad = [
-        (m, i)
-        for m in _ours(graph)
-        if _layer(m) != "cli"
-        for i in graph.find_modules_directly_imported_by(m)
-        if _layer(i) == "cli"
-    ]
-    assert not bad, bad
+def test_pure_layers_import_no_io_or_rich(graph):
+    """The order already says it; said again because it is the rule a newcomer meets first."""
+    rank = {name: k for k, tier in enumerate(_order()) for name in tier}
+    for layer in PURE:
+        assert rank[layer] < rank["io"], layer
 
 
 _FILE_CALLS = re.compile(
@@ -148,28 +168,17 @@ def _code_without_strings(path: Path) -> str:
     return "\n".join(lines)
 
 
-#: Modules that still touch files, with the work that moves it to io (only shrinks).
-FILES_PENDING: set[str] = set()
-
-
 @pytest.mark.parametrize("path", _pure_files(), ids=lambda p: str(p.relative_to(SRC)))
 def test_pure_layers_touch_no_file(path):
     found = _FILE_CALLS.findall(_code_without_strings(path))
-    if str(path.relative_to(SRC)) in FILES_PENDING:
-        assert found, "no file access left: remove it from FILES_PENDING"
-        return
     assert not found, f"{path.relative_to(SRC)} reads or writes files: {found}"
-
-
-#: Modules whose messages still name flags, with the work that changes them (only shrinks).
-FLAGS_PENDING: set[str] = set()
 
 
 def test_library_messages_name_no_flags():
     """A ``--flag`` inside an error message of a pure layer or judges: name the parameter."""
     flag = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
     bad = []
-    for layer in (*PURE,):
+    for layer in PURE:
         for path in sorted((SRC / layer).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
@@ -182,7 +191,4 @@ def test_library_messages_name_no_flags():
                     if isinstance(part, ast.Constant) and isinstance(part.value, str):
                         if flag.search(part.value):
                             bad.append(f"{path.relative_to(SRC)}:{node.lineno}: {part.value!r}")
-    new = [b for b in bad if b.split(":")[0] not in FLAGS_PENDING]
-    assert not new, "\n".join(new)
-    fixed = FLAGS_PENDING - {b.split(":")[0] for b in bad}
-    assert not fixed, f"no flag left in {sorted(fixed)}: remove from FLAGS_PENDING"
+    assert not bad, "\n".join(bad)

@@ -15,7 +15,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time names load lazily
-    from benchcheck.audit import AuditInputs, AuditReport, run_audit
     from benchcheck.data.columns import Columns
     from benchcheck.data.model import Dataset
     from benchcheck.diagnostics.score import DiagnosisResult
@@ -23,12 +22,12 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time names load 
     from benchcheck.io.load import load
     from benchcheck.io.source import DataSource
     from benchcheck.metrics.compute import StatsResult, compute_stats
-    from benchcheck.report.folder import write_report
+    from benchcheck.runs.audit import AuditInputs, AuditReport, run_audit, write_report
     from benchcheck.runs.diagnose import run_diagnose as diagnose
     from benchcheck.runs.flag import FlagOptions, FlagRun
     from benchcheck.runs.flag import run_flag as flag
 
-__version__ = "0.1.0"
+from benchcheck._version import __version__
 
 #: public name → (module, name there). The top level holds one entry point per analysis and
 #: the types it returns; everything else is public in its layer's package:
@@ -58,10 +57,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "diagnose": ("benchcheck.runs.diagnose", "run_diagnose"),
     "DiagnosisResult": ("benchcheck.diagnostics.score", "DiagnosisResult"),
     # the audit (benchcheck audit): every analysis that applies, as one results object
-    "run_audit": ("benchcheck.audit", "run_audit"),
-    "AuditInputs": ("benchcheck.audit", "AuditInputs"),
-    "AuditReport": ("benchcheck.audit", "AuditReport"),
-    "write_report": ("benchcheck.report.folder", "write_report"),
+    "run_audit": ("benchcheck.runs.audit", "run_audit"),
+    "AuditInputs": ("benchcheck.runs.audit", "AuditInputs"),
+    "AuditReport": ("benchcheck.runs.audit", "AuditReport"),
+    "write_report": ("benchcheck.runs.audit", "write_report"),
 }
 
 __all__ = [

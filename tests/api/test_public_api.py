@@ -44,7 +44,7 @@ def _cli_json(argv: list[str], name: str) -> dict:
 def _round_trip(payload: dict) -> dict:
     import json
 
-    from benchcheck.report.canonical import dumps
+    from benchcheck.io.canonical import dumps
 
     return json.loads(dumps(payload))
 

@@ -101,7 +101,7 @@ def _commands() -> list[tuple[str, list[str]]]:
                 "data.jsonl",
                 "--judgments",
                 "j.parquet",
-                "--threshold",
+                "--min-confidence",
                 "0.8",
                 "--mode",
                 "flip",

@@ -1,4 +1,4 @@
-"""``benchcheck audit`` is a thin layer over benchcheck.audit.run_audit: options in, files out."""
+"""``benchcheck audit`` is a thin layer over runs.audit.run_audit: options in, files out."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
+from benchcheck.data.columns import Columns
 from benchcheck.diagnostics import sample_predictions_path
-from benchcheck.report.canonical import dumps
+from benchcheck.io.canonical import dumps
+from benchcheck.runs.audit import AuditInputs, NerInput, SuiteInput, TableInput, run_audit
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 
@@ -24,13 +25,12 @@ def test_samples_run_equals_the_library_on_the_same_inputs(tmp_path: Path) -> No
     rc, text = _cli(tmp_path, "--no-judge", "--seed", "2")
     assert rc == 0
     inputs = AuditInputs(
-        ner=str(NER_SAMPLE),
-        table=str(PAIR_SAMPLE),
-        text_a="grounding",
-        text_b="generated_text",
+        ner=NerInput(str(NER_SAMPLE)),
+        table=TableInput(str(PAIR_SAMPLE), Columns(text_a="grounding", text_b="generated_text")),
         judge=None,
-        suite=str(DIAGNOSTIC_SAMPLE),
-        suite_predictions={"overlap-baseline": str(sample_predictions_path())},
+        suite=SuiteInput(
+            str(DIAGNOSTIC_SAMPLE), {"overlap-baseline": str(sample_predictions_path())}
+        ),
         seed=2,
     )
     assert text == dumps(run_audit(inputs).results)
@@ -42,9 +42,11 @@ def test_options_become_inputs(tmp_path: Path) -> None:
     rc, text = _cli(tmp_path, *argv, "--scores", "93,91", "--compare", f"again={NER_SAMPLE}")
     assert rc == 0
     inputs = AuditInputs(
-        ner_splits={n: str(NER_SAMPLE / f"{n}.txt") for n in ("train", "test")},
-        scores={"model_1": 93.0, "model_2": 91.0},
-        compare={"again": str(NER_SAMPLE)},
+        ner=NerInput(
+            splits={n: str(NER_SAMPLE / f"{n}.txt") for n in ("train", "test")},
+            scores={"model_1": 93.0, "model_2": 91.0},
+            compare={"again": str(NER_SAMPLE)},
+        )
     )
     assert text == dumps(run_audit(inputs).results)
     assert json.loads(text)["stats"]["model_scores"] == {"model_1": 93.0, "model_2": 91.0}

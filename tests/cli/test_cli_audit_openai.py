@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 import typer
 
-from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
-from benchcheck.report.canonical import dumps
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.data.columns import Columns
+from benchcheck.io.canonical import dumps
+from benchcheck.runs.audit import AuditInputs, JudgeInput, TableInput, run_audit
+from benchcheck.runs.judging import JudgeSetup
 from benchcheck.sample_data import PAIR_SAMPLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
@@ -67,11 +68,10 @@ def test_audit_judges_on_the_base_url_server(tmp_path: Path, monkeypatch) -> Non
 
         monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "c2.sqlite")
         inputs = AuditInputs(
-            table=str(PAIR_SAMPLE),
-            text_a="grounding",
-            text_b="generated_text",
-            judge=f"openai:{MODEL}",
-            base_url=server.base_url,
+            table=TableInput(
+                str(PAIR_SAMPLE), Columns(text_a="grounding", text_b="generated_text")
+            ),
+            judge=JudgeInput(JudgeSetup((f"openai:{MODEL}",), base_url=server.base_url)),
         )
         api = dumps(run_audit(inputs).results)
         asked_again = len(server.requests) - len(asked)
@@ -142,8 +142,8 @@ def test_connection_defaults_are_those_of_judge() -> None:
 
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     names = ("base_url", "api_key_env", "timeout")
-    setup, inputs = JudgeSetup(), AuditInputs()
+    setup, judge = JudgeSetup(), AuditInputs().judge
     for command in ("audit", "judge"):
         shown = {p.name: p.default for p in commands[command].params}
         assert {k: shown[k] for k in names} == {k: getattr(setup, k) for k in names}, command
-    assert {k: getattr(inputs, k) for k in names} == {k: getattr(setup, k) for k in names}
+    assert judge is not None and judge.setup == setup

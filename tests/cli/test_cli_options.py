@@ -99,6 +99,7 @@ def test_flag_defaults_are_those_of_the_run():
     flag = typer.main.get_command(app).commands["flag"]  # type: ignore[attr-defined]
     shown = {p.name: p.default for p in flag.params}
     expected = FlagOptions()
-    for name in ("threshold", "detector", "calibration", "features", "combination", "flag_rule"):
+    assert shown["min_error_score"] == expected.threshold
+    for name in ("detector", "calibration", "features", "combination", "flag_rule"):
         assert shown[name] == getattr(expected, name), name
     assert tuple(float(b) for b in shown["bins"].split(",")) == DEFAULT_BINS

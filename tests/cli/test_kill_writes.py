@@ -218,7 +218,16 @@ def _big_case(folder: Path, n: int) -> None:
     [
         (["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl"], "flags.jsonl"),
         (
-            ["remedy", "data.jsonl", "--judgments", "j.parquet", "--threshold", "0.5", "-o", "out"],
+            [
+                "remedy",
+                "data.jsonl",
+                "--judgments",
+                "j.parquet",
+                "--min-confidence",
+                "0.5",
+                "-o",
+                "out",
+            ],
             "out",
         ),
     ],

@@ -12,7 +12,7 @@ import pytest
 
 from benchcheck.io.spreadsheet import FORMULA_STARTS, neutralise_frame, restore_frame
 from benchcheck.io.tables import read_rows, write_rows
-from benchcheck.report.folder import write_report
+from benchcheck.runs.audit import write_report
 
 # OWASP "CSV Injection" payloads, and harmless cells that look like them
 PAYLOADS = [
@@ -58,7 +58,8 @@ def test_report_flagged_csv_is_safe_and_jsonl_exact(tmp_path):
             "label": ["1", "-1"],
         }
     )
-    report = SimpleNamespace(results={"schema_version": "1.0"}, flagged=flagged, sources=())
+    results = {"title": "t", "inputs": {}, "analyses": []}
+    report = SimpleNamespace(results=results, flagged=flagged, sources=())
     write_report(report, tmp_path / "r")  # type: ignore[arg-type]
     rows = list(csv.DictReader(io.StringIO((tmp_path / "r" / "flagged.csv").read_text())))
     assert [r["id"] for r in rows] == ["'=1+1", "b"]

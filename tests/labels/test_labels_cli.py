@@ -168,7 +168,7 @@ def test_remedy_cli(case, capsys):
         "data.jsonl",
         "--judgments",
         "j.parquet",
-        "--threshold",
+        "--min-confidence",
         "0.8",
         "--mode",
         "flip",
@@ -189,7 +189,7 @@ def test_remedy_cli(case, capsys):
         "data.jsonl",
         "--flags",
         "flags.jsonl",
-        "--threshold",
+        "--min-confidence",
         "0.8",
         "--mode",
         "filter",
@@ -299,7 +299,8 @@ def test_flags_as_csv_and_source_column_guess(case, capsys):
 def test_bad_option_values_exit_2(case, capsys):
     assert main(["error-rate", "--errors", "1", "--sample", "10", "--confidence", "2"]) == 2
     assert "confidence" in capsys.readouterr().err
-    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--threshold", "1.5"]) == 2
+    assert main(["flag", "j.parquet", "--data", "data.jsonl", "--min-error-score", "1.5"]) == 2
+    assert "--min-error-score must be in [0, 1], got 1.5" in capsys.readouterr().err
     assert main(["flag", "j.parquet", "--data", "data.jsonl", "--bins", "0.9,0.5"]) == 2
     assert main(["flag", "j.parquet", "--data", "data.jsonl", "--judges", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err

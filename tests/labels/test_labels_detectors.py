@@ -174,7 +174,7 @@ def test_flag_rules():
     want = cleanlab_filter.find_label_issues(labels=y, pred_probs=q)
     got = flag_mask(q, [str(v) for v in y], ["0", "1", "2"], rule="cleanlab")
     assert got.tolist() == np.asarray(want).tolist()
-    with pytest.raises(UsageError, match="threshold"):
+    with pytest.raises(UsageError, match="min_error_score"):
         flag_mask(p, labels, ["0", "1"], threshold=1.5)
 
 

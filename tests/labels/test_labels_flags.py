@@ -11,12 +11,14 @@ from hypothesis import strategies as st
 
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.judgments import read_judgments
+from benchcheck.labels.detectors import detect
 from benchcheck.labels.ensemble import ensemble, judgment_labels
 from benchcheck.labels.flags import (
     bin_label,
+    check_judged_ids,
+    check_judged_labels,
     confident_learning_flags,
     detector_overlap,
-    flag_examples,
     parse_bins,
     summarize_flags,
 )
@@ -95,45 +97,54 @@ def test_bins():
     assert bin_label(0.49, edges) is None and bin_label(None, edges) is None
 
 
-def test_flag_examples_by_hand():
-    data = pl.DataFrame(
+def _judged(probs: dict[str, tuple[float, float]]) -> pl.DataFrame:
+    """One judge × one prompt giving these (P(0), P(1)) per id."""
+    ids = list(probs)
+    return pl.DataFrame(
         {
-            "id": ["a", "b", "c", "d", "e"],
-            "label": ["1", "0", "1", "0", "1"],
-            "line": [1, 2, 3, 4, 5],
+            "id": ids,
+            "judge": ["j"] * len(ids),
+            "prompt": ["p"] * len(ids),
+            "p_0": [probs[i][0] for i in ids],
+            "p_1": [probs[i][1] for i in ids],
         }
     )
-    ens = pl.DataFrame(
-        {
-            "id": ["a", "b", "c", "d"],
-            "p_0": [0.96, 0.3, 0.35, 0.2],
-            "p_1": [0.04, 0.7, 0.65, 0.8],
-            "n_members": [4] * 4,
-            "llm_label": ["0", "1", "1", "1"],
-            "confidence": [0.96, 0.7, 0.65, 0.8],
-        }
-    )
-    # one example of five has no judgment: 20 %, above the default 5 % an error
-    with pytest.raises(InputError, match=r"1 of 5 ids of the data are not in the judgments \('e'"):
-        flag_examples(data, ens, threshold=0.68, source="d.jsonl")
-    f = flag_examples(data, ens, threshold=0.68, max_unmatched=0.2)
+
+
+def test_the_flag_rule_by_hand():
+    """detect (the one rule): disagree and error score = 1 - P(original) >= threshold."""
+    data = pl.DataFrame({"id": list("abcde"), "label": ["1", "0", "1", "0", "1"]})
+    probs = {
+        "a": (0.96, 0.04),  # disagrees, error score 0.96
+        "b": (0.3, 0.7),  # disagrees, 0.7
+        "c": (0.35, 0.65),  # agrees
+        "d": (0.2, 0.8),  # disagrees, 0.8
+        "e": (0.1, 0.9),  # agrees
+    }
+    f = detect(data, _judged(probs), calibration="none", threshold=0.68).frame
+    assert f["error_score"].to_list() == pytest.approx([0.96, 0.7, 0.35, 0.8, 0.1])
     assert f["disagree"].to_list() == [True, True, False, True, False]
     assert f["flagged"].to_list() == [True, True, False, True, False]
     assert f["rank"].to_list() == [1, 3, None, 2, None]
-    assert f["bin"].to_list() == ["[0.95, 1]", "[0.7, 0.8)", "[0.6, 0.7)", "[0.8, 0.9)", None]
+    assert f["bin"].to_list() == ["[0.95, 1]", "[0.7, 0.8)", None, "[0.8, 0.9)", None]
     s = summarize_flags(f, threshold=0.68)
-    assert (s.n, s.judged, s.disagreements, s.flagged) == (5, 4, 3, 3)
+    assert (s.n, s.judged, s.disagreements, s.flagged) == (5, 5, 3, 3)
     assert s.flagged_by_bin["[0.95, 1]"] == 1 and sum(s.flagged_by_bin.values()) == 3
+    # one example of five has no judgment: 20 %, above the default 5 % an error
+    with pytest.raises(InputError, match=r"1 of 5 ids of the data are not in the judgments \('e'"):
+        check_judged_ids(data, list("abcd"), source="d.jsonl")
     bad = data.with_columns(pl.Series("label", ["1", "0", "2", "0", "1"]))
     with pytest.raises(InputError) as exc:
-        flag_examples(bad, ens, source="d.jsonl", labels=["0", "1"], max_unmatched=0.2)
+        check_judged_labels(
+            bad.with_columns(pl.Series("line", [1, 2, 3, 4, 5])), ["0", "1"], source="d.jsonl"
+        )
     assert "d.jsonl:3" in str(exc.value)
 
 
 def test_flags_find_injected_flips():
     data, j, truth, flipped = make_case(300, flip_rate=0.15, seed=4)
     d = data.with_columns(pl.col("label").cast(pl.String))
-    f = flag_examples(d, ensemble(j), threshold=0.5)
+    f = detect(d, j, calibration="none", threshold=0.5).frame
     flagged = f["flagged"].to_numpy()
     precision = flipped[flagged].mean()
     assert precision > 0.8 and flipped.mean() < 0.2
@@ -170,10 +181,10 @@ def test_property_flags_and_order_invariance(seed, threshold):
         == e2.sort("id").select("id", "llm_label").rows()
     )
     np.testing.assert_allclose(e1.sort("id")["p_1"].to_numpy(), e2.sort("id")["p_1"].to_numpy())
-    f = flag_examples(d, e1, threshold=threshold)
+    f = detect(d, j, calibration="none", threshold=threshold).frame
     flagged = f.filter(pl.col("flagged"))
-    assert (flagged["disagree"]).all() and (flagged["confidence"] >= threshold).all()
+    assert (flagged["disagree"]).all() and (flagged["error_score"] >= threshold).all()
     assert sorted(flagged["rank"].to_list()) == list(range(1, flagged.height + 1))
-    conf = flagged.sort("rank")["confidence"].to_list()
-    assert conf == sorted(conf, reverse=True)
+    scores = flagged.sort("rank")["error_score"].to_list()
+    assert scores == sorted(scores, reverse=True)
     assert f.filter(~pl.col("flagged"))["rank"].null_count() == f.height - flagged.height

@@ -12,18 +12,15 @@ from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
-from benchcheck.labels.ensemble import ensemble
-from benchcheck.labels.flags import flag_examples
+from benchcheck.labels.detectors import detect
 from benchcheck.labels.remedies import apply_remedy, rerank
 from benchcheck.runs.labels import write_remedy
 
 
 def _flags(n=80, seed=0):
     data, j, truth, flipped = make_case(n, flip_rate=0.2, seed=seed)
-    f = flag_examples(
-        data.with_columns(pl.col("label").cast(pl.String)), ensemble(j), threshold=0.0
-    )
-    return data, f
+    d = data.with_columns(pl.col("label").cast(pl.String))
+    return data, detect(d, j, calibration="none", threshold=0.0).frame
 
 
 @pytest.mark.parametrize("mode", ["filter", "flip"])
@@ -32,15 +29,15 @@ def test_remedy_counts_types_and_ablation(tmp_path, mode):
     src = write_jsonl(data, tmp_path / "train.jsonl")
     digest = hashlib.sha256(src.read_bytes()).hexdigest()
     rows = read_rows(src)
-    out = apply_remedy(rows, f, mode=mode, threshold=0.8, seed=3)
+    out = apply_remedy(rows, f, mode=mode, min_confidence=0.8, seed=3)
     sel = f.filter(pl.col("disagree") & (pl.col("confidence") >= 0.8))
     k = sel.height
     assert k > 0
     assert out["_selected"]["id"].to_list() == [i for i in data["id"] if i in set(sel["id"])]
     assert out["_ablation"].height == k
-    again = apply_remedy(rows, f, mode=mode, threshold=0.8, seed=3)
+    again = apply_remedy(rows, f, mode=mode, min_confidence=0.8, seed=3)
     assert again["_ablation"]["id"].to_list() == out["_ablation"]["id"].to_list()
-    other = apply_remedy(rows, f, mode=mode, threshold=0.8, seed=4)
+    other = apply_remedy(rows, f, mode=mode, min_confidence=0.8, seed=4)
     assert other["_ablation"]["id"].to_list() != out["_ablation"]["id"].to_list()
     cleaned, abl = out["cleaned"], out["ablation_random"]
     assert cleaned["label"].dtype == data["label"].dtype  # ints stay ints
@@ -54,14 +51,14 @@ def test_remedy_counts_types_and_ablation(tmp_path, mode):
         assert all(str(new[i]) == llm[i] for i in llm)
         changed = (abl["label"] != data["label"]).sum()
         assert changed == k
-    res = write_remedy(out, tmp_path / "out", source=src, mode=mode, threshold=0.8, seed=3)
+    res = write_remedy(out, tmp_path / "out", source=src, mode=mode, min_confidence=0.8, seed=3)
     assert res.n == data.height and res.n_selected == k
     back = read_rows(res.files["cleaned"])
     assert back.height == cleaned.height
     assert hashlib.sha256(src.read_bytes()).hexdigest() == digest  # input untouched
     with pytest.raises(UsageError, match="it is an input of this command"):
         write_remedy(
-            out, tmp_path, source=tmp_path / "cleaned.jsonl", mode=mode, threshold=0.8, seed=3
+            out, tmp_path, source=tmp_path / "cleaned.jsonl", mode=mode, min_confidence=0.8, seed=3
         )
 
 

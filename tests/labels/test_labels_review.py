@@ -13,7 +13,7 @@ from benchcheck.errors import InputError, UsageError
 from benchcheck.io.review import read_expert_file
 from benchcheck.io.tables import read_rows, write_rows
 from benchcheck.labels.review import build_review, content_hash
-from benchcheck.runs.review import export_review, import_review
+from benchcheck.runs.review import run_review_export, run_review_import
 from benchcheck.stats.agreement import cohen_kappa
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -71,7 +71,7 @@ def _fill(folder: Path, answer, names=("expert_a", "expert_b")) -> None:
 
 
 def test_export_matches_golden(tmp_path):
-    res = export_review(_flags(), tmp_path / "review", experts=2, seed=1)
+    res = run_review_export(_flags(), tmp_path / "review", experts=2, seed=1)
     assert res.package.n_items == 8 and res.package.n_flagged == 8
     assert list(res.files) == EXPORT_FILES and res.replaced == ()
     if REGEN:
@@ -83,9 +83,9 @@ def test_export_matches_golden(tmp_path):
 
 def test_export_is_blind_and_seeded(tmp_path):
     flags = _flags()
-    export_review(flags, tmp_path / "a", seed=1)
-    export_review(flags, tmp_path / "b", seed=1)
-    export_review(flags, tmp_path / "c", seed=2)
+    run_review_export(flags, tmp_path / "a", seed=1)
+    run_review_export(flags, tmp_path / "b", seed=1)
+    run_review_export(flags, tmp_path / "c", seed=2)
     a = (tmp_path / "a" / "expert_a.csv").read_text()
     assert a == (tmp_path / "b" / "expert_a.csv").read_text()
     assert a != (tmp_path / "c" / "expert_a.csv").read_text()
@@ -123,7 +123,7 @@ def test_content_hash_is_sha256_of_id_and_texts():
 
 
 def test_export_sample(tmp_path):
-    res = export_review(_flags(), tmp_path, seed=3, sample=3)
+    res = run_review_export(_flags(), tmp_path, seed=3, sample=3)
     assert res.package.n_items == 3
     key = read_rows(tmp_path / "key.jsonl")
     assert key["review_id"].is_not_null().sum() == 3
@@ -156,7 +156,7 @@ def test_audit_sample_is_mixed_in_blind_and_recorded_in_the_key(tmp_path):
     ids = set(audit.key.filter(pl.col("review_id").is_not_null())["id"])
     assert ids != set(other.key.filter(pl.col("review_id").is_not_null())["id"])
     # the written files carry no stratum
-    export_review(flags, tmp_path / "r", seed=4, audit_sample=10)
+    run_review_export(flags, tmp_path / "r", seed=4, audit_sample=10)
     for name in SHOWN:
         text = (tmp_path / "r" / name).read_text()
         assert "undisputed" not in text and "stratum" not in text, name
@@ -170,7 +170,7 @@ def test_audit_sample_larger_than_the_undisputed_is_refused():
 
 
 def test_import_matches_golden(tmp_path):
-    run = import_review(
+    run = run_review_import(
         [GOLDEN / "filled" / "expert_a.csv", GOLDEN / "filled" / "expert_b.csv"],
         key_path=GOLDEN / "export" / "key.jsonl",
         reconciled=GOLDEN / "filled" / "reconciled.csv",
@@ -185,7 +185,7 @@ def test_import_matches_golden(tmp_path):
 
 
 def test_import_rules_by_hand():
-    run = import_review(
+    run = run_review_import(
         [GOLDEN / "filled" / "expert_a.csv", GOLDEN / "filled" / "expert_b.csv"],
         key_path=GOLDEN / "export" / "key.jsonl",
         reconciled=GOLDEN / "filled" / "reconciled.csv",
@@ -228,7 +228,7 @@ def test_import_bad_label_names_file_and_line(tmp_path):
     text[3] = text[3].rsplit(",", 1)[0] + ",maybe"
     bad.write_text("\n".join(text) + "\n")
     with pytest.raises(InputError) as exc:
-        import_review([bad], key_path=GOLDEN / "export" / "key.jsonl")
+        run_review_import([bad], key_path=GOLDEN / "export" / "key.jsonl")
     assert exc.value.line == 4 and str(bad) in str(exc.value) and "maybe" in str(exc.value)
 
 
@@ -236,10 +236,10 @@ def test_import_unknown_review_id_and_missing_key(tmp_path):
     f = tmp_path / "e.csv"
     f.write_text("review_id,label\nr9999,1\n")
     with pytest.raises(InputError, match="not in the review key") as exc:
-        import_review([f], key_path=GOLDEN / "export" / "key.jsonl")
+        run_review_import([f], key_path=GOLDEN / "export" / "key.jsonl")
     assert exc.value.line == 2
     with pytest.raises(InputError, match="key"):
-        import_review([f])
+        run_review_import([f])
 
 
 def test_label_studio_json_and_three_experts(tmp_path):
@@ -258,7 +258,7 @@ def test_label_studio_json_and_three_experts(tmp_path):
     ls.write_text(json.dumps(tasks))
     (c,) = read_expert_file(ls, labels=["0", "1"])
     assert c.labels == a.labels and c.hashes == a.hashes
-    run = import_review(
+    run = run_review_import(
         [GOLDEN / "filled" / "expert_a.csv", GOLDEN / "filled" / "expert_b.csv", ls],
         key_path=GOLDEN / "export" / "key.jsonl",
     )
@@ -267,7 +267,7 @@ def test_label_studio_json_and_three_experts(tmp_path):
 
 
 def test_argilla_files_follow_the_argilla_2_record_and_settings_format(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     settings = json.loads((tmp_path / "argilla" / "settings.json").read_text())
     records = json.loads((tmp_path / "argilla" / "records.json").read_text())
     sheet = pl.read_csv(tmp_path / "expert_a.csv", infer_schema=False)
@@ -288,7 +288,7 @@ def test_argilla_files_follow_the_argilla_2_record_and_settings_format(tmp_path)
 
 
 def test_argilla_export_with_two_annotators_is_two_experts(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     records = json.loads((tmp_path / "argilla" / "records.json").read_text())
     for k, r in enumerate(records):
         r["responses"] = {
@@ -299,7 +299,7 @@ def test_argilla_export_with_two_annotators_is_two_experts(tmp_path):
         }
     out = tmp_path / "argilla_export.json"
     out.write_text(json.dumps(records))
-    run = import_review([out], key_path=tmp_path / "key.jsonl")
+    run = run_review_import([out], key_path=tmp_path / "key.jsonl")
     # one naming rule for every export that names its annotators: <file stem>@<annotator>
     assert run.summary.experts == ("argilla_export@aaaaaaaa-1", "argilla_export@bbbbbbbb-2")
     assert run.summary.agreement_before["n"] == len(records)
@@ -310,9 +310,9 @@ def test_argilla_export_with_two_annotators_is_two_experts(tmp_path):
 def test_sampled_review_marks_the_rest_not_reviewed(tmp_path):
     from benchcheck.labels.analysis import gold_error_rate
 
-    export_review(_flags(), tmp_path, seed=5, sample=3)
+    run_review_export(_flags(), tmp_path, seed=5, sample=3)
     _fill(tmp_path, lambda row: "0")
-    run = import_review([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
+    run = run_review_import([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
     assert run.summary.status_counts == {
         "llm_agrees": 4,
         "experts_agree": 3,
@@ -328,12 +328,12 @@ def test_sampled_review_marks_the_rest_not_reviewed(tmp_path):
 
 
 def test_export_refuses_a_folder_that_holds_a_review_and_names_it(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     _fill(tmp_path, lambda row: "1", names=("expert_a",))
     filled = (tmp_path / "expert_a.csv").read_bytes()
     key = (tmp_path / "key.jsonl").read_bytes()
     with pytest.raises(UsageError) as exc:
-        export_review(_flags(), tmp_path, seed=2)
+        run_review_export(_flags(), tmp_path, seed=2)
     msg = str(exc.value)
     assert "expert_a.csv (8 answer(s) filled)" in msg and "key.jsonl" in msg and "force" in msg
     assert (tmp_path / "expert_a.csv").read_bytes() == filled  # nothing touched
@@ -343,9 +343,9 @@ def test_export_refuses_a_folder_that_holds_a_review_and_names_it(tmp_path):
     only_key.mkdir()
     shutil.copy(tmp_path / "key.jsonl", only_key / "key.jsonl")
     with pytest.raises(UsageError, match="key.jsonl"):
-        export_review(_flags(), only_key, seed=1)
+        run_review_export(_flags(), only_key, seed=1)
     # with force it overwrites, and says what it replaced
-    res = export_review(_flags(), tmp_path, seed=2, force=True)
+    res = run_review_export(_flags(), tmp_path, seed=2, force=True)
     assert "expert_a.csv (8 answer(s) filled)" in res.replaced
     assert any(r.startswith("key.jsonl") for r in res.replaced)
     assert (tmp_path / "key.jsonl").read_bytes() != key
@@ -353,16 +353,16 @@ def test_export_refuses_a_folder_that_holds_a_review_and_names_it(tmp_path):
 
 def test_export_into_an_empty_or_unrelated_folder_is_fine(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    res = export_review(_flags(), tmp_path, seed=1)
+    res = run_review_export(_flags(), tmp_path, seed=1)
     assert res.replaced == () and (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_import_refuses_an_expert_file_of_another_export(tmp_path):
-    export_review(_flags(), tmp_path / "one", seed=1)
-    export_review(_flags(), tmp_path / "two", seed=2)  # same review ids, other items
+    run_review_export(_flags(), tmp_path / "one", seed=1)
+    run_review_export(_flags(), tmp_path / "two", seed=2)  # same review ids, other items
     _fill(tmp_path / "two", lambda row: "0")
     with pytest.raises(InputError, match="not exported with this review key") as exc:
-        import_review(
+        run_review_import(
             [tmp_path / "one" / "expert_a.csv", tmp_path / "two" / "expert_b.csv"],
             key_path=tmp_path / "one" / "key.jsonl",
         )
@@ -371,43 +371,43 @@ def test_import_refuses_an_expert_file_of_another_export(tmp_path):
     sheet = pl.read_csv(tmp_path / "two" / "expert_b.csv", infer_schema=False)
     sheet.drop("content_hash").write_csv(tmp_path / "texts_only.csv")
     with pytest.raises(InputError, match="not exported with this review key"):
-        import_review([tmp_path / "texts_only.csv"], key_path=tmp_path / "one" / "key.jsonl")
+        run_review_import([tmp_path / "texts_only.csv"], key_path=tmp_path / "one" / "key.jsonl")
     # and a file with neither cannot prove it belongs
     sheet.select("review_id", "label").write_csv(tmp_path / "bare.csv")
     with pytest.raises(InputError, match="cannot check"):
-        import_review([tmp_path / "bare.csv"], key_path=tmp_path / "one" / "key.jsonl")
+        run_review_import([tmp_path / "bare.csv"], key_path=tmp_path / "one" / "key.jsonl")
 
 
 def test_import_accepts_texts_instead_of_the_hash(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     _fill(tmp_path, lambda row: row["label"])
     for name in ("expert_a", "expert_b"):
         sheet = pl.read_csv(tmp_path / f"{name}.csv", infer_schema=False)
         sheet.drop("content_hash").write_csv(tmp_path / f"{name}.csv")
-    run = import_review([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
+    run = run_review_import([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
     assert run.summary.status_counts["experts_agree"] == 8
 
 
 def test_import_refuses_a_file_given_twice(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     _fill(tmp_path, lambda row: "0")
     a = tmp_path / "expert_a.csv"
     with pytest.raises(UsageError, match="given twice"):
-        import_review([a, a])
+        run_review_import([a, a])
     with pytest.raises(UsageError, match="given twice"):
-        import_review([a, tmp_path / "." / "expert_a.csv"])
+        run_review_import([a, tmp_path / "." / "expert_a.csv"])
     os.link(a, tmp_path / "hardlink.csv")
     with pytest.raises(UsageError, match="given twice"):
-        import_review([a, tmp_path / "hardlink.csv"])
+        run_review_import([a, tmp_path / "hardlink.csv"])
     with pytest.raises(UsageError, match="reconciled"):
-        import_review([a, tmp_path / "expert_b.csv"], reconciled=a)
+        run_review_import([a, tmp_path / "expert_b.csv"], reconciled=a)
     # two copies with the same bytes: accepted (experts may agree fully) but warned about
-    run = import_review([a, tmp_path / "expert_b.csv"])
+    run = run_review_import([a, tmp_path / "expert_b.csv"])
     assert any("identical byte for byte" in w for w in run.summary.warnings)
 
 
 def test_import_refuses_duplicate_ids(tmp_path):
-    export_review(_flags(), tmp_path, seed=1)
+    run_review_export(_flags(), tmp_path, seed=1)
     _fill(tmp_path, lambda row: "0")
     lines = (tmp_path / "key.jsonl").read_text().splitlines()
     dup_id = json.loads(lines[1])
@@ -415,21 +415,21 @@ def test_import_refuses_duplicate_ids(tmp_path):
     bad = tmp_path / "bad_key.jsonl"
     bad.write_text("\n".join([lines[0], json.dumps(dup_id), *lines[2:]]) + "\n")
     with pytest.raises(InputError, match="id given twice") as exc:
-        import_review([tmp_path / "expert_a.csv"], key_path=bad)
+        run_review_import([tmp_path / "expert_a.csv"], key_path=bad)
     assert exc.value.line == 2 and str(bad) in str(exc.value)
     rows = (tmp_path / "expert_a.csv").read_text().splitlines()
     (tmp_path / "dup.csv").write_text("\n".join([*rows, rows[1]]) + "\n")
     with pytest.raises(InputError, match="review_id given twice") as exc:
-        import_review([tmp_path / "dup.csv"], key_path=tmp_path / "key.jsonl")
+        run_review_import([tmp_path / "dup.csv"], key_path=tmp_path / "key.jsonl")
     assert exc.value.line == len(rows) + 1
     with pytest.raises(InputError, match="id given twice"):
         build_review(pl.concat([_flags(), _flags().head(1)]))
 
 
 def test_export_refuses_a_review_key_as_flags(tmp_path):
-    export_review(_flags(), tmp_path / "r", seed=1)
+    run_review_export(_flags(), tmp_path / "r", seed=1)
     with pytest.raises(InputError, match="review key") as exc:
-        export_review(tmp_path / "r" / "key.jsonl", tmp_path / "s")
+        run_review_export(tmp_path / "r" / "key.jsonl", tmp_path / "s")
     assert "key.jsonl" in str(exc.value)
 
 
@@ -465,7 +465,7 @@ def test_expert_csv_neutralises_formulas_and_import_restores_them(tmp_path):
             "flagged": [True] * n,
         }
     )
-    export_review(flags, tmp_path, seed=0)
+    run_review_export(flags, tmp_path, seed=0)
     sheet = pl.read_csv(tmp_path / "expert_a.csv", infer_schema=False)
     key = read_rows(tmp_path / "key.jsonl")
     id_of = dict(zip(key["review_id"], key["id"], strict=True))
@@ -481,7 +481,7 @@ def test_expert_csv_neutralises_formulas_and_import_restores_them(tmp_path):
     for name in ("expert_a", "expert_b"):
         s = pl.read_csv(tmp_path / f"{name}.csv", infer_schema=False)
         s.drop("content_hash").write_csv(tmp_path / f"{name}.csv")
-    run = import_review([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
+    run = run_review_import([tmp_path / "expert_a.csv", tmp_path / "expert_b.csv"])
     assert run.summary.status_counts["experts_agree"] == n
     tasks = json.loads((tmp_path / "tasks.json").read_text())  # JSON is left as is
     assert {t["data"]["text_a"] for t in tasks} == set(texts)
@@ -501,12 +501,12 @@ def test_audit_review_to_gold_keeps_the_paper_figure_and_feeds_the_strata(tmp_pa
     def truth(row):
         return ("0" if row["label"] == "1" else "1") if row["id"] in wrong else row["label"]
 
-    export_review(flags, tmp_path / "plain", seed=7)
+    run_review_export(flags, tmp_path / "plain", seed=7)
     _fill(tmp_path / "plain", truth)
-    plain = import_review([tmp_path / "plain" / f"expert_{x}.csv" for x in "ab"]).gold
-    export_review(flags, tmp_path / "audit", seed=7, audit_sample=48)  # a census of the rest
+    plain = run_review_import([tmp_path / "plain" / f"expert_{x}.csv" for x in "ab"]).gold
+    run_review_export(flags, tmp_path / "audit", seed=7, audit_sample=48)  # a census of the rest
     _fill(tmp_path / "audit", truth)
-    audit = import_review([tmp_path / "audit" / f"expert_{x}.csv" for x in "ab"])
+    audit = run_review_import([tmp_path / "audit" / f"expert_{x}.csv" for x in "ab"])
     assert audit.summary.audited == 48 and audit.summary.audit_errors == 3
     # the paper's lower bound is the same with or without the audit
     lb_plain, left_plain = gold_error_rate(plain, population=60)

@@ -16,7 +16,7 @@ import pytest
 from benchcheck.cli import main
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
-from benchcheck.runs.review import export_review, import_review
+from benchcheck.runs.review import run_review_export, run_review_import
 
 ACCURACY = (0.95, 0.9, 0.8, 0.7, 0.55)
 NAMES = tuple(f"expert_{c}" for c in "abcde")
@@ -36,7 +36,7 @@ def _review(tmp_path: Path, n: int = 300, seed: int = 0) -> dict[str, str]:
             "confidence": [0.9] * n,
         }
     ).with_columns(pl.lit(True).alias("flagged"))  # every pair goes to review
-    export_review(flags, tmp_path, experts=5, seed=1)
+    run_review_export(flags, tmp_path, experts=5, seed=1)
     right = dict(zip(flags["id"], truth, strict=True))
     key = {r["review_id"]: r["id"] for r in read_rows(tmp_path / "key.jsonl").to_dicts()}
     for name, acc in zip(NAMES, ACCURACY, strict=True):
@@ -57,10 +57,10 @@ def _accuracy(gold: pl.DataFrame, truth: dict[str, str]) -> float:
 def test_consensus_rules_on_five_reviewers(tmp_path):
     truth = _review(tmp_path)
     files = [tmp_path / f"{n}.csv" for n in NAMES]
-    unanimous = import_review(files)
-    majority = import_review(files, consensus="majority")
-    crowd = import_review(files, consensus="dawid-skene")
-    adjudicated = import_review(files, consensus="adjudicator", adjudicator="expert_a")
+    unanimous = run_review_import(files)
+    majority = run_review_import(files, consensus="majority")
+    crowd = run_review_import(files, consensus="dawid-skene")
+    adjudicated = run_review_import(files, consensus="adjudicator", adjudicator="expert_a")
     n = unanimous.summary.n_reviewed
     # unanimous leaves every disagreement open; the others decide (5 binary answers: no tie)
     assert unanimous.summary.status_counts["unresolved"] > 0.5 * n
@@ -150,14 +150,14 @@ def test_consensus_option_errors(tmp_path):
     _review(tmp_path, n=20)
     files = [tmp_path / f"{n}.csv" for n in NAMES[:2]]
     with pytest.raises(UsageError, match="none of the experts"):
-        import_review(files, consensus="adjudicator", adjudicator="expert_z")
+        run_review_import(files, consensus="adjudicator", adjudicator="expert_z")
     with pytest.raises(UsageError, match="goes with"):
-        import_review(files, adjudicator="expert_a")
+        run_review_import(files, adjudicator="expert_a")
     with pytest.raises(UsageError, match="must be one of"):
-        import_review(files, consensus="loudest")
+        run_review_import(files, consensus="loudest")
     # a sheet exported but never filled is refused, naming the file
     blank = pl.read_csv(tmp_path / "expert_c.csv", infer_schema=False)
     blank.with_columns(pl.lit("").alias("label")).write_csv(tmp_path / "expert_c.csv")
     with pytest.raises(InputError, match="answered nothing") as exc:
-        import_review([*files, tmp_path / "expert_c.csv"])
+        run_review_import([*files, tmp_path / "expert_c.csv"])
     assert str(exc.value.path).endswith("expert_c.csv")

@@ -18,8 +18,8 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
     r = copy.deepcopy(base)
     r["title"] = "planted " + PWN_SCRIPT
     r["inputs"]["evil"] = PWN_URL
-    r["notes"] = [PWN_SCRIPT, ODD]
     stats = r["stats"]
+    stats["notes"] = [PWN_SCRIPT, ODD]
     stats["dataset"] = PWN_ATTR
     types = r["entity_types"]
     types["types"].append(PWN_ATTR)
@@ -53,8 +53,13 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
             }
         )
     r["label_errors"] = {
-        "dataset": {"source": PWN_URL, "n": 40},
-        "judge": {"judge": "llama-cpp:" + PWN_ATTR, "prompts": ["nli", PWN_SCRIPT], "members": 2},
+        "dataset": {"source": PWN_URL, "n": 40, "columns": {"text_a": PWN_TABLE, "text_b": "b"}},
+        "judge": {
+            "judge": "llama-cpp:" + PWN_ATTR,
+            "weights_sha256": None,
+            "prompts": ["nli", PWN_SCRIPT],
+            "members": 2,
+        },
         "text_columns": ["text_a", "text_b"],
         "summary": {
             "n": 40,
@@ -86,8 +91,13 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
         "ci": [0.22, 0.96],
         "ci_fpc": [0.3, 0.92],
         "confidence": 0.95,
+        "fpc": 0.93,
+        "lower_bound": 0.3,
+        "population_errors_lower": 12,
     }
     r["bin_agreement"] = {
+        "bootstrap": 100,
+        "seed": 0,
         "bins": [
             {
                 "bin": "[0.8, 0.9)",
@@ -107,10 +117,13 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
                 "with_original_ci": [0.0, 0.0],
                 "warning": None,
             },
-        ]
+        ],
     }
     r["ensemble_curve"] = {
         "unit": "member",
+        "repeats": 5,
+        "seed": 0,
+        "members": ["j/nli", "j/" + PWN_SCRIPT],
         "points": [
             {
                 "size": s,

@@ -16,7 +16,7 @@ import pytest
 from _report_planted import PWN_ATTR, PWN_SCRIPT, PWN_TABLE, PWN_URL, planted_results
 
 from benchcheck.cli import main
-from benchcheck.report.html import render_html
+from benchcheck.runs.audit import render_results
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "_artifacts"
@@ -45,7 +45,7 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["audit", "-o", str(folder), "--no-judge", "--json", str(folder / "x.json")]) == 0
     base = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     page = folder / "planted.html"
-    page.write_text(render_html(planted_results(base)), encoding="utf-8")
+    page.write_text(render_results(planted_results(base))[0], encoding="utf-8")
     return page
 
 
@@ -221,7 +221,7 @@ def test_long_texts_open_fast_behind_an_expander(pw, tmp_path: Path) -> None:
     from report_long_texts_bench import results
 
     target = tmp_path / "long.html"
-    target.write_text(render_html(results(40, 100_000)), encoding="utf-8")
+    target.write_text(render_results(results(40, 100_000))[0], encoding="utf-8")
     assert target.stat().st_size < 1.5 * 2**20
     ctx = _launch(pw, tmp_path / "profile")
     page = ctx.new_page()

@@ -9,21 +9,23 @@ the Markdown and the terminal line for the first only.
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 from pathlib import Path
 
 import pytest
 
-from benchcheck.audit import AuditInputs, run_audit
+from benchcheck.data.columns import Columns
+from benchcheck.io.canonical import dumps
 from benchcheck.io.judge_quality import STRONG_JUDGE, load_judge_quality
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
 from benchcheck.judges.resolve import DEFAULT_MODEL
-from benchcheck.report.html import render_html
-from benchcheck.report.markdown import render_markdown
+from benchcheck.runs.audit import AuditInputs, AuditReport, TableInput, render_results, run_audit
+from benchcheck.runs.audit import terminal_summary as audit_summary
 from benchcheck.sample_data import PAIR_SAMPLE
 
-PAIR = {"table": str(PAIR_SAMPLE), "text_a": "grounding", "text_b": "generated_text"}
+PAIR = TableInput(str(PAIR_SAMPLE), Columns(text_a="grounding", text_b="generated_text"))
 TITLE = "How good is this judge?"
 
 
@@ -43,13 +45,25 @@ def _stub(identity: JudgeIdentity) -> Judge:
     return Stub()
 
 
-def _audit(identity: JudgeIdentity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+def _report(identity: JudgeIdentity, tmp_path: Path, monkeypatch) -> AuditReport:
     import benchcheck.judges.cache as cache_mod
     import benchcheck.judges.run as run_mod
 
     monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: _stub(identity))
     monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
-    return run_audit(AuditInputs(**PAIR)).results
+    return run_audit(AuditInputs(table=PAIR))
+
+
+def _audit(identity: JudgeIdentity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    return json.loads(dumps(_report(identity, tmp_path, monkeypatch).results))
+
+
+def render_markdown(results: dict) -> str:
+    return render_results(results)[1]
+
+
+def render_html(results: dict) -> str:
+    return render_results(results)[0]
 
 
 def _two(x: float) -> str:
@@ -122,9 +136,8 @@ def test_default_judge_report_shows_its_measured_quality(tmp_path, monkeypatch) 
         assert all(c in text for c in row), row
     assert STRONG_JUDGE["judge"] in text
     # ... and `benchcheck audit` prints them after its one line per analysis.
-    from benchcheck.report.terminal.audit import audit_renderables
-
-    shown = audit_renderables(results, None, [])
+    report = _report(JudgeIdentity("llama-cpp", DEFAULT_MODEL, "f" * 64), tmp_path, monkeypatch)
+    shown = audit_summary(report)
     assert any(
         getattr(r, "title", None) == "How good is this judge? (benchmark, planted label errors)"
         for r in shown
@@ -140,7 +153,6 @@ def test_no_default_judge_section_for_an_openai_judge(tmp_path, monkeypatch) -> 
     assert TITLE not in render_html(results)
     line = next(a["detail"] for a in results["analyses"] if a["name"] == "label errors")
     assert "default judge" not in line and "openai:gpt-4o-mini" in line
-    from benchcheck.report.terminal.audit import audit_renderables
-
-    titles = [getattr(r, "title", None) for r in audit_renderables(results, None, [])]
+    report = _report(ident, tmp_path, monkeypatch)
+    titles = [getattr(r, "title", None) for r in audit_summary(report)]
     assert not any(t and "How good is this judge" in str(t) for t in titles)

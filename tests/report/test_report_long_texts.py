@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from benchcheck.report.html import MAX_TEXT_CHARS, PREVIEW_CHARS, long_text, render_html
+from benchcheck.report.html import MAX_TEXT_CHARS, PREVIEW_CHARS, long_text
+from benchcheck.runs.audit import render_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from report_long_texts_bench import results  # noqa: E402
@@ -26,7 +27,7 @@ def test_long_text_parts():
 
 
 def test_forty_pairs_of_100k_characters_make_a_small_page():
-    page = render_html(results(40, 100_000))
+    page = render_results(results(40, 100_000))[0]
     size = len(page.encode("utf-8"))
     # 80 texts of at most 10,000 characters (a few escaped as &lt;...&gt;, marks for U+200B)
     assert size < 1.5 * 2**20, size

@@ -8,8 +8,8 @@ import math
 import pytest
 from rich.console import Console
 
-from benchcheck.report import _svg, html, markdown, terminal
-from benchcheck.report._numbers import num
+from benchcheck.report import html, markdown, svg, terminal
+from benchcheck.report.numbers import num
 
 CASES = [
     (None, "—", "—"),
@@ -38,7 +38,7 @@ def test_num_and_the_terminal_agree(value: object, three: str, four: str) -> Non
 
 
 def test_every_renderer_uses_the_one_function() -> None:
-    assert html.num is markdown.num is _svg.num is num
+    assert html.num is markdown.num is svg.num is num
 
 
 def _render(table) -> str:  # type: ignore[no-untyped-def]
@@ -63,6 +63,64 @@ def test_terminal_table_shows_nan_and_bools_as_the_report_does() -> None:
     balanced = next(line for line in text.splitlines() if "balanced" in line)
     assert "—" in kappa and "0.2500" in kappa and "nan" not in text.lower()
     assert "true" in balanced and "false" in balanced and "True" not in text
-    md = markdown.render_markdown({"schema_version": "1.0", "stats": result})
-    assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | — |" in md
-    assert "| validity | balanced (`balanced`) | ↑ | true | false | — |" in md
+    assert markdown.md_num(True) == "true" and markdown.md_num(False) == "false"
+    from benchcheck.runs.audit.sections._stats import Stats, markdown_stats
+
+    spec = {"dimension": "reliability", "better": "higher", "title": "kappa", "definition": "d"}
+    typed = Stats.from_json(
+        {
+            "dataset": "d",
+            "task": "classification",
+            "dimensions": {"kappa": spec},
+            "metrics": {"kappa": None},
+            "splits": {"test": {"source": "t", "n_instances": 12, "kappa": 0.25}},
+        }
+    )
+    md = "".join(markdown_stats(typed, "t"))
+    assert "| reliability | kappa (`kappa`) | ↑ | — | 0.2500 | d |" in md
+
+
+def _formatted_numbers(path) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every f-string field formatting a number (``{x:.3f}``, ``{x:.0%}``, ``{x:g}``, ``{n:,}``,
+    ``{n:+d}``) outside ``_f``; a code point's hex digits (``{ord(ch):04X}``) are no number."""
+    import ast
+    import re
+
+    numeric = re.compile(r"[,_]|[fF%gGeEdn]$")
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "_f":  # SVG coordinates
+            skip |= {id(n) for n in ast.walk(node)}
+    return [
+        f"{path.name}:{node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FormattedValue)
+        and node.format_spec
+        and id(node) not in skip
+        and numeric.search(
+            "".join(str(v.value) for v in node.format_spec.values if isinstance(v, ast.Constant))
+        )
+    ]
+
+
+def test_every_displayed_number_goes_through_the_numbers_module() -> None:
+    """No f-string formats a number in report/ or the audit's sections: num, pct, short..."""
+    from pathlib import Path
+
+    import benchcheck
+
+    root = Path(benchcheck.__file__).parent
+    files = [*(root / "report").rglob("*.py"), *(root / "runs" / "audit").rglob("*.py")]
+    found = [hit for path in files if path.name != "numbers.py" for hit in _formatted_numbers(path)]
+    assert not found, found
+
+
+def test_the_number_forms_apply_the_rule() -> None:
+    from benchcheck.report.numbers import pct, short, signed, thousands
+
+    assert pct(0.0050000000000000001, 1) == "0.5%" and pct(None) == "—" and pct(1.0) == "100%"
+    assert short(0.30000000000000004) == "0.3" and short(float("nan")) == "—"
+    assert signed(3) == "+3" and signed(-2) == "-2" and signed(0) == "0"
+    assert thousands(1234567) == "1,234,567"

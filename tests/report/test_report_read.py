@@ -8,7 +8,7 @@ import pytest
 
 from benchcheck.cli import main
 from benchcheck.errors import InputError
-from benchcheck.report.canonical import SCHEMA_VERSION, dumps, read_results
+from benchcheck.io.canonical import SCHEMA_VERSION, dumps, read_results
 
 
 def test_reads_back_what_dumps_writes(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ from _report_planted import PLANTED, PWN_SCRIPT, planted_results
 
 from benchcheck.cli import main
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
-from benchcheck.report.html import render_html, show_text
-from benchcheck.report.markdown import md_text, render_markdown
+from benchcheck.report.html import show_text
+from benchcheck.report.markdown import md_text
+from benchcheck.runs.audit import SECTIONS, render_results
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 GOLDEN = Path(__file__).parent / "golden" / "ner_results.json"
@@ -168,15 +169,14 @@ def test_every_number_has_a_definition(samples) -> None:
 
 def test_planted_text_is_escaped(samples) -> None:
     _, results = samples
-    page = render_html(planted_results(results))
-    md = render_markdown(planted_results(results))
+    page, md = render_results(planted_results(results))
     assert "<script>window" not in page and "<script>window" not in md
     assert "<img" not in page and "<img" not in md
     assert '<a href="javascript' not in page and "<a href" not in md
     assert "<svg onload" not in page
     assert "\u202e" not in page and "\u200b" not in page and "\x00" not in page
     assert "U+202E" in page and "U+202E" in md
-    assert render_html(planted_results(results)) == page  # deterministic
+    assert render_results(planted_results(results))[0] == page  # deterministic
 
 
 @pytest.mark.parametrize("text", PLANTED)
@@ -287,16 +287,7 @@ def test_samples_json_has_every_section(samples) -> None:
     _, results = samples
     assert results["schema_version"] == "1.0"
     names = [a["name"] for a in results["analyses"]]
-    assert names == [
-        "statistics",
-        "comparison",
-        "table statistics",
-        "label errors",
-        "diagnostics",
-        "items",
-        "ranking",
-        "diff",
-    ]
+    assert names == [s.name for s in SECTIONS]  # every section, in order
     for key in ("stats", "split_overlap", "entity_types", "diagnostics"):
         assert key in results
     assert PWN_SCRIPT not in json.dumps(results)

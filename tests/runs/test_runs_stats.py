@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.io.canonical import dumps
 from benchcheck.io.load import load
 from benchcheck.io.source import DataSource
 from benchcheck.metrics.compute import compute_stats
-from benchcheck.report.canonical import dumps
+from benchcheck.runs.audit import AuditInputs, NerInput, run_audit
 from benchcheck.runs.stats import NearDuplicateOptions, run_compare, run_stats
 from benchcheck.sample_data import NER_SAMPLE, PAIR_SAMPLE
 
@@ -38,7 +38,7 @@ def test_cli_audit_and_library_give_one_object(tmp_path):
     assert cli["model_scores"] == {"oracle": 100.0}
     assert cli["buckets"]["oracle"]["all"]["f1"] == 1.0
     audit = run_audit(
-        AuditInputs(ner=str(NER_SAMPLE), ner_predictions={"oracle": str(pred)}, judge=None)
+        AuditInputs(ner=NerInput(str(NER_SAMPLE), predictions={"oracle": str(pred)}), judge=None)
     )
     # The audit shows bundled paths as benchcheck:sample_data/..., as stats does.
     assert json.loads(dumps(audit.results["stats"])) == cli

@@ -72,7 +72,7 @@ def version() -> None:
 
     Example: benchcheck version
     """
-    from benchcheck import __version__
+    from benchcheck._version import __version__
     from benchcheck.cli._app import console
 
     console.print(__version__)

@@ -17,9 +17,9 @@ from rich.markup import escape
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import _KIND, typer_signature
 from benchcheck.errors import BenchcheckError, InputError, UsageError
-from benchcheck.io._options import parse_pairs
+from benchcheck.io.canonical import dumps
+from benchcheck.io.formats import parse_pairs
 from benchcheck.io.output import Outputs, atomic_write
-from benchcheck.report.canonical import dumps
 
 
 class Invocation(NamedTuple):
@@ -137,6 +137,28 @@ def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
     """Print each renderable on standard output."""
     for renderable in renderables:
         console.print(renderable, highlight=highlight)
+
+
+def exit_with(run: Any) -> None:
+    """End the command as its run says: its ``failure`` raised, or its nonzero ``exit_code``.
+
+    Gates (``--fail-on``, ``check-suite --strict``) are a run's result; the command line
+    only turns them into the exit, after the output is written.
+    """
+    failure = getattr(run, "failure", None)
+    if isinstance(failure, BenchcheckError):
+        raise failure
+    code = getattr(run, "exit_code", 0)
+    if code:
+        raise typer.Exit(code=code)
+
+
+def show_gates(gates: Iterable[Any]) -> None:
+    """Print each ``--fail-on`` gate's verdict on standard error (``pass`` or ``FAIL``)."""
+    for g in gates:
+        mark = "[red]FAIL[/]" if g.failed else "[green]pass[/]"
+        line = f"{mark} {escape(g.gate.text)} ({escape(str(g.path))}): {escape(g.reason)}"
+        console_err.print(line, highlight=False)
 
 
 def stderr(lines: Iterable[str], **kw: Any) -> None:

@@ -22,8 +22,7 @@ from typing import Annotated, Any, NamedTuple, get_args, get_origin
 import typer
 
 from benchcheck.data.columns import Columns
-from benchcheck.io._options import parse_pairs
-from benchcheck.io.formats import NerOptions, read_type_map
+from benchcheck.io.formats import NerOptions, parse_pairs, read_type_map
 
 
 class Opt(NamedTuple):
@@ -73,6 +72,7 @@ OPTIONS: dict[str, str | Opt] = {
     "combination": "--detector both: mean, rank or stack.",
     "compare": "NAME=PATH: another NER dataset, shown side by side.",
     "concurrency": "Requests in flight (openai).",
+    "cutoff": "A model predicts positive where its score is above this.",
     "confidence": "Confidence level.",
     "content_free": Opt(
         "Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per judge × prompt) "
@@ -103,8 +103,8 @@ OPTIONS: dict[str, str | Opt] = {
     "(leakage_ratio), change(NAME), new_flags or fixed_flags.",
     "features": "Trained detector: tfidf, embedding, tfidf+embedding.",
     "fine": Opt("Show fine tags.", ("--fine/--no-fine",)),
-    "flag_rule": "threshold (disagree and error score >= --threshold) or cleanlab (confident "
-    "learning's issues with error score >= --threshold).",
+    "flag_rule": "threshold (disagree and error score >= --min-error-score) or cleanlab "
+    "(confident learning's issues with error score >= --min-error-score).",
     "flags": "Flags file from `benchcheck flag -o`.",
     "fmt": Opt(
         "NER file format (else detected from the extension and first record): conll, jsonl, "
@@ -144,6 +144,10 @@ OPTIONS: dict[str, str | Opt] = {
     "(never below nominal, wider).",
     "metric": "accuracy or f1.",
     "min_bin": "Warn on bins with fewer examples.",
+    "min_confidence": "Act on flags whose confidence (the ensemble's probability of its own "
+    "label) is at least this.",
+    "min_error_score": "Minimum error score of a flag: the probability, under the detector, "
+    "that the original label is wrong.",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip.",
     "n": Opt("Words per n-gram.", min=1),
@@ -211,7 +215,6 @@ OPTIONS: dict[str, str | Opt] = {
     "text_a": "First text column (pair: premise, grounding).",
     "text_b": "Second text column (pair: hypothesis, claim).",
     "text_column": "Text column of the corpus (and of the test file).",
-    "threshold": "Minimum confidence to act on.",
     "timeout": "Seconds per request (openai): connect, reads and the whole answer.",
     "to_review": "Folder: the suspect items as a blind review package.",
     "tokenizer": "Offset formats: unicode (a token per CJK/Thai character, else words) or chars.",

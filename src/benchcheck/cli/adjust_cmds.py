@@ -46,7 +46,6 @@ def adjust_cmd(
     outputs = output_claims(source.inputs)
     folder_out = outputs.folder(output, param="output", names=None)
     claim_json(outputs)
-    run = run_adjust(source, AdjustTarget(split, metric, tuple(target), size, seed, tolerance))
-    with folder_out:
-        payload = run.write(folder_out)
-    emit(payload, adjust_lines)
+    target_ = AdjustTarget(split, metric, tuple(target), size, seed, tolerance)
+    run = run_adjust(source, target_, folder=folder_out)
+    emit(run.to_json(), adjust_lines)

@@ -1,8 +1,8 @@
-"""``benchcheck audit``: parse the options, run :func:`benchcheck.audit.run_audit`, write.
+"""``benchcheck audit``: parse the options, run :func:`benchcheck.runs.audit.run_audit`.
 
 :func:`benchcheck.runs.audit.audit_inputs` turns the options into
-:class:`~benchcheck.audit.AuditInputs`, :mod:`benchcheck.audit` runs the analyses and
-:func:`benchcheck.report.folder.write_report` writes the report folder.
+:class:`~benchcheck.runs.audit.AuditInputs`; the run runs the sections, writes the report
+folder and evaluates the ``--fail-on`` gates.
 """
 
 from __future__ import annotations
@@ -10,21 +10,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from benchcheck.cli._app import console_err
 from benchcheck.cli._common import (
     claim_json,
     command,
     emit,
+    exit_with,
     output_claims,
     parse_assignments,
     parse_scores,
+    show_gates,
     warn,
 )
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 
 @command("audit")
@@ -51,10 +51,14 @@ def audit(
         "Prompt framings: 'all' or names, e.g. nli,document "
         "(default: the judges' audit set, two framings, to keep audit fast).",
     ] = None,
-    threshold: Annotated[float, "Minimum confidence of a flag."] = 0.5,
+    min_error_score: float = 0.5,
     seed: int = 0,
     matrix: str | None = None,
-    gold: Annotated[str | None, "Gold labels (review import): the leaderboard under noise."] = None,
+    gold: Annotated[
+        str | None,
+        "Gold labels (review import -o): error rate, expert agreement per bin, ensemble "
+        "curve, and the leaderboard under noise.",
+    ] = None,
     precision: str | None = None,
     error_rate: str | None = None,
     baseline: str | None = None,
@@ -78,12 +82,16 @@ def audit(
 
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     """
-    from benchcheck.audit import run_audit
-    from benchcheck.report.folder import REPORT_FILES, write_report
-    from benchcheck.report.terminal.audit import audit_renderables, audit_warnings
     from benchcheck.report.terminal.progress import progress_bar
-    from benchcheck.runs.audit import audit_inputs
+    from benchcheck.runs.audit import (
+        REPORT_FILES,
+        JudgeInput,
+        audit_inputs,
+        run_audit,
+        terminal_summary,
+    )
 
+    setup = JudgeSetup((judge,), base_url=base_url, api_key_env=api_key_env, timeout=timeout)
     inp = audit_inputs(
         data,
         splits=parse_assignments(split, "--split"),
@@ -92,42 +100,21 @@ def audit(
         columns=columns,
         scheme=scheme,
         strict=strict,
-        seed=seed,
-        judge=None if no_judge else judge,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        timeout=timeout,
-        prompts=prompts,
-        threshold=threshold,
         compare=parse_assignments(compare, "--compare"),
-        item_matrix=matrix,
+        judge=None if no_judge else JudgeInput(setup, prompts, min_error_score),
+        matrix=matrix,
         gold=gold,
         precision=precision,
         error_rate=error_rate,
         baseline=baseline,
+        seed=seed,
     )
-    if fail_on:
-        from benchcheck.items.diff import parse_gates
-
-        parse_gates(fail_on)  # a bad expression fails before the (long) audit
     outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     claim_json(outputs)
     with progress_bar(console_err, transient=True) as bar:
-        report = run_audit(inp, progress=bar)
-    written = write_report(report, output, force=force)
-    seconds = report.judge_seconds
-    emit(report.results, lambda r: audit_renderables(r, seconds, written), highlight=False)
-    warn(audit_warnings(report.results))
-    if fail_on:
-        import json
-
-        from benchcheck.report.canonical import dumps
-        from benchcheck.runs.diff import GATE_FAILED, run_gates
-
-        gates = list(run_gates(fail_on, json.loads(dumps(report.results))))
-        for g in gates:
-            mark = "[red]FAIL[/]" if g.failed else "[green]pass[/]"
-            console_err.print(f"{mark} {g.gate.text} ({g.path}): {g.reason}", highlight=False)
-        if any(g.failed for g in gates):
-            raise typer.Exit(code=GATE_FAILED)
+        report = run_audit(inp, progress=bar, output=output, force=force, fail_on=fail_on)
+    emit(report.to_json(), lambda _: terminal_summary(report), highlight=False)
+    warn(report.unavailable)
+    show_gates(report.gates)
+    exit_with(report)

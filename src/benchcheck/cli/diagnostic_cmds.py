@@ -5,16 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from benchcheck.cli._app import console_err
-from benchcheck.cli._common import claim, command, emit, parse_assignments
+from benchcheck.cli._common import claim, command, emit, exit_with, parse_assignments
 from benchcheck.cli._options import Arg
-from benchcheck.errors import BenchcheckError
-from benchcheck.runs._judging import JudgeSetup
-
-
-class SuiteWarned(BenchcheckError):
-    """``check-suite --strict`` found warnings (exit code 1)."""
-
-    exit_code = 1
+from benchcheck.runs.judging import JudgeSetup
 
 
 def _label_map(value: str | None) -> dict[str, str] | None:
@@ -159,8 +152,6 @@ def check_suite_cmd(
     from benchcheck.runs.diagnose import run_check_suite
 
     claim([suite, taxonomy])
-    payload = run_check_suite(suite, taxonomy=taxonomy).to_json()
-    emit(payload, check_suite_renderables, highlight=False)
-    warned = [f for f in payload["findings"] if f["level"] == "warning"]
-    if strict and warned:
-        raise SuiteWarned(f"--strict: {len(warned)} check(s) warned")
+    run = run_check_suite(suite, taxonomy=taxonomy, strict=strict)
+    emit(run.to_json(), check_suite_renderables, highlight=False)
+    exit_with(run)

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-from rich.markup import escape
-
-from benchcheck.cli._app import console
 from benchcheck.cli._common import (
     claim,
     claim_json,
     command,
     emit,
+    exit_with,
     output_claims,
     parse_assignments,
 )
@@ -56,7 +53,7 @@ def items_cmd(
     Example: benchcheck items test.jsonl --predictions a=a.jsonl --predictions b=b.jsonl -o out/
     """
     from benchcheck.report.terminal.items import items_renderables
-    from benchcheck.runs.items import ItemsOptions, run_items, suspects_frame
+    from benchcheck.runs.items import ItemsOptions, run_items
 
     named = parse_assignments(predictions, "--predictions")
     outputs = output_claims([data, matrix, scores, *named.values()])
@@ -82,17 +79,13 @@ def items_cmd(
         scores=scores,
         positive=positive,
         options=options,
+        folder=folder,
+        to_review=to_review,
+        experts=experts,
+        force=force,
     )
-    frame = None if to_review is None else suspects_frame(run, data, id_col=id_col)
-    if folder is not None:
-        run.write(folder)
-    if to_review is not None and frame is not None:
-        from benchcheck.runs.review import export_review
-
-        res = export_review(frame, to_review, experts=experts, seed=seed, force=force)
-        n = res.package.n_items
-        console.print(f"wrote {n} suspect item(s) for blind review to {escape(str(to_review))}")
-    emit(run.to_json(), lambda p: items_renderables(p, top=top))
+    reviewed = None if run.review is None else (run.review.package.n_items, run.review.out_dir)
+    emit(run.to_json(), lambda p: items_renderables(p, top=top, review=reviewed))
 
 
 @command("rank", guard=True)
@@ -163,6 +156,5 @@ def diff_cmd(
     before, after = (None, old) if new is None else (old, new)
     run = run_diff(before, after, fail_on=fail_on, changed_only=not all_values)
     emit(run.to_json(), diff_renderables)
-    if run.failed:
-        raise typer.Exit(code=run.exit_code)
+    exit_with(run)
     return 0

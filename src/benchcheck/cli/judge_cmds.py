@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._app import console, console_err
-from benchcheck.cli._common import claim, command, write_json
+from benchcheck.cli._app import console_err
+from benchcheck.cli._common import claim, command, emit, stderr
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.runs._judging import JudgeSetup
+from benchcheck.runs.judging import JudgeSetup
 
 
 @command("judge")
@@ -86,9 +86,8 @@ def judge(
             progress=bar,
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
             content_free=content_free,
+            output=output,
         )
-    run.write(out_path)
-    payload = run.to_json(output=str(out_path))
-    shown = console_err if json_out == "-" else console  # keep stdout pure JSON with --json -
-    shown.print(judge_summary(payload), highlight=False)
-    write_json(payload, json_out)
+    payload = run.to_json()
+    if not emit(payload, lambda p: [judge_summary(p)], highlight=False):
+        stderr([judge_summary(payload)], highlight=False)  # stdout holds the JSON alone

@@ -48,7 +48,7 @@ def flag(
         str | None, Arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
     ] = None,
     output: Annotated[str | None, "Write the flags table here."] = None,
-    threshold: Annotated[float, "Minimum error score (probability the label is wrong)."] = 0.5,
+    min_error_score: float = 0.5,
     detector: str = "llm",
     calibration: str = "prior",
     features: str = "tfidf",
@@ -58,7 +58,7 @@ def flag(
     seed: int = 0,
     judges: str | None = None,
     prompts: str | None = None,
-    bins: str = BINS,
+    bins: Annotated[str, "Error-score bin edges of the flags."] = BINS,
     text: str | None = None,
     text_a: str | None = None,
     text_b: str | None = None,
@@ -71,20 +71,19 @@ def flag(
 
     The LLM detector averages judges × prompts and calibrates the mean (--calibration);
     every example gets error_score, the probability under the detector that its label is
-    wrong. A flag is a disagreement whose error score is at least --threshold. The flags
+    wrong. A flag is a disagreement whose error score is at least --min-error-score. The flags
     table keeps the data's own columns.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
     from benchcheck.data.columns import Columns
-    from benchcheck.io.tables import write_rows
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
     from benchcheck.runs.flag import FlagOptions, run_flag
 
     claim([judgments, data, pred_probs, gold], output=output)
     options = FlagOptions(
-        threshold,
+        min_error_score,
         parse_bins(bins),
         names(judges),
         names(prompts),
@@ -97,11 +96,15 @@ def flag(
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
     run = run_flag(
-        judgments, data, columns=columns, options=options, pred_probs=pred_probs, gold=gold
+        judgments,
+        data,
+        columns=columns,
+        options=options,
+        pred_probs=pred_probs,
+        gold=gold,
+        output=output,
     )
-    if output is not None:
-        write_rows(run.flags, output)
-    emit(run.to_json(top=top, output=output), flag_renderables)
+    emit(run.to_json(top=top), flag_renderables)
 
 
 @command("export", group=review_app, guard=True)
@@ -125,10 +128,10 @@ def review_export(
     Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
     """
     from benchcheck.report.terminal.review import review_export_renderables
-    from benchcheck.runs.review import export_review
+    from benchcheck.runs.review import run_review_export
 
     claim([flags])
-    res = export_review(
+    res = run_review_export(
         flags,
         output,
         experts=experts,
@@ -165,23 +168,22 @@ def review_import(
 
     Example: benchcheck review import ls.json --key r/key.jsonl --consensus dawid-skene -o g.jsonl
     """
-    from benchcheck.io.tables import write_rows
     from benchcheck.labels.review import KEY_NAME
     from benchcheck.report.terminal.review import review_import_notes, review_import_renderables
-    from benchcheck.runs.review import import_review
+    from benchcheck.runs.review import run_review_import
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
     claim([*experts, key_file, reconciled], output=output)
-    run = import_review(
+    run = run_review_import(
         experts,
         key_path=key,
         reconciled=reconciled,
         consensus=consensus,
         adjudicator=adjudicator,
         seed=seed,
+        output=output,
     )
-    write_rows(run.gold, output)
-    payload = run.to_json(output=output)
+    payload = run.to_json()
     if emit(payload, review_import_renderables):
         stderr(review_import_notes(payload))
 
@@ -223,7 +225,7 @@ def error_rate(
     Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
     from benchcheck.report.terminal.review import error_rate_notes, error_rate_renderables
-    from benchcheck.runs.error_rate import error_rate as run_error_rate
+    from benchcheck.runs.error_rate import run_error_rate
 
     claim([gold])
     run = run_error_rate(
@@ -271,7 +273,7 @@ def remedy(
     output: Annotated[str, "Folder for the new splits."],
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
-    threshold: float = 0.9,
+    min_confidence: float = 0.9,
     mode: str = "filter",
     ablation: str = "random",
     seed: int = 0,
@@ -285,7 +287,7 @@ def remedy(
 
     Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input.
 
-    Example: benchcheck remedy train.jsonl --judgments j.parquet --threshold 0.9 --mode flip -o out/
+    Example: benchcheck remedy train.jsonl --flags f.jsonl --min-confidence 0.9 --mode flip -o out/
     """
     from benchcheck.labels.remedies import remedy_file_names
     from benchcheck.report.terminal.labels import remedy_renderables
@@ -300,15 +302,17 @@ def remedy(
         data,
         judgments=judgments,
         flags=flags,
-        threshold=threshold,
+        min_confidence=min_confidence,
         mode=mode,
         seed=seed,
         label=label,
         id_col=id_col,
         judges=names(judges),
         prompts=names(prompts),
+        output=output,
+        force=force,
     )
-    emit(run.write(output, force=force).to_dict(), remedy_renderables)
+    emit(run.to_json(), remedy_renderables)
 
 
 @command("rerank", guard=True)
@@ -316,7 +320,7 @@ def rerank_cmd(
     gold: str,
     scores: Annotated[list[str], "NAME=FILE with id and score (P(positive)) and/or pred."],
     positive: str = "1",
-    threshold: Annotated[float, "score > threshold predicts positive."] = 0.5,
+    cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> None:
@@ -329,10 +333,8 @@ def rerank_cmd(
 
     files = parse_assignments(scores, "--scores")
     claim([gold, *files.values()])
-    res = run_rerank(
-        gold, files, positive=positive, threshold=threshold, bootstrap=bootstrap, seed=seed
-    )
-    emit(res.to_dict(), rerank_renderables)
+    res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)
+    emit(res.to_json(), rerank_renderables)
 
 
 @command("agreement", guard=True)
@@ -425,16 +427,16 @@ def flag_spans(
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
     """
-    from benchcheck.io.tables import write_rows
     from benchcheck.report.terminal.labels import span_flag_renderables
     from benchcheck.runs.flag_spans import run_flag_spans
 
-    if (predictions is None) == (spacy_model is None):
-        raise UsageError("give exactly one of --predictions or --spacy")
     claim([gold, predictions], output=output)
     run = run_flag_spans(
-        gold, predictions=predictions, spacy_model=spacy_model, label_map=label_map, scheme=scheme
+        gold,
+        predictions=predictions,
+        spacy_model=spacy_model,
+        label_map=label_map,
+        scheme=scheme,
+        output=output,
     )
-    if output is not None:
-        write_rows(run.review, output)
-    emit(run.to_json(top=top, output=output), span_flag_renderables)
+    emit(run.to_json(top=top), span_flag_renderables)

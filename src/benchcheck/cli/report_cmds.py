@@ -7,8 +7,6 @@ from typing import Annotated
 
 from benchcheck.cli._common import claim, command, emit
 from benchcheck.cli._options import Arg
-from benchcheck.errors import UsageError
-from benchcheck.io.output import atomic_write
 
 
 @command("report")
@@ -20,18 +18,8 @@ def report(
 
     Example: benchcheck report report/results.json -o report.html
     """
-    from benchcheck.report.canonical import read_results
-    from benchcheck.report.html import render_html
-    from benchcheck.report.markdown import render_markdown
+    from benchcheck.runs.report import run_report
 
     claim([results], output=output)
-    data = read_results(results)
-    suffix = output.suffix.lower()
-    if suffix in (".html", ".htm"):
-        text = render_html(data)
-    elif suffix in (".md", ".markdown"):
-        text = render_markdown(data)
-    else:
-        raise UsageError(f"{{output}} must end in .html or .md, got {output}")
-    atomic_write(output, text)
-    emit(data, lambda _: [f"wrote {output}"], highlight=False)
+    run = run_report(results, output)
+    emit(run.to_json(), lambda _: [f"wrote {output}"], highlight=False)

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 from rich.markup import escape
 
-from benchcheck.cli._app import console, console_err
-from benchcheck.cli._common import (
-    claim,
-    command,
-    emit,
-    parse_assignments,
-    parse_scores,
-    show,
-    warn,
-    write_json,
-)
+from benchcheck.cli._common import claim, command, emit, parse_assignments, parse_scores, warn
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions
-from benchcheck.io.output import atomic_write
 from benchcheck.io.source import DataSource
 
 
@@ -96,11 +84,8 @@ def stats(
         engine=EngineOptions(engine, address=address, cpus=ray_cpus),
     )
     result = run.to_json()
-    write_json(result, json_out)
-    for note in reading_notes(result):
-        console_err.print(f"warning: {escape(note)}")
-    if json_out != "-":
-        show(stats_renderables(result))
+    warn(reading_notes(result))
+    emit(result, stats_renderables)
 
 
 @command("compare", epilog=format_help())
@@ -143,9 +128,8 @@ def sample(
 
     source = _source(data, split, scheme=scheme)
     claim(source.inputs, output=output)
-    rows = run_sample(source, per_split=per_split, seed=seed)
-    atomic_write(output, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    console.print(f"wrote {len(rows)} rows to {escape(str(output))}")
+    run = run_sample(source, per_split=per_split, seed=seed, output=output)
+    emit(run.to_json(), lambda p: [f"wrote {p['n_rows']} rows to {escape(str(p['output']))}"])
 
 
 @command("accuracy")

@@ -3,7 +3,7 @@
 Ray Data reads each split's shards (:mod:`benchcheck.io.shards`); ``map_batches`` turns
 every block of token rows into the lean per-sentence and per-span tables (span decoding and
 hashing, :func:`benchcheck.io._ner.build_ner_split`); the driver joins the parts with
-:func:`benchcheck.io._ner.combine_splits` and computes the statistics as the embedded engine
+:func:`benchcheck.io.shards.combine_splits` and computes the statistics as the embedded engine
 does, so the JSON is byte-identical.
 
 Ray cuts blocks where it likes, so a sentence may straddle two blocks. Sentence ids are
@@ -30,10 +30,10 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import BenchcheckError, InputError, UsageError, require
-from benchcheck.io._ner import combine_splits
 from benchcheck.io.shards import (
     COLUMNS,
     ShardSplit,
+    combine_splits,
     open_shards,
     raise_first_repair,
     shard_split,

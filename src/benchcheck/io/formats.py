@@ -24,6 +24,7 @@ from benchcheck.io._options import (  # the data half, re-exported
     NerFormat,
     NerOptions,
     check_options,
+    parse_pairs,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ __all__ = [
     "NerOptions",
     "check_options",
     "detect_format",
+    "parse_pairs",
     "read_ner_file",
     "read_records",
     "records_to_split",

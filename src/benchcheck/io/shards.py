@@ -36,7 +36,7 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split, combine_splits
+from benchcheck.io._ner import build_ner_split, combine_splits  # combine_splits: public here
 
 MANIFEST = "_benchcheck_shards.json"
 FORMAT = "benchcheck-ner-shards"

@@ -1,6 +1,6 @@
 """Label-error detection with a judge ensemble (methods.md section 2).
 
-judgments → :func:`ensemble` → :func:`flag_examples` → :func:`build_review` /
+judgments → :func:`ensemble` → :func:`detect` (the flag rule) → :func:`build_review` /
 :func:`combine_review` (gold labels; the files: :mod:`benchcheck.runs.review`) →
 :func:`gold_error_rate`, :func:`stratified_gold_error_rate`, :func:`bin_agreement`,
 :func:`ensemble_curve`, :func:`agreement_report`; :func:`apply_remedy` and :func:`rerank`
@@ -24,8 +24,8 @@ _EXPORTS: dict[str, str] = {
     "gold_error_rate": "benchcheck.labels.analysis",
     "ensemble": "benchcheck.labels.ensemble",
     "confident_learning_flags": "benchcheck.labels.flags",
+    "detect": "benchcheck.labels.detectors",
     "detector_overlap": "benchcheck.labels.flags",
-    "flag_examples": "benchcheck.labels.flags",
     "summarize_flags": "benchcheck.labels.flags",
     "compare_spans": "benchcheck.labels.ner_flags",
     "span_review_frame": "benchcheck.labels.ner_flags",

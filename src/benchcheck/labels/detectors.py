@@ -397,7 +397,7 @@ def flag_mask(
     [True, False]
     """
     if not 0 <= threshold <= 1:
-        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
+        raise UsageError(f"{{min_error_score}} must be in [0, 1], got {threshold}")
     p = np.asarray(probs, dtype=np.float64)
     y = _codes(labels, order)
     if rule == "threshold":
@@ -594,7 +594,9 @@ def detect(
     ``both``: ``mean``, ``rank`` or ``stack`` (module docstring). Rows without judgments
     get null LLM scores (never flagged by ``llm``; ``both`` uses the trained part alone).
     ``flag_rule="cleanlab"`` flags confident learning's issues whose error score is at
-    least ``threshold`` (0 keeps all of them).
+    least ``threshold`` (0 keeps all of them). ``threshold`` is the minimum error score of
+    a flag (``min_error_score`` in messages, as on the command line): this is the one flag
+    rule, what ``benchcheck flag`` and the audit run.
     """
     import polars as pl
 
@@ -615,7 +617,7 @@ def detect(
     if flag_rule not in FLAG_RULES:
         raise UsageError(f"{{flag_rule}} must be one of {', '.join(FLAG_RULES)}, got {flag_rule!r}")
     if not 0 <= threshold <= 1:
-        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
+        raise UsageError(f"{{min_error_score}} must be in [0, 1], got {threshold}")
     for col in ("id", "label"):
         if col not in data.columns:
             raise UsageError(f"the data has no {col!r} column")

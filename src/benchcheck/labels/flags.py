@@ -1,10 +1,11 @@
-"""Flags: where the ensemble disagrees with the original label (methods.md section 2, step 2).
+"""Flags: what every flag rule shares (methods.md section 2, step 2).
 
-An example is *flagged* when its LLM label differs from its original label and the
-ensemble's confidence in the LLM label (its probability of that label) is at least the
-threshold. Flags are ranked by confidence (rank 1 = most confident) and binned by confidence:
-the higher the confidence, the larger the share of true errors (the paper: over two thirds
-above 0.95).
+The rule itself is :func:`benchcheck.labels.detectors.detect` (what ``benchcheck flag`` and
+the audit run): an example is *flagged* when the detector's label differs from its original
+label and its error score (the probability that the original label is wrong) is at least
+the threshold; flags are ranked and binned by error score (the paper: over two thirds of
+the flags above 0.95 were true errors). This module holds the bins, the join checks, the
+counts (:func:`summarize_flags`) and reading flags tables back.
 
 Confident learning is the alternative detector: given the user's out-of-sample predicted
 probabilities, cleanlab's ``find_label_issues`` flags examples, and :func:`detector_overlap`
@@ -33,13 +34,12 @@ __all__ = [
     "detector_overlap",
     "check_judged_ids",
     "check_judged_labels",
-    "flag_examples",
     "normalise_flags",
     "parse_bins",
     "summarize_flags",
 ]
 
-#: Confidence bin edges used when none are given (the last bin is closed: [0.95, 1]).
+#: Error-score bin edges used when none are given (the last bin is closed: [0.95, 1]).
 DEFAULT_BINS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 
 
@@ -142,76 +142,9 @@ def check_judged_ids(
     )
 
 
-def flag_examples(
-    data: pl.DataFrame,
-    ens: pl.DataFrame,
-    *,
-    threshold: float = 0.5,
-    bins: Sequence[float] = DEFAULT_BINS,
-    labels: Sequence[str] | None = None,
-    source: str | None = None,
-    max_unmatched: float = MAX_UNMATCHED,
-    judgments_source: str | None = None,
-) -> pl.DataFrame:
-    """Join a dataset (``id``, ``label``, text columns) with an ensemble and flag disagreements.
-
-    Returns every row of ``data`` with ``llm_label``, the ``p_<label>`` columns,
-    ``confidence``, ``disagree`` (LLM label ≠ original), ``flagged`` (``disagree`` and
-    ``confidence >= threshold``), ``bin`` and ``rank`` (1 = most confident flag; ties in
-    data order; null when not flagged). Rows without judgments keep null LLM columns and are
-        never flagged, but the ids must join (:func:`benchcheck.data.ids.check_join`: some id in
-    common, at most ``max_unmatched`` (5 %) unmatched on either side) and be unique in
-    ``data`` (``judgments_source`` names the judgments file in the message). Original labels
-    outside ``labels`` raise :class:`InputError` naming the line.
-
-    >>> d = pl.DataFrame({"id": ["a", "b"], "label": ["1", "1"]})
-    >>> e = pl.DataFrame({"id": ["a", "b"], "p_0": [0.97, 0.2], "p_1": [0.03, 0.8],
-    ...                   "n_members": [2, 2], "llm_label": ["0", "1"], "confidence": [0.97, 0.8]})
-    >>> flag_examples(d, e).select("id", "flagged", "bin", "rank").rows()
-    [('a', True, '[0.95, 1]', 1), ('b', False, '[0.8, 0.9)', None)]
-    """
-    if not 0 <= threshold <= 1:
-        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
-    if labels is None:
-        labels = [c[2:] for c in ens.columns if c.startswith("p_")]
-    check_judged_labels(data, labels, source=source)
-    check_judged_ids(
-        data,
-        ens["id"].cast(pl.String).to_list(),
-        source=source,
-        judgments_source=judgments_source,
-        max_unmatched=max_unmatched,
-    )
-    keep = ["id", "llm_label", "confidence", "n_members"] + [
-        c for c in ens.columns if c.startswith("p_")
-    ]
-    out = data.with_columns(pl.col("id").cast(pl.String), pl.col("label").cast(pl.String)).join(
-        ens.select(keep), on="id", how="left", maintain_order="left"
-    )
-    out = out.with_columns(
-        (pl.col("llm_label").is_not_null() & (pl.col("llm_label") != pl.col("label")))
-        .fill_null(False)
-        .alias("disagree")
-    )
-    out = out.with_columns(
-        (pl.col("disagree") & (pl.col("confidence") >= threshold))
-        .fill_null(False)
-        .alias("flagged"),
-        pl.Series("bin", _bin_labels(out["confidence"].to_numpy(), bins), dtype=pl.String),
-    )
-    order = np.lexsort((np.arange(out.height), -out["confidence"].fill_null(-1).to_numpy()))
-    flagged = out["flagged"].to_numpy()
-    hits = order[flagged[order]]
-    rank = np.full(out.height, -1, dtype=np.int64)
-    rank[hits] = np.arange(1, hits.size + 1)
-    return out.with_columns(
-        pl.when(pl.Series(rank) > 0).then(pl.Series(rank)).otherwise(None).alias("rank")
-    )
-
-
 @dataclass(frozen=True)
 class FlagSummary:
-    """Counts behind a flag run: examples, judged, disagreements, flags per confidence bin."""
+    """Counts behind a flag run: examples, judged, disagreements, flags per error-score bin."""
 
     n: int
     judged: int
@@ -273,7 +206,10 @@ def normalise_flags(flags: pl.DataFrame, *, source: object = None) -> pl.DataFra
 def summarize_flags(
     flags: pl.DataFrame, *, threshold: float, bins: Sequence[float] = DEFAULT_BINS
 ) -> FlagSummary:
-    """Count a :func:`flag_examples` frame, with flags per confidence bin (all bins listed)."""
+    """Count a flags frame (:func:`benchcheck.labels.detectors.detect`), with flags per bin.
+
+    Every bin is listed (zero where no flag falls in it).
+    """
     names = [bin_label(a, bins) or "" for a in bins[:-1]]
     counts = {n: 0 for n in names}
     for b in flags.filter(pl.col("flagged"))["bin"].to_list():

@@ -71,6 +71,10 @@ class RemedyResult:
             "files": dict(self.files),
         }
 
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck remedy --json``."""
+        return self.to_dict()
+
 
 def apply_remedy(
     rows: pl.DataFrame,
@@ -79,7 +83,7 @@ def apply_remedy(
     label_col: str = "label",
     id_col: str | None = None,
     mode: str = "filter",
-    threshold: float = 0.9,
+    min_confidence: float = 0.9,
     seed: int = 0,
     labels: Sequence[str] | None = None,
     source: str | Path | None = None,
@@ -87,8 +91,10 @@ def apply_remedy(
 ) -> dict[str, pl.DataFrame]:
     """Build the ``cleaned`` and ``ablation_random`` splits of ``rows`` (columns as read).
 
-    ``flags`` is a :func:`~benchcheck.labels.flags.flag_examples` frame (``id``,
-    ``llm_label``, ``confidence``, ``disagree``); ``rows`` keeps its own columns and types.
+    ``flags`` is a flags frame (:func:`~benchcheck.labels.detectors.detect`, ``benchcheck
+    flag -o``: ``id``, ``llm_label``, ``confidence``, ``disagree``); the disagreements whose
+    confidence is at least ``min_confidence`` are filtered or flipped. ``rows`` keeps its
+    own columns and types.
     Rows are matched on ``id_col`` (or the 0-based row number, as the reader numbers them).
     Ids must be unique on both sides and join (:func:`benchcheck.data.ids.check_join`);
     ``source``/``flags_source`` name the two files in errors. Returns
@@ -97,8 +103,8 @@ def apply_remedy(
     """
     if mode not in MODES:
         raise UsageError(f"{{mode}} must be one of {MODES}, got {mode!r}")
-    if not 0 <= threshold <= 1:
-        raise UsageError(f"{{threshold}} must be in [0, 1], got {threshold}")
+    if not 0 <= min_confidence <= 1:
+        raise UsageError(f"{{min_confidence}} must be in [0, 1], got {min_confidence}")
     if label_col not in rows.columns:
         raise InputError(f"no label column {label_col!r}; the data has {rows.columns}")
     lines = rows["__line__"].to_list() if "__line__" in rows.columns else None
@@ -116,7 +122,7 @@ def apply_remedy(
     flag_lines = flags["__line__"].to_list() if "__line__" in flags.columns else None
     refuse_duplicates(flag_ids, path=flags_source, lines=flag_lines)
     check_join(ids, flag_ids, left_name="the data", right_name="the flags", path=flags_source)
-    sel = flags.filter(pl.col("disagree") & (pl.col("confidence") >= threshold))
+    sel = flags.filter(pl.col("disagree") & (pl.col("confidence") >= min_confidence))
     llm_of = dict(zip(sel["id"].to_list(), sel["llm_label"].to_list(), strict=True))
     selected = np.array([i in llm_of for i in ids])
     k = int(selected.sum())
@@ -208,6 +214,10 @@ class RerankResult:
             "ranks": self.ranks,
             "pairwise": self.pairwise,
         }
+
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck rerank --json``."""
+        return self.to_dict()
 
 
 def rank_of(values: Mapping[str, float]) -> dict[str, int]:

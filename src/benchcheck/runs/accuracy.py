@@ -12,14 +12,55 @@ from benchcheck.io.source import DataSource
 if TYPE_CHECKING:
     from benchcheck.metrics.accuracy import SplitAccuracy
 
-__all__ = ["AccuracyRun", "run_accuracy", "run_sample"]
+__all__ = ["AccuracyRun", "SampleRun", "run_accuracy", "run_sample"]
 
 
-def run_sample(source: DataSource, *, per_split: int = 100, seed: int = 13) -> list[dict[str, Any]]:
-    """Draw a seeded per-split sample for annotators: one JSON-ready row per instance."""
+@dataclass(frozen=True)
+class SampleRun:
+    """The rows drawn for the annotators, and the file they went to."""
+
+    rows: tuple[dict[str, Any], ...]
+    per_split: int
+    seed: int
+    output: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return what ``benchcheck sample`` did: the file, the rows per split, the seed."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            counts[str(row.get("split"))] = counts.get(str(row.get("split")), 0) + 1
+        return {
+            "output": self.output,
+            "n_rows": len(self.rows),
+            "splits": counts,
+            "per_split": self.per_split,
+            "seed": self.seed,
+        }
+
+
+def run_sample(
+    source: DataSource,
+    *,
+    per_split: int = 100,
+    seed: int = 13,
+    output: str | Path | None = None,
+) -> SampleRun:
+    """Draw a seeded per-split sample for annotators: one JSON-ready row per instance.
+
+    With ``output`` the rows are written there as JSON lines, atomically
+    (:func:`benchcheck.io.output.atomic_write`); claim it first.
+    """
+    import json
+
     from benchcheck.metrics.accuracy import draw_sample
 
-    return draw_sample(source.load(), per_split=per_split, seed=seed)
+    rows = draw_sample(source.load(), per_split=per_split, seed=seed)
+    if output is not None:
+        from benchcheck.io.output import atomic_write
+
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        atomic_write(Path(output), text)
+    return SampleRun(tuple(rows), per_split, seed, None if output is None else str(output))
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,18 @@ __all__ = ["AdjustRun", "AdjustTarget", "run_adjust"]
 
 @dataclass(frozen=True)
 class AdjustRun:
-    """The adjustment and the split it draws from (whose lines the subsets copy)."""
+    """The adjustment, the split it draws from (whose lines the subsets copy), the files."""
 
     adjustment: Adjustment
     split: Split
+    files: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Return ``adjustment.json``: targets, achieved values, and each subset's file."""
+        payload = self.adjustment.to_json()
+        for sub, name in zip(payload["subsets"], self.files, strict=False):
+            sub["file"] = name
+        return payload
 
     def file_names(self) -> list[str]:
         """Each subset's file in the output folder: one target at the top, else per target."""
@@ -32,19 +40,21 @@ class AdjustRun:
             return [name]
         return [f"target_{s.target:g}/{name}" for s in subsets]
 
-    def write(self, folder: OutputFolder) -> dict[str, Any]:
-        """Stage every subset and ``adjustment.json`` in ``folder``; return the JSON."""
-        from benchcheck.io.subset import write_subset
-        from benchcheck.report.canonical import dumps
+    def write(self, folder: OutputFolder) -> AdjustRun:
+        """Write every subset and ``adjustment.json`` into ``folder``; the run with its files."""
+        from dataclasses import replace
 
-        payload = self.adjustment.to_json()
-        for k, (sub, name) in enumerate(
-            zip(self.adjustment.subsets, self.file_names(), strict=True)
-        ):
-            write_subset(self.split, sub.rows, folder.stage(name))
-            payload["subsets"][k]["file"] = str(folder.path / name)
-        folder.write("adjustment.json", dumps(payload))
-        return payload
+        from benchcheck.io.canonical import dumps
+        from benchcheck.io.subset import write_subset
+
+        files = []
+        with folder:
+            for sub, name in zip(self.adjustment.subsets, self.file_names(), strict=True):
+                write_subset(self.split, sub.rows, folder.stage(name))
+                files.append(str(folder.path / name))
+            done = replace(self, files=tuple(files))
+            folder.write("adjustment.json", dumps(done.to_json()))
+        return done
 
 
 @dataclass(frozen=True)
@@ -63,11 +73,18 @@ class AdjustTarget:
     tolerance: float = 0.02
 
 
-def run_adjust(source: DataSource, target: AdjustTarget) -> AdjustRun:
-    """Load ``source`` and build one subset of the split per target metric value."""
+def run_adjust(
+    source: DataSource, target: AdjustTarget, *, folder: OutputFolder | None = None
+) -> AdjustRun:
+    """Load ``source`` and build one subset of the split per target metric value.
+
+    With ``folder`` (claimed: :meth:`benchcheck.io.output.Outputs.folder`) the subsets and
+    ``adjustment.json`` are written there.
+    """
     from dataclasses import asdict
 
     from benchcheck.metrics.adjust import adjust
 
     dataset = source.load()
-    return AdjustRun(adjust(dataset, **asdict(target)), dataset[target.split])
+    run = AdjustRun(adjust(dataset, **asdict(target)), dataset[target.split])
+    return run if folder is None else run.write(folder)

@@ -7,11 +7,12 @@ the typed result of :mod:`benchcheck.diagnostics`, whose ``to_json()`` is the co
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchcheck.errors import UsageError
-from benchcheck.runs._judging import JudgeSetup, Progress
+from benchcheck.errors import BenchcheckError, UsageError
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     from benchcheck.data.taxonomy import Taxonomy
@@ -21,7 +22,16 @@ if TYPE_CHECKING:
     from benchcheck.diagnostics.score import DiagnosisResult
     from benchcheck.diagnostics.suite import DiagnosticSuite
 
-__all__ = ["SIDES", "load_suite", "run_artifacts", "run_check_suite", "run_diagnose", "run_human"]
+__all__ = [
+    "SIDES",
+    "CheckSuiteRun",
+    "SuiteWarned",
+    "load_suite",
+    "run_artifacts",
+    "run_check_suite",
+    "run_diagnose",
+    "run_human",
+]
 
 #: Which text the partial-input baseline sees.
 SIDES = ("hypothesis", "premise")
@@ -170,8 +180,36 @@ def run_human(
     return human_baseline(loaded, ann, seed=seed, n_resamples=resamples)
 
 
-def run_check_suite(suite: str | Path, *, taxonomy: str | None = None) -> SuiteChecks:
+class SuiteWarned(BenchcheckError):
+    """``check-suite --strict`` found warnings (exit code 1)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class CheckSuiteRun:
+    """The suite's construction checks, and whether a warning fails the run (``strict``)."""
+
+    checks: SuiteChecks
+    strict: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck check-suite --json``."""
+        return self.checks.to_json()
+
+    @property
+    def failure(self) -> SuiteWarned | None:
+        """With ``strict``, the error of a check that warned (``None`` when none did)."""
+        warned = self.checks.warnings
+        if not (self.strict and warned):
+            return None
+        return SuiteWarned(f"{{strict}}: {len(warned)} check(s) warned")
+
+
+def run_check_suite(
+    suite: str | Path, *, taxonomy: str | None = None, strict: bool = False
+) -> CheckSuiteRun:
     """Run the suite's construction checks: categories, directions, tags, minimal sets."""
     from benchcheck.diagnostics.checks import check_suite
 
-    return check_suite(load_suite(suite, taxonomy=taxonomy))
+    return CheckSuiteRun(check_suite(load_suite(suite, taxonomy=taxonomy)), strict)

@@ -1,6 +1,6 @@
 """``benchcheck diff``: two audits of one dataset compared, with ``--fail-on`` gates.
 
-:func:`run_diff` reads two ``results.json`` files (:func:`benchcheck.report.canonical.read_results`)
+:func:`run_diff` reads two ``results.json`` files (:func:`benchcheck.io.canonical.read_results`)
 and compares them (:func:`benchcheck.items.diff.diff_results`); :func:`run_gates` evaluates
 gate expressions on one audit (or a diff). Exit code of the command line: 0 when every gate
 passes, 1 when one fails, 2 for a bad input or expression.
@@ -12,15 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchcheck.items.diff import DiffResult, GateResult
+from benchcheck.runs.gates import GATE_FAILED, Gated
 
-__all__ = ["DiffRun", "run_diff", "run_gates"]
-
-#: Exit code of a failed gate (``--fail-on``); bad input exits 2, as everywhere.
-GATE_FAILED = 1
+__all__ = ["GATE_FAILED", "DiffRun", "run_diff", "run_gates"]
 
 
 @dataclass(frozen=True)
-class DiffRun:
+class DiffRun(Gated):
     """A diff of two audits (``None`` for a single audit) and its gates."""
 
     old: str | None
@@ -28,16 +26,6 @@ class DiffRun:
     diff: DiffResult | None
     gates: tuple[GateResult, ...]
     changed_only: bool = False
-
-    @property
-    def failed(self) -> bool:
-        """Whether a gate failed."""
-        return any(g.failed for g in self.gates)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when every gate passes (or none is given), :data:`GATE_FAILED` otherwise."""
-        return GATE_FAILED if self.failed else 0
 
     def to_json(self) -> dict[str, Any]:
         """``diff --json``: the audits, the values compared, flags fixed/new, gates."""
@@ -53,8 +41,8 @@ def run_diff(
     old: str | None, new: str, *, fail_on: str | None = None, changed_only: bool = False
 ) -> DiffRun:
     """Compare ``old`` with ``new`` (``old=None``: gate a single audit) and evaluate gates."""
+    from benchcheck.io.canonical import read_results
     from benchcheck.items.diff import diff_results
-    from benchcheck.report.canonical import read_results
 
     after = read_results(new)
     diff = diff_results(read_results(old), after) if old is not None else None

@@ -1,6 +1,6 @@
 """``benchcheck error-rate``: the paper's lower bound, the stratified estimate, a review plan.
 
-:func:`error_rate` reads a gold file (or takes counts) and returns an :class:`ErrorRateRun`:
+:func:`run_error_rate` reads a gold file (or takes counts) and returns an :class:`ErrorRateRun`:
 
 * ``lower_bound`` — the paper's figure, unchanged: Clopper–Pearson with the finite
   population correction over the reviewed flags plus the examples the LLM agrees with
@@ -26,7 +26,7 @@ from benchcheck.labels.error_rate import StrataCounts
 from benchcheck.stats.intervals import ErrorRateResult, PosteriorErrorRate
 from benchcheck.stats.stratified import METHODS, ReviewPlan, StratifiedErrorRate
 
-__all__ = ["ErrorRateRun", "error_rate"]
+__all__ = ["ErrorRateRun", "run_error_rate"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class ErrorRateRun:
         return out
 
 
-def error_rate(
+def run_error_rate(
     gold: str | Path | None = None,
     *,
     errors: int | None = None,

@@ -67,6 +67,10 @@ _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 class FlagOptions:
     """How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
+    ``threshold`` is the minimum error score of a flag (the probability, under the
+    detector, that the original label is wrong; ``--min-error-score``); ``bins`` are
+    error-score bin edges.
+
     ``judges``/``prompts`` ``None`` keep every member of the judgments. ``detector``,
     ``calibration``, ``features``, ``combination`` and ``flag_rule`` are those of
     :func:`benchcheck.labels.detectors.detect` (defaults chosen by
@@ -97,6 +101,7 @@ class FlagRun:
     judgments: str | None = None
     data: str | None = None
     detection: Detection | None = None
+    output: str | None = None
 
     def flagged(self) -> pl.DataFrame:
         """Return the flagged examples, most confident first."""
@@ -104,6 +109,7 @@ class FlagRun:
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck flag --json`` (``top`` flags listed)."""
+        output = output if output is not None else self.output
         out: dict[str, Any] = {"judgments": self.judgments, "data": self.data}
         out["summary"] = self.summary.to_dict()
         if self.detection is not None:
@@ -282,8 +288,12 @@ def run_flag(
     options: FlagOptions | None = None,
     pred_probs: str | Path | None = None,
     gold: str | Path | None = None,
+    output: str | Path | None = None,
 ) -> FlagRun:
     """Read the judgments and the data (and predicted probabilities, gold), then flag.
+
+    With ``output`` the flags table is written there (JSONL, CSV, TSV or Parquet by its
+    suffix, atomically: :func:`benchcheck.io.tables.write_rows`); claim it first.
 
     ``judgments`` may be None for the ``trained`` detector. ``pred_probs`` is a ``.npy``
     array in data order, or a table with ``id`` and one ``p_<label>`` column per label.
@@ -315,6 +325,10 @@ def run_flag(
         gold=gold_map,
         judgments_source=None if judgments is None else str(judgments),
     )
+    if output is not None:
+        from benchcheck.io.tables import write_rows
+
+        write_rows(run.flags, output)
     return FlagRun(
         flags=run.flags,
         summary=run.summary,
@@ -324,6 +338,7 @@ def run_flag(
         judgments=None if judgments is None else str(judgments),
         data=str(data),
         detection=run.detection,
+        output=None if output is None else str(output),
     )
 
 

@@ -31,9 +31,11 @@ class SpanFlagsRun:
     flags: pl.DataFrame
     review: pl.DataFrame
     by_kind: Mapping[str, int] = field(default_factory=dict)
+    output: str | None = None
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck flag-spans --json``."""
+        output = output if output is not None else self.output
         out: dict[str, Any] = {
             "gold": self.gold,
             "n_gold_spans": self.n_gold_spans,
@@ -56,12 +58,14 @@ def run_flag_spans(
     spacy_model: str | None = None,
     label_map: str | None = None,
     scheme: str | None = None,
+    output: str | Path | None = None,
 ) -> SpanFlagsRun:
     """Compare the gold spans with a model's: CoNLL predictions, a span table, or spaCy.
 
     Exactly one of ``predictions`` (CoNLL with the same tokens, or a table of
     ``sentence, start, end, type[, confidence]``) and ``spacy_model``. ``label_map``
-    (``MODEL=TYPE,...``) renames the model's types.
+    (``MODEL=TYPE,...``) renames the model's types. With ``output`` the span flags are
+    written there in the review format (:func:`benchcheck.io.tables.write_rows`).
     """
     import polars as pl
 
@@ -103,6 +107,10 @@ def run_flag_spans(
             raise
         where = predictions if predictions is not None else gold
         raise InputError(exc.message, path=where, line=exc.line, got=exc.got) from None
+    if output is not None:
+        from benchcheck.io.tables import write_rows
+
+        write_rows(review, output)
     return SpanFlagsRun(
         gold=str(gold),
         n_gold_spans=int(split.spans.height) if split.spans is not None else 0,
@@ -110,6 +118,7 @@ def run_flag_spans(
         flags=flags,
         review=review,
         by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
+        output=None if output is None else str(output),
     )
 
 

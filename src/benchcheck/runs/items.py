@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from benchcheck.io.output import OutputFolder
+    from benchcheck.runs.review import ReviewExportRun
 
 __all__ = ["ItemsOptions", "ItemsRun", "run_items", "suspects_frame"]
 
@@ -49,6 +50,7 @@ class ItemsRun:
     irt_skipped: str | None
     options: ItemsOptions = field(default_factory=ItemsOptions)
     sources: Mapping[str, str] = field(default_factory=dict)
+    review: ReviewExportRun | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``items --json``: ``n_items``, ``n_models``, ``reliability``, ``items``, ``irt``."""
@@ -67,8 +69,8 @@ class ItemsRun:
         """Write ``items.json`` (the canonical JSON) and ``items.csv`` (one row per item)."""
         import polars as pl
 
+        from benchcheck.io.canonical import dumps
         from benchcheck.io.tables import write_rows
-        from benchcheck.report.canonical import dumps
 
         payload = self.to_json()
         with folder as f:
@@ -88,12 +90,19 @@ def run_items(
     positive: str | None = None,
     options: ItemsOptions | None = None,
     prepared: ItemMatrix | None = None,
+    folder: OutputFolder | None = None,
+    to_review: str | None = None,
+    experts: int = 2,
+    force: bool = False,
 ) -> ItemsRun:
     """Read or build the score matrix, analyse its items, fit the IRT model.
 
     Give ``matrix`` (a table: ``id`` + one 0/1 column per model), or ``data`` with
     ``predictions`` (model → file with ``id`` and ``pred``) and/or ``scores`` (a matrix
     file of partial credits on the data's ids), or an already built ``prepared`` matrix.
+    ``folder`` (claimed) receives ``items.json`` and ``items.csv``; ``to_review`` a blind
+    review package of the suspect items for ``experts`` experts
+    (:func:`benchcheck.runs.review.run_review_export`, over an earlier one with ``force``).
     """
     from benchcheck.items.analysis import analyse_items
     from benchcheck.items.irt import fit_irt
@@ -156,7 +165,20 @@ def run_items(
             if "IRT needs at least two items" not in str(exc):
                 raise
             skipped = str(exc)
-    return ItemsRun(m, analysis, fit, skipped, options, sources)
+    run = ItemsRun(m, analysis, fit, skipped, options, sources)
+    frame = None if to_review is None else suspects_frame(run, data, id_col=id_col)
+    if folder is not None:
+        run.write(folder)
+    if to_review is not None and frame is not None:
+        from dataclasses import replace
+
+        from benchcheck.runs.review import run_review_export
+
+        review = run_review_export(
+            frame, to_review, experts=experts, seed=options.seed, force=force
+        )
+        run = replace(run, review=review)
+    return run
 
 
 def build_matrix(

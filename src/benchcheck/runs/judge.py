@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcheck.data.columns import Columns
-from benchcheck.runs._judging import JudgeSetup, Progress
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     import polars as pl
@@ -29,6 +29,7 @@ class JudgeRun:
     wall_seconds: float
     price_per_1k_tokens: float | None = None
     cache: str | None = None
+    output: str | None = None
 
     @property
     def rate(self) -> float:
@@ -51,7 +52,7 @@ class JudgeRun:
         """Return the canonical JSON of ``benchcheck judge --json``."""
         return {
             "command": "judge",
-            "output": output,
+            "output": output if output is not None else self.output,
             "judges": sorted(set(self.judgments["judge"].to_list())),
             "prompts": list(self.prompts),
             "rows": self.summary.n_rows,
@@ -78,6 +79,7 @@ def run_judge(
     progress: Progress | None = None,
     on_build: Callable[[str], None] | None = None,
     content_free: bool = True,
+    output: str | Path | None = None,
 ) -> JudgeRun:
     """Read the examples and judge each with every judge × prompt (cached, resumable).
 
@@ -87,6 +89,8 @@ def run_judge(
     the judgments carry it.
     ``content_free`` also judges the content-free inputs of contextual calibration
     (three rows per judge × prompt, ``content_free`` column; ``benchcheck flag`` reads them).
+    With ``output`` (``.parquet``, else JSON lines) the judgments are written there
+    (:meth:`JudgeRun.write`).
     """
     from benchcheck.io.tables import read_table
     from benchcheck.judges.prompts import load_prompt_file, select_prompts
@@ -117,11 +121,15 @@ def run_judge(
         cache = None if store is None else str(store.path)
     if columns.label is not None and "label" in frame.columns:
         result = result.join(frame.select("id", "label"), on="id", how="left")
-    return JudgeRun(
+    run = JudgeRun(
         judgments=result,
         summary=summarise(result, price_per_1k_tokens=price_per_1k_tokens),
         prompts=tuple(t.name for t in templates),
         wall_seconds=wall,
         price_per_1k_tokens=price_per_1k_tokens,
         cache=cache,
+        output=None if output is None else str(output),
     )
+    if output is not None:
+        run.write(Path(output))
+    return run

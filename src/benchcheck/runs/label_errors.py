@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
-from benchcheck.runs._judging import JudgeSetup, Progress
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     import polars as pl
@@ -50,8 +50,12 @@ class LabelErrorsRun:
         return [c for c in ("text", "text_a", "text_b") if c in self.examples.columns]
 
     def flagged(self) -> pl.DataFrame:
-        """Return the flagged examples (rank, id, texts, labels, confidence, bin, p_*)."""
-        keep = ["rank", "id", *self.text_columns, "label", "llm_label", "confidence", "bin"]
+        """Return the flagged examples, highest error score first.
+
+        Columns: rank, id, texts, labels, confidence, error score, bin, ``p_*``.
+        """
+        keep = ["rank", "id", *self.text_columns, "label", "llm_label", "confidence"]
+        keep += ["error_score", "bin"]
         keep += [c for c in self.flag.flags.columns if c.startswith("p_")]
         return self.flag.flagged().select(keep)
 

@@ -7,7 +7,7 @@ Each run reads its files and calls :mod:`benchcheck.labels`; the typed results'
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,13 +87,14 @@ def run_bins(
 
 @dataclass(frozen=True)
 class RemedyRun:
-    """The cleaned split, the random ablation of the same size, and what was changed."""
+    """The cleaned split, the random ablation of the same size, and the files written."""
 
     splits: Mapping[str, pl.DataFrame]
     source: str
     mode: str
-    threshold: float
+    min_confidence: float
     seed: int
+    result: RemedyResult | None = None
 
     def write(self, folder: str | Path, *, force: bool = False) -> RemedyResult:
         """Write ``cleaned`` and ``ablation_random`` in the input's format into ``folder``."""
@@ -102,10 +103,16 @@ class RemedyRun:
             folder,
             source=self.source,
             mode=self.mode,
-            threshold=self.threshold,
+            min_confidence=self.min_confidence,
             seed=self.seed,
             force=force,
         )
+
+    def to_json(self) -> dict[str, object]:
+        """Return the canonical JSON of ``benchcheck remedy --json`` (after :meth:`write`)."""
+        if self.result is None:
+            raise UsageError("the remedy was not written: give {output}")
+        return self.result.to_json()
 
 
 def write_remedy(
@@ -114,7 +121,7 @@ def write_remedy(
     *,
     source: str | Path,
     mode: str,
-    threshold: float,
+    min_confidence: float,
     seed: int,
     force: bool = False,
 ) -> RemedyResult:
@@ -139,7 +146,7 @@ def write_remedy(
     selected = tuple(splits["_selected"]["id"].to_list())
     return RemedyResult(
         mode,
-        threshold,
+        min_confidence,
         seed,
         splits["cleaned"].height + (len(selected) if mode == "filter" else 0),
         len(selected),
@@ -154,18 +161,23 @@ def run_remedy(
     *,
     judgments: str | Path | None = None,
     flags: str | Path | None = None,
-    threshold: float = 0.9,
+    min_confidence: float = 0.9,
     mode: str = "filter",
     seed: int = 0,
     label: str = "label",
     id_col: str | None = None,
     judges: Sequence[str] | None = None,
     prompts: Sequence[str] | None = None,
+    output: str | Path | None = None,
+    force: bool = False,
 ) -> RemedyRun:
-    """Filter or flip the flagged training examples above ``threshold`` (and an ablation).
+    """Filter or flip the disagreements of confidence ``min_confidence`` or more; ablate as many.
 
-    The flags come from ``judgments`` (flagged here at every confidence) or from a flags
-    file of ``benchcheck flag``: exactly one of the two.
+    The ablation does the same to as many random examples.
+
+    The flags come from ``judgments`` (flagged here at every error score, the rule of
+    ``benchcheck flag``) or from a flags file of ``benchcheck flag``: exactly one of the two.
+    With ``output`` the two splits are written into that folder (:meth:`RemedyRun.write`).
     """
     import polars as pl
 
@@ -222,13 +234,16 @@ def run_remedy(
         label_col=label,
         id_col=idc,
         mode=mode,
-        threshold=threshold,
+        min_confidence=min_confidence,
         seed=seed,
         labels=labels,
         source=data,
         flags_source=flags,
     )
-    return RemedyRun(splits, str(data), mode, threshold, seed)
+    remedy = RemedyRun(splits, str(data), mode, min_confidence, seed)
+    if output is None:
+        return remedy
+    return replace(remedy, result=remedy.write(output, force=force))
 
 
 # ----------------------------------------------------------------------------- rerank
@@ -239,14 +254,14 @@ def run_rerank(
     scores: Mapping[str, str],
     *,
     positive: str = "1",
-    threshold: float = 0.5,
+    cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> RerankResult:
     """Models scored on original and gold labels, their rank change, paired bootstraps.
 
     ``scores`` maps a model name to a table with ``id`` and ``score`` (P(positive)) and/or
-    ``pred`` (a label).
+    ``pred`` (a label); a score above ``cutoff`` predicts ``positive``.
     """
     import polars as pl
 
@@ -266,7 +281,7 @@ def run_rerank(
         g["gold"].cast(pl.String).to_list(),
         models,
         positive=positive,
-        threshold=threshold,
+        threshold=cutoff,
         n_resamples=bootstrap,
         seed=seed,
         source=gold,
@@ -353,7 +368,7 @@ class CurveRun:
 
 
 def run_ensemble_curve(
-    judgments: str | Path,
+    judgments: str | Path | pl.DataFrame,
     gold: str | Path,
     *,
     unit: str = "member",
@@ -361,16 +376,23 @@ def run_ensemble_curve(
     seed: int = 0,
     positive: str | None = None,
 ) -> CurveRun:
-    """Grow the ensemble member by member (or judge by judge) and score each size on gold."""
+    """Grow the ensemble member by member (or judge by judge) and score each size on gold.
+
+    ``judgments`` is a judgments file, or the frame of judgments a run has just made.
+    """
+    import polars as pl
+
     from benchcheck.io.judgments import read_judgments
     from benchcheck.labels.analysis import ensemble_curve
 
     frame = _read_gold(gold, ("id", "label", "gold"))
+    judged = judgments if isinstance(judgments, pl.DataFrame) else read_judgments(judgments)
+    source = None if isinstance(judgments, pl.DataFrame) else str(judgments)
     try:
         points, members = ensemble_curve(
-            read_judgments(judgments),
+            judged,
             frame,
-            judgments_source=str(judgments),
+            judgments_source=source,
             unit=unit,
             repeats=repeats,
             seed=seed,

@@ -18,7 +18,7 @@ from typing import Any
 from benchcheck.errors import InputError, UsageError
 from benchcheck.items.noise import NoiseRanking
 
-__all__ = ["RankOptions", "RankRun", "run_rank"]
+__all__ = ["RankOptions", "RankRun", "missing_uncertainty", "run_rank"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,28 @@ class RankRun:
         out["gold_rerank"] = self.rerank
         out["sources"] = dict(self.sources)
         return out
+
+
+def missing_uncertainty(
+    *, flagged: bool, precision: bool, gold: bool, gold_labels: bool, residual: bool
+) -> str | None:
+    """Say why the labels' uncertainty cannot be drawn (``None``: it can).
+
+    Flags need a per-bin precision (measured from ``gold``, or given); without flags, some
+    gold labels or a residual error rate must make a label uncertain.
+
+    >>> missing_uncertainty(flagged=False, precision=False, gold=False, gold_labels=False,
+    ...                     residual=True) is None
+    True
+    """
+    if flagged and not precision and not gold:
+        return (
+            "flags need a per-bin precision: give the reviewed {gold} labels, or a {precision} "
+            "(a number, or a `benchcheck bins --json` file)"
+        )
+    if not flagged and not residual and not gold_labels:
+        return "nothing makes a label uncertain: give {flags}, {gold} and/or {error_rate}"
+    return None
 
 
 def run_rank(
@@ -142,15 +164,15 @@ def run_rank(
     if options.precision is not None:
         precision = read_precision(options.precision)
     residual = read_residual(options.error_rate) if options.error_rate is not None else None
-    if flagged and not precision and not gold:
-        raise UsageError(
-            "flags need a per-bin precision: give the reviewed {gold} labels, or a {precision} "
-            "(a number, or a `benchcheck bins --json` file)"
-        )
-    if not flagged and residual is None and not gold_labels:
-        raise UsageError(
-            "nothing makes a label uncertain: give {flags}, {gold} and/or {error_rate}"
-        )
+    problem = missing_uncertainty(
+        flagged=bool(flagged),
+        precision=bool(precision),
+        gold=gold is not None,
+        gold_labels=bool(gold_labels),
+        residual=residual is not None,
+    )
+    if problem is not None:
+        raise UsageError(problem)
     noise = NoiseModel(flagged=flagged, precision=precision, gold=gold_labels, residual=residual)
     ranking = rank_under_noise(
         ids,

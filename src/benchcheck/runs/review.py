@@ -1,11 +1,11 @@
 """``benchcheck review export`` and ``review import``: the blind review's two halves.
 
-:func:`export_review` reads a flags file, builds the package
+:func:`run_review_export` reads a flags file, builds the package
 (:func:`benchcheck.labels.review.build_review`, optionally with an audit sample of
 undisputed examples) and writes it (:func:`benchcheck.io.review.write_review`, which refuses
-a folder that already holds a review unless ``force``). :func:`import_review` reads the
-key and the answer files, refuses a file given twice, and combines them into gold labels
-(:func:`benchcheck.labels.review.combine_review`); writing the gold table is the caller's.
+a folder that already holds a review unless ``force``). :func:`run_review_import` reads
+the key and the answer files, refuses a file given twice, combines them into gold labels
+(:func:`benchcheck.labels.review.combine_review`) and writes the gold table it is given.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from benchcheck.labels.review import (
     review_labels,
 )
 
-__all__ = ["ReviewExportRun", "ReviewImportRun", "export_review", "import_review"]
+__all__ = ["ReviewExportRun", "ReviewImportRun", "run_review_export", "run_review_import"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class ReviewExportRun:
         }
 
 
-def export_review(
+def run_review_export(
     flags: str | Path | pl.DataFrame,
     out_dir: str | Path,
     *,
@@ -116,9 +116,11 @@ class ReviewImportRun:
     key: str
     experts: tuple[str, ...]
     reconciled: str | None = None
+    output: str | None = None
 
     def to_json(self, *, output: str | None = None) -> dict[str, Any]:
         """Canonical JSON of ``review import --json``."""
+        output = output if output is not None else self.output
         out: dict[str, Any] = {"key": self.key, "expert_files": list(self.experts)}
         if self.reconciled is not None:
             out["reconciled_file"] = self.reconciled
@@ -127,7 +129,7 @@ class ReviewImportRun:
         return {**out, **self.summary.to_dict()}
 
 
-def import_review(
+def run_review_import(
     expert_paths: Sequence[str | Path],
     *,
     key_path: str | Path | None = None,
@@ -135,6 +137,7 @@ def import_review(
     consensus: str = "unanimous",
     adjudicator: str | None = None,
     seed: int = 0,
+    output: str | Path | None = None,
 ) -> ReviewImportRun:
     """Combine answer files (and a reconciled file) with the review key into gold labels.
 
@@ -144,7 +147,8 @@ def import_review(
     ``key_path`` defaults to ``key.jsonl`` beside the first answer file. A file given twice
     (the same path, or two names of one file) is refused, as is a reconciled file that is
     also an expert file; two byte-identical answer files get a warning. Returns the gold
-    frame and the summary; the caller writes the gold table.
+    frame and the summary; with ``output`` the gold table is written there
+    (:func:`benchcheck.io.tables.write_rows`).
     """
     from benchcheck.io.review import read_choices, read_expert_file, read_review_key
 
@@ -202,10 +206,15 @@ def import_review(
         from dataclasses import replace
 
         summary = replace(summary, warnings=tuple(warnings))
+    if output is not None:
+        from benchcheck.io.tables import write_rows
+
+        write_rows(gold, output)
     return ReviewImportRun(
         gold,
         summary,
         str(key_file),
         tuple(str(p) for p in paths),
         None if rec_path is None else str(rec_path),
+        None if output is None else str(output),
     )

@@ -8,12 +8,12 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._glyphs import ARROW
-from benchcheck.report._numbers import num
+from benchcheck.report.glyphs import ARROW
+from benchcheck.report.numbers import num
 
 
 def fmt(value: Any) -> str:
-    """Format a value for a table cell: :func:`~benchcheck.report._numbers.num`, 4 decimals."""
+    """Format a value for a table cell: :func:`~benchcheck.report.numbers.num`, 4 decimals."""
     return num(value, 4)
 
 
@@ -32,11 +32,11 @@ def stats_table(result: Mapping[str, Any], *, title: str | None = None) -> Table
     Dimensions head their group of rows rather than fill a column of their own, so that the
     table fits 80 columns without truncating a name.
     """
-    splits = list(result.get("splits", {}))
+    splits = list(result["splits"])
     dims = result["dimensions"]
     # Dataset and split names come from the user: escaped, so "[...]" is not read as markup.
     table = Table(
-        title=title or escape(f"{result.get('dataset', 'dataset')} ({result.get('task')})"),
+        title=title or escape(f"{result['dataset']} ({result['task']})"),
         title_justify="left",
     )
     table.add_column("metric", no_wrap=True, min_width=2 + max(map(len, dims), default=10))
@@ -48,15 +48,14 @@ def stats_table(result: Mapping[str, Any], *, title: str | None = None) -> Table
         table.add_row(f"[bold]{dim}[/]")
         for key in keys:
             cells = [
-                fmt(result["splits"][s].get(key)) if key in result["splits"][s] else ""
-                for s in splits
+                fmt(result["splits"][s][key]) if key in result["splits"][s] else "" for s in splits
             ]
             arrow = ARROW[dims[key]["better"]]
             table.add_row(f"  {key}", arrow, fmt(result["metrics"][key]), *cells)
         table.add_section()
     table.add_row("n_instances", "", "", *[fmt(result["splits"][s]["n_instances"]) for s in splits])
-    if result.get("task") == "ner":
-        repairs = [fmt(result["splits"][s].get("tag_repairs")) for s in splits]
+    if result["task"] == "ner":
+        repairs = [fmt(result["splits"][s]["tag_repairs"]) for s in splits]
         table.add_row("tag_repairs", "", "", *repairs)
     return table
 

@@ -1,44 +1,39 @@
-"""Terminal summary of ``benchcheck audit``: each analysis, the judge's time, the files."""
+"""Terminal summary of ``benchcheck audit``: the sections' blocks, what ran, time, files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchcheck.report.terminal import stats_table
+from rich.markup import escape
 
-__all__ = ["audit_renderables", "audit_warnings"]
+from benchcheck.report.numbers import num
+
+__all__ = ["audit_summary"]
 
 
-def audit_renderables(
-    results: Mapping[str, Any], judge_seconds: float | None, written: Iterable[str | Path]
+def audit_summary(
+    blocks: Sequence[Any],
+    analyses: Iterable[tuple[str, bool, str]],
+    judge_seconds: float | None,
+    written: Iterable[str | Path],
 ) -> list[Any]:
-    """Render the statistics table, one line per analysis (ok or skipped), time and files.
+    r"""Render the sections' blocks, one line per analysis (ok or skipped), time and files.
 
-    Where the flags come from the embedded default judge, its measured quality follows.
+    >>> audit_summary([], [("diff", False, "no baseline [x]")], None, ["r/results.json"])
+    ['[dim]skipped[/] diff: no baseline \\[x]', 'wrote r/results.json']
     """
-    out: list[Any] = [stats_table(results["stats"])] if "stats" in results else []
-    for a in results["analyses"]:
-        mark = "[green]ok[/]" if a["status"] == "ok" else "[dim]skipped[/]"
-        out.append(f"{mark} {a['name']}: {a['detail']}")
-    note = (results.get("label_errors") or {}).get("default_judge")
-    if note:  # the flags come from the embedded default judge: say how good it measured
-        from benchcheck.report.terminal.labels import default_judge_renderables
-
-        out.extend(default_judge_renderables(note))
+    out: list[Any] = list(blocks)
+    for name, ok, detail in analyses:
+        mark = "[green]ok[/]" if ok else "[dim]skipped[/]"
+        out.append(f"{mark} {escape(name)}: {escape(detail)}")
     if judge_seconds is not None:
         out.append(
-            f"[dim]judge time (model load + scoring, cached results free): {judge_seconds:.1f} s[/]"
+            "[dim]judge time (model load + scoring, cached results free): "
+            f"{num(judge_seconds, 1)} s[/]"
         )
-    out.append("wrote " + ", ".join(str(p) for p in written))
+    shown = [escape(str(p)) for p in written]
+    if shown:
+        out.append("wrote " + ", ".join(shown))
     return out
-
-
-def audit_warnings(results: Mapping[str, Any]) -> list[str]:
-    """Return the warnings of analyses skipped because something is unavailable."""
-    return [
-        f"{a['name']}: {a['detail']}"
-        for a in results["analyses"]
-        if a["status"] == "skipped" and "unavailable" in a["detail"]
-    ]

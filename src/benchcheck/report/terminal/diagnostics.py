@@ -7,14 +7,14 @@ from typing import Any
 
 from rich.table import Table
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num, pct
 
 #: Rows with fewer examples are dimmed in the table.
 SMALL_N = 10
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
-    """Format as every rendering does (``report._numbers.num``: ``—`` for None and NaN)."""
+    """Format as every rendering does (``report.numbers.num``: ``—`` for None and NaN)."""
     return num(value, digits)
 
 
@@ -22,7 +22,7 @@ def _fmt_cell(cell: dict[str, Any]) -> str:
     if cell["r_k"] is None:
         return "—"
     lo, hi = cell["ci"]
-    return f"{cell['r_k']:.2f} [{_fmt(lo, 2)}, {_fmt(hi, 2)}]"
+    return f"{num(cell['r_k'], 2)} [{_fmt(lo, 2)}, {_fmt(hi, 2)}]"
 
 
 def diagnose_renderables(payload: Mapping[str, Any], *, fine: bool = True) -> list[Any]:
@@ -42,7 +42,7 @@ def diagnose_renderables(payload: Mapping[str, Any], *, fine: bool = True) -> li
         table.add_column("ranking (> : paired p < 0.05)", overflow="fold")
 
     def ranking(group: str, key: str | None) -> str:
-        rk = payload.get("rankings", {}).get(group, {})
+        rk = payload["rankings"].get(group, {})
         entry = rk if key is None else rk.get(key, {})
         if not entry:
             return ""
@@ -67,7 +67,7 @@ def diagnose_renderables(payload: Mapping[str, Any], *, fine: bool = True) -> li
         )
 
     row("overall", "overall", None, "bold")
-    groups = payload["suite"].get("tag_groups", {})
+    groups = payload["suite"]["tag_groups"]
     shown: set[str] = set()
     for coarse in first["coarse"]:
         row(coarse, "coarse", coarse, "bold")
@@ -88,9 +88,9 @@ def diagnose_renderables(payload: Mapping[str, Any], *, fine: bool = True) -> li
             f"[bold]{m}[/]: forward accuracy {_fmt(d['forward']['accuracy'])} "
             f"(n={d['forward']['n']}), backward {_fmt(d['backward']['accuracy'])} "
             f"(n={d['backward']['n']})."
-            + (f" Monotonicity: {mono['reading']}." if mono.get("applies") else "")
+            + (f" Monotonicity: {mono['reading']}." if mono["applies"] else "")
         )
-        for note in payload.get("prediction_notes", {}).get(m, []):
+        for note in payload["prediction_notes"].get(m, []):
             out.append(f"  note: {note}")
     out.append(
         f"Dim rows have fewer than {SMALL_N} examples: their intervals are wide; "
@@ -104,17 +104,19 @@ def artifacts_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render accuracy and baselines, the top cues per label, and the plain reading."""
     out: list[Any] = []
     table = Table(
-        title=f"{payload['input']}-only baseline: {payload['meta'].get('train')} → "
-        f"{payload['meta'].get('eval')}"
+        title=f"{payload['input']}-only baseline: {payload['meta']['train']} → "
+        f"{payload['meta']['eval']}"
     )
     table.add_column("measure")
     table.add_column("value", justify="right")
     lo, hi = payload["accuracy_ci"]
-    table.add_row("accuracy [95% CI]", f"{payload['accuracy']:.3f} [{lo:.3f}, {hi:.3f}]")
+    table.add_row(
+        "accuracy [95% CI]", f"{num(payload['accuracy'], 3)} [{num(lo, 3)}, {num(hi, 3)}]"
+    )
     table.add_row("R_K [95% CI]", _fmt_cell(payload["r_k"]))
     b = payload["baselines"]
-    table.add_row(f"majority class ({b['majority_label']})", f"{b['majority_accuracy']:.3f}")
-    table.add_row("chance", f"{b['chance_accuracy']:.3f}")
+    table.add_row(f"majority class ({b['majority_label']})", f"{num(b['majority_accuracy'], 3)}")
+    table.add_row("chance", f"{num(b['chance_accuracy'], 3)}")
     table.add_row("n train / n eval", f"{payload['n_train']} / {payload['n_eval']}")
     out.append(table)
     cues = Table(title="Top cue n-grams per label (weight, train count, label share)")
@@ -124,7 +126,8 @@ def artifacts_renderables(payload: Mapping[str, Any]) -> list[Any]:
         cues.add_row(
             lab,
             ", ".join(
-                f"{c['feature']} ({c['weight']:.2f}, {c['train_count']}, {c['label_share']:.0%})"
+                f"{c['feature']} ({num(c['weight'], 2)}, {c['train_count']}, "
+                f"{pct(c['label_share'])})"
                 for c in items[:5]
             )
             or "—",
@@ -181,7 +184,7 @@ def check_suite_renderables(payload: Mapping[str, Any]) -> list[Any]:
 
     def shares(entry: dict[str, Any]) -> list[str]:
         return [
-            ("—" if entry["shares"][lab] is None else f"{entry['shares'][lab]:.0%}")
+            ("—" if entry["shares"][lab] is None else f"{pct(entry['shares'][lab])}")
             for lab in labels
         ]
 
@@ -190,7 +193,7 @@ def check_suite_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if "glue_reference_shares" in dist:
         ref = dist["glue_reference_shares"]
         table.add_row(
-            "(GLUE diagnostic)", "1104", *[f"{ref[lab]:.0%}" for lab in labels], style="dim"
+            "(GLUE diagnostic)", "1104", *[f"{pct(ref[lab])}" for lab in labels], style="dim"
         )
     for name, entry in payload["categories"].items():
         table.add_row(name, str(entry["n"]), *shares(entry))

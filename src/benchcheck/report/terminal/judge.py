@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from benchcheck.report.numbers import num
+
 __all__ = ["judge_summary"]
 
 
@@ -12,10 +14,10 @@ def judge_summary(payload: Mapping[str, Any]) -> str:
     """Render one line: rows written, computed and cached, tokens, times, rate and cost."""
     wall = payload["wall_seconds"]
     rate = payload["computed"] / wall if wall > 0 else float("nan")
-    cost = "" if payload["cost"] is None else f", cost {payload['cost']:.4f}"
+    cost = "" if payload["cost"] is None else f", cost {num(payload['cost'], 4)}"
     return (
         f"wrote {payload['rows']} judgements to {payload['output']} ({payload['computed']} "
         f"computed, {payload['cached']} from cache); {payload['prompt_tokens']} prompt tokens, "
-        f"{payload['judge_seconds']:.1f} s judge time, {wall:.1f} s wall, "
-        f"{rate:.2f} judgements/s{cost}"
+        f"{num(payload['judge_seconds'], 1)} s judge time, {num(wall, 1)} s wall, "
+        f"{num(rate, 2)} judgements/s{cost}"
     )

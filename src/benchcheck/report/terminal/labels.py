@@ -8,14 +8,14 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report._judge_note import (
+from benchcheck.report.judge_note import (
     QUALITY_HEAD,
     intro,
     quality_rows,
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num, short, signed
 
 __all__ = [
     "agreement_renderables",
@@ -31,7 +31,7 @@ __all__ = [
 
 
 def cell(value: Any, digits: int = 3) -> str:
-    """Format a cell: :func:`~benchcheck.report._numbers.num`, element-wise in lists, escaped.
+    """Format a cell: :func:`~benchcheck.report.numbers.num`, element-wise in lists, escaped.
 
     >>> cell([0.12345, None])
     '[0.123, —]'
@@ -66,7 +66,7 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
             "examples": s["n"],
             "judged": s["judged"],
             "disagreements": s["disagreements"],
-            f"flagged (error score ≥ {s['threshold']:g})": s["flagged"],
+            f"flagged (error score ≥ {short(s['threshold'])})": s["flagged"],
             "flag rate": s["flag_rate"],
         }
     )
@@ -113,7 +113,7 @@ def remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
     mode = payload["mode"]
     return [
         key_value_table(
-            f"Remedy: {mode} above {payload['threshold']:g}",
+            f"Remedy: {mode} above {short(payload['threshold'])}",
             {
                 "examples": payload["n"],
                 "filtered" if mode == "filter" else "flipped": payload["n_selected"],
@@ -141,7 +141,7 @@ def rerank_renderables(payload: Mapping[str, Any]) -> list[Any]:
                 str(r["original"]),
                 cell(v["gold"]),
                 str(r["gold"]),
-                f"{change:+d}" if change else "0",
+                f"{signed(change)}" if change else "0",
             )
     out: list[Any] = [table]
     if payload["pairwise"]:

@@ -17,6 +17,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from benchcheck.report.numbers import num
+
 
 class _Rate(TextColumn):
     def __init__(self) -> None:
@@ -24,7 +26,7 @@ class _Rate(TextColumn):
 
     def render(self, task):  # type: ignore[no-untyped-def]
         speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:.2f}/s")
+        return Text("" if speed is None else f"{num(speed, 2)}/s")
 
 
 @contextmanager

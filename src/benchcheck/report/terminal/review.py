@@ -8,6 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from benchcheck.report.numbers import num, pct, short
 from benchcheck.report.terminal.labels import cell, crowd_model_table, key_value_table
 
 __all__ = [
@@ -62,21 +63,21 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-def _fpc_row(pct: str, ci_fpc: Any) -> dict[str, Any]:
+def _fpc_row(level: str, ci_fpc: Any) -> dict[str, Any]:
     """Return the row of the interval with the finite population correction, if there is one."""
-    return {} if ci_fpc is None else {f"{pct} with finite population correction": ci_fpc}
+    return {} if ci_fpc is None else {f"{level} with finite population correction": ci_fpc}
 
 
 def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> list[Any]:
     """Render ``error-rate``: the paper's lower bound, the strata, the whole rate, the plan."""
-    pct = f"{confidence:.0%}"
+    level = f"{pct(confidence)}"
     rows: dict[str, Any] = {
         "errors": payload["errors"],
         "sample": payload["sample"],
         "population": payload["population"],
         "error rate": payload["error_rate"],
-        f"{pct} Clopper–Pearson": payload["ci"],
-        **_fpc_row(pct, payload["ci_fpc"]),
+        f"{level} Clopper–Pearson": payload["ci"],
+        **_fpc_row(level, payload["ci_fpc"]),
     }
     if payload["ci_fpc"] is not None:
         rows["errors in the whole dataset, at least"] = payload["population_errors_lower"]
@@ -89,13 +90,13 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
             "expected errors": soft["expected_errors"],
             "standard deviation of the errors": soft["sd_errors"],
             "expected error rate": soft["error_rate"],
-            f"{pct} interval (Clopper–Pearson mixed over the posteriors)": soft["ci"],
-            **_fpc_row(pct, soft["ci_fpc"]),
+            f"{level} interval (Clopper–Pearson mixed over the posteriors)": soft["ci"],
+            **_fpc_row(level, soft["ci_fpc"]),
         }
         out.append(key_value_table("Errors under the crowd model's posteriors", soft_rows))
     st = payload.get("stratified")
     if st:
-        strata = Table(title=f"Strata ({pct} intervals)")
+        strata = Table(title=f"Strata ({level} intervals)")
         for c in ("stratum", "examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
             strata.add_column(c, justify="right")
         for s in st["strata"]:
@@ -114,19 +115,19 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
                 "Whole dataset (stratified estimate)",
                 {
                     "error rate": st["error_rate"],
-                    f"{pct} interval ({st['method']} per stratum, MOVER)": st["ci"],
+                    f"{level} interval ({st['method']} per stratum, MOVER)": st["ci"],
                     "errors, estimated": st["errors_estimate"],
-                    f"errors, {pct} interval": st["errors_ci"],
+                    f"errors, {level} interval": st["errors_ci"],
                     "recall of the flags": st["recall"],
-                    f"recall, {pct} interval": st["recall_ci"],
+                    f"recall, {level} interval": st["recall_ci"],
                 },
             )
         )
     plan = payload.get("plan")
     if plan:
         table = Table(
-            title=f"Plan: reviews for a {pct} interval at most {plan['target_width']:g} wide "
-            f"(expected width {plan['expected_width']:.4f})"
+            title=f"Plan: reviews for a {level} interval at most "
+            f"{short(plan['target_width'])} wide (expected width {num(plan['expected_width'], 4)})"
         )
         for c in ("stratum", "examples", "anticipated rate", "reviewed", "planned", "to do"):
             table.add_column(c, justify="right")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num
 
 __all__ = ["adjust_lines", "convert_lines", "leakage_lines"]
 
@@ -15,16 +15,16 @@ def adjust_lines(payload: Mapping[str, Any]) -> list[str]:
     source = payload["source_value"]
     out = [
         f"{payload['metric']} on {payload['split']} (size {payload['size']}, seed "
-        f"{payload['seed']}; source value {'–' if source is None else f'{source:.4f}'})"
+        f"{payload['seed']}; source value {'–' if source is None else f'{num(source, 4)}'})"
     ]
     for sub in payload["subsets"]:
         moved = ", ".join(
-            f"{k} {v:.4f}"
+            f"{k} {num(v, 4)}"
             for k, v in sub["shift"].items()
             if k in ("length_ks", "entity_type_tvd", "label_tvd") and v is not None
         )
         out.append(
-            f"  target {sub['target']:.4f} → achieved {sub['achieved']:.4f} "
+            f"  target {num(sub['target'], 4)} → achieved {num(sub['achieved'], 4)} "
             f"({sub['n']} instances; moved: {moved}) → {sub['file']}"
         )
     return out

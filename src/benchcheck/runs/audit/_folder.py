@@ -9,14 +9,15 @@ and Markdown are rendered from the written JSON text read back, never from live 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from benchcheck.audit import AuditReport
+    from benchcheck.runs.audit._report import AuditReport
+    from benchcheck.runs.audit._section import Section
 
-__all__ = ["write_report"]
+__all__ = ["REPORT_FILES", "render_results", "write_report"]
 
 FLAGGED_FILES = ("flagged.csv", "flagged.jsonl")
 #: Every file a report folder may hold (what an existing folder is checked for).
@@ -29,6 +30,7 @@ def write_report(
     *,
     force: bool = False,
     inputs: Iterable[str | Path] = (),
+    sections: Sequence[Section[Any]] | None = None,
 ) -> list[Path]:
     """Write an audit's report folder and return the paths written, in order.
 
@@ -47,6 +49,9 @@ def write_report(
     inputs
         Further paths never to write (the audit's own inputs, ``report.sources``, always
         are).
+    sections
+        The sections that render it (default: the audit's,
+        :data:`benchcheck.runs.audit.sections.SECTIONS`).
 
     Every file is staged and moved into place complete (:mod:`benchcheck.io.output`).
 
@@ -54,29 +59,28 @@ def write_report(
     --------
     >>> import tempfile
     >>> import benchcheck as bc
+    >>> from benchcheck.runs.audit import NerInput
     >>> from benchcheck.sample_data import NER_SAMPLE
-    >>> report = bc.run_audit(bc.AuditInputs(ner=str(NER_SAMPLE), judge=None))
+    >>> report = bc.run_audit(bc.AuditInputs(ner=NerInput(str(NER_SAMPLE)), judge=None))
     >>> with tempfile.TemporaryDirectory() as out:
     ...     [p.name for p in bc.write_report(report, out)]
     ['results.json', 'report.html', 'report.md']
 
     """
+    from benchcheck.io.canonical import dumps
     from benchcheck.io.output import Outputs
     from benchcheck.io.tables import write_rows
-    from benchcheck.report.canonical import dumps
-    from benchcheck.report.html import render_html
-    from benchcheck.report.markdown import render_markdown
 
     outputs = Outputs([*report.sources, *inputs], force=force)
     target = outputs.folder(folder, param="output", names=REPORT_FILES)
     stale = _listed_flag_files(Path(folder))
     text = dumps(report.results)
-    canonical = json.loads(text)
+    html, markdown = render_results(json.loads(text), sections)
     flagged = report.flagged
     with target:
         # results.json last: a folder whose results.json is new holds a complete report.
-        target.write("report.html", render_html(canonical))
-        target.write("report.md", render_markdown(canonical))
+        target.write("report.html", html)
+        target.write("report.md", markdown)
         if flagged is not None and flagged.height:
             for name in FLAGGED_FILES:  # the CSV is for spreadsheets: no live formulas
                 write_rows(flagged, target.stage(name), spreadsheet_safe=True)
@@ -87,6 +91,25 @@ def write_report(
     first = ["results.json", "report.html", "report.md"]
     names = first + [p.name for p in target.written if p.name not in first]
     return [Path(folder) / n for n in names]
+
+
+def render_results(
+    results: dict[str, Any], sections: Sequence[Section[Any]] | None = None
+) -> tuple[str, str]:
+    """Return the HTML page and the Markdown of a canonical ``results.json`` object.
+
+    Raises :class:`benchcheck.io.typed.ShapeError` at the first key that does not have its
+    section's declared shape.
+    """
+    from benchcheck.runs.audit._document import read_document
+    from benchcheck.runs.audit._render import render_html, render_markdown
+
+    if sections is None:
+        from benchcheck.runs.audit.sections import SECTIONS
+
+        sections = SECTIONS
+    document = read_document(results, sections)
+    return render_html(document), render_markdown(document)
 
 
 def _listed_flag_files(folder: Path) -> list[str]:

@@ -2,37 +2,37 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchcheck.audit import AuditInputs, run_audit
 from benchcheck.cli import main
-from benchcheck.report.canonical import dumps
+from benchcheck.data.columns import Columns
+from benchcheck.io.canonical import dumps
+from benchcheck.runs.audit import AuditInputs, TableInput, run_audit
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
+sys.path.insert(0, str(Path(__file__).parents[2] / "cli"))
 from test_cli_items import _write_case  # noqa: E402
 
 
 def test_items_ranking_and_diff_sections(tmp_path: Path) -> None:
     files = _write_case(tmp_path, k=50, m=4)
-    inp = AuditInputs(
-        table=str(tmp_path / "data.jsonl"),
-        text_a="text_a",
-        text_b="text_b",
-        judge=None,
-        item_predictions=files,
+    table = TableInput(
+        str(tmp_path / "data.jsonl"),
+        Columns(text_a="text_a", text_b="text_b"),
+        predictions=files,
         error_rate="2/100",
-        resamples=200,
     )
+    inp = AuditInputs(table=table, judge=None, resamples=200)
     first = run_audit(inp).results
     status = {a["name"]: a["status"] for a in first["analyses"]}
     assert status["items"] == status["ranking"] == "ok" and status["diff"] == "skipped"
     assert first["items"]["n_items"] == 50 and first["rank"]["n_items"] == 50
     (tmp_path / "old.json").write_text(dumps(first))
-    again = run_audit(AuditInputs(**{**inp.__dict__, "baseline": str(tmp_path / "old.json")}))
+    again = run_audit(dataclasses.replace(inp, baseline=str(tmp_path / "old.json")))
     diff = again.results["diff"]
     assert diff["n_changed"] == 0 and diff["n_values"] > 10
 

@@ -22,18 +22,25 @@ from typing import Any
 
 from benchcheck.errors import InputError
 
-__all__ = ["SCHEMA_VERSION", "dumps", "read_results"]
+__all__ = ["SCHEMA_VERSION", "dumps", "jsonable", "read_results"]
 
 #: Version of every JSON object benchcheck writes; readers accept the same major version.
 SCHEMA_VERSION = "1.0"
 
 
-def _clean(value: Any) -> Any:
-    """Make a value JSON-safe: NaN/inf become null, tuples lists, numpy scalars Python ones."""
+def jsonable(value: Any) -> Any:
+    """Return a value as its canonical JSON holds it.
+
+    NaN and infinities become null, tuples lists, numpy scalars Python ones, keys strings.
+
+    >>> import numpy as np
+    >>> jsonable({1: (np.float64(0.5), float("nan"))})
+    {'1': [0.5, None]}
+    """
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [jsonable(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -47,7 +54,7 @@ def dumps(payload: dict[str, Any]) -> str:
         "schema_version": SCHEMA_VERSION,
         **{k: v for k, v in payload.items() if k != "schema_version"},
     }
-    return json.dumps(_clean(body), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(jsonable(body), indent=2, ensure_ascii=False) + "\n"
 
 
 def read_results(path: str | Path) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num, pct, short
 
 __all__ = [
     "esc",
@@ -20,6 +20,7 @@ __all__ = [
     "hbars",
     "interval_plot",
     "line_plot",
+    "scatter_plot",
 ]
 
 
@@ -184,7 +185,7 @@ def interval_plot(
             f'<line class="grid" x1="{_f(xx)}" y1="{_f(top_pad)}" x2="{_f(xx)}" '
             f'y2="{_f(height - axis_h)}"/>'
         )
-        body.append(_text(xx, height - 6, f"{v:g}", anchor="middle", cls="tick"))
+        body.append(_text(xx, height - 6, short(v), anchor="middle", cls="tick"))
     if ref is not None:
         xx = sx(ref)
         body.append(
@@ -255,7 +256,7 @@ def line_plot(
             f'<line class="grid" x1="{_f(left)}" y1="{_f(sy(v))}" x2="{_f(left + pw)}" '
             f'y2="{_f(sy(v))}"/>'
         )
-        body.append(_text(left - 6, sy(v) + 4, f"{v:g}", anchor="end", cls="tick"))
+        body.append(_text(left - 6, sy(v) + 4, short(v), anchor="end", cls="tick"))
     for v in sorted(set(xs)):
         body.append(_text(sx(v), top + ph + 16, num(v), anchor="middle", cls="tick"))
     body.append(_text(left + pw / 2, height - 6, x_label, anchor="middle", cls="lbl"))
@@ -322,7 +323,7 @@ def heatmap(
             level = min(5, int(share * 5 + 0.999)) if v else 0
             tip = (
                 f"gold {name_at(labels, i)}, predicted {name_at(labels, j)}: {v} "
-                f"({share:.0%} of the row)"
+                f"({pct(share)} of the row)"
             )
             body.append(
                 f'<rect class="heat h{level}{" diag" if i == j else ""}" '
@@ -344,3 +345,60 @@ def heatmap(
 def name_at(labels: Sequence[str], i: int) -> str:
     """Label ``i`` or its index when the list is short."""
     return labels[i] if i < len(labels) else str(i)
+
+
+def scatter_plot(
+    points: Sequence[tuple[float, float, str, bool]],
+    *,
+    label: str,
+    x_label: str,
+    y_label: str,
+    width: float = 520,
+    height: float = 300,
+    y_lo: float = -1.0,
+    y_hi: float = 1.0,
+    ref: float | None = None,
+) -> str:
+    """Points ``(x in [0, 1], y, tooltip, highlighted)``; y axis fixed to ``[y_lo, y_hi]``.
+
+    >>> "<circle" in scatter_plot([(0.5, 0.2, "q1", False)], label="s", x_label="x", y_label="y")
+    True
+    """
+    left, right, top, bottom = 48.0, 16.0, 12.0, 40.0
+    pw, ph = width - left - right, height - top - bottom
+
+    def sx(v: float) -> float:
+        return left + min(1.0, max(0.0, v)) * pw
+
+    def sy(v: float) -> float:
+        return top + (1 - (min(y_hi, max(y_lo, v)) - y_lo) / (y_hi - y_lo)) * ph
+
+    body: list[str] = []
+    for t in range(5):
+        yv = y_lo + (y_hi - y_lo) * t / 4
+        xv = t / 4
+        body.append(
+            f'<line class="grid" x1="{_f(left)}" y1="{_f(sy(yv))}" x2="{_f(left + pw)}" '
+            f'y2="{_f(sy(yv))}"/>'
+        )
+        body.append(_text(left - 6, sy(yv) + 4, short(yv), anchor="end", cls="tick"))
+        body.append(_text(sx(xv), top + ph + 16, short(xv), anchor="middle", cls="tick"))
+    if ref is not None:
+        body.append(
+            f'<line class="ref" x1="{_f(left)}" y1="{_f(sy(ref))}" x2="{_f(left + pw)}" '
+            f'y2="{_f(sy(ref))}"/>'
+        )
+    body.append(_text(left + pw / 2, height - 6, x_label, anchor="middle", cls="lbl"))
+    body.append(
+        f'<text class="lbl" transform="translate(12 {_f(top + ph / 2)}) rotate(-90)" '
+        f'text-anchor="middle">{esc(y_label)}</text>'
+    )
+    for x, y, tip, hot in points:
+        if not (math.isfinite(x) and math.isfinite(y)):
+            continue
+        cls = "s1" if hot else "s0"
+        body.append(
+            f'<circle class="{cls}" cx="{_f(sx(x))}" cy="{_f(sy(y))}" r="{3.5 if hot else 2.5}">'
+            f"<title>{esc(tip)}</title></circle>"
+        )
+    return _svg(width, height, body, label=label)

@@ -1,4 +1,4 @@
-"""benchcheck.audit.run_audit called directly: sections, skips, errors, flagged examples."""
+"""benchcheck.runs.audit.run_audit called directly: sections, skips, errors, flagged examples."""
 
 from __future__ import annotations
 
@@ -12,19 +12,30 @@ import pytest
 from _golden import assert_matches_golden
 
 import benchcheck
-from benchcheck.audit import AuditInputs, AuditReport, run_audit
+from benchcheck.data.columns import Columns
 from benchcheck.errors import BenchcheckError, JudgeUnavailable, UsageError
+from benchcheck.io.canonical import dumps
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
-from benchcheck.report.canonical import dumps
+from benchcheck.runs.audit import (
+    AuditInputs,
+    AuditReport,
+    JudgeInput,
+    NerInput,
+    SuiteInput,
+    TableInput,
+    run_audit,
+)
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
-GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "ner_results.json"
-PAIR = {"table": str(PAIR_SAMPLE), "text_a": "grounding", "text_b": "generated_text"}
+GOLDEN = Path(__file__).parents[2] / "report" / "golden" / "ner_results.json"
+PAIR = TableInput(str(PAIR_SAMPLE), Columns(text_a="grounding", text_b="generated_text"))
+NER = NerInput(str(NER_SAMPLE))
 NAMES = [
     "statistics",
     "comparison",
     "table statistics",
     "label errors",
+    "review",
     "diagnostics",
     "items",
     "ranking",
@@ -44,7 +55,7 @@ def test_public_names_are_the_audit_package_s() -> None:
 
 def test_ner_sample_gives_the_golden_results_json() -> None:
     # The CLI writes dumps(results); the library's object must give the same bytes.
-    report = run_audit(AuditInputs(ner=str(NER_SAMPLE)))
+    report = run_audit(AuditInputs(ner=NER))
     assert_matches_golden(dumps(report.results), GOLDEN)
     assert report.flagged is None and report.judge_seconds is None
 
@@ -67,6 +78,11 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "no classification or pair file given",
             },
+            {
+                "name": "review",
+                "status": "skipped",
+                "detail": "no --gold labels given (benchcheck review import -o)",
+            },
             {"name": "diagnostics", "status": "skipped", "detail": "no diagnostic suite given"},
             {
                 "name": "items",
@@ -84,16 +100,16 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
 
 
 def test_inputs_are_frozen() -> None:
-    inputs = AuditInputs(ner=str(NER_SAMPLE))
+    inputs = AuditInputs(ner=NER)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        inputs.ner = "other"  # type: ignore[misc]
+        inputs.ner = None  # type: ignore[misc]
 
 
 def test_user_paths_are_shown_as_given(tmp_path: Path) -> None:
     for name in ("train.txt", "test.txt"):
         shutil.copy(NER_SAMPLE / name, tmp_path / name)
     splits = {"train": str(tmp_path / "train.txt"), "test": str(tmp_path / "test.txt")}
-    report = run_audit(AuditInputs(ner_splits=splits))
+    report = run_audit(AuditInputs(ner=NerInput(splits=splits)))
     assert report.results["inputs"] == {f"split {k}": v for k, v in splits.items()}
     assert _status(report)["statistics"] == ("ok", "ner, 2 splits, 30 instances")
     rows = report.results["split_overlap"]["rows"]
@@ -103,38 +119,40 @@ def test_user_paths_are_shown_as_given(tmp_path: Path) -> None:
 def test_predictions_replace_scores_and_need_a_test_split() -> None:
     test = str(NER_SAMPLE / "test.txt")
     report = run_audit(
-        AuditInputs(ner=str(NER_SAMPLE), scores={"a": 90.0}, ner_predictions={"gold": test})
+        AuditInputs(ner=NerInput(str(NER_SAMPLE), scores={"a": 90.0}, predictions={"gold": test}))
     )
     # The gold file scored against itself: seqeval micro F1 = 1, times 100.
     assert report.results["stats"]["model_scores"] == {"gold": 100.0}
     assert report.results["stats"]["metrics"]["model_differentiation"] == 0.0
     only_train = {"train": str(NER_SAMPLE / "train.txt")}
     with pytest.raises(UsageError, match="test split"):
-        run_audit(AuditInputs(ner_splits=only_train, ner_predictions={"gold": test}))
+        run_audit(AuditInputs(ner=NerInput(splits=only_train, predictions={"gold": test})))
 
 
 def test_scores_add_model_differentiation() -> None:
-    report = run_audit(AuditInputs(ner=str(NER_SAMPLE), scores={"a": 93.0, "b": 91.0}))
+    report = run_audit(AuditInputs(ner=NerInput(str(NER_SAMPLE), scores={"a": 93.0, "b": 91.0})))
     # population standard deviation of (93, 91)
     assert report.results["stats"]["metrics"]["model_differentiation"] == pytest.approx(1.0)
 
 
 def test_bad_input_raises_instead_of_skipping(tmp_path: Path) -> None:
     with pytest.raises(BenchcheckError, match="missing"):
-        run_audit(AuditInputs(ner=str(tmp_path / "missing")))
+        run_audit(AuditInputs(ner=NerInput(str(tmp_path / "missing"))))
 
 
 def test_comparison_puts_the_main_dataset_first() -> None:
-    report = run_audit(AuditInputs(ner=str(NER_SAMPLE), compare={"again": str(NER_SAMPLE)}))
+    report = run_audit(
+        AuditInputs(ner=NerInput(str(NER_SAMPLE), compare={"again": str(NER_SAMPLE)}))
+    )
     datasets = report.results["comparison"]["datasets"]
     assert list(datasets) == ["ner", "again"]
-    assert datasets["ner"] is report.results["stats"]
+    assert datasets["ner"] == report.results["stats"]
     assert datasets["again"]["metrics"] == datasets["ner"]["metrics"]
     assert _status(report)["comparison"] == ("ok", "2 datasets")
 
 
 def test_pair_file_without_judge() -> None:
-    report = run_audit(AuditInputs(**PAIR, judge=None))
+    report = run_audit(AuditInputs(table=PAIR, judge=None))
     status = _status(report)
     n = len(PAIR_SAMPLE.read_text(encoding="utf-8").splitlines())
     assert status["table statistics"] == ("ok", f"pair, 1 split(s), {n} examples")
@@ -180,7 +198,7 @@ def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> N
     import benchcheck.runs.label_errors as label_errors
 
     monkeypatch.setattr(label_errors, "MAX_FLAGS_IN_JSON", 3)
-    report = run_audit(AuditInputs(**PAIR))
+    report = run_audit(AuditInputs(table=PAIR))
     expect = _ids_labelled("0")
     share = len(_ids_labelled("1")) / (len(expect) + len(_ids_labelled("1")))
     assert share > 0.5
@@ -205,7 +223,7 @@ def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> N
 
 
 def test_threshold_above_every_confidence_flags_nothing(stub_judge) -> None:
-    report = run_audit(AuditInputs(**PAIR, threshold=0.95))
+    report = run_audit(AuditInputs(table=PAIR, judge=JudgeInput(min_error_score=0.95)))
     assert report.flagged is not None and report.flagged.height == 0
     assert report.results["label_errors"]["files"] == []
 
@@ -217,13 +235,13 @@ def test_unavailable_judge_is_skipped_with_the_reason(monkeypatch) -> None:
         raise JudgeUnavailable("no weights here")
 
     monkeypatch.setattr(run_mod, "make_judge", unavailable)
-    report = run_audit(AuditInputs(**PAIR))
+    report = run_audit(AuditInputs(table=PAIR))
     assert _status(report)["label errors"] == ("skipped", "judge unavailable: no weights here")
     assert "label_errors" not in report.results and report.flagged is None
 
 
 def test_classification_file_skips_the_pair_prompts() -> None:
-    report = run_audit(AuditInputs(table=str(PAIR_SAMPLE), text="grounding"))
+    report = run_audit(AuditInputs(table=TableInput(str(PAIR_SAMPLE), Columns(text="grounding"))))
     status, detail = _status(report)["label errors"]
     assert status == "skipped" and "need fields" in detail
     assert report.results["table_stats"]["task"] == "classification"
@@ -233,7 +251,7 @@ def test_diagnostic_suite_with_and_without_predictions() -> None:
     from benchcheck.diagnostics import sample_predictions_path
 
     source = "benchcheck:sample_data/diagnostic/suite.jsonl"
-    alone = run_audit(AuditInputs(suite=str(DIAGNOSTIC_SAMPLE)))
+    alone = run_audit(AuditInputs(suite=SuiteInput(str(DIAGNOSTIC_SAMPLE))))
     assert _status(alone)["diagnostics"] == ("ok", "suite checks only (no --predictions)")
     assert alone.results["diagnostics"]["models"] == {}
     assert alone.results["diagnostics"]["suite"]["source"] == source
@@ -241,10 +259,10 @@ def test_diagnostic_suite_with_and_without_predictions() -> None:
 
     preds = {"base": str(sample_predictions_path())}
     a = run_audit(
-        AuditInputs(suite=str(DIAGNOSTIC_SAMPLE), suite_predictions=preds, seed=3, resamples=50)
+        AuditInputs(suite=SuiteInput(str(DIAGNOSTIC_SAMPLE), preds), seed=3, resamples=50)
     )
     b = run_audit(
-        AuditInputs(suite=str(DIAGNOSTIC_SAMPLE), suite_predictions=preds, seed=3, resamples=50)
+        AuditInputs(suite=SuiteInput(str(DIAGNOSTIC_SAMPLE), preds), seed=3, resamples=50)
     )
     assert dumps(a.results) == dumps(b.results)  # same seed, same bytes
     diag = a.results["diagnostics"]
@@ -257,12 +275,16 @@ def test_diagnostic_suite_with_and_without_predictions() -> None:
 
 def test_importing_the_audit_package_stays_light(heavy_modules_after) -> None:
     heavy = ("sklearn", "scipy", "torch", "llama_cpp", "polars", "numpy")
-    assert heavy_modules_after("import benchcheck.audit", heavy) == []
+    assert heavy_modules_after("import benchcheck.runs.audit", heavy) == []
 
 
 def test_scheme_is_read_in_any_case() -> None:
     test = str(NER_SAMPLE / "test.txt")
-    lower = run_audit(AuditInputs(ner=str(NER_SAMPLE), scheme="iob2", ner_predictions={"g": test}))
-    upper = run_audit(AuditInputs(ner=str(NER_SAMPLE), scheme="IOB2", ner_predictions={"g": test}))
+    lower = run_audit(
+        AuditInputs(ner=NerInput(str(NER_SAMPLE), scheme="iob2", predictions={"g": test}))
+    )
+    upper = run_audit(
+        AuditInputs(ner=NerInput(str(NER_SAMPLE), scheme="IOB2", predictions={"g": test}))
+    )
     assert lower.results == upper.results
     assert lower.results["stats"]["model_scores"] == {"g": 100.0}

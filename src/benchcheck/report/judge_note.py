@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchcheck.report._numbers import num
+from benchcheck.report.numbers import num, pct
 
 __all__ = [
     "QUALITY_HEAD",
@@ -58,7 +58,7 @@ def verdict(note: Mapping[str, Any]) -> str:
     return (
         f"Measured with these defaults (detector {d['detector']}, calibration "
         f"{d['calibration']}, flag rule {d['flag_rule']} at {num(d['threshold'], 2)}) on real "
-        f"pair datasets with {rate:.0%} of the labels flipped on purpose (the same number from "
+        f"pair datasets with {pct(rate)} of the labels flipped on purpose (the same number from "
         f"each class; mean over {note['draws']} seeded draws; {note['source']}). A random "
         f"ranking has AP ≈ {num(rate, 2)}; P@k = precision among the k highest error scores "
         "(k = errors planted)."
@@ -107,7 +107,7 @@ def detail(note: Mapping[str, Any]) -> str:
 
     return (
         f"embedded default judge {j['model']} ({j['parameters']}, {j['quantisation']}, "
-        f"{j['device']}): on {len(qs)} real pair datasets with {note['planted_rate']:.0%} "
+        f"{j['device']}): on {len(qs)} real pair datasets with {pct(note['planted_rate'])} "
         f"planted label errors its default detector reaches AP {span('ap')}, P@k {span('p_at_k')} "
         f"(a random ranking: {num(note['planted_rate'], 2)}; report: 'How good is this "
         f"judge?'). A strong judge: {note['strong_judge']['audit']}"

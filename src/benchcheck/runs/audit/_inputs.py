@@ -1,0 +1,255 @@
+"""What an audit takes: :class:`AuditInputs`, one typed group per kind of data.
+
+A section reads the groups it needs (statistics the NER dataset, label errors the table and
+the judge, ...) and is skipped when they are not given. :func:`audit_inputs` decides what
+the data of ``benchcheck audit DATA`` is: nothing (the bundled samples), a table with text
+columns, a diagnostic suite, or a NER dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from benchcheck.data.columns import Columns
+from benchcheck.errors import UsageError
+from benchcheck.runs.judging import JudgeSetup
+
+__all__ = [
+    "AuditInputs",
+    "JudgeInput",
+    "NerInput",
+    "SuiteInput",
+    "TableInput",
+    "audit_inputs",
+]
+
+
+@dataclass(frozen=True)
+class NerInput:
+    """A NER dataset and what goes with it.
+
+    Attributes
+    ----------
+    path, splits
+        The dataset (folder or file), or its splits by name (``{"train": "a.conll"}``).
+    scheme, strict
+        Tagging scheme to force (``IOB1``, ``IOB2``, ``BIOES``, ...); reject invalid tag
+        transitions instead of repairing them.
+    scores, predictions
+        Published model scores by model name (Model Differentiation, Eq. 7), or CoNLL
+        prediction files on the test split by model name, scored with seqeval micro F1
+        (they replace ``scores``).
+    compare
+        Other NER datasets by name, shown side by side with this one.
+
+    """
+
+    path: str | None = None
+    splits: Mapping[str, str] = field(default_factory=dict)
+    scheme: str | None = None
+    strict: bool = False
+    scores: Mapping[str, float] = field(default_factory=dict)
+    predictions: Mapping[str, str] = field(default_factory=dict)
+    compare: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def given(self) -> bool:
+        """Whether a dataset is given (a path or splits)."""
+        return self.path is not None or bool(self.splits)
+
+
+@dataclass(frozen=True)
+class TableInput:
+    """A classification (``text``) or pair (``text_a``, ``text_b``) file, and its models.
+
+    Attributes
+    ----------
+    path, columns
+        The file and its columns (``label`` defaults to ``"label"``, ``id`` to the row).
+    predictions
+        Models' predictions on it by model name (``id`` and ``pred``): the item analysis
+        and, with two or more models and an uncertainty source, the leaderboard under
+        label noise (methods.md section 4).
+    gold, precision, error_rate
+        Reviewed gold labels (``benchcheck review import -o``), a per-bin precision of
+        flags (a number or a ``bins --json`` file) and the residual error rate, for the
+        leaderboard under label noise.
+
+    """
+
+    path: str
+    columns: Columns = field(default_factory=Columns)
+    predictions: Mapping[str, str] = field(default_factory=dict)
+    gold: str | None = None
+    precision: str | None = None
+    error_rate: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``pair`` when the columns name two texts, else ``classification``."""
+        return "pair" if self.columns.text_a else "classification"
+
+    @property
+    def label(self) -> str:
+        """The label column (``label`` unless named)."""
+        return self.columns.label or "label"
+
+    @property
+    def read_columns(self) -> Columns:
+        """The columns as the readers take them (the label column named)."""
+        return replace(self.columns, label=self.label)
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """The judge of the label-error section, its prompt framings and its flag rule.
+
+    ``setup`` builds the judges as ``benchcheck judge`` does (by default the embedded
+    llama.cpp model; an ``openai`` judge with its server's address, key variable and
+    timeout); ``prompts`` are ``"all"`` or names (default: the judges' audit set);
+    ``min_error_score`` is the flag rule's threshold (``benchcheck flag``'s).
+    """
+
+    setup: JudgeSetup = field(default_factory=JudgeSetup)
+    prompts: str | None = None
+    min_error_score: float = 0.5
+
+
+@dataclass(frozen=True)
+class SuiteInput:
+    """A diagnostic suite and model predictions on it by model name."""
+
+    path: str
+    predictions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    """What to audit: each kind of data in its own group, and the options every section shares.
+
+    A section runs when its groups are given and is skipped otherwise. Paths are shown in
+    ``results.json`` as given, bundled sample files as ``benchcheck:sample_data/...``.
+
+    Attributes
+    ----------
+    ner, table, suite
+        A NER dataset (:class:`NerInput`), a classification or pair file with its models
+        (:class:`TableInput`), a diagnostic suite (:class:`SuiteInput`).
+    judge
+        The judge of label-error flags (:class:`JudgeInput`; ``None`` skips them).
+    matrix
+        A score matrix (items × models): the item analysis without a table.
+    baseline
+        An earlier ``results.json`` of the same dataset: the audit adds its diff.
+    seed, resamples
+        Seed and number of resamples of every bootstrap.
+
+    """
+
+    ner: NerInput | None = None
+    table: TableInput | None = None
+    judge: JudgeInput | None = field(default_factory=JudgeInput)
+    suite: SuiteInput | None = None
+    matrix: str | None = None
+    baseline: str | None = None
+    seed: int = 0
+    resamples: int = 1000
+
+    def paths(self) -> tuple[str, ...]:
+        """Every file or folder the audit reads (never an output)."""
+        out: list[str | None] = []
+        if self.ner is not None:
+            out += [self.ner.path, *self.ner.splits.values(), *self.ner.predictions.values()]
+            out += list(self.ner.compare.values())
+        if self.table is not None:
+            out += [self.table.path, *self.table.predictions.values(), self.table.gold]
+        if self.suite is not None:
+            out += [self.suite.path, *self.suite.predictions.values()]
+        out += [self.matrix, self.baseline]
+        return tuple(p for p in out if p is not None)
+
+
+def audit_inputs(
+    data: str | None,
+    *,
+    splits: Mapping[str, str],
+    predictions: Mapping[str, str],
+    scores: Mapping[str, float],
+    columns: Columns | None = None,
+    scheme: str | None = None,
+    strict: bool = False,
+    compare: Mapping[str, str] | None = None,
+    judge: JudgeInput | None = None,
+    matrix: str | None = None,
+    gold: str | None = None,
+    precision: str | None = None,
+    error_rate: str | None = None,
+    baseline: str | None = None,
+    seed: int = 0,
+) -> AuditInputs:
+    """Return the inputs of ``benchcheck audit DATA``: what ``data`` is decides the groups.
+
+    Nothing (and no split): the bundled samples (NER statistics, the pair sample's label
+    errors, the diagnostic suite with a baseline's predictions). A text column: ``data`` is
+    a table and ``predictions`` its models. A diagnostic suite: ``predictions`` are models'
+    answers on it. Otherwise a NER dataset, ``predictions`` its test predictions.
+    """
+    from benchcheck.io.diagnostic import looks_like_suite
+
+    cols = columns or Columns()
+
+    def inputs(
+        ner: NerInput | None = None,
+        table: TableInput | None = None,
+        suite: SuiteInput | None = None,
+    ) -> AuditInputs:
+        return AuditInputs(
+            ner=ner or NerInput(scheme=scheme, strict=strict, compare=dict(compare or {})),
+            table=table,
+            suite=suite,
+            judge=judge,
+            matrix=matrix,
+            baseline=baseline,
+            seed=seed,
+        )
+
+    def ner(
+        path: str | None,
+        given_splits: Mapping[str, str] | None = None,
+        given_scores: Mapping[str, float] | None = None,
+        given_predictions: Mapping[str, str] | None = None,
+    ) -> NerInput:
+        return NerInput(
+            path,
+            dict(given_splits or {}),
+            scheme,
+            strict,
+            dict(given_scores or {}),
+            dict(given_predictions or {}),
+            dict(compare or {}),
+        )
+
+    def table(path: str, table_columns: Columns, models: Mapping[str, str]) -> TableInput:
+        return TableInput(path, table_columns, dict(models), gold, precision, error_rate)
+
+    if data is None and not splits:
+        from benchcheck.diagnostics import sample_predictions_path
+        from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
+
+        if cols.text or cols.text_a or cols.text_b or predictions:
+            raise UsageError("name the data file these options apply to (DATA)")
+        pair = Columns(text_a="grounding", text_b="generated_text")
+        sample = {"overlap-baseline": str(sample_predictions_path())}
+        return inputs(
+            ner(str(NER_SAMPLE)),
+            table(str(PAIR_SAMPLE), pair, {}),
+            SuiteInput(str(DIAGNOSTIC_SAMPLE), sample),
+        )
+    if cols.text or cols.text_a or cols.text_b:
+        if data is None:
+            raise UsageError("{text} or {text_a} and {text_b} need a DATA file")
+        return inputs(table=table(data, cols, predictions))
+    if data is not None and looks_like_suite(data):
+        return inputs(suite=SuiteInput(data, dict(predictions)))
+    return inputs(ner(data, splits, scores, predictions))

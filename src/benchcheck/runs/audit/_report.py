@@ -1,0 +1,62 @@
+"""What an audit gives back: :class:`AuditReport`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcheck.runs.gates import GATE_FAILED, Gated
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from benchcheck.items.diff import GateResult
+
+__all__ = ["GATE_FAILED", "AuditReport"]
+
+
+@dataclass(frozen=True)
+class AuditReport(Gated):
+    """The outcome of an audit.
+
+    Attributes
+    ----------
+    results
+        The ``results.json`` object (without ``schema_version``, added by the writer):
+        ``title``, ``inputs``, ``analyses`` (name, status ``ok``/``skipped``, detail), then
+        the keys of each section that ran.
+    sections
+        Each section that ran by name: its typed result (``results`` holds its
+        ``to_json()``).
+    flagged
+        Every flagged example, highest error score first (``results`` keeps the first
+        :data:`benchcheck.runs.label_errors.MAX_FLAGS_IN_JSON`); ``None`` when label errors
+        did not run.
+    judge_seconds
+        Wall time of loading the judge and scoring (cached judgements are free), or ``None``.
+    sources
+        The paths the audit read (:meth:`AuditInputs.paths`): a report never overwrites them.
+    unavailable
+        ``name: reason`` of each section that applies but could not run here (a missing
+        optional package, a judge that cannot be built).
+    gates
+        The ``fail_on`` gates evaluated on the results.
+    written
+        The report folder's files, when the run wrote one.
+
+    """
+
+    results: dict[str, Any]
+    sections: Mapping[str, Any] = field(default_factory=dict)
+    flagged: pl.DataFrame | None = None
+    judge_seconds: float | None = None
+    sources: tuple[str, ...] = ()
+    unavailable: tuple[str, ...] = ()
+    gates: tuple[GateResult, ...] = ()
+    written: tuple[Path, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the ``results.json`` object (what ``benchcheck audit --json`` writes)."""
+        return self.results

@@ -1,0 +1,413 @@
+"""Section ``label errors``: judge every example with the ensemble, flag the likely errors.
+
+Key in ``results.json``: ``label_errors``. The flag rule is ``benchcheck flag``'s
+(:func:`benchcheck.labels.detectors.detect`): a flag is an example whose label the detector
+disputes with an error score (the probability that the original label is wrong) of at
+least ``min_error_score``; flags are ranked and binned by error score (methods.md §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from benchcheck.io.typed import ABSENT, REST, AbsentType, JsonResult
+from benchcheck.report.html import card, cards, esc, figure, long_text, num_cell, show_text
+from benchcheck.report.judge_note import (
+    QUALITY_HEAD,
+    intro,
+    quality_rows,
+    strong_judge_lines,
+    verdict,
+)
+from benchcheck.report.markdown import md_num, md_table, md_text
+from benchcheck.report.svg import hbars
+from benchcheck.runs.audit._inputs import AuditInputs
+from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
+
+__all__ = ["FlaggedExample", "LabelErrors", "LabelErrorsResult", "LabelErrorsSection"]
+
+#: Flagged examples shown in the HTML table (all of them are in the CSV/JSONL files).
+MAX_ROWS = 500
+#: Flagged examples shown in report.md.
+MAX_MD_ROWS = 50
+
+
+@dataclass(frozen=True)
+class DefaultJudgeNote(JsonResult):
+    """What the embedded default judge is, how well it measured, how to use a strong one."""
+
+    judge: dict[str, str]
+    source: str
+    planted_rate: float
+    draws: int
+    defaults: dict[str, Any]
+    datasets: dict[str, dict[str, Any]]
+    strong_judge: dict[str, str]
+
+
+@dataclass(frozen=True)
+class DatasetInfo(JsonResult):
+    """The judged file: its path as given, its examples, the columns named."""
+
+    source: str
+    n: int
+    columns: dict[str, str]
+
+
+@dataclass(frozen=True)
+class JudgeInfo(JsonResult):
+    """The judge, its weights' hash, the prompt framings, and judge × prompt members."""
+
+    judge: str
+    weights_sha256: str | None
+    prompts: tuple[str, ...]
+    members: int
+
+
+@dataclass(frozen=True)
+class FlagCounts(JsonResult):
+    """Examples, judged, disagreements, flags (rate, threshold, per error-score bin)."""
+
+    n: int
+    judged: int
+    disagreements: int
+    flagged: int
+    flag_rate: float | None
+    threshold: float
+    flagged_by_bin: dict[str, int]
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlaggedExample(JsonResult):
+    """One flag: rank (by error score), id, texts, both labels, scores, bin, ``p_<label>``."""
+
+    rank: int | None
+    id: str
+    text: str | None | AbsentType = ABSENT
+    text_a: str | None | AbsentType = ABSENT
+    text_b: str | None | AbsentType = ABSENT
+    label: str | None
+    llm_label: str | None
+    confidence: float | None
+    error_score: float | None | AbsentType = ABSENT
+    bin: str | None
+    probabilities: Annotated[dict[str, float | None], REST] = field(default_factory=dict)
+
+    def texts(self, columns: tuple[str, ...]) -> list[str | None]:
+        """Return the example's text in each column."""
+        found = {"text": self.text, "text_a": self.text_a, "text_b": self.text_b}
+        return [None if found[c] is ABSENT else found[c] for c in columns]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LabelErrors(JsonResult):
+    """The flags of one file: the judge, the counts, the first flagged examples."""
+
+    default_judge: DefaultJudgeNote | AbsentType = ABSENT
+    dataset: DatasetInfo
+    judge: JudgeInfo
+    text_columns: tuple[str, ...]
+    summary: FlagCounts
+    bins: tuple[float, ...]
+    examples: tuple[FlaggedExample, ...]
+    examples_total: int
+    files: tuple[str, ...]
+
+    def shown_columns(self) -> tuple[str, ...]:
+        """Return the text columns some example has."""
+        return tuple(
+            c for c in self.text_columns if any(e.texts((c,))[0] is not None for e in self.examples)
+        )
+
+
+@dataclass(frozen=True)
+class LabelErrorsResult(JsonResult):
+    """The ``label errors`` section."""
+
+    label_errors: LabelErrors
+
+
+class LabelErrorsSection(Section[LabelErrorsResult]):
+    """Label-error detection with an LLM ensemble ("Are LLMs Better than Reported?")."""
+
+    name = "label errors"
+    title = "Label errors"
+    anchor = "label-errors"
+    result = LabelErrorsResult
+    card = Card(
+        measures="Which examples' labels a judge ensemble disputes: the ensemble's probability "
+        "of each label is the mean over judges × prompts (calibrated), and an example's error "
+        "score is the probability that its original label is wrong.",
+        reading="A flag is a disagreement whose error score reaches the threshold; higher "
+        "error scores hold a larger share of true errors. Flags are candidates for expert "
+        "review (benchcheck review export), not verdicts.",
+        references=("Are LLMs Better than Reported? Detecting Label Errors (2024)",),
+    )
+
+    def skip(self, inputs: AuditInputs) -> str | None:
+        """Skipped without a classification or pair file, or without a judge."""
+        if inputs.table is None:
+            return "no classification or pair file given"
+        if inputs.judge is None:
+            return "--no-judge given"
+        return None
+
+    def run(
+        self, inputs: AuditInputs, needs: Mapping[str, Ran[Any]], progress: Progress | None
+    ) -> Ran[LabelErrorsResult]:
+        """:func:`benchcheck.runs.label_errors.run_label_errors` (judge, then flag)."""
+        from benchcheck.errors import JudgeUnavailable, MissingExtraError
+        from benchcheck.io.canonical import jsonable
+        from benchcheck.report.judge_note import detail as default_judge_detail
+        from benchcheck.runs.audit._paths import shown
+        from benchcheck.runs.flag import FlagOptions
+        from benchcheck.runs.label_errors import NotApplicable, run_label_errors
+
+        table, judge = inputs.table, inputs.judge
+        assert table is not None and judge is not None
+        columns = table.read_columns
+        try:
+            run = run_label_errors(
+                table.path,
+                columns=columns,
+                judges=judge.setup,
+                prompts=judge.prompts,
+                options=FlagOptions(threshold=judge.min_error_score),
+                progress=progress,
+            )
+        except NotApplicable as exc:
+            raise Skip(str(exc)) from None
+        except (MissingExtraError, JudgeUnavailable) as exc:
+            raise Skip(f"judge unavailable: {exc}", unavailable=True) from None
+        named = {k: v for k, v in columns.given().items() if k != "id"}
+        payload = run.to_json(source=shown(table.path), columns=named)
+        result = LabelErrorsResult.from_json(jsonable({"label_errors": payload}))
+        s = run.flag.summary
+        detail = (
+            f"{s.flagged} of {s.n} examples flagged by {run.identity.label} × "
+            f"{len(run.prompts)} prompts"
+        )
+        note = result.label_errors.default_judge
+        if note is not ABSENT:
+            detail += "; " + default_judge_detail(note.to_json())
+        frames = {"judgments": run.judgments}
+        return Ran(result, detail, flagged=run.flagged(), seconds=run.seconds, frames=frames)
+
+    # ------------------------------------------------------------------ HTML
+
+    def html(self, result: LabelErrorsResult) -> str:
+        """Render the rule, the judge, the counts, flags per bin, the flagged examples."""
+        le = result.label_errors
+        s = le.summary
+        parts = [
+            "<p>Label-error detection with an LLM ensemble (“Are LLMs Better than Reported?”): "
+            "the ensemble's probability of each label is the mean over judges × prompts, "
+            "calibrated; an example is <b>flagged</b> when the ensemble's label differs from "
+            "the original and its error score (the probability that the original label is "
+            "wrong) reaches the threshold. Higher error score, larger share of true errors; "
+            "flags are candidates for expert review, not verdicts.</p>"
+        ]
+        j = le.judge
+        judge_rows = [
+            ("judge", j.judge),
+            ("weights_sha256", j.weights_sha256),
+            ("prompts", ", ".join(j.prompts)),
+            ("members", str(j.members)),
+        ]
+        items = "".join(f"<li><b>{esc(k)}</b>: {show_text(v)}</li>" for k, v in judge_rows)
+        parts.append(f"<h3>Judge</h3><ul>{items}</ul>")
+        if le.default_judge is not ABSENT:
+            parts.append(_default_judge_html(le.default_judge.to_json()))
+        parts.append(
+            cards(
+                [
+                    card("examples", s.n, "examples in the dataset"),
+                    card("judged", s.judged, "examples with an ensemble probability"),
+                    card(
+                        "disagreements",
+                        s.disagreements,
+                        "ensemble label ≠ original label (any error score)",
+                    ),
+                    card(
+                        "flagged",
+                        s.flagged,
+                        "disagreements with error score ≥ threshold (↓ fewer is a cleaner dataset)",
+                    ),
+                    card("flag rate", s.flag_rate, "flagged / examples; ↓ better"),
+                    card("threshold", s.threshold, "minimum error score of a flag"),
+                ]
+            )
+        )
+        if s.flagged_by_bin:
+            bars = [
+                (b, c, f"{c} flagged examples with error score in {b}")
+                for b, c in s.flagged_by_bin.items()
+            ]
+            parts.append(
+                figure(
+                    hbars(
+                        bars,
+                        label="flags per error-score bin",
+                        vmax=max([1, *s.flagged_by_bin.values()]),
+                        label_width=110,
+                        width=460,
+                    ),
+                    "Flagged examples per error-score bin ([a, b), the last closed). In the "
+                    "paper, over two thirds of the flags above 0.95 were true label errors.",
+                )
+            )
+        parts.append(_flag_table(le))
+        if le.files:
+            parts.append(
+                "<p>All flagged examples: "
+                + ", ".join(f"<code>{esc(f)}</code>" for f in le.files)
+                + " (beside this report).</p>"
+            )
+        return "".join(parts)
+
+    # ------------------------------------------------------------------ Markdown
+
+    def markdown(self, result: LabelErrorsResult) -> list[str]:
+        """Render the rule and counts, the judge's quality, flags per bin, the first flags."""
+        le = result.label_errors
+        s = le.summary
+        out = [
+            f"## {self.title}\n",
+            f"Judge {md_text(le.judge.judge)} × prompts {md_text(', '.join(le.judge.prompts))}."
+            f" Flagged: **{md_num(s.flagged)}** of {md_num(s.n)} examples "
+            f"(flag rate {md_num(s.flag_rate)} ↓; {md_num(s.disagreements)} "
+            f"disagreements; threshold {md_num(s.threshold)}). A flag = the ensemble's "
+            "label differs from the original label and its error score (the probability that "
+            "the original label is wrong) reaches the threshold; confidence = the ensemble's "
+            "probability of its own label. Flags are candidates for expert review.\n",
+        ]
+        if le.default_judge is not ABSENT:
+            out += _default_judge_markdown(le.default_judge.to_json())
+        if s.flagged_by_bin:
+            out.append(
+                md_table(
+                    ["error-score bin", "flagged"],
+                    [[md_text(b), md_num(c)] for b, c in s.flagged_by_bin.items()],
+                    right=[1],
+                )
+            )
+        if le.examples:
+            cols = list(le.text_columns)
+            ex = le.examples[:MAX_MD_ROWS]
+            out.append(
+                f"### Flagged examples (top {len(ex)} of {le.examples_total}; all in "
+                f"{md_text(', '.join(le.files))})\n"
+            )
+            rows = [
+                [
+                    md_num(e.rank),
+                    md_text(e.id),
+                    *[md_text(t, limit=120) for t in e.texts(tuple(cols))],
+                    md_text(e.label),
+                    md_text(e.llm_label),
+                    md_num(e.confidence, 3),
+                    md_num(None if e.error_score is ABSENT else e.error_score, 3),
+                ]
+                for e in ex
+            ]
+            head = ["rank", "id", *cols, "original", "LLM", "confidence", "error score ↑"]
+            out.append(md_table(head, rows, right=[0, 4 + len(cols), 5 + len(cols)]))
+        return out
+
+    # ------------------------------------------------------------------ terminal
+
+    def terminal(self, result: LabelErrorsResult) -> list[Any]:
+        """Where the flags come from the embedded default judge: how good it measured."""
+        note = result.label_errors.default_judge
+        if note is ABSENT:
+            return []
+        from benchcheck.report.terminal.labels import default_judge_renderables
+
+        return default_judge_renderables(note.to_json())
+
+
+def _default_judge_html(note: Mapping[str, Any]) -> str:
+    """Show what the default judge is, how well it measured, how to use a strong one."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in QUALITY_HEAD)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in quality_rows(note)
+    )
+    advice, commands = strong_judge_lines(note)
+    code = "\n".join(commands)
+    return (
+        '<div class="judge-quality"><h3>How good is this judge?</h3>'
+        f"<p>{esc(intro(note))}</p><p>{esc(verdict(note))}</p>"
+        f'<div class="tablewrap"><table id="judge-quality"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        f"<p>{esc(advice)}</p><pre><code>{esc(code)}</code></pre></div>"
+    )
+
+
+def _default_judge_markdown(note: Mapping[str, Any]) -> list[str]:
+    """Show what the default judge is, how well it measured, how to use a strong one."""
+    advice, commands = strong_judge_lines(note)
+    return [
+        "### How good is this judge?\n",
+        f"{md_text(intro(note))}\n",
+        f"{md_text(verdict(note))}\n",
+        md_table(QUALITY_HEAD, [[md_text(c) for c in r] for r in quality_rows(note)], [1, 2, 4]),
+        f"{md_text(advice)}\n",
+        "```sh\n" + "\n".join(commands) + "\n```\n",
+    ]
+
+
+def _flag_table(le: LabelErrors) -> str:
+    """Render the flagged examples, sortable and filterable (the first :data:`MAX_ROWS`)."""
+    if not le.examples:
+        return "<p>No example was flagged.</p>"
+    text_cols = le.shown_columns()
+    labels = list(le.summary.labels)
+    named = le.dataset.columns
+    shown = le.examples[:MAX_ROWS]
+    head = (
+        '<th class="n" title="1 = highest error score">rank</th><th>id</th>'
+        + "".join(f'<th title="{esc(c)}">{esc(named.get(c, c))}</th>' for c in text_cols)
+        + '<th title="label in the dataset">original</th><th title="ensemble label">LLM</th>'
+        + '<th class="n" title="ensemble probability of the LLM label">confidence</th>'
+        + '<th class="n" title="probability that the original label is wrong; ↑ more likely '
+        'an error">error score</th><th>bin</th>'
+        + "".join(
+            f'<th class="n" title="ensemble P(label = {esc(lab)})">p_{esc(lab)}</th>'
+            for lab in labels
+        )
+    )
+    rows = []
+    for e in shown:
+        error = None if e.error_score is ABSENT else e.error_score
+        cells = [
+            num_cell(e.rank, "rank by error score; 1 = highest"),
+            f"<td>{show_text(e.id)}</td>",
+            *[f'<td class="text">{long_text(t)}</td>' for t in e.texts(text_cols)],
+            f"<td>{show_text(e.label)}</td>",
+            f"<td>{show_text(e.llm_label)}</td>",
+            num_cell(e.confidence, "ensemble probability of the LLM label", 3),
+            num_cell(error, "probability that the original label is wrong", 3),
+            f'<td class="nw">{show_text(e.bin)}</td>',
+            *[
+                num_cell(e.probabilities.get(f"p_{lab}"), f"ensemble P(label = {lab})")
+                for lab in labels
+            ],
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    more = (
+        f" The table shows the first {len(shown)} of {le.examples_total}; the files hold all."
+        if le.examples_total > len(shown)
+        else ""
+    )
+    return (
+        "<h3>Flagged examples</h3>"
+        f'<p class="sub">Click a column to sort; type to filter. Showing '
+        f'<span id="flag-count">{len(shown)}</span> rows.{esc(more)}</p>'
+        '<input class="filter" type="search" placeholder="filter flagged examples" '
+        'aria-label="filter flagged examples" data-table="flag-table" data-count="flag-count">'
+        f'<div class="tablewrap"><table id="flag-table" class="sortable"><thead><tr>{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
