@@ -490,7 +490,7 @@ def _align(
         raise InputError(
             f"{prefix}span {records.shown(r, s, e)} {records.span_type[s_lo + k]!r} "
             f"({covered!r}) {reason}; "
-            "expected spans on token boundaries (or choose align=expand or contract)",
+            "expected spans on token boundaries (or choose {align} expand or contract)",
             path=source,
             line=line,
         )
@@ -533,7 +533,7 @@ def _resolve_overlaps(
         ]
         raise InputError(
             f"{prefix}overlapping spans {spans[0]} and {spans[1]}; expected spans that do not "
-            "overlap (or choose overlaps=keep-longest or keep-first)",
+            "overlap (or choose {overlaps} keep-longest or keep-first)",
             path=source,
             line=line,
         )
