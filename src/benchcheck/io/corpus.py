@@ -243,7 +243,7 @@ def _first_record(unit: CorpusUnit) -> tuple[dict[str, object], int] | None:
                 return (_record(buf, unit.path, line_no), line_no) if buf.strip() else None
             buf += chunk
     except OSError as exc:
-        raise InputError(f"cannot decompress: {exc}", path=unit.path) from None
+        raise _stream_error(exc, 0, unit.path) from None
     finally:
         stream.close()
 
@@ -259,6 +259,12 @@ def _record(line: bytes, path: str, line_no: int) -> dict[str, object]:
 
 
 _ROW = re.compile(r"in row (\d+)")
+
+
+def _stream_error(exc: OSError, row: int, path: str) -> InputError:
+    """Say that a shard cannot be read or decompressed to its end."""
+    cut = "compressed stream cut short" if "runcated" in str(exc) else "unreadable stream"
+    return InputError(f"{cut} after record {row}: {exc}", path=path)
 
 
 def _json_batches(
@@ -296,10 +302,7 @@ def _json_batches(
             yield _batch(batch.column(0), row, ids, unit.path)
             row += batch.num_rows
     except OSError as exc:
-        cut = "cut short" if "runcated" in str(exc) else "unreadable"
-        raise InputError(
-            f"compressed stream {cut} after record {row}: {exc}", path=unit.path
-        ) from None
+        raise _stream_error(exc, row, unit.path) from None
     except pa.ArrowInvalid as exc:
         at = _ROW.search(str(exc))
         where = f"record {row + int(at.group(1)) + 1}" if at else f"after record {row}"
