@@ -77,7 +77,12 @@ def scan_units_ray(
 
     ray = connect(address, num_cpus)
     task = ray.remote(benchcheck_scan_unit).options(
-        num_cpus=1, max_retries=1, retry_exceptions=True, scheduling_strategy="SPREAD"
+        num_cpus=1,
+        max_retries=1,
+        retry_exceptions=True,
+        scheduling_strategy="SPREAD",
+        # one CPU per task: polars' own thread pool would fight the other tasks
+        runtime_env={"env_vars": {"POLARS_MAX_THREADS": "1"}},
     )
     shared = ray.put(index)
     refs = {task.remote(shared, options, unit, read): unit for unit in units}

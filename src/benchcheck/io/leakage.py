@@ -18,7 +18,6 @@ import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io.items import read_predictions
 from benchcheck.io.tables import read_rows, scalar_strings
 
 __all__ = ["TestItems", "read_item_scores", "read_test_items"]
@@ -101,6 +100,8 @@ def read_item_scores(name: str, path: str | Path, items: TestItems) -> np.ndarra
                 f"predictions of {name!r} hold labels ('pred'): the test file needs gold "
                 "labels (choose {label}), or give a 'correct' column instead"
             )
+        from benchcheck.io.items import read_predictions  # (imports scikit-learn: seconds)
+
         preds = read_predictions(name, path)
         missing = [i for i in items.ids if i not in preds]
         if missing:

@@ -7,7 +7,7 @@ Per batch of documents (:func:`scan_batch`):
    documents whose byte length is some item's);
 3. **normalised** matches: documents whose whole token sequence equals an item's (sequence
    hashes of the documents whose token count is some item's, confirmed token by token);
-4. **n-gram anchors**: every n-gram of every document (:func:`~.ngrams.ngram_hashes`) is
+4. **n-gram anchors**: every n-gram of every document (:func:`~.ngrams.rolling_hashes`) is
    looked up in the index (prefix bitmap, then binary search) and confirmed token by token;
    an anchor is a (test position, corpus position) pair whose n tokens are equal;
 5. **matched spans** (Llama 2, Touvron et al. 2023, App. A.6): from each anchor the match is
@@ -42,12 +42,13 @@ import pyarrow as pa
 
 from benchcheck.errors import UsageError
 from benchcheck.metrics.contamination.index import (
-    _SHIFT,
     TestIndex,
     distinct_counts,
     doc_sequence_hashes,
+    middle_slots,
+    prefix_slots,
 )
-from benchcheck.metrics.contamination.ngrams import ngram_hashes
+from benchcheck.metrics.contamination.ngrams import rolling_hashes
 from benchcheck.metrics.contamination.tokens import Tokens, token_hashes
 
 __all__ = ["CorpusBatchLike", "ScanOptions", "ScanState", "scan_batch", "scan_batches"]
@@ -280,15 +281,18 @@ def _ranks(count: np.ndarray) -> np.ndarray:
 def _anchors(index: TestIndex, tok: Tokens) -> tuple[np.ndarray, np.ndarray]:
     """(test position, corpus position) of every confirmed shared n-gram."""
     n = index.n
-    h, at = ngram_hashes(tok.hashes, tok.lengths, n)
-    if h.size == 0 or index.gram_hash.size == 0:
+    if tok.hashes.size < n or index.gram_hash.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    cand = np.flatnonzero(index.prefix[(h >> _SHIFT).astype(np.intp)])
-    hc = h[cand]
+    h = rolling_hashes(tok.hashes, n)  # windows across documents too: dropped below
+    at = np.flatnonzero(index.prefix[prefix_slots(h)])
+    at = at[index.middle[middle_slots(h[at])]]
+    ends = np.cumsum(tok.lengths)
+    at = at[at + n <= ends[np.searchsorted(ends, at, side="right")]]  # inside its document
+    hc = h[at]
     lo = np.searchsorted(index.gram_hash, hc, side="left")
     hi = np.searchsorted(index.gram_hash, hc, side="right")
     count = hi - lo
-    q = np.repeat(at[cand], count)
+    q = np.repeat(at, count)
     p = index.gram_pos[np.repeat(lo, count) + _ranks(count)]
     ok = np.ones(p.size, dtype=bool)
     for j in range(n):  # a 64-bit n-gram hash collision never counts

@@ -114,16 +114,17 @@ def _large_strings(texts: pa.Array | pl.Series | Sequence[str]) -> pa.LargeStrin
     return arr
 
 
-def _split_counts(lists: pl.Series) -> tuple[pl.Series, np.ndarray]:
-    """Explode a list column of tokens, dropping empty strings and nulls; tokens per row."""
+def _split_counts(lists: pl.Series) -> Tokens:
+    """Hash the tokens of a list column, leaving out empty strings and nulls."""
     counts = lists.list.len().to_numpy().astype(np.int64)
     flat = lists.explode()
+    hashes = string_hash(flat)
     keep = (flat.str.len_bytes() > 0).fill_null(False).to_numpy()
     if keep.all():
-        return flat, counts
+        return Tokens(hashes, counts)
     rows = np.repeat(np.arange(counts.size), np.maximum(counts, 1))  # explode keeps [] as null
     kept = np.bincount(rows[keep], minlength=counts.size).astype(np.int64)
-    return flat.filter(pl.Series(keep)), kept
+    return Tokens(hashes[keep], kept)
 
 
 def _ascii_tokens(texts: pa.LargeStringArray) -> Tokens:
@@ -136,15 +137,13 @@ def _ascii_tokens(texts: pa.LargeStringArray) -> Tokens:
     mapped = pa.LargeStringArray.from_buffers(
         n, pa.py_buffer(offsets - lo), pa.py_buffer(data.translate(_ASCII_TABLE))
     )
-    flat, counts = _split_counts(pl.Series(mapped).str.split(" "))
-    return Tokens(string_hash(flat), counts)
+    return _split_counts(pl.Series(mapped).str.split(" "))
 
 
 def _unicode_tokens(texts: pa.LargeStringArray) -> Tokens:
     """Tokens of rows with other characters: NFKC and casefold in Python, then the regex."""
     norm = pl.Series([normalise(t) for t in texts.to_pylist()], dtype=pl.String)
-    flat, counts = _split_counts(norm.str.extract_all(TOKEN_PATTERN))
-    return Tokens(string_hash(flat), counts)
+    return _split_counts(norm.str.extract_all(TOKEN_PATTERN))
 
 
 def token_hashes(texts: pa.Array | pl.Series | Sequence[str]) -> Tokens:
