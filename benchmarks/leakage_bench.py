@@ -68,89 +68,9 @@ for unit in corpus_units(corpus_files(sys.argv[1]), column="text"):
 print(json.dumps({"tokens": tokens, "s": time.perf_counter() - t0}))
 """
 
-SET_PEER = r"""
-import json, sys, time
-import pyarrow.parquet as pq, pyarrow as pa, pyarrow.json as pj
-n, limit = 10, int(sys.argv[3])
-t0 = time.perf_counter()
-grams = set()
-for line in open(sys.argv[2], encoding="utf-8"):
-    w = json.loads(line)["text"].lower().split()
-    grams.update(hash(" ".join(w[i:i + n])) for i in range(len(w) - n + 1))
-t_index = time.perf_counter() - t0
-seen = dirty = 0
-from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
-for unit in corpus_units(corpus_files(sys.argv[1]), column="text"):
-    for batch in read_unit(unit, column="text", batch_mb=8):
-        for text in batch.texts.to_pylist():
-            seen += len(text.encode())
-            w = text.lower().split()
-            if any(hash(" ".join(w[i:i + n])) in grams for i in range(len(w) - n + 1)):
-                dirty += 1
-            if seen >= limit:
-                break
-        if seen >= limit:
-            break
-    if seen >= limit:
-        break
-print(json.dumps({"bytes": seen, "dirty_docs": dirty, "index_s": t_index,
-                  "s": time.perf_counter() - t0 - t_index}))
-"""
-
-DATATROVE_PEER = r"""
-import json, sys, tempfile, time
-import numpy as np
-from datatrove.data import Document
-from datatrove.pipeline.decont import NGramsDecontConfig, NGramsDecontFilter
-from datatrove.utils.hashing import create_hash_func
-from datatrove.utils.text import ngrams, simplify_text
-from datatrove.utils.word_tokenizers import WordTokenizer
-from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
-import datatrove.utils.hashes.xxhash as dt_xxhash, xxhash
-
-# datatrove hashes str with xxhash, which since xxhash 4 takes bytes only (its 'processing'
-# extra pins xxhash<4; benchcheck needs 4): encode as xxhash 3 did, no slower.
-dt_xxhash.xxhash64 = lambda data: xxhash.xxh64_intdigest(
-    data.encode() if isinstance(data, str) else data
+PEER = (
+    "import sys; sys.path.insert(0, {here!r}); import _leakage_peers as p; p.{name}(*sys.argv[1:])"
 )
-
-class Words(WordTokenizer):  # whitespace words: no NLTK model (it would be downloaded)
-    def word_tokenize(self, text): return text.split()
-    def sent_tokenize(self, text): return [text]
-    def span_tokenize(self, text): return [(0, len(text))]
-
-limit = int(sys.argv[3])
-t0 = time.perf_counter()
-config = NGramsDecontConfig(n_grams=10)
-folder = tempfile.mkdtemp()
-# The index as NGramsDecontIndexer.compute_hashes builds it for a label (the indexer itself
-# needs lighteval, which loads tasks from the Hub).
-hash_func, words = create_hash_func(config.hash_config), Words()
-hashes = set()
-for line in open(sys.argv[2], encoding="utf-8"):
-    tokens = words.word_tokenize(simplify_text(json.loads(line)["text"], config.norm_config))
-    hashes.update(hash_func(" ".join(g)) for g in ngrams(tokens, config.n_grams))
-np.array(sorted(hashes), dtype=np.uint64).tofile(f"{folder}/bench.index.hashes")
-filt = NGramsDecontFilter(folder, config=config)
-filt.tokenizer = words
-filt.filter(Document(text="", id=""))  # loads the index
-t_index = time.perf_counter() - t0
-seen = dirty = 0
-for unit in corpus_units(corpus_files(sys.argv[1]), column="text"):
-    for batch in read_unit(unit, column="text", batch_mb=8):
-        for k, text in enumerate(batch.texts.to_pylist()):
-            seen += len(text.encode())
-            out = filt.filter(Document(text=text, id=str(k)))
-            dirty += out is not True
-            if seen >= limit:
-                break
-        if seen >= limit:
-            break
-    if seen >= limit:
-        break
-print(json.dumps({"bytes": seen, "dirty_docs": dirty, "index_s": t_index,
-                  "s": time.perf_counter() - t0 - t_index}))
-"""
 
 
 # ------------------------------------------------------------------------ the corpus
@@ -344,64 +264,6 @@ def benchcheck_cmd(folder: Path, out: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def two_node_cluster(tmp: Path):
-    """Start a head and a second node (one CPU each) on loopback; return (address, stop)."""
-    import signal
-    import socket
-    import subprocess
-
-    def free() -> int:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return int(s.getsockname()[1])
-
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="disabled")
-    ray = str(Path(sys.executable).with_name("ray"))
-    port = free()
-    procs = []
-
-    def start(args, log):
-        extra = ["--dashboard-agent-listen-port", str(free()), "--dashboard-agent-grpc-port",
-                 str(free()), "--metrics-export-port", str(free())]  # fmt: skip
-        cmd = [ray, "start", *args, *extra, "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
-               "--block", "--disable-usage-stats"]  # fmt: skip
-        procs.append(subprocess.Popen(cmd, stdout=open(log, "w"), stderr=subprocess.STDOUT,
-                                      env=env, start_new_session=True))  # fmt: skip
-
-    def stop():
-        for p in reversed(procs):
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    start(["--head", "--port", str(port), "--temp-dir", str(tmp), "--include-dashboard=false",
-           "--dashboard-port", str(free())], tmp / "head.log")  # fmt: skip
-    for _ in range(240):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.5)
-    start(["--address", f"127.0.0.1:{port}"], tmp / "worker.log")
-    address = f"127.0.0.1:{port}"
-    probe = (
-        f"import ray; ray.init(address={address!r}, log_to_driver=False); "
-        "print(sum(n['Alive'] for n in ray.nodes()))"
-    )
-    for _ in range(60):  # until the second node has joined
-        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
-        if out.stdout.strip().endswith("2"):
-            break
-        time.sleep(2)
-    return address, stop, env
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gb", type=float, default=5.0, help="GB of corpus text")
@@ -454,40 +316,39 @@ def main() -> None:
         outputs["ray (local, 2 CPUs)"] = out_r
         row("benchcheck ray, 2 CPUs", wall, peak, "driver RSS only")
     if opts.two_nodes:
-        tmp = Path(f"/tmp/bcbench{os.getpid()}")
-        tmp.mkdir()
-        address, stop, env = two_node_cluster(tmp)
-        try:
+        sys.path.insert(0, str(HERE.parent / "tests" / "engine"))
+        from _ray_nodes import two_nodes  # the tests' two-node loopback cluster
+
+        with two_nodes() as (address, env, _):
             out_n = folder / "two_nodes.json"
             saved = dict(os.environ)
             os.environ.update(env)
             try:
-                wall, peak, _ = timed(benchcheck_cmd(folder, out_n, "--engine", "ray",
-                                                     "--address", address))  # fmt: skip
+                cmd = benchcheck_cmd(folder, out_n, "--engine", "ray", "--address", address)
+                wall, peak, _ = timed(cmd)
             finally:
                 os.environ.clear()
                 os.environ.update(saved)
             outputs["ray (two nodes)"] = out_n
             row("benchcheck ray, 2 nodes", wall, peak, "driver RSS only")
-        finally:
-            stop()
     base = outputs["embedded"].read_bytes()
     for name, path in outputs.items():
         print(f"  JSON of {name} identical to embedded: {path.read_bytes() == base}")
     if opts.peer:
         limit = opts.peer_mb << 20
         test = str(folder / "test.jsonl")
-        peers = [("plain Python set of hashes", SET_PEER)]
+        peers = [("plain Python set of hashes", "set_of_hashes")]
         try:
             import datatrove  # noqa: F401
 
-            peers.insert(0, ("datatrove NGramsDecontFilter", DATATROVE_PEER))
+            peers.insert(0, ("datatrove NGramsDecontFilter", "datatrove_filter"))
         except ImportError:
             print("  datatrove not installed (requirements/bench-leakage.txt): skipped")
         emb_rate = gb_text * 1e3 / rows[1][1]
-        for name, code in peers:
-            wall, peak, out = timed([sys.executable, "-c", code, str(folder / "corpus"), test,
-                                     str(limit)])  # fmt: skip
+        for name, func in peers:
+            code = PEER.format(here=str(HERE), name=func)
+            cmd = [sys.executable, "-c", code, str(folder / "corpus"), test, str(limit)]
+            wall, peak, out = timed(cmd)
             res = json.loads(out)
             rate = res["bytes"] / 1e6 / res["s"]
             print(

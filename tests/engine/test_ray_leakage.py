@@ -8,12 +8,7 @@ own ``ray start --block`` process with one CPU — and checks that the tasks ran
 import gzip
 import json
 import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -96,103 +91,25 @@ def test_a_failing_shard_is_named(local_ray, tmp_path, capsys):
 # ----------------------------------------------------------------- two nodes on loopback
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _ray_start(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:
-    ports = []
-    for flag in (
-        "--dashboard-agent-listen-port",
-        "--dashboard-agent-grpc-port",
-        "--metrics-export-port",
-    ):
-        ports += [flag, str(_free_port())]
-    cmd = [str(Path(sys.executable).with_name("ray")), "start", *args, *ports]
-    cmd += ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--block"]
-    cmd += ["--disable-usage-stats"]
-    return subprocess.Popen(
-        cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True
-    )
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """End a ``ray start --block`` process and what it started (its own process group)."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(10)
-
-
 @pytest.fixture(scope="module")
 def two_nodes():
+    """A head and a second node on loopback (``_ray_nodes``), this process their driver."""
     pytest.importorskip("ray.data", reason="ray[data] is not installed")
+    from _ray_nodes import two_nodes as cluster
+
     if ray.is_initialized():
         ray.shutdown()
     saved = dict(os.environ)
-    os.environ.update(RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="disabled")
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [src, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    )
-    tmp = Path(tempfile.mkdtemp(prefix="bcray", dir="/tmp"))  # short: Ray's socket paths
-    port = _free_port()
-    env = dict(os.environ)
-    head = _ray_start(
-        [
-            "--head",
-            "--port",
-            str(port),
-            "--temp-dir",
-            str(tmp),
-            "--include-dashboard=false",
-            "--dashboard-port",
-            str(_free_port()),
-        ],
-        tmp / "head.log",
-        env,
-    )
-    procs = [head]
-    try:
-        for _ in range(240):
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert head.poll() is None, (tmp / "head.log").read_text()[-2000:]
-            time.sleep(0.5)
-        worker = _ray_start(
-            ["--address", f"127.0.0.1:{port}", "--resources", '{"second_node": 1}'],
-            tmp / "worker.log",
-            env,
-        )
-        procs.append(worker)
-        address = f"127.0.0.1:{port}"
-        ray.init(address=address, log_to_driver=False)
-        for _ in range(240):
-            alive = [n for n in ray.nodes() if n["Alive"]]
-            if len(alive) == 2:
-                break
-            assert worker.poll() is None, (tmp / "worker.log").read_text()[-2000:]
-            time.sleep(0.5)
-        assert len(alive) == 2, "the second node did not join"
-        yield address, {n["NodeID"] for n in alive}, procs
-    finally:
-        if ray.is_initialized():
+    with cluster() as (address, env, procs):
+        os.environ.update(env)
+        try:
+            ray.init(address=address, log_to_driver=False)
+            alive = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+            yield address, alive, procs
+        finally:
             ray.shutdown()
-        for proc in reversed(procs):
-            _stop(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.environ.clear()
-        os.environ.update(saved)
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 @pytest.mark.ray_cluster

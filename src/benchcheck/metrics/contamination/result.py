@@ -26,9 +26,9 @@ so both engines give the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from benchcheck.metrics.contamination.scan import ScanState
 from benchcheck.metrics.contamination.scores import ScoreTable
 
 __all__ = ["ItemLeak", "LeakageResult", "Match", "NearMatch", "item_overlap", "leakage_result"]
+
+T = TypeVar("T")
 
 NORMALISATION = (
     "NFKC, casefold; tokens: words of letters, digits and '_' (with their marks), one token "
@@ -235,6 +237,16 @@ def item_overlap(index: TestIndex, state: ScanState, overlap: str) -> np.ndarray
     return np.where(total > 0, hit / np.maximum(total, 1), 0.0)
 
 
+def _by_item(
+    n_items: int, cols: dict[str, np.ndarray], make: Callable[[int, dict[str, np.ndarray]], T]
+) -> list[list[T]]:
+    """Group record ``k`` (built by ``make(k, cols)``) under its item, in record order."""
+    out: list[list[T]] = [[] for _ in range(n_items)]
+    for k in range(cols["item"].size):
+        out[int(cols["item"][k])].append(make(k, cols))
+    return out
+
+
 def leakage_result(
     index: TestIndex,
     state: ScanState,
@@ -253,30 +265,28 @@ def leakage_result(
     buckets = bucket_of(overlap, d.clean_below, d.dirty_from)
     masks = subset_masks(overlap, d.clean_below, d.dirty_from)
     member = np.stack([masks[s] for s in SUBSETS], axis=1)
-    per_item: list[list[Match]] = [[] for _ in ids]
-    cols = state.matches
-    for k in range(cols["item"].size):
-        per_item[int(cols["item"][k])].append(
-            Match(
-                file=unit_files[int(cols["unit"][k])],
-                row=int(cols["row"][k]),
-                id=state.match_ids[k],
-                offset=int(cols["doc_offset"][k]),
-                item_offset=int(cols["item_offset"][k]),
-                length=int(cols["length"][k]),
-            )
-        )
-    near_items: list[list[NearMatch]] = [[] for _ in ids]
-    cols = state.near_matches
-    for k in range(cols["item"].size):
-        near_items[int(cols["item"][k])].append(
-            NearMatch(
-                file=unit_files[int(cols["unit"][k])],
-                row=int(cols["row"][k]),
-                id=state.near_ids[k],
-                jaccard=float(cols["jaccard"][k]),
-            )
-        )
+    per_item = _by_item(
+        len(ids),
+        state.matches,
+        lambda k, c: Match(
+            file=unit_files[int(c["unit"][k])],
+            row=int(c["row"][k]),
+            id=state.match_ids[k],
+            offset=int(c["doc_offset"][k]),
+            item_offset=int(c["item_offset"][k]),
+            length=int(c["length"][k]),
+        ),
+    )
+    near_items = _by_item(
+        len(ids),
+        state.near_matches,
+        lambda k, c: NearMatch(
+            file=unit_files[int(c["unit"][k])],
+            row=int(c["row"][k]),
+            id=state.near_ids[k],
+            jaccard=float(c["jaccard"][k]),
+        ),
+    )
     with_near = index.near is not None
     items = tuple(
         ItemLeak(
