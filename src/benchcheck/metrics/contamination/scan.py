@@ -246,9 +246,7 @@ def _normalised(index: TestIndex, state: ScanState, tok: Tokens) -> None:
     if maybe.size == 0:
         return
     lengths = tok.lengths[maybe]
-    where = np.repeat(tok.starts[maybe] - (np.cumsum(lengths) - lengths), lengths)
-    where += np.arange(where.size)
-    doc_hash = doc_sequence_hashes(tok.hashes[where], lengths)
+    doc_hash = doc_sequence_hashes(tok.hashes[_positions(tok, maybe)], lengths)
     has_tokens = index.item_len > 0
     items = np.flatnonzero(has_tokens)
     order = items[np.argsort(index.seq_hash[items], kind="stable")]
@@ -270,6 +268,14 @@ def _normalised(index: TestIndex, state: ScanState, tok: Tokens) -> None:
         )
         doc, item = doc[eq], item[eq]
     state.normalised += np.bincount(item, minlength=index.n_items)
+
+
+def _positions(tok: Tokens, docs: np.ndarray) -> np.ndarray:
+    """Token positions of the documents ``docs``, one document after the other."""
+    lengths = tok.lengths[docs]
+    where = np.repeat(tok.starts[docs] - (np.cumsum(lengths) - lengths), lengths)
+    where += np.arange(where.size)
+    return where
 
 
 def _ranks(count: np.ndarray) -> np.ndarray:
@@ -407,20 +413,14 @@ def _near(index: TestIndex, options: ScanOptions, state: ScanState, batch: _Batc
     keep = tok.lengths >= low
     long = np.flatnonzero(keep & (tok.lengths > high))
     if long.size:  # distinct tokens of the long documents decide
-        lengths = tok.lengths[long]
-        where = np.repeat(tok.starts[long] - (np.cumsum(lengths) - lengths), lengths)
-        where += np.arange(where.size)
-        local = np.repeat(np.arange(long.size), lengths)
-        distinct = distinct_counts(local, tok.hashes[where], long.size)
+        local = np.repeat(np.arange(long.size), tok.lengths[long])
+        distinct = distinct_counts(local, tok.hashes[_positions(tok, long)], long.size)
         keep[long] = (distinct >= low) & (distinct <= high)
     docs = np.flatnonzero(keep & (tok.lengths > 0))
     if docs.size == 0:
         return
-    lengths = tok.lengths[docs]
-    where = np.repeat(tok.starts[docs] - (np.cumsum(lengths) - lengths), lengths)
-    where += np.arange(where.size)
-    local = np.repeat(np.arange(docs.size), lengths)
-    shingle = tok.hashes[where]
+    local = np.repeat(np.arange(docs.size), tok.lengths[docs])
+    shingle = tok.hashes[_positions(tok, docs)]
     sig = minhash_signatures(local, shingle, docs.size, num_perm=near.num_perm, seed=near.seed)
     keys = band_keys(sig, near.bands, near.rows)
     pairs = []
