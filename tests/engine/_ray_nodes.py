@@ -1,6 +1,6 @@
 """A real two-node Ray cluster on loopback: a head and a second node, each its own process.
 
-Shared by ``tests/engine/test_ray_leakage.py`` and ``benchmarks/leakage_bench.py``. Each node
+Shared by ``tests/engine/test_ray_cluster.py`` and ``benchmarks/leakage_bench.py``. Each node
 is a ``ray start --block`` process with one CPU, in its own process group, with free ports
 of its own (other Ray clusters may run on the machine); the cluster runs without token
 authentication (``RAY_AUTH_MODE=disabled``, loopback only). Stopping ends exactly these
