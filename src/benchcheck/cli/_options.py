@@ -60,7 +60,7 @@ OPTIONS: dict[str, str | Opt] = {
     "error rate and the flags' recall.",
     "base_url": "OpenAI-compatible server, e.g. .../v1.",
     "baseline": "An earlier results.json: add the diff against it.",
-    "batch_rows": Opt("Corpus documents held at once.", min=1),
+    "batch_mb": Opt("Megabytes of corpus text held at once.", min=1),
     "bins": "Confidence bin edges.",
     "bootstrap": "Bootstrap resamples.",
     "cache": "Judge cache (default: the user cache dir).",
@@ -79,16 +79,25 @@ OPTIONS: dict[str, str | Opt] = {
         "for `benchcheck flag --calibration contextual`.",
         ("--content-free/--no-content-free",),
     ),
-    "corpus": "Parquet corpus: glob (quote it), file or folder; repeatable.",
+    "clean_below": "Items with a smaller overlap are clean (0: only those with none; default "
+    "from --definition).",
     "consensus": "Disagreements: unanimous (unresolved), majority, adjudicator, or a crowd "
     "model (dawid-skene, glad, mace); a reconciled label always wins.",
+    "corpus": "Corpus shards (Parquet, JSON lines, .gz/.zst): glob (quote it), file or "
+    "folder; repeatable.",
+    "corpus_id_column": "Id column of the corpus, shown with each match.",
     "crowd": "Crowd labels: id, annotator, label (long).",
     "crowd_model": "Crowd model on --crowd: dawid-skene, glad or mace (reviewer accuracies, "
     "label posteriors).",
     "data": "Dataset folder (train/dev/test files found by name), a file, or a saved HF dataset.",
     "datasets": "NAME=PATH for each dataset to compare.",
+    "definition": "Contamination definition: llama2 (share of tokens in matched spans of 10+ "
+    "tokens, up to 4 mismatches; clean < 0.2, dirty >= 0.8), gpt3 (dirty with any N-gram found, "
+    "N the 5th percentile of item lengths in [8, 13]) or palm (dirty with 70% of 8-grams found).",
     "detector": "llm (the judge ensemble), trained (a model cross-validated on the data, with "
     "cleanlab) or both.",
+    "dirty_from": "Items with at least this overlap are dirty (0: any overlap; default from "
+    "--definition).",
     "disagreement": "Two sources whose disagreement is the subset.",
     "discontinuous": "brat: a discontinuous span (0 5;10 15) is an error, merged into one "
     "span from its first start to its last end, or dropped.",
@@ -134,6 +143,7 @@ OPTIONS: dict[str, str | Opt] = {
     "integers are indices into the suite's label order.",
     "label_names": "Comma-separated names of label indices.",
     "labels": "Comma-separated choices for the experts (default: seen).",
+    "max_matches": Opt("Matches listed per item.", min=0),
     "medcat_keep": "medcat: keep all annotations not deleted (reviewer-rejected ones listed), "
     "or only the correct ones.",
     "multi_type": "Document formats: a mention with several types keeps the first, becomes one "
@@ -143,6 +153,7 @@ OPTIONS: dict[str, str | Opt] = {
     "method": "Per-stratum interval of the stratified estimate: midp (near nominal) or exact "
     "(never below nominal, wider).",
     "metric": "accuracy or f1.",
+    "min_length": Opt("Shortest matched span in tokens (Llama 2's L; default: n).", min=1),
     "min_bin": "Warn on bins with fewer examples.",
     "min_confidence": "Act on flags whose confidence (the ensemble's probability of its own "
     "label) is at least this.",
@@ -150,7 +161,7 @@ OPTIONS: dict[str, str | Opt] = {
     "that the original label is wrong.",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip.",
-    "n": Opt("Words per n-gram.", min=1),
+    "n": Opt("Tokens per n-gram (default from --definition).", min=1),
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
     "negative": "Label of 'inconsistent' (strict vote).",
@@ -161,6 +172,8 @@ OPTIONS: dict[str, str | Opt] = {
     "offsets is an error, counted (warn), or moved to the whitespace-stripped span (trim).",
     "old": "The earlier results.json (or the only one).",
     "output": Opt("", ("-o", "--output")),
+    "overlap": "tokens (share of an item's tokens inside matched spans) or ngram (share of "
+    "its n-grams found); default from --definition.",
     "overlaps": "Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
     "per_split": Opt("Instances drawn from each split.", min=1),
     "plan": "Target width of the stratified interval: reviews per stratum needed.",
@@ -192,6 +205,7 @@ OPTIONS: dict[str, str | Opt] = {
     "show": Opt("Contaminated items to list.", min=0),
     "side": Opt("Which side the baseline sees: hypothesis or premise.", ("--input",)),
     "size": "Instances per subset (default: the largest that works).",
+    "skip": Opt("Mismatched positions a matched span may have (Llama 2: 4).", min=0),
     "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
     "spacy_model": Opt("Predict with this spaCy pipeline instead.", ("--spacy",)),
     "span_fields": "spans-json: where each field is, e.g. text=full_text,spans=spans,"

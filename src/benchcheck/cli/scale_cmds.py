@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from benchcheck.cli._app import console_err
 from benchcheck.cli._common import (
     claim,
     claim_json,
@@ -49,32 +50,83 @@ def convert(
 def leakage(
     test: Path,
     corpus: list[str],
+    definition: str = "llama2",
+    overlap: str | None = None,
+    n: int | None = None,
+    min_length: int | None = None,
+    skip: int | None = None,
+    clean_below: float | None = None,
+    dirty_from: float | None = None,
+    near_threshold: Annotated[
+        float | None,
+        "Also find corpus documents whose token set has Jaccard similarity >= this with an "
+        "item (MinHash-LSH, verified exactly; slower).",
+    ] = None,
+    predictions: Annotated[
+        list[str] | None,
+        "NAME=FILE: a model's per-item results (id + 'correct' in [0, 1], or id + 'pred' "
+        "against --label): adds the score table.",
+    ] = None,
+    label: Annotated[str | None, "Gold label column of the test file (default: label)."] = None,
     text_column: str = "text",
     test_column: str | None = None,
     id_column: str | None = None,
-    n: int = 13,
-    batch_rows: int = 8192,
+    corpus_id_column: str | None = None,
+    max_matches: int = 3,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 1,
+    engine: Annotated[str, "embedded, or ray (one task per shard)."] = "embedded",
+    address: str | None = None,
+    ray_cpus: int | None = None,
+    batch_mb: int = 32,
     show: int = 10,
 ) -> None:
     """Test-set contamination against a corpus streamed shard by shard (never all in memory).
 
-    Exact and normalised (NFKC, casefold, whitespace) matches of whole documents, and word
-    n-gram overlap in the style of benchmark decontamination (an item is contaminated when
-    any of its n-grams occurs in the corpus).
+    Per item: the share of its tokens inside spans also found in the corpus (Llama 2: spans
+    of 10+ tokens, up to 4 mismatches; clean < 20%, dirty >= 80%), or of its n-grams found
+    (--definition gpt3 / palm); exact and normalised matches of whole documents; the first
+    matches (file, row, offsets). With --predictions: each model's score on the clean and
+    dirty subsets, the difference with a bootstrap interval, Llama 2's Z, the ranks.
+    Corpus shards: Parquet, JSON lines (.jsonl, .jsonl.gz, .jsonl.zst).
 
-    Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.parquet' --json leak.json
+    Example: benchcheck leakage --test test.jsonl --corpus 'shards/*.jsonl.zst' --json leak.json
+    Example: benchcheck leakage --test t.jsonl --corpus c/ --predictions a=a.jsonl --label gold
+    Example: benchcheck leakage --test t.jsonl --corpus c/ --engine ray --address auto
     """
+    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.report.terminal.scale import leakage_lines
-    from benchcheck.runs.scale import run_leakage
+    from benchcheck.runs.leakage import LeakageEngine, LeakageOptions, run_leakage
 
-    claim([test, *corpus])
-    result = run_leakage(
-        test,
-        corpus,
-        text_column=text_column,
-        test_column=test_column,
-        id_column=id_column,
+    files = parse_assignments(predictions, "--predictions")
+    claim([test, *corpus, *files.values()])
+    options = LeakageOptions(
+        definition=definition,
+        overlap=overlap,
         n=n,
-        batch_rows=batch_rows,
+        min_length=min_length,
+        skip=skip,
+        clean_below=clean_below,
+        dirty_from=dirty_from,
+        near_threshold=near_threshold,
+        max_matches=max_matches,
+        seed=seed,
+        resamples=resamples,
+        confidence=confidence,
     )
+    with progress_bar(console_err, "scanning corpus units", transient=True) as bar:
+        result = run_leakage(
+            test,
+            corpus,
+            text_column=text_column,
+            test_column=test_column,
+            id_column=id_column,
+            corpus_id_column=corpus_id_column,
+            label_column=label,
+            predictions=files,
+            options=options,
+            engine=LeakageEngine(engine, address=address, cpus=ray_cpus, batch_mb=batch_mb),
+            progress=bar,
+        )
     emit(result.to_json(), lambda p: leakage_lines(p, show=show))

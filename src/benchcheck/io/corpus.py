@@ -1,54 +1,311 @@
-"""A corpus too large for memory: Parquet files streamed record batch by record batch."""
+"""A corpus too large for memory: shards streamed batch by batch, never decompressed to disk.
+
+Shards come as pretraining dumps ship them:
+
+- **Parquet** (``*.parquet``): the text column read record batch by record batch;
+- **JSON lines** (``*.jsonl``, ``*.ndjson``, ``*.json``), plain or compressed with gzip
+  (``.gz``) or Zstandard (``.zst``, ``.zstd``): decompressed as a stream
+  (``pyarrow.CompressedInputStream``) and parsed block by block by Arrow's JSON reader, only
+  the text (and id) field typed, every other field skipped. Invalid UTF-8 becomes U+FFFD.
+
+The text column is chosen by name (``column``); an optional id column names documents in
+the output. Documents are addressed by ``(file, row)``, the row being the 0-based record
+index in the file. Null or missing texts are skipped (their rows counted).
+
+:func:`corpus_units` cuts the files into units of work — a JSON-lines file, or a run of a
+Parquet file's row groups of at most ``unit_mb`` of text — in file order: the embedded
+engine reads them one after the other, the Ray engine one per task.
+
+Errors name the shard: no file matching, a file of another format, a shard without the text
+column (Parquet: its schema; JSON lines: its first record), text of another type, a
+compressed shard cut short, a record that is not JSON.
+"""
 
 from __future__ import annotations
 
 import glob
+import json
+import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import polars as pl
+import numpy as np
+import pyarrow as pa
 
 from benchcheck.errors import InputError
 
-__all__ = ["corpus_batches", "corpus_files"]
+__all__ = [
+    "CorpusBatch",
+    "CorpusUnit",
+    "corpus_files",
+    "corpus_kind",
+    "corpus_units",
+    "read_unit",
+]
+
+#: Suffixes read as JSON lines, and the compressions of those files.
+JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
+CODECS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+#: The formats ``--corpus`` accepts, as users name them.
+FORMATS = ".parquet, .jsonl/.ndjson/.json, each JSON-lines form also .gz or .zst"
+
+
+def corpus_kind(path: str | Path) -> tuple[str, str | None] | None:
+    """``("parquet", None)``, ``("jsonl", codec)``, or None for another file.
+
+    >>> corpus_kind("a/b.jsonl.zst"), corpus_kind("x.parquet"), corpus_kind("x.txt")
+    (('jsonl', 'zstd'), ('parquet', None), None)
+    """
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes[-1:] == [".parquet"]:
+        return "parquet", None
+    codec = CODECS.get(suffixes[-1]) if suffixes else None
+    body = suffixes[-2:-1] if codec else suffixes[-1:]
+    if body and body[0] in JSON_SUFFIXES:
+        return "jsonl", codec
+    return None
 
 
 def corpus_files(patterns: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Expand glob patterns, files and folders (every ``*.parquet`` below) into sorted paths."""
+    """Expand glob patterns, files and folders (every corpus file below) into sorted paths."""
     if isinstance(patterns, (str, Path)):
         patterns = [patterns]
     found: set[Path] = set()
     for pattern in patterns:
         path = Path(pattern)
         if path.is_dir():
-            found.update(path.rglob("*.parquet"))
+            found.update(p for p in path.rglob("*") if corpus_kind(p) is not None)
         elif path.is_file():
+            if corpus_kind(path) is None:
+                raise InputError(f"not a corpus file; expected {FORMATS}", path=path)
             found.add(path)
         else:
-            found.update(Path(p) for p in glob.glob(str(pattern), recursive=True))
+            matched = [Path(p) for p in glob.glob(str(pattern), recursive=True)]
+            found.update(p for p in matched if corpus_kind(p) is not None)
     files = sorted(p for p in found if p.is_file())
     if not files:
-        raise InputError("no corpus files match", path=", ".join(str(p) for p in patterns))
+        raise InputError(
+            f"no corpus files match ({FORMATS})", path=", ".join(str(p) for p in patterns)
+        )
     return files
 
 
-def corpus_batches(files: Sequence[Path], column: str, batch_rows: int) -> Iterator[pl.Series]:
-    """Stream the text column of every file, one record batch at a time (nulls dropped)."""
+@dataclass(frozen=True)
+class CorpusUnit:
+    """A unit of work: a JSON-lines file, or row groups ``[rg_lo, rg_hi)`` of a Parquet file."""
+
+    index: int
+    path: str
+    kind: str
+    codec: str | None = None
+    rg_lo: int = 0
+    rg_hi: int = 0
+    first_row: int = 0
+    text_bytes: int = 0  # Parquet: uncompressed bytes of the text column (0: unknown)
+    rows: int = 0
+
+
+@dataclass(frozen=True)
+class CorpusBatch:
+    """Documents of one batch: non-null texts, their rows in the file, their ids."""
+
+    texts: pa.Array
+    rows: np.ndarray
+    ids: pa.Array | None = None
+
+
+def _open_parquet(path: str | Path):  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq
 
-    for path in files:
-        try:
-            handle = pq.ParquetFile(path)
-        except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
-            raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
-        names = handle.schema_arrow.names
-        if column not in names:
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
+        raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+
+
+def _check_columns(names: Sequence[str], column: str, id_column: str | None, path: Path) -> None:
+    for name, param in ((column, "text_column"), (id_column, "corpus_id_column")):
+        if name is not None and name not in names:
             raise InputError(
-                f"no column {column!r}; the file has {', '.join(names)} (choose {{text_column}})",
+                f"no column {name!r}; the file has {', '.join(names) or 'no column'} "
+                f"(choose {{{param}}})",
                 path=path,
             )
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=[column]):
-            texts = pl.Series("text", batch.column(0))
-            if texts.dtype != pl.String:
-                raise InputError(f"column {column!r} holds {texts.dtype}, expected text", path=path)
-            yield texts.drop_nulls()
+
+
+def corpus_units(
+    files: Sequence[Path], *, column: str, id_column: str | None = None, unit_mb: int = 256
+) -> list[CorpusUnit]:
+    """Cut the files into units of work, in file order (Parquet metadata read here)."""
+    units: list[CorpusUnit] = []
+    limit = unit_mb << 20
+    for path in files:
+        kind, codec = corpus_kind(path) or ("", None)
+        if kind != "parquet":
+            units.append(CorpusUnit(len(units), str(path), kind, codec))
+            continue
+        meta = _open_parquet(path)
+        _check_columns(meta.schema_arrow.names, column, id_column, path)
+        col = meta.schema_arrow.names.index(column)
+        md = meta.metadata
+        lo, size, first, rows = 0, 0, 0, 0
+        for rg in range(md.num_row_groups):
+            group = md.row_group(rg)
+            size += group.column(col).total_uncompressed_size
+            rows += group.num_rows
+            if size >= limit or rg == md.num_row_groups - 1:
+                units.append(
+                    CorpusUnit(len(units), str(path), kind, None, lo, rg + 1, first, size, rows)
+                )
+                lo, first, size, rows = rg + 1, first + rows, 0, 0
+        if md.num_row_groups == 0:
+            units.append(CorpusUnit(len(units), str(path), kind))
+    return units
+
+
+def read_unit(
+    unit: CorpusUnit, *, column: str, id_column: str | None = None, batch_mb: int = 32
+) -> Iterator[CorpusBatch]:
+    """Stream a unit's documents, about ``batch_mb`` of text per batch; errors name the file."""
+    if unit.kind == "parquet":
+        yield from _parquet_batches(unit, column, id_column, batch_mb << 20)
+    else:
+        yield from _json_batches(unit, column, id_column, batch_mb << 20)
+
+
+def _batch(texts: pa.Array, first_row: int, ids: pa.Array | None, path: str) -> CorpusBatch:
+    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
+        if pa.types.is_null(texts.type):
+            texts = texts.cast(pa.large_string())
+        else:
+            raise InputError(f"the text column holds {texts.type}, expected text", path=path)
+    valid = texts.is_valid().to_numpy(zero_copy_only=False)
+    keep = np.flatnonzero(valid)
+    rows = first_row + keep
+    if keep.size < len(texts):
+        sel = pa.array(keep)
+        texts = texts.take(sel)
+        ids = None if ids is None else ids.take(sel)
+    if ids is not None and not pa.types.is_large_string(ids.type):
+        ids = ids.cast(pa.large_string())
+    return CorpusBatch(texts, rows, ids)
+
+
+def _parquet_batches(
+    unit: CorpusUnit, column: str, id_column: str | None, batch_bytes: int
+) -> Iterator[CorpusBatch]:
+    handle = _open_parquet(unit.path)
+    _check_columns(handle.schema_arrow.names, column, id_column, Path(unit.path))
+    if unit.rg_hi <= unit.rg_lo:
+        return
+    per_row = unit.text_bytes / unit.rows if unit.rows else 1024.0
+    rows_per_batch = max(1, int(batch_bytes / max(per_row, 1.0)))
+    cols = [column] if id_column is None else [column, id_column]
+    row = unit.first_row
+    try:
+        for batch in handle.iter_batches(
+            batch_size=rows_per_batch, row_groups=range(unit.rg_lo, unit.rg_hi), columns=cols
+        ):
+            ids = batch.column(1) if id_column is not None else None
+            yield _batch(batch.column(0), row, ids, unit.path)
+            row += batch.num_rows
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any arrow error is a bad shard here
+        raise InputError(f"cannot read Parquet after row {row}: {exc}", path=unit.path) from None
+
+
+_JSON_TYPES = {str: pa.large_string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
+
+
+def _stream(unit: CorpusUnit) -> pa.NativeFile:
+    try:
+        raw: pa.NativeFile = pa.OSFile(unit.path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc}", path=unit.path) from None
+    return pa.CompressedInputStream(raw, unit.codec) if unit.codec else raw
+
+
+def _first_record(unit: CorpusUnit) -> tuple[dict[str, object], int] | None:
+    """Return the first record of a JSON-lines shard and its line (None without records)."""
+    stream = _stream(unit)
+    buf, line_no = b"", 1
+    try:
+        while True:
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if line.strip():
+                    return _record(line, unit.path, line_no), line_no
+                line_no += 1
+            chunk = stream.read(1 << 16)
+            if not chunk:
+                return (_record(buf, unit.path, line_no), line_no) if buf.strip() else None
+            buf += chunk
+    except OSError as exc:
+        raise _stream_error(exc, 0, unit.path) from None
+    finally:
+        stream.close()
+
+
+def _record(line: bytes, path: str, line_no: int) -> dict[str, object]:
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not JSON lines: {exc}", path=path, line=line_no) from None
+    if not isinstance(record, dict):
+        raise InputError("not JSON lines: a record must be an object", path=path, line=line_no)
+    return record
+
+
+_ROW = re.compile(r"in row (\d+)")
+
+
+def _stream_error(exc: OSError, row: int, path: str) -> InputError:
+    """Say that a shard cannot be read or decompressed to its end."""
+    cut = "compressed stream cut short" if "runcated" in str(exc) else "unreadable stream"
+    return InputError(f"{cut} after record {row}: {exc}", path=path)
+
+
+def _json_batches(
+    unit: CorpusUnit, column: str, id_column: str | None, batch_bytes: int
+) -> Iterator[CorpusBatch]:
+    import pyarrow.json as pj
+
+    found = _first_record(unit)
+    if found is None:
+        return
+    first, line_no = found
+    if column not in first or (id_column is not None and id_column not in first):
+        missing = column if column not in first else id_column
+        param = "text_column" if missing == column else "corpus_id_column"
+        raise InputError(
+            f"no column {missing!r} in the first record; it has "
+            f"{', '.join(first) or 'no field'} (choose {{{param}}})",
+            path=unit.path,
+            line=line_no,
+        )
+    fields = [pa.field(column, pa.large_string())]
+    if id_column is not None:
+        kind = _JSON_TYPES.get(type(first[id_column]), pa.large_string())
+        fields.append(pa.field(id_column, kind))
+    options = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
+    block = max(1 << 16, min(batch_bytes, (1 << 31) - 1))
+    row = 0
+    stream = _stream(unit)
+    try:
+        reader = pj.open_json(
+            stream, read_options=pj.ReadOptions(block_size=block), parse_options=options
+        )
+        for batch in reader:
+            ids = batch.column(1) if id_column is not None else None
+            yield _batch(batch.column(0), row, ids, unit.path)
+            row += batch.num_rows
+    except OSError as exc:
+        raise _stream_error(exc, row, unit.path) from None
+    except pa.ArrowInvalid as exc:
+        at = _ROW.search(str(exc))
+        where = f"record {row + int(at.group(1)) + 1}" if at else f"after record {row}"
+        raise InputError(f"{where}: {exc}", path=unit.path) from None
+    finally:
+        stream.close()
