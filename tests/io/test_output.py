@@ -53,8 +53,14 @@ def test_file_inside_an_input_folder_is_an_input(tmp_path):
     (folder / "train.txt").write_text("a O\n")
     with pytest.raises(UsageError, match="input"):
         Outputs([folder], force=True).file(folder / "train.txt", param="json")
-    # a new file beside the splits is fine
-    assert Outputs([folder]).file(folder / "stats.json", param="json") is not None
+    # a new file beside the splits is refused too (issue 29: `sample ner2 -o ner2/dev.txt`
+    # wrote a split the next `stats ner2` read); a new folder inside is not read as data
+    with pytest.raises(UsageError, match="inside the input folder"):
+        Outputs([folder]).file(folder / "dev.txt", param="output")
+    assert Outputs([folder]).folder(folder / "report", param="output").path == folder / "report"
+    (folder / "report").mkdir()
+    with pytest.raises(UsageError, match="inside the input folder"):  # an existing one: no
+        Outputs([folder], force=True).folder(folder / "report", param="output")
 
 
 def test_two_outputs_on_one_path(tmp_path):

@@ -14,23 +14,26 @@ an option group: several flags, one typed value. Library errors name parameters
 
 from __future__ import annotations
 
+import glob
 import inspect
-from collections.abc import Callable
+import math
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple, get_args, get_origin
 
 import typer
 
 from benchcheck.data.columns import Columns
+from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions, read_type_map
 
 
 class Opt(NamedTuple):
-    """An option whose flag is not ``--name-with-dashes``, or that has a lower bound."""
+    """An option whose flag is not ``--name-with-dashes`` (its range is in :data:`RANGES`)."""
 
     help: str
     flags: tuple[str, ...] = ()
-    min: int | None = None
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Arg:
 #: Parameter → help, or :class:`Opt`. An empty help: each command gives its own.
 OPTIONS: dict[str, str | Opt] = {
     "ablation": "Ablation: random (same number of examples).",
-    "actors": Opt("Judge actors with --engine ray.", min=1),
+    "actors": "Judge actors with --engine ray.",
     "address": "Ray cluster address (default: local).",
     "align": "Offset formats: spans off token boundaries are an error (strict), or are widened "
     "(expand) or narrowed (contract) and counted.",
@@ -58,14 +61,14 @@ OPTIONS: dict[str, str | Opt] = {
     "error rate and the flags' recall.",
     "base_url": "OpenAI-compatible server, e.g. .../v1.",
     "baseline": "An earlier results.json: add the diff against it.",
-    "batch_rows": Opt("Corpus documents held at once.", min=1),
+    "batch_rows": "Corpus documents held at once.",
     "bins": "Confidence bin edges.",
     "bootstrap": "Bootstrap resamples.",
     "cache": "Judge cache (default: the user cache dir).",
     "calibration": "none, contextual, prior (shift to the data's label shares), "
     "contextual+prior, labels (Platt scaling fitted out of fold to the data's own labels), or "
     "with --gold: platt, isotonic.",
-    "chunk_mb": Opt("CoNLL megabytes per shard, cut at blank lines (default 16).", min=1),
+    "chunk_mb": "CoNLL megabytes per shard, cut at blank lines (default 16).",
     "coarse_types": "Cut entity types at the first '.' (PER.NAM -> PER).",
     "combination": "--detector both: mean, rank or stack.",
     "compare": "NAME=PATH: another NER dataset, shown side by side.",
@@ -129,7 +132,7 @@ OPTIONS: dict[str, str | Opt] = {
     "min_bin": "Warn on bins with fewer examples.",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip.",
-    "n": Opt("Words per n-gram.", min=1),
+    "n": "Words per n-gram.",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
     "negative": "Label of 'inconsistent' (strict vote).",
@@ -139,7 +142,7 @@ OPTIONS: dict[str, str | Opt] = {
     "old": "The earlier results.json (or the only one).",
     "output": Opt("", ("-o", "--output")),
     "overlaps": "Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
-    "per_split": Opt("Instances drawn from each split.", min=1),
+    "per_split": "Instances drawn from each split.",
     "plan": "Target width of the stratified interval: reviews per stratum needed.",
     "population": "Size of the whole dataset.",
     "positive": "Positive label.",
@@ -151,7 +154,7 @@ OPTIONS: dict[str, str | Opt] = {
     "price": Opt("Price per 1000 prompt tokens, for the cost.", ("--price-per-1k-tokens",)),
     "prompt_file": "User templates (TOML, [prompts.NAME]).",
     "prompts": "Comma-separated prompts to keep (default: all).",
-    "ray_cpus": Opt("CPUs of a local Ray cluster.", min=1),
+    "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
     "repeats": "Random subsets per ensemble size.",
     "resample_items": "Also resample items (test sampling error).",
@@ -164,7 +167,7 @@ OPTIONS: dict[str, str | Opt] = {
     "semantic_duplicates": "Add embedding near-duplicates (offline all-MiniLM-L6-v2; "
     "'semantic' extra).",
     "semantic_threshold": "Cosine threshold of semantic duplicates.",
-    "show": Opt("Contaminated items to list.", min=0),
+    "show": "Contaminated items to list.",
     "side": Opt("Which side the baseline sees: hypothesis or premise.", ("--input",)),
     "size": "Instances per subset (default: the largest that works).",
     "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
@@ -194,6 +197,196 @@ OPTIONS: dict[str, str | Opt] = {
     "unit": "Grow by 'member' (judge×prompt) or 'judge'.",
     "verbalisers": "Answer tokens per label, e.g. 'no,yes'.",
 }
+
+
+class Range(NamedTuple):
+    """The values an option accepts: integers or finite numbers between ``lo`` and ``hi``.
+
+    >>> Range(0, 2**32 - 1).check("seed", -1)
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: seed must be an integer from 0 to 4294967295, got -1
+    >>> Range(0, 1, integer=False).check("threshold", float("nan"))
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: threshold must be a finite number from 0 to 1, got nan
+    """
+
+    lo: float | None = None
+    hi: float | None = None
+    integer: bool = True
+    #: ``lo``/``hi`` themselves excluded (a confidence level is in (0, 1)).
+    open: bool = False
+
+    def text(self) -> str:
+        """Say the rule in words: ``an integer from 1 to 1000``, ``a finite number above 0``."""
+        kind = "an integer" if self.integer else "a finite number"
+        lo, hi = (_num(v) for v in (self.lo, self.hi))
+        if self.lo is not None and self.hi is not None:
+            between = f"between {lo} and {hi} (exclusive)" if self.open else f"from {lo} to {hi}"
+            return f"{kind} {between}"
+        if self.lo is not None:
+            return f"{kind} {'above' if self.open else 'of at least'} {lo}"
+        if self.hi is not None:
+            return f"{kind} {'below' if self.open else 'of at most'} {hi}"
+        return kind
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is inside the range (and finite)."""
+        if isinstance(value, bool) or not math.isfinite(value):
+            return False
+        if self.lo is not None and (value <= self.lo if self.open else value < self.lo):
+            return False
+        return self.hi is None or (value < self.hi if self.open else value <= self.hi)
+
+    def check(self, param: str, value: Any) -> None:
+        """Raise :class:`UsageError` naming ``{param}`` unless every value holds."""
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if item is not None and not self.holds(item):
+                raise UsageError(f"{{{param}}} must be {self.text()}, got {item}")
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_COUNT = 100_000  # resamples, draws: beyond this an interval moves by less than its noise
+_P = Range(0, 1, integer=False)
+
+#: Parameter → the values it accepts, checked once when a command starts (one message per
+#: rule). Counts have maxima a run can hold in memory on a laptop.
+RANGES: dict[str, Range] = {
+    "actors": Range(1, 1024),
+    "audit_sample": Range(0, 10_000_000),
+    "batch_rows": Range(1, 10_000_000),
+    "bootstrap": Range(1, _COUNT),
+    "chunk_mb": Range(1, 4096),
+    "concurrency": Range(1, 1024),
+    "confidence": Range(0, 1, integer=False, open=True),
+    "draws": Range(1, _COUNT),
+    "errors": Range(0, None),
+    "experts": Range(1, 26),  # expert_a … expert_z
+    "max_train": Range(1, None),
+    "min_bin": Range(0, None),
+    "min_discrimination": Range(-1, 1, integer=False),
+    "n": Range(1, 1000),
+    "near_threshold": _P,
+    "per_split": Range(1, 10_000_000),
+    "plan": Range(0, 1, integer=False, open=True),
+    "population": Range(1, None),
+    "price": Range(0, None, integer=False),
+    "ray_cpus": Range(1, 4096),
+    "repeats": Range(1, 10_000),
+    "resamples": Range(1, _COUNT),
+    "sample": Range(1, None),
+    "seed": Range(0, 2**32 - 1),
+    "semantic_threshold": _P,
+    "show": Range(0, 1_000_000),
+    "size": Range(1, None),
+    "swap_threshold": _P,
+    "target": Range(None, None, integer=False),
+    "threshold": _P,
+    "timeout": Range(0, 86_400, integer=False, open=True),
+    "tolerance": Range(0, None, integer=False),
+    "top": Range(0, 1_000_000),
+}
+
+
+def check_ranges(values: dict[str, Any]) -> None:
+    """Check each option value against :data:`RANGES` (the command line's one boundary)."""
+    for param, value in values.items():
+        rule = RANGES.get(param)
+        if rule is not None and isinstance(value, int | float | list | tuple):
+            rule.check(param, value)
+
+
+#: Parameters whose values name files the command reads, and how a value names them:
+#: ``path`` (the value), ``named`` (NAME=PATH), ``source`` (NAME=PATH[#COLUMN]), ``maybe``
+#: (a path if one exists by that name, else a number: --precision 0.8), ``at`` (@PATH),
+#: ``glob`` (a pattern, file or folder, expanded as the reader expands it). Each is claimed
+#: as an input (and checked to be a readable regular file or folder) before any work.
+READS: dict[str, str] = {
+    "annotated": "path",
+    "annotations": "path",
+    "baseline": "path",
+    "cache": "path",
+    "compare": "named",
+    "corpus": "glob",
+    "crowd": "path",
+    "data": "path",
+    "datasets": "named",
+    "error_rate": "maybe",
+    "eval_path": "path",
+    "experts": "path",
+    "flags": "path",
+    "gold": "path",
+    "judgments": "path",
+    "key": "path",
+    "matrix": "path",
+    "new": "path",
+    "old": "path",
+    "precision": "maybe",
+    "pred_probs": "path",
+    "predictions": "named",
+    "prompt_file": "path",
+    "reconciled": "path",
+    "results": "path",
+    "scores": "maybe",
+    "source": "source",
+    "split": "named",
+    "suite": "path",
+    "taxonomy": "path",
+    "test": "path",
+    "train": "path",
+    "type_map": "at",
+}
+
+
+def _named(value: str) -> str | None:
+    name, sep, path = value.partition("=")
+    return path if sep and name else None
+
+
+def _paths(kind: str, value: str) -> Iterator[tuple[str, bool]]:
+    """Yield the paths one option value names: (path, read deep: subfolders too)."""
+    if value in ("", "-") or value.startswith("hf:"):
+        return
+    if kind == "path":
+        yield value, False
+    elif kind in ("named", "source"):
+        path = _named(value)
+        if path is not None:
+            yield (path.partition("#")[0] if kind == "source" else path), False
+    elif kind == "maybe":
+        for path in (value, _named(value)):
+            if path and os.path.lexists(path):
+                yield path, False
+    elif kind == "at" and value.startswith("@"):
+        yield value[1:], False
+    elif kind == "glob":
+        if os.path.lexists(value):
+            yield value, os.path.isdir(value)
+        else:
+            for path in sorted(glob.glob(value, recursive=True)):
+                yield path, False
+
+
+def declared_inputs(values: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Every path the option ``values`` name as inputs (:data:`READS`), and the deep folders."""
+    inputs: list[str] = []
+    deep: list[str] = []
+    for param, value in values.items():
+        kind = READS.get(param)
+        if kind is None or value is None:
+            continue
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if not isinstance(item, str):
+                continue
+            for path, is_deep in _paths(kind, item):
+                inputs.append(path)
+                if is_deep:
+                    deep.append(path)
+    return inputs, deep
 
 
 def _entry(name: str) -> Opt:
@@ -248,7 +441,10 @@ def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
     if isinstance(own, Arg):
         info = typer.Argument(help=help)
     else:
-        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help, min=opt.min)
+        rule = RANGES.get(param.name)
+        if rule is not None:
+            help = f"{help} [{rule.text()}]"
+        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help)
     return param.replace(annotation=Annotated[annotation, info], kind=_KIND)
 
 

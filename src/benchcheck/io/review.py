@@ -165,8 +165,8 @@ def write_review(
 
     Without ``force``, a folder holding any file the package would write, or any expert
     CSV, is refused with a :class:`UsageError` naming them (and the answers filled). With
-    ``force`` those files are replaced and listed in :attr:`ReviewFiles.replaced`, so the
-    caller can say so. A file of the package that is one of ``inputs`` is refused even with
+    ``force`` those files are replaced (expert files of an earlier, larger package removed)
+    and listed in :attr:`ReviewFiles.replaced`, so the caller can say so. A file of the package that is one of ``inputs`` is refused even with
     ``force``. Writes go through :class:`benchcheck.io.output.Outputs`: a new folder appears
     whole, each file of an existing one is replaced atomically.
     """
@@ -183,7 +183,9 @@ def write_review(
             "pass {force} to overwrite it"
         )
     # the refusal above is this command's; Outputs still refuses writing over an input
-    folder = Outputs(inputs, force=True).folder(out, param="output", names=list(files))
+    folder = Outputs(inputs, force=True).folder(
+        out, param="output", names=list(files), patterns=("expert_*.csv",)
+    )
     with folder as staged:
         for name, text in files.items():
             staged.write(name, text)

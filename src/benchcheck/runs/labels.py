@@ -130,7 +130,10 @@ def write_remedy(
     from benchcheck.labels.remedies import RemedyResult, remedy_file_names
 
     names = remedy_file_names(source)
-    folder = Outputs([source], force=force).folder(out, param="output", names=names)
+    earlier = ("cleaned.*", "ablation_random.*")  # an earlier run's, in another format
+    folder = Outputs([source], force=force).folder(
+        out, param="output", names=names, patterns=earlier
+    )
     files: dict[str, str] = {}
     with folder:
         for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
