@@ -105,6 +105,14 @@ class Interrupted(BaseException):  # noqa: N818 - a signal, like KeyboardInterru
         super().__init__(signal_name)
 
 
+class DataWarning(UserWarning):
+    """Something in the data was dropped or left unmatched, under the error threshold.
+
+    Raised with :func:`warnings.warn`; the command line prints each as one ``warning:``
+    line after the command's output, so nothing is dropped without a word.
+    """
+
+
 class MissingExtraError(BenchcheckError):
     """An optional dependency is not installed; names the extra that provides it."""
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,7 +19,7 @@ from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import _KIND, check_ranges, declared_inputs, typer_signature
-from benchcheck.errors import BenchcheckError, InputError, UsageError, WriteError
+from benchcheck.errors import BenchcheckError, DataWarning, InputError, UsageError, WriteError
 from benchcheck.io.output import Outputs, atomic_write, output_session
 from benchcheck.report.canonical import dumps
 
@@ -75,7 +77,8 @@ def command(
                 kwargs[param] = build(**{m: kwargs.pop(m) for m in members})
             token = _CURRENT.set(Invocation(kwargs.get("json_out"), kwargs["force"]))
             try:
-                return fn(**{k: v for k, v in kwargs.items() if k in own})
+                with data_warnings():
+                    return fn(**{k: v for k, v in kwargs.items() if k in own})
             except ValueError as exc:
                 if not guard or isinstance(exc, BenchcheckError):
                     raise
@@ -93,6 +96,26 @@ def command(
         return group.command(name, **kw)(invoke)
 
     return register
+
+
+@contextlib.contextmanager
+def data_warnings() -> Iterator[None]:
+    """Print each :class:`~benchcheck.errors.DataWarning` the run raised as a warning line.
+
+    They are printed once the command succeeded (after its output); other warnings pass
+    through as Python shows them.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        yield
+    seen: list[str] = []
+    for w in caught:
+        if issubclass(w.category, DataWarning):
+            if str(w.message) not in seen:
+                seen.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+    warn(seen, soft_wrap=True)
 
 
 def claim(inputs: Iterable[str | Path | None], **files: str | Path | None) -> Outputs:

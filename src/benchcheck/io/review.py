@@ -166,9 +166,10 @@ def write_review(
     Without ``force``, a folder holding any file the package would write, or any expert
     CSV, is refused with a :class:`UsageError` naming them (and the answers filled). With
     ``force`` those files are replaced (expert files of an earlier, larger package removed)
-    and listed in :attr:`ReviewFiles.replaced`, so the caller can say so. A file of the package that is one of ``inputs`` is refused even with
-    ``force``. Writes go through :class:`benchcheck.io.output.Outputs`: a new folder appears
-    whole, each file of an existing one is replaced atomically.
+    and listed in :attr:`ReviewFiles.replaced`, so the caller can say so. A file of the
+    package that is one of ``inputs`` is refused even with ``force``. Writes go through
+    :class:`benchcheck.io.output.Outputs`: a new folder appears whole, each file of an
+    existing one is replaced atomically.
     """
     from benchcheck.io.output import Outputs
 

@@ -263,7 +263,7 @@ def _label_errors(results: Mapping[str, Any]) -> list[str]:
             )
             out.append(
                 _table(
-                    ["rank", "id", *cols, "original", "LLM", "confidence ↑"],
+                    ["rank", "id", *[md_text(c) for c in cols], "original", "LLM", "confidence ↑"],
                     [
                         [
                             _num(e.get("rank")),
