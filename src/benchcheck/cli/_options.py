@@ -242,7 +242,8 @@ class Range(NamedTuple):
     def check(self, param: str, value: Any) -> None:
         """Raise :class:`UsageError` naming ``{param}`` unless every value holds."""
         for item in value if isinstance(value, list | tuple) else [value]:
-            if item is not None and not self.holds(item):
+            # (one name can be a count in one command and files in another: --experts)
+            if isinstance(item, int | float) and not self.holds(item):
                 raise UsageError(f"{{{param}}} must be {self.text()}, got {item}")
 
 

@@ -74,8 +74,14 @@ __all__ = [
 _TMP = ".tmp-"
 _LOCK = ".lock"
 #: Files of a folder that mark it as read whole, subfolders included (Parquet shards written
-#: by ``benchcheck convert``, a saved HuggingFace dataset): no output may go inside it.
-_WHOLE_FOLDER_MARKS = ("manifest.json", "dataset_dict.json", "dataset_info.json", "state.json")
+#: by ``benchcheck convert``: ``benchcheck.io.shards.MANIFEST``, a saved HuggingFace
+#: dataset): no output may go inside it. (Named here: importing the readers costs polars.)
+WHOLE_FOLDER_MARKS = (
+    "_benchcheck_shards.json",
+    "dataset_dict.json",
+    "dataset_info.json",
+    "state.json",
+)
 
 # ----------------------------------------------------------------------------- names
 
@@ -473,7 +479,7 @@ def _add_inputs(
 
 def _reads_subfolders(folder: Path, claims: _Claims) -> bool:
     """Whether a reader of the input folder ``folder`` looks into its subfolders."""
-    return folder in claims.deep or any((folder / m).exists() for m in _WHOLE_FOLDER_MARKS)
+    return folder in claims.deep or any((folder / m).exists() for m in WHOLE_FOLDER_MARKS)
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -269,10 +269,9 @@ def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertL
 
 
 def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
-    try:
-        items = json.loads(path.read_text("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not a Label Studio or Argilla JSON export: {exc}", path=path) from None
+    from benchcheck.io._text import loads_json, read_text_file
+
+    items = loads_json(read_text_file(path), path)
     if not isinstance(items, list):
         raise InputError("a Label Studio or Argilla export is a JSON list", path=path)
     if items and all(isinstance(t, dict) and "fields" in t for t in items):

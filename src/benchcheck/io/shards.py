@@ -107,14 +107,16 @@ def open_shards(path: str | Path) -> ShardFolder:
             path=root,
         )
     meta = loads_json(read_text_file(manifest), manifest)
-    if not isinstance(meta, dict) or not isinstance(meta.get("splits"), dict):
-        raise InputError("unreadable shard manifest: expected an object with splits", path=manifest)
+    if not isinstance(meta, dict):
+        raise InputError("unreadable shard manifest: expected a JSON object", path=manifest)
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
         raise InputError(
             f"unknown shard format; expected {FORMAT} version {VERSION}",
             path=manifest,
             got=f"{meta.get('format')} {meta.get('version')}",
         )
+    if not isinstance(meta.get("splits"), dict):
+        raise InputError("unreadable shard manifest: expected an object of splits", path=manifest)
     splits = {}
     for name, info in meta["splits"].items():
         try:  # a crafted manifest must not make the reader open files outside the folder
