@@ -65,7 +65,7 @@ def test_plain_parameters_take_flag_and_help_from_the_table():
     assert params["gold"].help == "The gold file."
     assert (params["id_col"].opts, params["id_col"].help) == (["--id"], "Id column.")
     assert (params["output"].opts, params["output"].help) == (["-o", "--output"], "Where to write.")
-    assert params["seed"].help == OPTIONS["seed"]
+    assert params["seed"].help == f"{OPTIONS['seed']} [an integer from 0 to 4,294,967,295]"
 
 
 def test_a_parameter_the_table_lacks_is_an_error_at_import():

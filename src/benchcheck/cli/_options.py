@@ -205,7 +205,7 @@ class Range(NamedTuple):
     >>> Range(0, 2**32 - 1).check("seed", -1)
     Traceback (most recent call last):
     ...
-    benchcheck.errors.UsageError: seed must be an integer from 0 to 4294967295, got -1
+    benchcheck.errors.UsageError: seed must be an integer from 0 to 4,294,967,295, got -1
     >>> Range(0, 1, integer=False).check("threshold", float("nan"))
     Traceback (most recent call last):
     ...
@@ -215,29 +215,32 @@ class Range(NamedTuple):
     lo: float | None = None
     hi: float | None = None
     integer: bool = True
-    #: ``lo``/``hi`` themselves excluded (a confidence level is in (0, 1)).
-    open: bool = False
+    #: ``lo`` / ``hi`` themselves excluded (a confidence level is in (0, 1)).
+    open_lo: bool = False
+    open_hi: bool = False
 
     def text(self) -> str:
         """Say the rule in words: ``an integer from 1 to 1000``, ``a finite number above 0``."""
         kind = "an integer" if self.integer else "a finite number"
-        lo, hi = (_num(v) for v in (self.lo, self.hi))
-        if self.lo is not None and self.hi is not None:
-            between = f"between {lo} and {hi} (exclusive)" if self.open else f"from {lo} to {hi}"
-            return f"{kind} {between}"
+        lo, hi = _num(self.lo), _num(self.hi)
+        if self.lo is not None and self.hi is not None and not self.open_lo and not self.open_hi:
+            return f"{kind} from {lo} to {hi}"
+        if self.lo is not None and self.hi is not None and self.open_lo and self.open_hi:
+            return f"{kind} between {lo} and {hi}, both excluded"
+        parts = []
         if self.lo is not None:
-            return f"{kind} {'above' if self.open else 'of at least'} {lo}"
+            parts.append(f"above {lo}" if self.open_lo else f"of at least {lo}")
         if self.hi is not None:
-            return f"{kind} {'below' if self.open else 'of at most'} {hi}"
-        return kind
+            parts.append(f"below {hi}" if self.open_hi else f"at most {hi}")
+        return " and ".join([f"{kind} {parts[0]}", *parts[1:]]) if parts else kind
 
     def holds(self, value: float) -> bool:
         """Whether ``value`` is inside the range (and finite)."""
         if isinstance(value, bool) or not math.isfinite(value):
             return False
-        if self.lo is not None and (value <= self.lo if self.open else value < self.lo):
+        if self.lo is not None and (value <= self.lo if self.open_lo else value < self.lo):
             return False
-        return self.hi is None or (value < self.hi if self.open else value <= self.hi)
+        return self.hi is None or (value < self.hi if self.open_hi else value <= self.hi)
 
     def check(self, param: str, value: Any) -> None:
         """Raise :class:`UsageError` naming ``{param}`` unless every value holds."""
@@ -248,7 +251,7 @@ class Range(NamedTuple):
 
 
 def _num(value: float | None) -> str:
-    return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+    return "" if value is None else f"{value:g}" if isinstance(value, float) else f"{value:,}"
 
 
 _COUNT = 100_000  # resamples, draws: beyond this an interval moves by less than its noise
@@ -263,7 +266,7 @@ RANGES: dict[str, Range] = {
     "bootstrap": Range(1, _COUNT),
     "chunk_mb": Range(1, 4096),
     "concurrency": Range(1, 1024),
-    "confidence": Range(0, 1, integer=False, open=True),
+    "confidence": Range(0, 1, integer=False, open_lo=True, open_hi=True),
     "draws": Range(1, _COUNT),
     "errors": Range(0, None),
     "experts": Range(1, 26),  # expert_a … expert_z
@@ -273,7 +276,7 @@ RANGES: dict[str, Range] = {
     "n": Range(1, 1000),
     "near_threshold": _P,
     "per_split": Range(1, 10_000_000),
-    "plan": Range(0, 1, integer=False, open=True),
+    "plan": Range(0, 1, integer=False, open_lo=True),
     "population": Range(1, None),
     "price": Range(0, None, integer=False),
     "ray_cpus": Range(1, 4096),
@@ -287,7 +290,7 @@ RANGES: dict[str, Range] = {
     "swap_threshold": _P,
     "target": Range(None, None, integer=False),
     "threshold": _P,
-    "timeout": Range(0, 86_400, integer=False, open=True),
+    "timeout": Range(0, 86_400, integer=False, open_lo=True),
     "tolerance": Range(0, None, integer=False),
     "top": Range(0, 1_000_000),
 }
