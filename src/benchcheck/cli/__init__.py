@@ -104,6 +104,8 @@ def _signals() -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         for sig in _SIGNALS:  # the cleanup on the way out must not be interrupted again
             signal.signal(sig, signal.SIG_IGN)
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            return  # polars turned this SIGINT into a KeyboardInterrupt already: unwinding
         raise Interrupted(signal.Signals(signum).name, _SIGNALS[signal.Signals(signum)])
 
     previous = {sig: signal.signal(sig, stop) for sig in _SIGNALS}
@@ -127,6 +129,14 @@ def _stdout_gone() -> None:
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno() if sys.stdout is not None else 1)
+
+
+def _usage_error(exc: Exception) -> int:
+    """Show a click usage error as one line, with where to read the command's help."""
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    return _fail(" ".join(message.split()) + where, int(getattr(exc, "exit_code", 2)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         # exceptions are not click's, and a usage error must not end in a traceback.
         names = {cls.__name__ for cls in type(exc).__mro__}
         if "ClickException" in names:
-            exc.show()  # type: ignore[attr-defined]
-            return int(exc.exit_code)  # type: ignore[attr-defined]
+            return _usage_error(exc)
         if "Abort" in names:
             return 1
         raise

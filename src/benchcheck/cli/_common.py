@@ -19,7 +19,14 @@ from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import _KIND, check_ranges, declared_inputs, typer_signature
-from benchcheck.errors import BenchcheckError, DataWarning, InputError, UsageError, WriteError
+from benchcheck.errors import (
+    BenchcheckError,
+    DataWarning,
+    InputError,
+    Interrupted,
+    UsageError,
+    WriteError,
+)
 from benchcheck.io.output import Outputs, atomic_write, output_session
 from benchcheck.report.canonical import dumps
 
@@ -71,6 +78,8 @@ def command(
                     return run(kwargs)
             except BrokenPipeError:  # typer would turn it into a silent exit code 1
                 raise WriteError("cannot write to standard output: it was closed") from None
+            except KeyboardInterrupt:  # (polars raises it on SIGINT): typer would exit silently
+                raise Interrupted("SIGINT", 130) from None
 
         def run(kwargs: dict[str, Any]) -> Any:
             for param, (build, members) in groups.items():

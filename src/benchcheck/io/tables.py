@@ -721,7 +721,7 @@ def _read_jsonl_columns(
         end = data.find(b"\n")
         try:
             keys = set(json.loads(data[: end if end >= 0 else len(data)]))
-        except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, TypeError, UnicodeDecodeError, RecursionError):
             return None
         if task == "pair" and text_a is None and text_b is None:
             found = _pair_columns(keys)
