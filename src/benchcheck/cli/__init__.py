@@ -120,7 +120,8 @@ def _fail(message: str, code: int) -> int:
     """Print one ``error:`` line on standard error; return ``code``."""
     # One line, verbatim: no wrapping at the console width, and no markup read into a
     # message that quotes user text (a path like data[train]/ would lose "[train]").
-    console_err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    one_line = " ".join(message.split()) if "\n" in message or "\r" in message else message
+    console_err.print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
     return code
 
 

@@ -66,6 +66,8 @@ def check_readable(path: str | Path) -> None:
         mode = os.stat(p).st_mode
     except FileNotFoundError:
         return
+    except ValueError:  # a NUL character: no file can have that name
+        raise InputError("the path holds a NUL character; expected a file name", path=p) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError("a symbolic link loop; expected a file or folder", path=p) from None

@@ -47,7 +47,15 @@ def corpus_batches(files: Sequence[Path], column: str, batch_rows: int) -> Itera
                 f"no column {column!r}; the file has {', '.join(names)} (choose {{text_column}})",
                 path=path,
             )
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=[column]):
+        batches = handle.iter_batches(batch_size=batch_rows, columns=[column])
+        while True:
+            try:
+                batch = next(batches, None)
+            except Exception as exc:  # noqa: BLE001 - a damaged page: a bad file, named
+                message = " ".join(str(exc).split())
+                raise InputError(f"cannot read as Parquet: {message}", path=path) from None
+            if batch is None:
+                break
             texts = pl.Series("text", batch.column(0))
             if texts.dtype != pl.String:
                 raise InputError(f"column {column!r} holds {texts.dtype}, expected text", path=path)

@@ -139,6 +139,11 @@ def inside(folder: Path, name: str | Path) -> Path:
 
 def resolve(path: str | Path, *, param: str | None = None, reading: bool = False) -> Path:
     """``Path(path).resolve()``, with a symbolic link loop as one error, not a traceback."""
+    if "\x00" in str(path):
+        if reading:
+            raise InputError("the path holds a NUL character; expected a file name", path=path)
+        where = f"{{{param}}}: " if param else ""
+        raise UsageError(f"{where}the path holds a NUL character: {str(path)!r}")
     try:
         return Path(path).resolve()
     except (RuntimeError, OSError) as exc:  # a loop: RuntimeError (3.11), OSError (3.13)

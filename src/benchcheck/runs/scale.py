@@ -57,6 +57,11 @@ def run_leakage(
     if texts.dtype != pl.String or texts.null_count():
         raise InputError(f"column {column!r} must hold text in every row", path=test)
     id_name = id_column or ("id" if "id" in rows.columns else None)
+    if id_name is not None and id_name not in rows.columns:
+        raise InputError(
+            f"no column {id_name!r}; the file has {', '.join(rows.columns)} (choose {{id_column}})",
+            path=test,
+        )
     ids = rows.get_column(id_name).cast(pl.String).to_list() if id_name else None
     files = corpus_files(list(corpus))
     return contamination(
