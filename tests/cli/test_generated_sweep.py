@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 from _replay import deadline, snapshot
 from _sweep import _SUFFIX, COMMANDS, Command, Slot, build_workspace
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 #: Examples per test in the README's run (two tests: inputs and options); about a minute each.
@@ -376,6 +376,9 @@ def _settings(n: int) -> settings:
         deadline=None,
         derandomize=not BIG,
         database=None,
+        # no shrinking: a run is seconds, and the example as drawn is readable (Mutation)
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        report_multiple_bugs=False,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
 

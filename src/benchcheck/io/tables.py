@@ -148,7 +148,7 @@ def _refuse_repeated_columns(path: Path, sep: str, columns: Sequence[str]) -> No
         return
     with path.open("rb") as fh:
         first = fh.readline().decode("utf-8", errors="replace").lstrip("\ufeff")
-    names = next(_csv_reader(first, sep), [])
+    names: list[str] = next(_csv_reader(first, sep), [])
     seen: set[str] = set()
     for name in names:
         if name in seen:
