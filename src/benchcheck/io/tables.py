@@ -19,7 +19,6 @@ import math
 import mmap
 import os
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +33,6 @@ from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._text import (
     check_readable,
-    count_newlines,
     loads_json,
     read_file_bytes,
     read_text_file,
@@ -312,43 +310,60 @@ def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
     holds a surrogate escape (polars reads a lone one as NUL), which that reader checks.
     """
     data = read_file_bytes(path)
-    if not _plain_jsonl(data) or _may_hide_surrogates(data):
+    if not _plain_jsonl(data):
         return None
     try:
         frame = pl.read_ndjson(data, infer_schema_length=None)
     except Exception:  # noqa: BLE001 - any parse problem: fall back to the precise reader
         return None
-    n_lines = count_newlines(data) + (0 if data.endswith(b"\n") else 1)
-    if frame.height != n_lines or frame.height == 0 or "__line__" in frame.columns:
+    if frame.height == 0 or "__line__" in frame.columns:
         return None
     if any(isinstance(dt, pl.Struct | pl.List | pl.Array | pl.Null) for dt in frame.dtypes):
         return None  # nested values: keep the reader whose typing other modules rely on
     if _hides_nested(frame, frame.columns, data):
         return None
-    if not _keys_once(data, frame.columns, frame.height):
+    if _keys_per_line(data, frame.width) != frame.height:
         return None
     return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
 
 
-def _may_hide_surrogates(data: bytes | mmap.mmap) -> bool:
-    r"""Whether the bytes may hold a UTF-16 surrogate escape (``\ud800``), lone or paired."""
-    return data.find(b"\\ud") >= 0 or data.find(b"\\uD") >= 0
+def _keys_per_line(data: bytes | mmap.mmap, keys: int) -> int | None:
+    r"""Count the lines if each (a flat JSON object) writes ``keys`` keys and no ``\ud…``.
 
+    In JSON a quote followed by a colon ends a key and nothing else (a quote inside a
+    string is escaped), so counting that pair per line tells, without parsing, that no line
+    gives a key twice (polars would keep the first silently) or lacks one. Lines written
+    otherwise (a space before the colon, an escaped quote before one inside a text, a blank
+    line) count differently, and so does a file with a surrogate escape (polars reads a lone
+    one as NUL): then ``None``, and the caller takes the precise reader, which checks both.
+    Counted with numpy a block at a time, in one pass (``benchmarks/reliability_bench.py``
+    times it). One double fault passes: a line giving one key twice *and* lacking another.
 
-def _keys_once(data: bytes | mmap.mmap, keys: Iterable[str], rows: int) -> bool:
-    """Whether each key is written ``"key":`` exactly once in each of ``rows`` lines.
-
-    A key's quoted text followed by a colon occurs only where it is a key (inside a JSON
-    string a quote is escaped), so counting it in the bytes (one pass for all keys) tells,
-    without parsing, that no line gives a key twice (polars would keep the first silently).
-    Keys written otherwise (escaped) count short, and the caller takes the precise path.
+    >>> _keys_per_line(b'{"a": 1}\n{"a": 2}', 1), _keys_per_line(b'{"a": 1, "a": 2}\n', 1)
+    (2, None)
     """
-    tokens = {json.dumps(k, ensure_ascii=False)[1:-1].encode("utf-8"): k for k in keys}
-    if not tokens:
-        return True
-    pattern = rb'"(' + b"|".join(re.escape(t) for t in tokens) + rb')" ?:'
-    counts = Counter(re.findall(pattern, data))
-    return all(counts[t] == rows for t in tokens)
+    a = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 24
+    carry = lines = 0
+    for lo in range(0, a.size, step):
+        hi = min(lo + step, a.size)
+        block = a[lo : min(hi + 2, a.size)]  # two bytes more: a pattern across the cut
+        back = np.flatnonzero(block[:-2] == 92)  # escapes: a \ud... is a surrogate
+        if back.size and ((block[back + 1] == 117) & ((block[back + 2] | 32) == 100)).any():
+            return None
+        pair = np.flatnonzero((block[:-1] == 34) & (block[1:] == 58))
+        pair = pair[pair < hi - lo]
+        ends = np.flatnonzero(block[: hi - lo] == 10)
+        per_line = np.bincount(np.searchsorted(ends, pair), minlength=ends.size + 1)
+        per_line[0] += carry
+        if ends.size and not (per_line[: ends.size] == keys).all():
+            return None
+        lines += int(ends.size)
+        carry = int(per_line[ends.size])
+    del a
+    if carry not in (0, keys):
+        return None
+    return lines + (1 if carry else 0)
 
 
 def _hides_nested(frame: pl.DataFrame, columns: Iterable[str], data: bytes | mmap.mmap) -> bool:
@@ -716,7 +731,7 @@ def _read_jsonl_columns(
     # bytes are never copied into Python (0.14 s saved on 200 MB).
     check_readable(path)
     with _mapped(path) as data:
-        if data is None or not _plain_jsonl(data) or _may_hide_surrogates(data):
+        if data is None or not _plain_jsonl(data):
             return None
         end = data.find(b"\n")
         try:
@@ -747,12 +762,7 @@ def _read_jsonl_columns(
             return None
         if _hides_nested(frame, wanted, data):
             return None
-        if not _keys_once(data, wanted, frame.height):
-            return None
-        as_bytes = np.frombuffer(data, dtype=np.uint8)
-        n_lines = int(np.count_nonzero(as_bytes == 10)) + (0 if as_bytes[-1] == 10 else 1)
-        del as_bytes  # the map cannot close while numpy holds it
-        if frame.height != n_lines:
+        if _keys_per_line(data, len(keys)) != frame.height:
             return None
         return frame.with_columns(
             pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__")
