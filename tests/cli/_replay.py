@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -251,138 +252,51 @@ def _(ws: Path) -> None:
 OUT = "output safety"
 
 
-@case(OUT, "stats --type-map @map.json --json map.json --force")
-def _(ws: Path) -> None:
-    (ws / "map.json").write_text('{"PER": "PERSON"}')
-    with nothing_written(ws):
-        r = run(ws, "stats", "ner", "--type-map", "@map.json", "--json", "map.json", "--force")
-        refused(r, "map.json", "input")
+#: An input named in an option value, then given as --json with --force: (name, (the input,
+#: how to make it: a command, a JSON text, or @FILE to copy), the command).
+_BINS = "bins gold.jsonl --bootstrap 100 --json bins.json"
+_OPTION_INPUTS = [
+    ("stats --type-map @map.json", ("map.json", '{"PER": "PERSON"}'),
+     "stats ner --type-map @map.json"),
+    ("rank --precision bins.json", ("bins.json", _BINS),
+     "rank data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl --flags flags.jsonl "
+     "--precision bins.json"),
+    ("rank --error-rate er.json", ("er.json", "error-rate gold.jsonl --json er.json"),
+     "rank data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl --gold gold.jsonl "
+     "--error-rate er.json"),
+    ("audit --error-rate er.json", ("er.json", "error-rate gold.jsonl --json er.json"),
+     "audit data.jsonl --no-judge --predictions a=pa.jsonl --predictions b=pb.jsonl "
+     "--error-rate er.json -o rep"),
+    ("diagnose --taxonomy tax.json", ("tax.json", '{"Logic": ["Negation"]}'),
+     "diagnose --suite suite.jsonl --predictions b=preds.jsonl --taxonomy tax.json"),
+    ("human --taxonomy tax.json", ("tax.json", '{"Logic": ["Negation"]}'),
+     "human --suite suite.jsonl --annotations annotations.jsonl --taxonomy tax.json"),
+    ("leakage --corpus 'corpus*.parquet'", ("corpus.parquet", ""),
+     "leakage --test test_items.jsonl --corpus corpus*.parquet"),
+    ("stats --predictions m=pred.txt", ("pred.txt", "@ner/test.txt"),
+     "stats ner --predictions m=pred.txt"),
+]  # fmt: skip
 
 
-@case(OUT, "rank --precision bins.json --json bins.json --force")
-def _(ws: Path) -> None:
-    ok(run(ws, "bins", "gold.jsonl", "--bootstrap", "100", "--json", "bins.json"))
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "rank",
-            "data.jsonl",
-            *ITEMS,
-            "--flags",
-            "flags.jsonl",
-            "--precision",
-            "bins.json",
-            "--json",
-            "bins.json",
-            "--force",
-        )
-        refused(r, "bins.json", "input")
+def _option_input(make: tuple[str, str], command: str) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        name, how = make
+        if how.startswith("@"):
+            shutil.copy(ws / how[1:], ws / name)
+        elif how.startswith("{"):
+            (ws / name).write_text(how)
+        elif how:
+            ok(run(ws, *shlex.split(how)))
+        with nothing_written(ws):
+            refused(run(ws, *shlex.split(command), "--json", name, "--force"), name, "input")
+
+    return check
 
 
-@case(OUT, "rank --error-rate er.json --json er.json --force")
-def _(ws: Path) -> None:
-    ok(run(ws, "error-rate", "gold.jsonl", "--json", "er.json"))
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "rank",
-            "data.jsonl",
-            *ITEMS,
-            "--gold",
-            "gold.jsonl",
-            "--error-rate",
-            "er.json",
-            "--json",
-            "er.json",
-            "--force",
-        )
-        refused(r, "er.json", "input")
-
-
-@case(OUT, "audit --error-rate er.json --json er.json --force")
-def _(ws: Path) -> None:
-    ok(run(ws, "error-rate", "gold.jsonl", "--json", "er.json"))
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "audit",
-            "data.jsonl",
-            "--no-judge",
-            *ITEMS,
-            "--error-rate",
-            "er.json",
-            "--json",
-            "er.json",
-            "-o",
-            "rep",
-            "--force",
-        )
-        refused(r, "er.json", "input")
-
-
-@case(OUT, "diagnose --taxonomy tax.json --json tax.json --force")
-def _(ws: Path) -> None:
-    (ws / "tax.json").write_text('{"Logic": ["Negation"]}')
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "diagnose",
-            "--suite",
-            "suite.jsonl",
-            "--predictions",
-            "b=preds.jsonl",
-            "--taxonomy",
-            "tax.json",
-            "--json",
-            "tax.json",
-            "--force",
-        )
-        refused(r, "tax.json", "input")
-
-
-@case(OUT, "human --taxonomy tax.json --json tax.json --force")
-def _(ws: Path) -> None:
-    (ws / "tax.json").write_text('{"Logic": ["Negation"]}')
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "human",
-            "--suite",
-            "suite.jsonl",
-            "--annotations",
-            "annotations.jsonl",
-            "--taxonomy",
-            "tax.json",
-            "--json",
-            "tax.json",
-            "--force",
-        )
-        refused(r, "tax.json", "input")
-
-
-@case(OUT, "leakage --corpus 'corpus*.parquet' --json corpus.parquet --force")
-def _(ws: Path) -> None:
-    with nothing_written(ws):
-        r = run(
-            ws,
-            "leakage",
-            "--test",
-            "test_items.jsonl",
-            "--corpus",
-            "corpus*.parquet",
-            "--json",
-            "corpus.parquet",
-            "--force",
-        )
-        refused(r, "corpus.parquet", "input")
-
-
-@case(OUT, "stats --predictions m=FILE --json FILE --force")
-def _(ws: Path) -> None:
-    shutil.copy(ws / "ner" / "test.txt", ws / "pred.txt")
-    with nothing_written(ws):
-        r = run(ws, "stats", "ner", "--predictions", "m=pred.txt", "--json", "pred.txt", "--force")
-        refused(r, "pred.txt", "input")
+for _name, _make, _command in _OPTION_INPUTS:
+    CASES.setdefault(OUT, []).append(
+        (f"{_name} --json {_make[0]} --force", _option_input(_make, _command))
+    )
 
 
 def _json_inside(ws: Path, argv: tuple[str, ...], folder: str, inner: str, prepare: str) -> None:
@@ -1051,95 +965,29 @@ def _number_case(name: str, argv: tuple[str, ...], *needles: str) -> None:
     CASES.setdefault(N, []).append((name, check))
 
 
-_number_case("stats --seed -1", ("stats", "ner", "--seed", "-1"), "--seed")
-_number_case("sample --seed -1", ("sample", "ner", "--seed", "-1"), "--seed")
-_number_case(
-    "human --resamples -1",
-    ("human", "--suite", "suite.jsonl", "--annotations", "annotations.jsonl", "--resamples", "-1"),
-    "--resamples",
-)
-_number_case(
-    "convert --chunk-mb 1000000000", ("convert", "ner", "--chunk-mb", "1000000000"), "--chunk-mb"
-)
-_number_case(
-    "diagnose --resamples 1e9",
-    ("diagnose", "--suite", "suite.jsonl", "--predictions", "b=preds.jsonl", "--resamples", "1e9"),
-    "--resamples",
-)
-_number_case(
-    "diagnose --resamples 1000000000",
-    (
-        "diagnose",
-        "--suite",
-        "suite.jsonl",
-        "--predictions",
-        "b=preds.jsonl",
-        "--resamples",
-        "1000000000",
-    ),
-    "--resamples",
-)
-_number_case(
-    "rank --draws 1000000000",
-    ("rank", "data.jsonl", *ITEMS, "--gold", "gold.jsonl", "--draws", "1000000000"),
-    "--draws",
-)
-_number_case(
-    "items --bootstrap 1000000000",
-    ("items", "data.jsonl", *ITEMS, "--bootstrap", "1000000000"),
-    "--bootstrap",
-)
-_number_case(
-    "leakage --n 1000000000",
-    ("leakage", "--test", "test_items.jsonl", "--corpus", "corpus.parquet", "--n", "1000000000"),
-    "--n",
-)
-_number_case(
-    "flag --bins 0.5,nan,1",
-    ("flag", "j.parquet", "--data", "data.jsonl", "--bins", "0.5,nan,1"),
-    "--bins",
-)
-_number_case(
-    "flag --bins 0.5,0.5,1",
-    ("flag", "j.parquet", "--data", "data.jsonl", "--bins", "0.5,0.5,1"),
-    "--bins",
-)
-_number_case(
-    "rerank --threshold nan",
-    ("rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl", "--threshold", "nan"),
-    "--threshold",
-)
-_number_case(
-    "rerank --threshold inf",
-    ("rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl", "--threshold", "inf"),
-    "--threshold",
-)
-_number_case(
-    "judge --price-per-1k-tokens -1",
-    (
-        "judge",
-        "pair.jsonl",
-        "--text-a",
-        "grounding",
-        "--text-b",
-        "generated_text",
-        "--judge",
-        "openai:m",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
-        "--price-per-1k-tokens",
-        "-1",
-    ),
-    "--price-per-1k-tokens",
-)
-_number_case(
-    "error-rate --confidence 1", ("error-rate", "gold.jsonl", "--confidence", "1"), "--confidence"
-)
-_number_case(
-    "review export --experts 0",
-    ("review", "export", "flags.jsonl", "-o", "rev", "--experts", "0"),
-    "--experts",
-)
+for _argv, _flag in (
+    ("stats ner --seed -1", "--seed"),
+    ("sample ner --seed -1", "--seed"),
+    ("human --suite suite.jsonl --annotations annotations.jsonl --resamples -1", "--resamples"),
+    ("convert ner --chunk-mb 1000000000", "--chunk-mb"),
+    ("diagnose --suite suite.jsonl --predictions b=preds.jsonl --resamples 1e9", "--resamples"),
+    ("diagnose --suite suite.jsonl --predictions b=preds.jsonl --resamples 1000000000",
+     "--resamples"),
+    (f"rank data.jsonl {' '.join(ITEMS)} --gold gold.jsonl --draws 1000000000", "--draws"),
+    (f"items data.jsonl {' '.join(ITEMS)} --bootstrap 1000000000", "--bootstrap"),
+    ("leakage --test test_items.jsonl --corpus corpus.parquet --n 1000000000", "--n"),
+    ("flag j.parquet --data data.jsonl --bins 0.5,nan,1", "--bins"),
+    ("flag j.parquet --data data.jsonl --bins 0.5,0.5,1", "--bins"),
+    ("rerank --gold gold.jsonl --scores a=a.jsonl --threshold nan", "--threshold"),
+    ("rerank --gold gold.jsonl --scores a=a.jsonl --threshold inf", "--threshold"),
+    ("judge pair.jsonl --text-a grounding --text-b generated_text --judge openai:m "
+     "--base-url http://127.0.0.1:9/v1 --price-per-1k-tokens -1", "--price-per-1k-tokens"),
+    ("error-rate gold.jsonl --confidence 1", "--confidence"),
+    ("review export flags.jsonl -o rev --experts 0", "--experts"),
+):  # fmt: skip
+    _tokens = shlex.split(_argv)
+    _at = max(i for i, t in enumerate(_tokens) if t == _flag)
+    _number_case(f"{_tokens[0]} {_flag} {_tokens[_at + 1]}", tuple(_tokens), _flag)
 
 
 # ----------------------------------------------------------------------------- injection

@@ -482,3 +482,55 @@ def test_spoilt_inputs_big(workspace: Path, pick: tuple[Command, Slot], mutation
 @_settings(BIG or 1)
 def test_option_values_big(workspace: Path, case: tuple[Command, str, str]) -> None:
     _option(workspace, case)
+
+
+# ----------------------------------------------------------------------------- hostile names
+
+#: Names that would leave the folder if a command made a path of them.
+WALK_NAMES = ("../../evil", "/tmp/bc-evil-abs", "..", "tr\x1bain/x")
+
+
+def _text_options(cmd: Command) -> list[str]:
+    """Flags of ``cmd``'s free-text options: not files, not outputs, not choices."""
+    from benchcheck.cli._options import READS
+
+    return [
+        p.opts[-1]  # type: ignore[attr-defined]
+        for c, p in OPTIONS
+        if c is cmd
+        and type(getattr(p, "type", None)).__name__ == "StringParamType"
+        and p.name not in READS  # type: ignore[attr-defined]
+        and p.name not in ("fail_on", "scheme", "fmt")  # type: ignore[attr-defined]
+    ]
+
+
+def _walk(workspace: Path, cmd: Command, name: str) -> None:
+    """Run ``cmd`` with every free-text option and every NAME= set to ``name``."""
+    ws, tmp = _copy(workspace)
+    with tmp:
+        outputs = _outputs(cmd)
+        argv = _argv(cmd, outputs)
+        renamed = [
+            f"{name}={a.partition('=')[2]}" if "=" in a and not a.startswith("-") else a
+            for a in argv
+        ]
+        extra = [x for flag in _text_options(cmd) for x in (flag, name)]
+        check_contract(ws, [*renamed, *extra], outputs, ())
+        assert not Path("/tmp/bc-evil-abs").exists()
+
+
+WRITERS = [c for c in SWEPT if c.outputs]
+
+
+@pytest.mark.parametrize("cmd", WRITERS, ids=[c.name for c in WRITERS])
+def test_hostile_names_walk(workspace: Path, cmd: Command) -> None:
+    """Every writing command, its names and free-text options hostile: nothing leaves."""
+    _walk(workspace, cmd, WALK_NAMES[0])
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@pytest.mark.parametrize("name", WALK_NAMES[1:])
+@pytest.mark.parametrize("cmd", WRITERS, ids=[c.name for c in WRITERS])
+def test_hostile_names_walk_big(workspace: Path, cmd: Command, name: str) -> None:
+    _walk(workspace, cmd, name)
