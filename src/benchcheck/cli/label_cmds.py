@@ -127,7 +127,9 @@ def review_export(
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import export_review
 
-    claim([flags])
+    outputs = output_claims([flags])
+    outputs.reserve(output, param="output")  # locked now; the package's own rule when written
+    claim_json(outputs)
     res = export_review(
         flags,
         output,

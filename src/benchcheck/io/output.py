@@ -595,6 +595,28 @@ class Outputs:
             raise UsageError(f"{{{param}}}: {path} exists; pass {{force}} to overwrite it")
         return Path(path)
 
+    def reserve(self, path: str | Path, *, param: str) -> Path:
+        """Claim a folder a library writer fills later under its own rules (its lock, now).
+
+        The checks that need no list of files run before any work: never an input nor
+        inside one, never holding or inside another output, no other run writing it. The
+        writer's own :meth:`folder` claim of the same path then passes these again.
+        """
+        target = resolve(path, param=param)
+        if target.exists() and not target.is_dir():
+            raise UsageError(f"{{{param}}}: {path} is a file; expected a folder")
+        for src in self._inputs:
+            inner = src.is_dir() and _within(target, src)
+            if _same(target, src) or (
+                inner and (target.exists() or _reads_subfolders(src, self._claims))
+            ):
+                raise UsageError(
+                    f"{{{param}}}: refusing to write into {path}: it is an input of this "
+                    "command, or inside one"
+                )
+        self._claim(target, param, "folder")
+        return Path(path)
+
     def folder(
         self,
         path: str | Path,
