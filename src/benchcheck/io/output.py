@@ -692,39 +692,15 @@ class Outputs:
 # ----------------------------------------------------------------------------- folders
 
 
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
-    import ctypes
-    import ctypes.util
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    done = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
-    if done == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    raise OSError(code, os.strerror(code), str(b))
-
-
 class OutputFolder:
     """A folder output: files staged in a temporary folder, moved into place on success.
 
     Use as a context manager. A folder that did not exist is built under a temporary name
-    and renamed into place whole; a folder replaced whole (``replace``) is swapped with the
-    staged one in one step where the system allows it; into an existing shared folder each
-    staged file is renamed over its final name (each file complete, the previous version or
-    the new one). Files listed in ``stale`` (the command's own files of an earlier run) and
-    those given to :meth:`remove` are removed on success.
+    and renamed into place whole; into an existing folder each staged file is renamed over
+    its final name (each file complete, the previous version or the new one, as a killed run
+    leaves it), then the files this run did not write are removed: every one in a folder
+    replaced whole (``replace``), else those listed in ``stale`` (the command's own files of
+    an earlier run) and those given to :meth:`remove`.
     """
 
     def __init__(
@@ -805,15 +781,6 @@ class OutputFolder:
             os.replace(stage, self.path)
             _fsync_dir(self.path.parent)
             return
-        if self._replace:
-            if not _exchange(stage, self.path):  # two renames: the old one aside first
-                old = _tmp_name(self.path)
-                os.replace(self.path, old)
-                os.replace(stage, self.path)
-                stage = old
-            _fsync_dir(self.path.parent)
-            shutil.rmtree(stage, ignore_errors=True)  # now the previous folder
-            return
         self.path.mkdir(parents=True, exist_ok=True)
         for path in sorted(p for p in stage.rglob("*") if p.is_file()):
             final = self.path / path.relative_to(stage)
@@ -822,6 +789,8 @@ class OutputFolder:
                 shutil.rmtree(final)
             os.replace(path, final)
         written = {p.relative_to(self.path).parts[0] for p in self.written}
+        if self._replace:  # the command owns the folder: nothing of an earlier run stays
+            self._remove += [p.name for p in self.path.iterdir() if not p.name.startswith(".")]
         for name in self._remove:
             if name in written:
                 continue
