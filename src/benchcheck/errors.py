@@ -76,6 +76,43 @@ class UsageError(BenchcheckError):
     exit_code = 2
 
 
+class WriteError(BenchcheckError):
+    """The system refused a write: a full disk, a read-only file system, a size limit.
+
+    Exit code 2 where the chosen place cannot be written (read-only, permissions), 74
+    (``EX_IOERR``, sysexits.h) where the system failed the write (no space, quota, size
+    limit, I/O error, a closed standard output).
+    """
+
+    exit_code = 74
+
+    def __init__(self, message: str, *, exit_code: int = 74) -> None:
+        self.exit_code = exit_code
+        super().__init__(message)
+
+
+class Interrupted(BaseException):  # noqa: N818 - a signal, like KeyboardInterrupt
+    """SIGINT (Ctrl-C, exit code 130) or SIGTERM (143) during a run.
+
+    A :class:`BaseException`, as KeyboardInterrupt is, so that no ``except Exception``
+    swallows it and every ``finally`` and ``__exit__`` on the way cleans up (staging folders,
+    temporaries, locks); the command line turns it into one line and the exit code.
+    """
+
+    def __init__(self, signal_name: str, exit_code: int) -> None:
+        self.signal_name = signal_name
+        self.exit_code = exit_code
+        super().__init__(signal_name)
+
+
+class DataWarning(UserWarning):
+    """Something in the data was dropped or left unmatched, under the error threshold.
+
+    Raised with :func:`warnings.warn`; the command line prints each as one ``warning:``
+    line after the command's output, so nothing is dropped without a word.
+    """
+
+
 class MissingExtraError(BenchcheckError):
     """An optional dependency is not installed; names the extra that provides it."""
 

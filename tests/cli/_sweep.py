@@ -112,6 +112,17 @@ def _table_variant(name: str, *, id: str = "id", label: str = "label"):  # noqa:
             return _jsonl([{**r, id: 1000 + k} for k, r in enumerate(rows)])
         if name == "no-label-col":
             return _jsonl([{k: v for k, v in r.items() if k != label} for r in rows])
+        if name == "dup-key":  # the label given twice in one line (a reader keeps one)
+            lines = data.splitlines(keepends=True)
+            extra = f', "{label}": {json.dumps(rows[1].get(label))}}}'
+            return b"".join([lines[0], lines[1].rstrip().rstrip(b"}") + extra.encode() + b"\n",
+                             *lines[2:]])  # fmt: skip
+        if name == "null-id":
+            return _jsonl(_set(rows, 1, **{id: None}))
+        if name == "deep":
+            lines = data.splitlines(keepends=True)
+            return b"".join([lines[0], b'{"x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n",
+                             *lines[1:]])  # fmt: skip
         raise KeyError(name)
 
     return apply
@@ -227,12 +238,15 @@ DATA = Slot(
         "label-nan",
         "dup-id",
         "no-label-col",
+        "dup-key",
+        "null-id",
+        "deep",
     ),
 )
 PAIR = Slot(
     "pair",
     "pair.jsonl",
-    _tv("not-json", "not-object", "label-list", "label-nan", "dup-id"),
+    _tv("not-json", "not-object", "label-list", "label-nan", "dup-id", "dup-key", "deep"),
 )
 JUDGMENTS = Slot(
     "judgments",
@@ -243,8 +257,14 @@ JUDGMENTS = Slot(
     },
     text=False,
 )
-FLAGS = Slot("flags", "flags.jsonl", _tv("not-json", "dup-id", "not-object"))
-GOLD = Slot("gold", "gold.jsonl", _tv("not-json", "label-list", "dup-id", "not-object"))
+FLAGS = Slot(
+    "flags", "flags.jsonl", _tv("not-json", "dup-id", "not-object", "dup-key", "null-id", "deep")
+)
+GOLD = Slot(
+    "gold",
+    "gold.jsonl",
+    _tv("not-json", "label-list", "dup-id", "not-object", "dup-key", "null-id", "deep"),
+)
 GOLD_JOINED = Slot(
     "gold", "gold.jsonl", _tv("not-json", "label-list", "dup-id", "ids-other", "not-object")
 )

@@ -9,7 +9,7 @@ import typer
 
 import benchcheck
 from benchcheck.cli import app, main
-from benchcheck.cli._options import OPTIONS, flag_for
+from benchcheck.cli._options import OPTIONS, RANGES, flag_for
 from benchcheck.errors import PARAMETER
 
 SRC = Path(benchcheck.__file__).parent
@@ -82,8 +82,10 @@ def test_table_entries_are_parameters_and_their_help_is_shown():
         if "TyperOption" in kinds:
             assert all(f in flags for f in flag_for(param).split("/")), param
         shown = entry if isinstance(entry, str) else entry.help
-        # An entry's help is what some command shows (else each command has its own: "").
-        assert not shown or any(p.name == param and p.help == shown for p in params), param
+        # An entry's help is what some command shows (else each command has its own: ""),
+        # followed by the values it accepts where the option has a range (RANGES).
+        rule = f" [{RANGES[param].text()}]" if param in RANGES else ""
+        assert not shown or any(p.name == param and p.help == shown + rule for p in params), param
 
 
 def test_every_parameter_has_help():

@@ -67,7 +67,7 @@ def test_plain_parameters_take_flag_and_help_from_the_table():
     assert params["gold"].help == "The gold file."
     assert (params["id_col"].opts, params["id_col"].help) == (["--id"], "Id column.")
     assert (params["output"].opts, params["output"].help) == (["-o", "--output"], "Where to write.")
-    assert params["seed"].help == OPTIONS["seed"]
+    assert params["seed"].help == f"{OPTIONS['seed']} [an integer from 0 to 4,294,967,295]"
 
 
 def test_a_parameter_the_table_lacks_is_an_error_at_import():
@@ -103,3 +103,48 @@ def test_flag_defaults_are_those_of_the_run():
     for name in ("detector", "calibration", "features", "combination", "flag_rule"):
         assert shown[name] == getattr(expected, name), name
     assert tuple(float(b) for b in shown["bins"].split(",")) == DEFAULT_BINS
+
+
+def test_ranges_and_reads_name_options_and_every_default_is_in_range():
+    """RANGES and READS are keyed by table entries; no command's default breaks its range."""
+    import typer.main
+
+    from benchcheck.cli import app
+    from benchcheck.cli._options import RANGES, READS
+
+    assert set(RANGES) <= set(OPTIONS) and set(READS) <= set(OPTIONS)
+    root = typer.main.get_command(app)
+    stack, checked = [root], 0
+    while stack:
+        cmd = stack.pop()
+        stack += list(getattr(cmd, "commands", {}).values())
+        for p in getattr(cmd, "params", []):
+            rule = RANGES.get(p.name)
+            if rule is not None and isinstance(p.default, int | float) and p.default is not None:
+                assert rule.holds(p.default), (cmd.name, p.name, p.default)
+                checked += 1
+    assert checked > 30
+
+
+def test_declared_inputs_from_option_values(tmp_path, monkeypatch):
+    from benchcheck.cli._options import declared_inputs
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("c1.parquet", "c2.parquet", "bins.json"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "corpus").mkdir()
+    values = {
+        "type_map": "@map.json",
+        "precision": "bins.json",
+        "error_rate": "0.05",  # a number, not a file
+        "corpus": ["c*.parquet", "corpus"],
+        "predictions": ["a=pa.jsonl"],
+        "source": ["gold=g.jsonl#label"],
+        "label": "bins.json",  # not a file option
+        "seed": 3,
+    }
+    inputs, deep = declared_inputs(values)
+    assert sorted(inputs) == sorted(
+        ["map.json", "bins.json", "c1.parquet", "c2.parquet", "corpus", "pa.jsonl", "g.jsonl"]
+    )
+    assert deep == ["corpus"]

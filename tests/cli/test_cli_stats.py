@@ -288,7 +288,7 @@ def test_option_clash_is_reported_before_reading_the_data(capsys, tmp_path):
 )
 def test_click_usage_errors_exit_2_without_traceback(capsys, argv):
     rc, out, err = run(capsys, *argv)
-    assert rc == 2 and "Traceback" not in out + err and "Error" in err
+    assert rc == 2 and "Traceback" not in out + err and "error" in err.lower()
 
 
 # --help of every command -------------------------------------------------------------------

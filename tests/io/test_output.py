@@ -53,8 +53,14 @@ def test_file_inside_an_input_folder_is_an_input(tmp_path):
     (folder / "train.txt").write_text("a O\n")
     with pytest.raises(UsageError, match="input"):
         Outputs([folder], force=True).file(folder / "train.txt", param="json")
-    # a new file beside the splits is fine
-    assert Outputs([folder]).file(folder / "stats.json", param="json") is not None
+    # a new file beside the splits is refused too (issue 29: `sample ner2 -o ner2/dev.txt`
+    # wrote a split the next `stats ner2` read); a new folder inside is not read as data
+    with pytest.raises(UsageError, match="inside the input folder"):
+        Outputs([folder]).file(folder / "dev.txt", param="output")
+    assert Outputs([folder]).folder(folder / "report", param="output").path == folder / "report"
+    (folder / "report").mkdir()
+    with pytest.raises(UsageError, match="inside the input folder"):  # an existing one: no
+        Outputs([folder], force=True).folder(folder / "report", param="output")
 
 
 def test_two_outputs_on_one_path(tmp_path):
@@ -199,3 +205,109 @@ def test_devices_are_written_into_never_replaced(tmp_path):
     atomic_write(fifo, "through the pipe\n")
     assert reader.communicate(timeout=10)[0] == "through the pipe\n"
     assert not fifo.is_file()
+
+
+# ----------------------------------------------------------------------------- issue 29
+
+
+def test_safe_names():
+    from benchcheck.io.output import safe_name
+
+    for good in ("train", "eng.testa", "dev-2", "_x", "训练"):
+        assert safe_name(good) == good
+    for bad in ("", ".", "..", "../x", "a/b", "/abs", ".hidden", "-x", "a\x1bb", "a" * 101):
+        with pytest.raises(UsageError, match="cannot name a file"):
+            safe_name(bad, what="split name")
+
+
+def test_staged_names_stay_inside_the_folder(tmp_path):
+    from benchcheck.io.output import inside
+
+    assert inside(tmp_path, "a/b.txt") == tmp_path / "a" / "b.txt"
+    for bad in ("../x", "a/../../x", str(tmp_path / "abs"), ""):
+        with pytest.raises(UsageError, match="outside the output folder"):
+            inside(tmp_path, bad)
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    with pytest.raises(UsageError, match="outside"):
+        inside(tmp_path, "link/escape.txt")
+
+
+def test_json_inside_the_folder_output_is_refused(tmp_path):
+    from benchcheck.io.output import output_session
+
+    with output_session():
+        out = Outputs([])
+        out.folder(tmp_path / "rev", param="output", names=["key.jsonl"])
+        with pytest.raises(UsageError, match="inside the folder"):
+            out.file(tmp_path / "rev" / "key.jsonl", param="json")
+    with output_session():  # the other order: the file first, then the folder holding it
+        out = Outputs([])
+        out.file(tmp_path / "rep" / "x.json", param="json")
+        with pytest.raises(UsageError, match="inside the folder"):
+            out.folder(tmp_path / "rep", param="output", names=["results.json"])
+
+
+def test_a_lock_refuses_a_second_writer_and_goes_with_the_run(tmp_path):
+    from benchcheck.io.output import output_session
+
+    target = tmp_path / "x.jsonl"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / ".x.jsonl.lock").write_text(f"{sleeper.pid} \n")
+        with output_session(), pytest.raises(UsageError, match=f"process {sleeper.pid}"):
+            Outputs([]).file(target, param="output")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    with output_session():  # its process is gone: the lock is stale, taken over
+        Outputs([]).file(target, param="output")
+        assert (tmp_path / ".x.jsonl.lock").read_text().split()[0] == str(os.getpid())
+    assert not (tmp_path / ".x.jsonl.lock").exists()
+
+
+def test_force_replaces_an_owned_folder_whole_and_a_shared_one_by_its_patterns(tmp_path):
+    owned = tmp_path / "owned"
+    owned.mkdir()
+    (owned / "target_0.1").mkdir()
+    (owned / "old.txt").write_text("old")
+    with Outputs([], force=True).folder(owned, param="output") as f:
+        f.write("new.txt", "new")
+    assert sorted(p.name for p in owned.iterdir()) == ["new.txt"]
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    for name in ("expert_a.csv", "expert_c.csv", "notes.txt"):
+        (shared / name).write_text("old")
+    folder = Outputs([], force=True).folder(
+        shared, param="output", names=["expert_a.csv"], patterns=("expert_*.csv",)
+    )
+    with folder as f:
+        f.write("expert_a.csv", "new")
+    assert sorted(p.name for p in shared.iterdir()) == ["expert_a.csv", "notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_write_errors_are_one_line_with_the_systems_exit_code(tmp_path, monkeypatch):
+    import errno
+
+    from benchcheck.errors import WriteError
+
+    def full(a, b):
+        raise OSError(errno.ENOSPC, "No space left on device", str(b))
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(WriteError, match="a.txt: no space left on the device") as info:
+        atomic_write(tmp_path / "a.txt", "x")
+    assert info.value.exit_code == 74
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_inputs_must_be_regular_files(tmp_path):
+    from benchcheck.errors import InputError
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to("loop.jsonl")
+    for bad, why in ((fifo, "FIFO"), (loop, "loop"), (Path("/dev/zero"), "character device")):
+        with pytest.raises(InputError, match=why):
+            Outputs([bad])

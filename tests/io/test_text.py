@@ -53,3 +53,37 @@ def test_count_newlines_equals_bytes_count(size):
     raw = data.tobytes()
     for buffer in (raw, bytearray(raw), memoryview(raw)):
         assert count_newlines(buffer) == raw.count(b"\n")
+
+
+def test_one_json_rule():
+    """Unique keys, bounded depth, valid Unicode: each an error naming file and line."""
+    from benchcheck.errors import InputError
+    from benchcheck.io._text import duplicate_key, loads_json
+
+    assert loads_json('{"a": {"a": 1}, "b": [1, 2]}', "f.json") == {"a": {"a": 1}, "b": [1, 2]}
+    assert loads_json('{"t": "\\ud83d\\ude00"}', "f.json") == {"t": "😀"}  # a pair: fine
+    for text, why in (
+        ('{"id": 1, "id": 2}', "'id' is given twice"),
+        ('{"a": {"x": 1, "x": 2}}', "'x' is given twice"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"id": "\\ud800"}', "lone UTF-16 surrogate"),
+        ('{"id": ', "invalid JSON"),
+    ):
+        with pytest.raises(InputError, match=why) as info:
+            loads_json(text, "f.jsonl", line=7)
+        assert str(info.value).startswith("f.jsonl:7: ")
+    assert duplicate_key('{"a": 1, "b": {"c": 1, "c": 2}}') == "c"
+
+
+def test_whole_reads_are_sized_first(tmp_path, monkeypatch):
+    from benchcheck.errors import InputError
+    from benchcheck.io._text import read_file_bytes, whole_read_limit
+
+    f = tmp_path / "big.txt"
+    f.write_bytes(b"x" * 5000)
+    monkeypatch.setenv("BENCHCHECK_MAX_READ_BYTES", "4096")
+    assert whole_read_limit() == 4096
+    with pytest.raises(InputError, match="more than can be read whole"):
+        read_file_bytes(f)
+    monkeypatch.delenv("BENCHCHECK_MAX_READ_BYTES")
+    assert read_file_bytes(f) == b"x" * 5000

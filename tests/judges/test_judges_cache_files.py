@@ -89,6 +89,8 @@ def test_read_only_cache(tmp_path):
 def test_judge_command_names_the_cache(tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "a", "text_a": "x", "text_b": "y"}\n')
+    cache = tmp_path / "cache"  # a folder given as the cache (outputs go beside it, not in it)
+    cache.mkdir()
     rc = main(
         [
             "judge",
@@ -98,7 +100,7 @@ def test_judge_command_names_the_cache(tmp_path, capsys):
             "--text-b",
             "text_b",
             "--cache",
-            str(tmp_path),
+            str(cache),
             "-o",
             str(tmp_path / "j.parquet"),
             "--judge",

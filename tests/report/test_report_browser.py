@@ -42,7 +42,8 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("audit")
-    assert main(["audit", "-o", str(folder), "--no-judge", "--json", str(folder / "x.json")]) == 0
+    summary = folder.with_name(folder.name + ".json")  # --json inside -o is refused (issue 29)
+    assert main(["audit", "-o", str(folder), "--no-judge", "--json", str(summary)]) == 0
     base = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     page = folder / "planted.html"
     page.write_text(render_results(planted_results(base))[0], encoding="utf-8")

@@ -27,7 +27,8 @@ UPDATE = os.environ.get("BENCHCHECK_UPDATE_GOLDEN") == "1"
 
 
 def _audit(tmp: Path, *args: str) -> dict:
-    rc = main(["audit", *args, "-o", str(tmp), "--json", str(tmp / "copy.json")])
+    copy = tmp.with_name(tmp.name + ".json")  # beside -o: --json inside it is refused
+    rc = main(["audit", *args, "-o", str(tmp), "--json", str(copy)])
     assert rc == 0
     return json.loads((tmp / "results.json").read_text(encoding="utf-8"))
 

@@ -8,8 +8,14 @@ Library errors become one message and an exit code here, in :func:`main`.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
+import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from rich.markup import escape
@@ -17,7 +23,7 @@ from rich.markup import escape
 from benchcheck.cli import _app
 from benchcheck.cli._app import console_err
 from benchcheck.cli._options import flag_for
-from benchcheck.errors import BenchcheckError
+from benchcheck.errors import BenchcheckError, Interrupted
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
@@ -78,32 +84,105 @@ def version() -> None:
     console.print(__version__)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+#: The signals a run turns into :class:`~benchcheck.errors.Interrupted`, with exit codes.
+_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+@contextlib.contextmanager
+def _signals() -> Iterator[None]:
+    """SIGINT and SIGTERM raise :class:`~benchcheck.errors.Interrupted` while a run lasts.
+
+    So an interrupted or terminated run cleans up (staging folders, temporaries, locks) and
+    exits 130 or 143 with one line, instead of dying mid-write (SIGTERM's default) or being
+    turned into a silent exit code by typer (KeyboardInterrupt). A second signal during the
+    cleanup is ignored.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        for sig in _SIGNALS:  # the cleanup on the way out must not be interrupted again
+            signal.signal(sig, signal.SIG_IGN)
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            return  # polars turned this SIGINT into a KeyboardInterrupt already: unwinding
+        raise Interrupted(signal.Signals(signum).name, _SIGNALS[signal.Signals(signum)])
+
+    previous = {sig: signal.signal(sig, stop) for sig in _SIGNALS}
     try:
-        # Without standalone mode, click returns a command's typer.Exit code instead of exiting.
-        args = sys.argv[1:] if argv is None else argv
-        _register(args)
-        result = _app.app(args=args, standalone_mode=False)
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _fail(message: str, code: int) -> int:
+    """Print one ``error:`` line on standard error; return ``code``."""
+    # One line, verbatim: no wrapping at the console width, and no markup read into a
+    # message that quotes user text (a path like data[train]/ would lose "[train]").
+    one_line = " ".join(message.split()) if "\n" in message or "\r" in message else message
+    console_err.print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
+    return code
+
+
+def _stdout_gone() -> None:
+    """Point standard output at /dev/null, so exiting does not fail on a closed pipe again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno() if sys.stdout is not None else 1)
+
+
+def _usage_error(exc: Exception) -> int:
+    """Show a click usage error as one line, with where to read the command's help."""
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    return _fail(" ".join(message.split()) + where, int(getattr(exc, "exit_code", 2)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code.
+
+    Every error a user can cause ends as one ``error:`` line on standard error and an exit
+    code, never a traceback: 2 for bad input or options, 74 where the system failed a write
+    (full disk, closed standard output), 130 on SIGINT (Ctrl-C) and 143 on SIGTERM, after
+    the run removed what it was staging.
+    """
+    try:
+        with _signals():
+            # Without standalone mode, click returns a command's typer.Exit code instead of
+            # exiting.
+            args = sys.argv[1:] if argv is None else argv
+            _register(args)
+            result = _app.app(args=args, standalone_mode=False)
     except BenchcheckError as exc:
-        # One line, verbatim: no wrapping at the console width, and no markup read into a
-        # message that quotes user text (a path like data[train]/ would lose "[train]").
         # Parameters named by the library are shown as the flags a user types.
-        message = escape(exc.render(flag_for))
-        console_err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-        return exc.exit_code
+        return _fail(exc.render(flag_for), exc.exit_code)
     except SystemExit as exc:  # typer/click exits on --help and usage errors
         return int(exc.code or 0)
+    except Interrupted as exc:
+        return _fail(
+            f"interrupted ({exc.signal_name}); what it was writing was removed", exc.exit_code
+        )
     except KeyboardInterrupt:
-        console_err.print("interrupted")
-        return 130
+        return _fail("interrupted (SIGINT); what it was writing was removed", 130)
+    except BrokenPipeError:
+        _stdout_gone()
+        return _fail("standard output was closed before the output was written", 74)
+    except MemoryError:
+        return _fail("out of memory: the input is too large for this machine", 74)
+    except RecursionError:
+        return _fail("an input is nested too deeply to read (thousands of levels)", 2)
+    except OSError as exc:  # an OS error no reader or writer turned into its own message
+        where = exc.filename or "a file"
+        code = 2 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT) else 74
+        return _fail(f"{where}: {(exc.strerror or str(exc)).lower()}", code)
     except Exception as exc:  # click usage errors arrive here in non-standalone mode
         # By class name: recent typer vendors its own copy of click (typer._click), whose
         # exceptions are not click's, and a usage error must not end in a traceback.
         names = {cls.__name__ for cls in type(exc).__mro__}
         if "ClickException" in names:
-            exc.show()  # type: ignore[attr-defined]
-            return int(exc.exit_code)  # type: ignore[attr-defined]
+            return _usage_error(exc)
         if "Abort" in names:
             return 1
         raise

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
+import os
 import sys
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,11 +18,18 @@ import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._options import _KIND, typer_signature
-from benchcheck.errors import BenchcheckError, InputError, UsageError
+from benchcheck.cli._options import _KIND, check_ranges, declared_inputs, typer_signature
+from benchcheck.errors import (
+    BenchcheckError,
+    DataWarning,
+    InputError,
+    Interrupted,
+    UsageError,
+    WriteError,
+)
 from benchcheck.io.canonical import dumps
 from benchcheck.io.formats import parse_pairs
-from benchcheck.io.output import Outputs, atomic_write
+from benchcheck.io.output import Outputs, atomic_write, output_session
 
 
 class Invocation(NamedTuple):
@@ -42,7 +52,12 @@ def command(
 
     Flags and help come from :data:`benchcheck.cli._options.OPTIONS`. Every command takes
     ``--force`` and (unless ``json`` is false) ``--json``, last unless it declares them
-    where it wants them; it receives them only if it declares them. ``guard`` turns stray
+    where it wants them; it receives them only if it declares them. Before the command
+    body runs, every option value is checked against its declared range
+    (:data:`~benchcheck.cli._options.RANGES`), every file an option names is claimed as an
+    input of the run (:data:`~benchcheck.cli._options.READS`: a FIFO, a device or a link
+    loop is refused there) and ``--json -`` needs a standard output to write to; the run's
+    claims and locks live in one :func:`~benchcheck.io.output.output_session`. ``guard`` turns stray
     errors of bad values into exit 2: a ValueError that is no :class:`BenchcheckError` (a bad
     option value reaching the statistics) becomes a :class:`UsageError`, a polars error an
     :class:`InputError`.
@@ -55,11 +70,25 @@ def command(
 
         @functools.wraps(fn)
         def invoke(**kwargs: Any) -> Any:
+            check_ranges(kwargs)
+            if kwargs.get("json_out") == "-" and not stdout_open():
+                raise WriteError("cannot write the JSON to standard output: it is closed")
+            inputs, deep = declared_inputs(kwargs)
+            try:
+                with output_session(inputs, deep=deep):
+                    return run(kwargs)
+            except BrokenPipeError:  # typer would turn it into a silent exit code 1
+                raise WriteError("cannot write to standard output: it was closed") from None
+            except KeyboardInterrupt:  # (polars raises it on SIGINT): typer would exit silently
+                raise Interrupted("SIGINT", 130) from None
+
+        def run(kwargs: dict[str, Any]) -> Any:
             for param, (build, members) in groups.items():
                 kwargs[param] = build(**{m: kwargs.pop(m) for m in members})
             token = _CURRENT.set(Invocation(kwargs.get("json_out"), kwargs["force"]))
             try:
-                return fn(**{k: v for k, v in kwargs.items() if k in own})
+                with data_warnings():
+                    return fn(**{k: v for k, v in kwargs.items() if k in own})
             except ValueError as exc:
                 if not guard or isinstance(exc, BenchcheckError):
                     raise
@@ -77,6 +106,26 @@ def command(
         return group.command(name, **kw)(invoke)
 
     return register
+
+
+@contextlib.contextmanager
+def data_warnings() -> Iterator[None]:
+    """Print each :class:`~benchcheck.errors.DataWarning` the run raised as a warning line.
+
+    They are printed once the command succeeded (after its output); other warnings pass
+    through as Python shows them.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        yield
+    seen: list[str] = []
+    for w in caught:
+        if issubclass(w.category, DataWarning):
+            if str(w.message) not in seen:
+                seen.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+    warn(seen, soft_wrap=True)
 
 
 def claim(inputs: Iterable[str | Path | None], **files: str | Path | None) -> Outputs:
@@ -110,9 +159,30 @@ def write_json(payload: dict[str, Any], path: str | Path | None) -> None:
         return
     text = dumps(payload)
     if str(path) == "-":
-        console.out(text, end="", highlight=False)
+        try:
+            console.out(text, end="", highlight=False)
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except (BrokenPipeError, ValueError) as exc:  # ValueError: a closed file object
+            raise WriteError(f"cannot write the JSON to standard output: {exc}") from None
         return
     atomic_write(Path(path), text)
+
+
+def stdout_open() -> bool:
+    """Whether standard output can be written (a process may start with it closed)."""
+    out = sys.stdout
+    if out is None or getattr(out, "closed", False):
+        return False
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError, AttributeError):
+        return True  # an in-memory stream (tests)
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def emit(

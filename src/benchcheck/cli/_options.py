@@ -14,23 +14,26 @@ an option group: several flags, one typed value. Library errors name parameters
 
 from __future__ import annotations
 
+import glob
 import inspect
-from collections.abc import Callable
+import math
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple, get_args, get_origin
 
 import typer
 
 from benchcheck.data.columns import Columns
+from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions, parse_pairs, read_type_map
 
 
 class Opt(NamedTuple):
-    """An option whose flag is not ``--name-with-dashes``, or that has a lower bound."""
+    """An option whose flag is not ``--name-with-dashes`` (its range is in :data:`RANGES`)."""
 
     help: str
     flags: tuple[str, ...] = ()
-    min: int | None = None
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Arg:
 #: Parameter → help, or :class:`Opt`. An empty help: each command gives its own.
 OPTIONS: dict[str, str | Opt] = {
     "ablation": "Ablation: random (same number of examples).",
-    "actors": Opt("Judge actors with --engine ray.", min=1),
+    "actors": "Judge actors with --engine ray.",
     "adjudicator": "The expert whose label decides disagreements (--consensus adjudicator).",
     "address": "Ray cluster address (default: local).",
     "align": "Offset formats: spans off token boundaries are an error (strict), or are widened "
@@ -60,14 +63,14 @@ OPTIONS: dict[str, str | Opt] = {
     "error rate and the flags' recall.",
     "base_url": "OpenAI-compatible server, e.g. .../v1.",
     "baseline": "An earlier results.json: add the diff against it.",
-    "batch_mb": Opt("Megabytes of corpus text held at once.", min=1),
+    "batch_mb": "Megabytes of corpus text held at once.",
     "bins": "Confidence bin edges.",
     "bootstrap": "Bootstrap resamples.",
     "cache": "Judge cache (default: the user cache dir).",
     "calibration": "none, contextual, prior (shift to the data's label shares), "
     "contextual+prior, labels (Platt scaling fitted out of fold to the data's own labels), or "
     "with --gold: platt, isotonic.",
-    "chunk_mb": Opt("CoNLL megabytes per shard, cut at blank lines (default 16).", min=1),
+    "chunk_mb": "CoNLL megabytes per shard, cut at blank lines (default 16).",
     "coarse_types": "Cut entity types at the first '.' (PER.NAM -> PER).",
     "combination": "--detector both: mean, rank or stack.",
     "compare": "NAME=PATH: another NER dataset, shown side by side.",
@@ -143,7 +146,7 @@ OPTIONS: dict[str, str | Opt] = {
     "integers are indices into the suite's label order.",
     "label_names": "Comma-separated names of label indices.",
     "labels": "Comma-separated choices for the experts (default: seen).",
-    "max_matches": Opt("Matches listed per item.", min=0),
+    "max_matches": "Matches listed per item.",
     "medcat_keep": "medcat: keep all annotations not deleted (reviewer-rejected ones listed), "
     "or only the correct ones.",
     "multi_type": "Document formats: a mention with several types keeps the first, becomes one "
@@ -153,7 +156,7 @@ OPTIONS: dict[str, str | Opt] = {
     "method": "Per-stratum interval of the stratified estimate: midp (near nominal) or exact "
     "(never below nominal, wider).",
     "metric": "accuracy or f1.",
-    "min_length": Opt("Shortest matched span in tokens (Llama 2's L; default: n).", min=1),
+    "min_length": "Shortest matched span in tokens (Llama 2's L; default: n).",
     "min_bin": "Warn on bins with fewer examples.",
     "min_confidence": "Act on flags whose confidence (the ensemble's probability of its own "
     "label) is at least this.",
@@ -161,7 +164,7 @@ OPTIONS: dict[str, str | Opt] = {
     "that the original label is wrong.",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip.",
-    "n": Opt("Tokens per n-gram (default from --definition).", min=1),
+    "n": "Tokens per n-gram (default from --definition).",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
     "negative": "Label of 'inconsistent' (strict vote).",
@@ -175,7 +178,7 @@ OPTIONS: dict[str, str | Opt] = {
     "overlap": "tokens (share of an item's tokens inside matched spans) or ngram (share of "
     "its n-grams found); default from --definition.",
     "overlaps": "Offset formats: overlapping spans are an error, or keep-longest / keep-first.",
-    "per_split": Opt("Instances drawn from each split.", min=1),
+    "per_split": "Instances drawn from each split.",
     "plan": "Target width of the stratified interval: reviews per stratum needed.",
     "population": "Size of the whole dataset.",
     "positive": "Positive label.",
@@ -187,7 +190,7 @@ OPTIONS: dict[str, str | Opt] = {
     "price": Opt("Price per 1000 prompt tokens, for the cost.", ("--price-per-1k-tokens",)),
     "prompt_file": "User templates (TOML, [prompts.NAME]).",
     "prompts": "Comma-separated prompts to keep (default: all).",
-    "ray_cpus": Opt("CPUs of a local Ray cluster.", min=1),
+    "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
     "repeats": "Random subsets per ensemble size.",
     "resample_items": "Also resample items (test sampling error).",
@@ -202,10 +205,10 @@ OPTIONS: dict[str, str | Opt] = {
     "semantic_duplicates": "Add embedding near-duplicates (offline all-MiniLM-L6-v2; "
     "'semantic' extra).",
     "semantic_threshold": "Cosine threshold of semantic duplicates.",
-    "show": Opt("Contaminated items to list.", min=0),
+    "show": "Contaminated items to list.",
     "side": Opt("Which side the baseline sees: hypothesis or premise.", ("--input",)),
     "size": "Instances per subset (default: the largest that works).",
-    "skip": Opt("Mismatched positions a matched span may have (Llama 2: 4).", min=0),
+    "skip": "Mismatched positions a matched span may have (Llama 2: 4).",
     "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
     "spacy_model": Opt("Predict with this spaCy pipeline instead.", ("--spacy",)),
     "span_fields": "spans-json: where each field is, e.g. text=full_text,spans=spans,"
@@ -240,6 +243,207 @@ OPTIONS: dict[str, str | Opt] = {
     "unit": "Grow by 'member' (judge×prompt) or 'judge'.",
     "verbalisers": "Answer tokens per label, e.g. 'no,yes'.",
 }
+
+
+class Range(NamedTuple):
+    """The values an option accepts: integers or finite numbers between ``lo`` and ``hi``.
+
+    >>> Range(0, 2**32 - 1).check("seed", -1)
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: seed must be an integer from 0 to 4,294,967,295, got -1
+    >>> Range(0, 1, integer=False).check("threshold", float("nan"))
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: threshold must be a finite number from 0 to 1, got nan
+    """
+
+    lo: float | None = None
+    hi: float | None = None
+    integer: bool = True
+    #: ``lo`` / ``hi`` themselves excluded (a confidence level is in (0, 1)).
+    open_lo: bool = False
+    open_hi: bool = False
+
+    def text(self) -> str:
+        """Say the rule in words: ``an integer from 1 to 1000``, ``a finite number above 0``."""
+        kind = "an integer" if self.integer else "a finite number"
+        lo, hi = _num(self.lo), _num(self.hi)
+        if self.lo is not None and self.hi is not None and not self.open_lo and not self.open_hi:
+            return f"{kind} from {lo} to {hi}"
+        if self.lo is not None and self.hi is not None and self.open_lo and self.open_hi:
+            return f"{kind} between {lo} and {hi}, both excluded"
+        parts = []
+        if self.lo is not None:
+            parts.append(f"above {lo}" if self.open_lo else f"of at least {lo}")
+        if self.hi is not None:
+            parts.append(f"below {hi}" if self.open_hi else f"at most {hi}")
+        return " and ".join([f"{kind} {parts[0]}", *parts[1:]]) if parts else kind
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is inside the range (and finite)."""
+        if isinstance(value, bool) or not math.isfinite(value):
+            return False
+        if self.lo is not None and (value <= self.lo if self.open_lo else value < self.lo):
+            return False
+        return self.hi is None or (value < self.hi if self.open_hi else value <= self.hi)
+
+    def check(self, param: str, value: Any) -> None:
+        """Raise :class:`UsageError` naming ``{param}`` unless every value holds."""
+        for item in value if isinstance(value, list | tuple) else [value]:
+            # (one name can be a count in one command and files in another: --experts)
+            if isinstance(item, int | float) and not self.holds(item):
+                raise UsageError(f"{{{param}}} must be {self.text()}, got {item}")
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:g}" if isinstance(value, float) else f"{value:,}"
+
+
+_COUNT = 100_000  # resamples, draws: beyond this an interval moves by less than its noise
+_P = Range(0, 1, integer=False)
+
+#: Parameter → the values it accepts, checked once when a command starts (one message per
+#: rule). Counts have maxima a run can hold in memory on a laptop.
+RANGES: dict[str, Range] = {
+    "actors": Range(1, 1024),
+    "audit_sample": Range(0, 10_000_000),
+    "batch_mb": Range(1, 65_536),
+    "bootstrap": Range(1, _COUNT),
+    "chunk_mb": Range(1, 4096),
+    "clean_below": _P,
+    "concurrency": Range(1, 1024),
+    "cutoff": Range(None, None, integer=False),  # a score's scale is the model's
+    "confidence": Range(0, 1, integer=False, open_lo=True, open_hi=True),
+    "dirty_from": _P,
+    "draws": Range(1, _COUNT),
+    "errors": Range(0, None),
+    "experts": Range(1, 26),  # expert_a … expert_z
+    "max_matches": Range(0, 1_000_000),
+    "max_train": Range(1, None),
+    "min_length": Range(1, 1000),
+    "min_bin": Range(0, None),
+    "min_discrimination": Range(-1, 1, integer=False),
+    "n": Range(1, 1000),
+    "near_threshold": _P,
+    "per_split": Range(1, 10_000_000),
+    "plan": Range(0, 1, integer=False, open_lo=True),
+    "population": Range(1, None),
+    "price": Range(0, None, integer=False),
+    "ray_cpus": Range(1, 4096),
+    "repeats": Range(1, 10_000),
+    "resamples": Range(1, _COUNT),
+    "sample": Range(1, None),
+    "seed": Range(0, 2**32 - 1),
+    "semantic_threshold": _P,
+    "show": Range(0, 1_000_000),
+    "size": Range(1, None),
+    "skip": Range(0, 1000),
+    "swap_threshold": _P,
+    "target": Range(None, None, integer=False),
+    "min_confidence": _P,
+    "min_error_score": _P,
+    "timeout": Range(0, 86_400, integer=False, open_lo=True),
+    "tolerance": Range(0, None, integer=False),
+    "top": Range(0, 1_000_000),
+}
+
+
+def check_ranges(values: dict[str, Any]) -> None:
+    """Check each option value against :data:`RANGES` (the command line's one boundary)."""
+    for param, value in values.items():
+        rule = RANGES.get(param)
+        if rule is not None and isinstance(value, int | float | list | tuple):
+            rule.check(param, value)
+
+
+#: Parameters whose values name files the command reads, and how a value names them:
+#: ``path`` (the value), ``named`` (NAME=PATH), ``source`` (NAME=PATH[#COLUMN]), ``maybe``
+#: (a path if one exists by that name, else a number: --precision 0.8), ``at`` (@PATH),
+#: ``glob`` (a pattern, file or folder, expanded as the reader expands it). Each is claimed
+#: as an input (and checked to be a readable regular file or folder) before any work.
+READS: dict[str, str] = {
+    "annotated": "path",
+    "annotations": "path",
+    "baseline": "path",
+    "cache": "path",
+    "compare": "named",
+    "corpus": "glob",
+    "crowd": "path",
+    "data": "path",
+    "datasets": "named",
+    "error_rate": "maybe",
+    "eval_path": "path",
+    "experts": "path",
+    "flags": "path",
+    "gold": "path",
+    "judgments": "path",
+    "key": "path",
+    "matrix": "path",
+    "new": "path",
+    "old": "path",
+    "precision": "maybe",
+    "pred_probs": "path",
+    "predictions": "named",
+    "prompt_file": "path",
+    "reconciled": "path",
+    "results": "path",
+    "scores": "maybe",
+    "source": "source",
+    "split": "named",
+    "suite": "path",
+    "taxonomy": "path",
+    "test": "path",
+    "train": "path",
+    "type_map": "at",
+}
+
+
+def _named(value: str) -> str | None:
+    name, sep, path = value.partition("=")
+    return path if sep and name else None
+
+
+def _paths(kind: str, value: str) -> Iterator[tuple[str, bool]]:
+    """Yield the paths one option value names: (path, read deep: subfolders too)."""
+    if value in ("", "-") or value.startswith("hf:"):
+        return
+    if kind == "path":
+        yield value, False
+    elif kind in ("named", "source"):
+        path = _named(value)
+        if path is not None:
+            yield (path.partition("#")[0] if kind == "source" else path), False
+    elif kind == "maybe":
+        for path in (value, _named(value)):
+            if path and os.path.lexists(path):
+                yield path, False
+    elif kind == "at" and value.startswith("@"):
+        yield value[1:], False
+    elif kind == "glob":
+        if os.path.lexists(value):
+            yield value, os.path.isdir(value)
+        else:
+            for path in sorted(glob.glob(value, recursive=True)):
+                yield path, False
+
+
+def declared_inputs(values: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Every path the option ``values`` name as inputs (:data:`READS`), and the deep folders."""
+    inputs: list[str] = []
+    deep: list[str] = []
+    for param, value in values.items():
+        kind = READS.get(param)
+        if kind is None or value is None:
+            continue
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if not isinstance(item, str):
+                continue
+            for path, is_deep in _paths(kind, item):
+                inputs.append(path)
+                if is_deep:
+                    deep.append(path)
+    return inputs, deep
 
 
 def _entry(name: str) -> Opt:
@@ -324,7 +528,10 @@ def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
     if isinstance(own, Arg):
         info = typer.Argument(help=help)
     else:
-        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help, min=opt.min)
+        rule = RANGES.get(param.name)
+        if rule is not None:
+            help = f"{help} [{rule.text()}]"
+        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help)
     return param.replace(annotation=Annotated[annotation, info], kind=_KIND)
 
 

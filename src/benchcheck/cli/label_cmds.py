@@ -130,7 +130,9 @@ def review_export(
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import run_review_export
 
-    claim([flags])
+    outputs = output_claims([flags])
+    outputs.reserve(output, param="output")  # locked now; the package's own rule when written
+    claim_json(outputs)
     res = run_review_export(
         flags,
         output,

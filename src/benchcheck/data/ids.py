@@ -8,18 +8,22 @@ with exit code 0.
 
 :func:`check_join` raises :class:`~benchcheck.errors.InputError` when the two sides have no
 id in common, or when more than :data:`MAX_UNMATCHED` (5 %) of either side's ids have no
-partner on the other; the message shows a few unmatched ids from each side. Ids are
-compared as text (``1`` and ``"1"`` are the same id, ``1`` and ``1.0`` or ``"01"`` are not).
-:func:`refuse_duplicates` raises on an id given twice, naming the line of its second row.
+partner on the other; the message shows a few unmatched ids from each side. Under that
+threshold, unmatched ids are not dropped silently: a :class:`~benchcheck.errors.DataWarning`
+counts them and shows the first from each side. Ids are compared exactly as text (``1`` and
+``"1"`` are the same id, ``1`` and ``1.0``, ``"01"`` or ``"1 "`` are not).
+:func:`refuse_duplicates` raises on an id given twice, naming the line of its second row,
+and on a missing id (``null`` or empty).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchcheck.errors import InputError
+from benchcheck.errors import DataWarning, InputError
 
 __all__ = ["MAX_UNMATCHED", "JoinCheck", "check_join", "refuse_duplicates"]
 
@@ -68,10 +72,15 @@ def _hint(left: set[str], right: set[str]) -> str:
     def unpadded(ids: set[str]) -> set[str]:
         return {i.lstrip("0") or "0" if i.isdigit() else i for i in ids}
 
+    def stripped(ids: set[str]) -> set[str]:
+        return {i.strip() for i in ids}
+
     if trimmed(left) & trimmed(right) and not left & right:
         return " (one side writes ids as decimals, e.g. 1.0 for 1)"
     if unpadded(left) & unpadded(right) and not left & right:
         return " (ids differ only in leading zeros)"
+    if stripped(left) & stripped(right) - (left & right):
+        return " (some ids differ only in spaces around them)"
     return ""
 
 
@@ -134,6 +143,17 @@ def check_join(
         raise InputError(
             f"{right_name}{rf} do not match {left_name}{lf}: " + "; ".join(over), path=path
         )
+    unmatched = [  # under the threshold: counted and shown, never dropped silently
+        f"{len(ids)} of {size} ids of {own}{f} are not in {other} ({_show(ids)})"
+        for ids, size, limit, own, f, other in (
+            (left_only, len(lset), left_unmatched, left_name, lf, right_name),
+            (right_only, len(rset), right_unmatched, right_name, rf, left_name),
+        )
+        if ids and limit < 1  # a side that may hold any number of others says nothing
+    ]
+    if unmatched:
+        hint = _hint(set(left_only), set(right_only))
+        warnings.warn(DataWarning("; ".join(unmatched) + hint), stacklevel=2)
     return result
 
 
@@ -144,13 +164,23 @@ def refuse_duplicates(
     lines: Sequence[int] | None = None,
     what: str = "id",
 ) -> None:
-    """Raise :class:`InputError` at the second row of the first id given twice.
+    """Raise :class:`InputError` at the second row of the first id given twice, or a missing id.
+
+    A missing id is ``None`` or an empty (or all-space) text: it can join nothing.
 
     >>> refuse_duplicates(["a", "b", "a"], path="f.jsonl", lines=[1, 2, 3])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     benchcheck.errors.InputError: f.jsonl:3: duplicate id: each example may appear once ...
     """
+    for k, value in enumerate(ids):
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise InputError(
+                f"missing {what} (null or empty); expected every example to have one",
+                path=path,
+                line=None if lines is None else int(lines[k]),
+                got=value,
+            )
     if len(set(ids)) == len(ids):
         return
     first: dict[str | None, int] = {}

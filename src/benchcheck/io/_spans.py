@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -48,7 +48,7 @@ from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, build_ner_split, combine_splits
 from benchcheck.io._options import NerOptions
-from benchcheck.io._text import count_newlines, read_file_bytes
+from benchcheck.io._text import count_newlines, duplicate_key, nested_too_deeply, read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
 from benchcheck.io._workers import chunk_pool, settle
 
@@ -192,7 +192,12 @@ class RecordCollector:
 
 
 def decode_lines(
-    data: bytes, decoder: Any, path: Path, expected: str
+    data: bytes,
+    decoder: Any,
+    path: Path,
+    expected: str,
+    *,
+    keys: Callable[[Any], int] | None = None,
 ) -> tuple[list[Any], list[int]]:
     """Decode the non-blank lines of JSON-lines bytes with a ``msgspec`` typed decoder.
 
@@ -200,7 +205,9 @@ def decode_lines(
     reader's record type while it parses (four times the speed of ``json`` here, the
     whole file in one call); a line that is not JSON or not of the type raises
     :class:`InputError` with its line, msgspec's account of where (``at $.label[0][1]``)
-    and ``expected``, the record shape in words.
+    and ``expected``, the record shape in words. A key given twice in one object (msgspec
+    keeps the last) is refused by :func:`refuse_duplicate_keys`, with ``keys`` counting
+    the keys of one decoded record.
     """
     import msgspec
 
@@ -208,9 +215,12 @@ def decode_lines(
         rows = decoder.decode_lines(data)
     except (msgspec.ValidationError, msgspec.DecodeError):
         rows = None  # found again line by line, to name the line
+    except RecursionError:
+        raise nested_too_deeply(path) from None
     if rows is not None:
         n_lines = count_newlines(data) + (0 if data.endswith(b"\n") or not data else 1)
         if len(rows) == n_lines:  # no blank line: record k is on line k + 1
+            refuse_duplicate_keys(data, rows, path, keys)
             return rows, list(range(1, n_lines + 1))
     out: list[Any] = []
     lines: list[int] = []
@@ -223,8 +233,47 @@ def decode_lines(
             raise InputError(f"{exc}; expected {expected}", path=path, line=number) from None
         except msgspec.DecodeError as exc:
             raise InputError(f"invalid JSON ({exc})", path=path, line=number) from None
+        except RecursionError:
+            raise nested_too_deeply(path, number) from None
         lines.append(number)
+    refuse_duplicate_keys(data, out, path, keys)
     return out, lines
+
+
+def refuse_duplicate_keys(
+    data: bytes, rows: Sequence[Any], path: Path, keys: Callable[[Any], int] | None
+) -> None:
+    """Raise :class:`InputError` at the first line that gives a key twice in one object.
+
+    Fast when nothing is wrong: every key is written ``"key":`` (a quote then a colon
+    occurs nowhere else in JSON: a quote inside a string is escaped), so the count of
+    that pair in the bytes equals the keys the decoded ``rows`` hold (``keys`` counts one
+    record's). Only when the counts differ (a key given twice, or keys the record type
+    does not read) is each line parsed again (:func:`benchcheck.io._text.duplicate_key`),
+    which also names a line whose keys are not UTF-8.
+    """
+    if keys is not None and data.count(b'" :') + data.count(b'"\t:') == 0:
+        if data.count(b'":') == sum(map(keys, rows)):
+            return
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw or raw.isspace():
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                "undecodable bytes; expected UTF-8",
+                path=path,
+                line=number,
+                got=raw[exc.start : exc.start + 4],
+            ) from None
+        key = duplicate_key(raw)
+        if key is not None:
+            raise InputError(
+                f"the key {key!r} is given twice in one object; expected each key once",
+                path=path,
+                line=number,
+            )
 
 
 def read_bytes(path: Path) -> bytes:

@@ -1,25 +1,129 @@
-r"""One rule for decoding text files: UTF-8 (a byte-order mark is dropped), named otherwise.
+r"""One rule for opening and decoding input files: regular files only, UTF-8, strict JSON.
+
+Only a regular file (or a folder) is read as data: a FIFO, a device, a socket or a symbolic
+link loop is refused with one line (:func:`check_readable`) before anything opens it, so a
+named pipe never blocks a run and a link to ``/dev/zero`` never fills the memory; a file is
+read whole only when it fits the memory this machine has free (:func:`whole_read_limit`).
 
 A UTF-16 or UTF-32 file (with a byte-order mark, or recognisable by its zero bytes, as
 Windows tools write "Unicode" text) is reported as such, with how to convert it, instead of
 whatever a reader makes of its bytes ("ragged lines", a column named ``'i\x00d\x00'``).
 An undecodable UTF-8 byte is reported with its line.
+
+JSON is read by one rule (:func:`loads_json`): a key given twice in one object, nesting
+deeper than the parser recurses and lone UTF-16 surrogate escapes (``"\ud800"``) are
+errors naming the file and line, never a silent choice or a traceback.
 """
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import re
+import stat
 from pathlib import Path
+from typing import Any
 
 from benchcheck.errors import InputError
 
 __all__ = [
+    "check_readable",
     "count_newlines",
     "decode_utf8",
+    "duplicate_key",
     "encoding_problem",
+    "loads_json",
+    "nested_too_deeply",
     "read_file_bytes",
     "read_text_file",
     "refuse_other_encodings",
+    "whole_read_limit",
 ]
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_readable(path: str | Path) -> None:
+    """Raise :class:`InputError` unless ``path`` is a readable regular file or folder.
+
+    A missing path passes (its reader says what it expected there). Symbolic links are
+    followed; a loop, a link to a device, a FIFO or a socket, and a file or folder this
+    user may not read are refused with one line.
+
+    >>> check_readable("/dev/null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: /dev/null: is a character device, not a regular file; ...
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        return
+    except ValueError:  # a NUL character: no file can have that name
+        raise InputError("the path holds a NUL character; expected a file name", path=p) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError("a symbolic link loop; expected a file or folder", path=p) from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise InputError("cannot read: permission denied", path=p) from None
+        raise InputError(f"cannot read ({exc.strerror or exc})", path=p) from None
+    if stat.S_ISDIR(mode):
+        try:
+            os.scandir(p).close()
+        except PermissionError:
+            raise InputError("cannot read the folder: permission denied", path=p) from None
+        return
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise InputError(f"is {kind}, not a regular file; expected a file to read", path=p)
+    try:
+        os.close(os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+    except PermissionError:
+        raise InputError("cannot read the file: permission denied", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror or exc})", path=p) from None
+
+
+def whole_read_limit() -> int:
+    """Bytes a file may have to be read whole: half the memory free now (Linux), else 8 GiB.
+
+    ``BENCHCHECK_MAX_READ_BYTES`` sets it. A file above it is refused before it is opened,
+    instead of growing the process until the system kills it.
+    """
+    given = os.environ.get("BENCHCHECK_MAX_READ_BYTES", "")
+    if given.isdigit():
+        return int(given)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except (OSError, ValueError, IndexError):
+        pass
+    return 8 << 30
+
+
+def _check_size(p: Path) -> None:
+    try:
+        size = p.stat().st_size
+    except OSError:
+        return
+    limit = whole_read_limit()
+    if size > limit:
+        raise InputError(
+            f"is {size / 2**30:.1f} GiB, more than can be read whole here ({limit / 2**30:.1f} "
+            "GiB, half the free memory; BENCHCHECK_MAX_READ_BYTES sets it); split it, or "
+            "convert a CoNLL file to shards (benchcheck convert)",
+            path=p,
+        )
+
 
 _BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
@@ -100,8 +204,10 @@ def read_file_bytes(path: str | Path) -> bytes:
     benchcheck.errors.InputError: ...: is a folder; expected a file
     """
     p = Path(path)
+    check_readable(p)
     if p.is_dir():
         raise InputError("is a folder; expected a file", path=p)
+    _check_size(p)
     try:
         return p.read_bytes()
     except FileNotFoundError:
@@ -132,3 +238,101 @@ def count_newlines(data: bytes | bytearray | memoryview) -> int:
     raw = np.frombuffer(data, dtype=np.uint8)
     step = 1 << 20
     return sum(int(np.count_nonzero(raw[at : at + step] == 10)) for at in range(0, raw.size, step))
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def nested_too_deeply(path: str | Path, line: int | None = None) -> InputError:
+    """Return the error of JSON nested deeper than a parser recurses (a RecursionError)."""
+    return InputError(
+        "JSON nested too deeply (thousands of levels); expected records of plain values",
+        path=path,
+        line=line,
+    )
+
+
+class _Duplicate(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _Duplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return out
+
+
+def duplicate_key(text: str | bytes) -> str | None:
+    r"""Return the first key given twice in one object of the JSON ``text``, else None.
+
+    >>> duplicate_key('{"id": 1, "label": "a", "label": "b"}'), duplicate_key('{"a": {"a": 1}}')
+    ('label', None)
+    """
+    try:
+        json.loads(text, object_pairs_hook=_unique)
+    except _Duplicate as exc:
+        return exc.key
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
+def _lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(v) for v in value)
+    return False
+
+
+def loads_json(text: str | bytes, path: str | Path, *, line: int | None = None) -> Any:
+    r"""Parse JSON by the one rule: strict, unique keys, bounded depth, valid Unicode.
+
+    Errors name ``path`` and the line (``line`` for one JSON line of a file, else the
+    line in ``text`` where the parser stopped).
+
+    >>> loads_json('{"a": [1, 2]}', "f.json")
+    {'a': [1, 2]}
+    >>> loads_json('{"id": "e1", "id": "e2"}', "f.jsonl", line=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: f.jsonl:3: the key 'id' is given twice in one object; ...
+    >>> loads_json('{"id": "\\udc80"}', "f.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: f.json:1: a lone UTF-16 surrogate escape; ...
+    """
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("undecodable bytes; expected UTF-8", path=path, line=line) from None
+    try:
+        value = json.loads(text, object_pairs_hook=_unique)
+    except _Duplicate as exc:
+        raise InputError(
+            f"the key {exc.key!r} is given twice in one object; expected each key once",
+            path=path,
+            line=line,
+        ) from None
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=where) from None
+    except RecursionError:
+        raise nested_too_deeply(path, line) from None
+    if _SURROGATE.search(text) and _lone_surrogate(value):
+        raise InputError(
+            "a lone UTF-16 surrogate escape; expected valid Unicode text",
+            path=path,
+            line=line if line is not None else 1,
+        )
+    return value

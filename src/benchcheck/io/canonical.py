@@ -63,13 +63,10 @@ def read_results(path: str | Path) -> dict[str, Any]:
     Errors (:class:`~benchcheck.errors.InputError`) name the file, and the line of invalid
     JSON or the ``schema_version`` received.
     """
-    from benchcheck.io._text import read_text_file
+    from benchcheck.io._text import loads_json, read_text_file
 
     path = Path(path)
-    try:
-        data = json.loads(read_text_file(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    data = loads_json(read_text_file(path), path)
     if not isinstance(data, dict) or "schema_version" not in data:
         raise InputError("expected a results.json object with a 'schema_version' key", path=path)
     major = SCHEMA_VERSION.split(".")[0]

@@ -38,7 +38,7 @@ def records(path: str | Path) -> SpanRecords:
     path = Path(path)
     out = RecordCollector()
     labelled = False
-    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED)
+    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED, keys=_keys)
     for number, row in zip(lines, rows, strict=True):
         text = row.text
         spans: list[tuple[int, int, str]] = []
@@ -57,6 +57,13 @@ def records(path: str | Path) -> SpanRecords:
             path=path,
         )
     return out.records()
+
+
+def _keys(row: _Line) -> int:
+    """Count the keys of one decoded line (``text``, ``label``, types and surfaces)."""
+    if row.label is msgspec.UNSET:
+        return 1
+    return 2 + (0 if row.label is None else len(row.label) + sum(map(len, row.label.values())))
 
 
 def _check(

@@ -50,7 +50,7 @@ from benchcheck.data.hashing import mix64
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, _slot_table, build_ner_split, combine_splits
-from benchcheck.io._text import count_newlines
+from benchcheck.io._text import check_readable, count_newlines
 from benchcheck.io._tokens import series_from_arrow
 from benchcheck.io._workers import WORKERS, chunk_pool, settle
 
@@ -209,6 +209,7 @@ def _pieces(path: Path, chunk_bytes: int):  # type: ignore[no-untyped-def]
     from the previous read), cut in place: no piece-sized copy is made, so each piece's
     memory is touched once, by the read.
     """
+    check_readable(path)  # a FIFO would block, /dev/zero would never end
     try:
         handle = path.open("rb", buffering=0)
     except FileNotFoundError:

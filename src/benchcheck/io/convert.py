@@ -16,6 +16,7 @@ import polars as pl
 
 from benchcheck.data import schemes
 from benchcheck.errors import InputError, UsageError
+from benchcheck.io.output import OutputFolder, inside, safe_name
 from benchcheck.io.shards import FORMAT, MANIFEST, SCHEMA, VERSION, ShardFolder, open_shards
 
 __all__ = ["convert"]
@@ -50,12 +51,12 @@ def convert(
     if out.exists():
         raise UsageError(f"{out} exists; benchcheck convert never overwrites, choose a new path")
     files = split_files(source, splits=splits)  # the splits and the errors of load
+    for split in files:  # each split becomes a folder: its name must be safe as one
+        safe_name(split, what="split name")
     title = name or ("dataset" if source is None else Path(str(source)).name)
     for file in files.values():
         if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
             raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")
-    from benchcheck.io.output import OutputFolder
-
     with OutputFolder(out, names=None) as staged:
         tmp = staged.stage(MANIFEST).parent
         meta: dict[str, Any] = {
@@ -67,7 +68,7 @@ def convert(
         }
         for split, file in files.items():
             meta["splits"][split] = _convert_file(
-                file, tmp / split, chunk_bytes or conll.CHUNK_BYTES, compression
+                file, inside(tmp, split), chunk_bytes or conll.CHUNK_BYTES, compression
             )
         (tmp / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return open_shards(out)

@@ -48,9 +48,10 @@ def records(path: str | Path) -> SpanRecords:
     data = read_bytes(path)
     out = RecordCollector()
     try:
-        rows, lines = decode_lines(data, _DECODER, path, _EXPECTED)
+        rows, lines = decode_lines(data, _DECODER, path, _EXPECTED, keys=_keys)
     except InputError as exc:
         raise _classification_hint(exc, data) from None
+    _refuse_unknown_keys(rows, lines, data, path)
     out.extend(
         [row.text for row in rows],
         lines,
@@ -62,6 +63,40 @@ def records(path: str | Path) -> SpanRecords:
         ],
     )
     return out.records()
+
+
+#: Keys of doccano's exports besides the spans (a line may hold them without any span).
+_OTHER_KEYS = frozenset(
+    {"text", "id", "meta", "comments", "Comments", "annotation_approver", "relations", "cats"}
+)
+
+
+def _refuse_unknown_keys(rows: list[_Line], lines: list[int], data: bytes, path: Path) -> None:
+    """Refuse a line without "label" or "entities" that holds a key doccano does not write.
+
+    Such a line would be read as having no entity at all; a misspelt ``"lable"`` (or a
+    key in another tool's format) is far likelier than an annotator's empty document.
+    """
+    raw = None
+    for row, number in zip(rows, lines, strict=True):
+        if row.label is not None or row.entities is not None:
+            continue
+        raw = raw or data.split(b"\n")
+        keys = json.loads(raw[number - 1])
+        unknown = sorted(set(keys) - _OTHER_KEYS)
+        if unknown:
+            raise InputError(
+                f'no "label" or "entities" but {", ".join(map(repr, unknown))} (a misspelt '
+                'key?); expected "label" [[start, end, "TYPE"], ...] or "entities"',
+                path=path,
+                line=number,
+            )
+
+
+def _keys(row: _Line) -> int:
+    """Count the keys of one decoded line (``text``, ``label`` or ``entities`` and theirs)."""
+    entities = 0 if row.entities is None else 1 + 3 * len(row.entities)
+    return 1 + (row.label is not None) + entities
 
 
 def _classification_hint(exc: InputError, data: bytes) -> InputError:

@@ -26,6 +26,7 @@ from benchcheck.io._options import (  # the data half, re-exported
     check_options,
     parse_pairs,
 )
+from benchcheck.io._text import loads_json, read_text_file
 
 if TYPE_CHECKING:
     from benchcheck.data.model import Split
@@ -58,16 +59,23 @@ def read_type_map(value: str | None) -> dict[str, str]:
         return {}
     text = value
     if value.startswith("@"):
-        try:
-            text = Path(value[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{{type_map}}: cannot read {value[1:]!r}: {exc}") from None
+        return _type_map_file(Path(value[1:]))
     try:
         mapping = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{{type_map}} expects a JSON object: {exc.msg}") from None
+    except RecursionError:
+        raise UsageError("{type_map} expects a JSON object of type names") from None
     if not isinstance(mapping, dict):
         raise UsageError(f"{{type_map}} expects a JSON object, got {text!r}")
+    return mapping
+
+
+def _type_map_file(path: Path) -> dict[str, str]:
+    """Read a type map file (``--type-map @FILE``): a JSON object of type names."""
+    mapping = loads_json(read_text_file(path), path)
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+        raise InputError('expected a JSON object of type names, e.g. {"PER.NAM": "PER"}', path=path)
     return mapping
 
 
@@ -154,10 +162,7 @@ def _first_record(path: Path) -> Any:
                     continue
                 if text.startswith("["):
                     return None
-                try:
-                    return json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
+                return loads_json(text, path, line=number)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:

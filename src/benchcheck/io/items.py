@@ -16,7 +16,6 @@ Errors are :class:`~benchcheck.errors.InputError` naming the file and the line.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from benchcheck.errors import InputError, UsageError
+from benchcheck.io._text import loads_json, read_text_file
 from benchcheck.io.tables import read_rows
 from benchcheck.items.matrix import ItemMatrix, item_matrix
 from benchcheck.items.noise import BinPrecision
@@ -44,7 +44,8 @@ def _line(frame: pl.DataFrame, row: int, header: int) -> int:
     return row + 1 + header
 
 
-def _header(path: str | Path) -> int:
+def header_of(path: str | Path) -> int:
+    """1 for a file with a header line (CSV, TSV), else 0."""
     return 1 if Path(path).suffix.lower() in (".csv", ".tsv") else 0
 
 
@@ -60,7 +61,15 @@ def read_matrix(
     models = [c for c in frame.columns if c not in skip]
     if not models:
         raise InputError("the matrix has no model column (one column per model)", path=path)
-    header = _header(path)
+    unnamed = [k for k, c in enumerate(frame.columns) if c in models and not c.strip()]
+    if unnamed:  # a trailing comma in the header: a model named ""
+        raise InputError(
+            f"column {unnamed[0] + 1} of the header has no name (a trailing comma?); "
+            "expected a model name for each column",
+            path=path,
+            line=1 if header_of(path) else None,
+        )
+    header = header_of(path)
     ids = frame[id_col].cast(pl.String).to_list()
     for k, v in enumerate(ids):
         if v is None or not str(v).strip():
@@ -131,7 +140,7 @@ def read_predictions(
     :class:`InputError` with the line.
     """
     frame = read_rows(path)
-    header = _header(path)
+    header = header_of(path)
     if "id" not in frame.columns:
         raise InputError(f"predictions of {name!r} need an 'id' column", path=path)
     if "pred" not in frame.columns and "score" not in frame.columns:
@@ -220,10 +229,7 @@ def read_precision(spec: str) -> dict[str, BinPrecision]:
     path = Path(spec)
     if not path.exists():
         raise InputError("file not found (expected a number or a `bins --json` file)", path=path)
-    try:
-        data: Any = json.loads(path.read_text("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    data: Any = loads_json(read_text_file(path), path)
     bins = data.get("bins") if isinstance(data, dict) else None
     if not isinstance(bins, list):
         raise InputError("expected the `benchcheck bins --json` output (a 'bins' list)", path=path)
@@ -272,12 +278,10 @@ def read_residual(spec: str) -> tuple[int, int] | float:
         raise InputError(
             "file not found (expected a rate, ERRORS/SAMPLE or an error-rate JSON)", path=path
         )
+    data = loads_json(read_text_file(path), path)
     try:
-        data = json.loads(path.read_text("utf-8"))
         return int(data["errors"]), int(data["sample"])
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise InputError(
             "expected the `benchcheck error-rate --json` output (errors, sample)", path=path
         ) from None

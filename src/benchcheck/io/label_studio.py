@@ -29,6 +29,7 @@ from benchcheck.io._spans import (
     is_offset,
     read_bytes,
 )
+from benchcheck.io._text import loads_json, nested_too_deeply
 
 
 def records(path: str | Path) -> SpanRecords:
@@ -36,9 +37,12 @@ def records(path: str | Path) -> SpanRecords:
     path = Path(path)
     data = read_bytes(path)
     try:
-        tasks = msgspec.json.decode(data)
+        msgspec.json.decode(data)  # msgspec's account of a syntax error names the byte
     except msgspec.DecodeError as exc:
         raise InputError(f"invalid JSON ({exc})", path=path, line=_line_of(exc, data)) from None
+    except RecursionError:
+        raise nested_too_deeply(path) from None
+    tasks = loads_json(data, path)  # the one rule: a key given twice is refused
     if not isinstance(tasks, list):
         raise InputError("expected a JSON array of tasks (a Label Studio export)", path=path)
     out = RecordCollector()
@@ -119,13 +123,24 @@ def _region(value: Any, where: str, path: Path) -> dict[str, Any]:
 
 
 def _offsets(text: str, value: dict[str, Any], where: str, path: Path) -> tuple[int, int]:
-    """Character offsets of a region, converted from UTF-16 units where that is what they are."""
+    """Character offsets of a region, converted from UTF-16 units where that is what they are.
+
+    Label Studio counts offsets in UTF-16 code units (JavaScript string indices), which
+    differ from characters after any character beyond U+FFFF (an emoji). With the region's
+    ``text``, the reading that gives it back is taken; without it, the offsets are Label
+    Studio's own: UTF-16 units, converted.
+    """
     start, end = value["start"], value["end"]
+    if not any(ord(c) > 0xFFFF for c in text):
+        return start, end
     shown = value.get("text")
-    if isinstance(shown, str) and text[start:end] != shown and any(ord(c) > 0xFFFF for c in text):
-        units = text.encode("utf-16-le")
-        if units[2 * start : 2 * end].decode("utf-16-le", errors="replace") == shown:
-            return _char_index(text, start), _char_index(text, end)
+    if isinstance(shown, str) and text[start:end] == shown:
+        return start, end
+    units = text.encode("utf-16-le")
+    if not isinstance(shown, str) or (
+        units[2 * start : 2 * end].decode("utf-16-le", errors="replace") == shown
+    ):
+        return _char_index(text, start), _char_index(text, end)
     return start, end
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split, in_split_order
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io._spans import UnlabelledSplit
+from benchcheck.io._text import check_readable
 from benchcheck.io.formats import FORMATS, NerOptions, read_ner_file
 
 _SKIP_SUFFIXES = {
@@ -70,7 +71,11 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
     found: dict[str, Path] = {}
     wanted = {s for s in suffixes or () if s}
     for path in sorted(folder.iterdir()):
-        if not path.is_file() or path.name.startswith("."):
+        if path.name.startswith("."):
+            continue
+        if not path.is_file():
+            if not path.is_dir() and split_name_of(path) is not None:
+                check_readable(path)  # a FIFO, a device or a link loop named like a split
             continue
         suffix = path.suffix.lower()
         if wanted and suffix not in wanted:

@@ -2,18 +2,33 @@ r"""Outputs: the one rule for where a command may write, and atomic writes.
 
 Every command that writes goes through :class:`Outputs`, so the rules hold everywhere:
 
-- an output is never one of the command's inputs (nor a file inside an input folder);
-- an existing output is never replaced unless ``force`` is given;
-- a file output that is a folder, or a folder output that is a file, is an error;
+- an output is never one of the command's inputs, nor inside an input folder (a file there
+  would be read as data by the next run); the one exception is a *new* folder inside a
+  dataset folder that is read by file name (train/dev/test at its top level), which no
+  reader looks into;
+- an output never holds another output of the same run (``--json`` inside ``-o``);
+- an existing output is never replaced unless ``force`` is given; ``force`` over a folder
+  the command owns whole (``names=None``) replaces it whole, and over a shared folder
+  replaces the command's own files (``names``), removes its earlier ones that this run did
+  not write again (``patterns``) and leaves every other file alone;
+- two runs never write one output at once: a claim takes a lock beside the output
+  (``.NAME.lock``, holding the writer's process id), released when the run ends; the lock of
+  a run that is gone (killed) is stale and taken over;
+- a name that becomes part of a path (a split, an expert) follows :func:`safe_name`, and no
+  file is written outside its claimed folder, whatever the name;
 - each file is written to a temporary sibling, flushed, fsynced and renamed over its final
   name, so a killed run leaves either the previous complete file or nothing there (a device
   or a pipe such as ``/dev/null`` is written into, never renamed over); a new folder is
   built under a temporary name and renamed into place once complete;
-- temporaries left by killed runs (``.NAME.tmp-PID-…``, whose process is gone) are removed.
+- temporaries left by killed runs (``.NAME.tmp-PID-…``, whose process is gone) are removed;
+- a write the system refuses (a full disk, a read-only file system, a file size limit) is a
+  :class:`~benchcheck.errors.WriteError` naming the output, never a half-written file.
 
 Paths are checked when they are *claimed* (:meth:`Outputs.file`, :meth:`Outputs.folder`),
 before any work, so a refused output costs nothing. Error messages name the parameter in
-braces (``{json}``), which the command line renders as its flag.
+braces (``{json}``), which the command line renders as its flag. A command line run holds
+its claims in one :func:`output_session`, so a library function that claims again (the
+report writer, the review writer) sees what the command claimed.
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -27,18 +42,162 @@ benchcheck.errors.UsageError: json: refusing to write ...data.jsonl: it is an in
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
+import fnmatch
 import os
+import re
 import secrets
 import shutil
+import time
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchcheck.errors import UsageError
+from benchcheck.errors import InputError, UsageError, WriteError
 
-__all__ = ["OutputFolder", "Outputs", "atomic_file", "atomic_write", "remove_stale_temporaries"]
+__all__ = [
+    "OutputFolder",
+    "Outputs",
+    "atomic_file",
+    "atomic_write",
+    "inside",
+    "output_session",
+    "remove_stale_temporaries",
+    "resolve",
+    "safe_name",
+    "write_error",
+]
 
 _TMP = ".tmp-"
+_LOCK = ".lock"
+#: Files of a folder that mark it as read whole, subfolders included (Parquet shards written
+#: by ``benchcheck convert``: ``benchcheck.io.shards.MANIFEST``, a saved HuggingFace
+#: dataset): no output may go inside it. (Named here: importing the readers costs polars.)
+WHOLE_FOLDER_MARKS = (
+    "_benchcheck_shards.json",
+    "dataset_dict.json",
+    "dataset_info.json",
+    "state.json",
+)
+
+# ----------------------------------------------------------------------------- names
+
+#: A name that may become one component of a path: letters, digits, ``_``, ``.`` and ``-``,
+#: starting with a letter, a digit or ``_`` (so never ``.`` or ``..``, never hidden).
+_SAFE = re.compile(r"[^\W][\w.-]*")
+SAFE_NAME_MAX = 100
+
+
+def safe_name(name: str, *, what: str = "name") -> str:
+    """Return ``name`` if it may be one component of a file path, else raise UsageError.
+
+    The rule: 1 to 100 characters, letters (any script), digits, ``_``, ``.`` and ``-``,
+    not starting with ``.`` or ``-``: no separators, no ``.``/``..``, no control characters,
+    no hidden files.
+
+    >>> safe_name("train"), safe_name("eng.testa"), safe_name("训练")
+    ('train', 'eng.testa', '训练')
+    >>> safe_name("../evil", what="split name")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: split name '../evil' cannot name a file: use 1 to 100 letters, ...
+    """
+    if not (isinstance(name, str) and len(name) <= SAFE_NAME_MAX and _SAFE.fullmatch(name)):
+        shown = name if len(name) <= 60 else name[:60] + f"… ({len(name)} characters)"
+        raise UsageError(
+            f"{what} {shown!r} cannot name a file: use 1 to {SAFE_NAME_MAX} letters, digits, "
+            "'_', '.' or '-', starting with a letter, digit or '_'"
+        )
+    return name
+
+
+def inside(folder: Path, name: str | Path) -> Path:
+    """Return ``folder / name``, refusing a name that would leave ``folder``.
+
+    ``name`` may have several components (``test/part-00000.parquet``); an absolute name, a
+    ``..`` component, or a symbolic link leading out is a :class:`UsageError`.
+
+    >>> inside(Path("out"), "a/b.txt").as_posix()
+    'out/a/b.txt'
+    >>> inside(Path("out"), "../b.txt")
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: refusing to write '../b.txt' outside the output folder out
+    """
+    rel = Path(name)
+    if rel.is_absolute() or not rel.parts or any(part in ("..", "") for part in rel.parts):
+        raise UsageError(f"refusing to write {str(name)!r} outside the output folder {folder}")
+    target = folder / rel
+    base = resolve(folder)
+    if not resolve(target).is_relative_to(base):
+        raise UsageError(f"refusing to write {str(name)!r} outside the output folder {folder}")
+    return target
+
+
+def resolve(path: str | Path, *, param: str | None = None, reading: bool = False) -> Path:
+    """``Path(path).resolve()``, with a symbolic link loop as one error, not a traceback."""
+    if "\x00" in str(path):
+        if reading:
+            raise InputError("the path holds a NUL character; expected a file name", path=path)
+        where = f"{{{param}}}: " if param else ""
+        raise UsageError(f"{where}the path holds a NUL character: {str(path)!r}")
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError) as exc:  # a loop: RuntimeError (3.11), OSError (3.13)
+        if reading:
+            raise InputError("a symbolic link loop; expected a file or folder", path=path) from None
+        where = f"{{{param}}}: " if param else ""
+        raise UsageError(f"{where}{path} is a symbolic link loop ({exc})") from None
+
+
+# ----------------------------------------------------------------------------- write errors
+
+#: Errors of the place the user chose (exit 2) rather than of the system (exit 74).
+_PLACE = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG}
+_WORDS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large (a file size limit, e.g. ulimit -f)",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted (an immutable file or folder?)",
+    errno.EIO: "input/output error",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EPIPE: "the reading end is closed",
+}
+
+
+def write_error(exc: OSError, path: str | Path | None = None) -> WriteError:
+    """Turn an OS error of a write into one :class:`WriteError` line naming ``path``.
+
+    Exit code 2 where the place cannot be written (read-only, permissions, immutable), 74
+    (``EX_IOERR``) where the system failed the write (full disk, quota, size limit, I/O).
+
+    >>> err = write_error(OSError(errno.ENOSPC, "No space left on device"), "out.json")
+    >>> str(err), err.exit_code
+    ('cannot write out.json: no space left on the device', 74)
+    """
+    where = path if path is not None else (exc.filename or "the output")
+    reason = _WORDS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
+    code = 2 if exc.errno in _PLACE else 74
+    return WriteError(f"cannot write {where}: {reason}", exit_code=code)
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn OS errors raised inside into :func:`write_error` naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError | FileExistsError):
+            raise
+        raise write_error(exc, path) from None
+
+
+# ----------------------------------------------------------------------------- temporaries
 
 
 def _tmp_name(final: Path) -> Path:
@@ -69,17 +228,22 @@ def remove_stale_temporaries(final: Path) -> int:
         return 0
     prefix = f".{final.name}{_TMP}"
     removed = 0
-    for entry in parent.iterdir():
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
         if not entry.name.startswith(prefix):
             continue
         pid_text = entry.name[len(prefix) :].split("-", 1)[0]
         if not pid_text.isdigit() or _alive(int(pid_text)):
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-        removed += 1
+        with contextlib.suppress(OSError):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed += 1
     return removed
 
 
@@ -106,27 +270,31 @@ def atomic_file(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path to write; on success it is fsynced and renamed to ``path``.
 
     On an exception the temporary is removed and ``path`` keeps its previous content (or
-    stays absent). The parent folder is created.
+    stays absent). The parent folder is created. An OS error of the write (a full disk, a
+    read-only file system) becomes a :class:`~benchcheck.errors.WriteError` naming ``path``.
     """
     final = Path(path)
     if final.exists() and not final.is_file() and not final.is_dir():
         # a device or a pipe (/dev/null, /dev/stdout, a FIFO): write into it, never rename
         # over it (a rename would replace the device with a regular file)
-        yield final
+        with _writing(final):
+            yield final
         return
-    final.parent.mkdir(parents=True, exist_ok=True)
+    with _writing(final):
+        final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(final)
     tmp = _tmp_name(final)
     try:
-        yield tmp
-        if not tmp.exists():  # the writer wrote nothing: an empty file
-            tmp.touch()
-        _fsync_file(tmp)
-        os.replace(tmp, final)
-        _fsync_dir(final.parent)
+        with _writing(final):
+            yield tmp
+            if not tmp.exists():  # the writer wrote nothing: an empty file
+                tmp.touch()
+            _fsync_file(tmp)
+            os.replace(tmp, final)
+            _fsync_dir(final.parent)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def atomic_write(path: str | Path, content: str | bytes) -> Path:
@@ -155,6 +323,177 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+# ----------------------------------------------------------------------------- locks
+
+#: Lock files this process holds (any session): lock → the output it guards.
+_HELD: dict[Path, Path] = {}
+
+
+def _start_time(pid: int) -> str:
+    """Return the process's start time (clock ticks since boot, Linux), or '' if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[-1].split()[19] if ")" in stat else ""
+
+
+def lock_path(target: Path) -> Path:
+    """Return an output's lock: ``.NAME.lock`` beside it, or beside its first missing folder."""
+    anchor = target
+    while not anchor.parent.exists() and anchor.parent != anchor:
+        anchor = anchor.parent
+    return anchor.parent / f".{anchor.name}{_LOCK}"
+
+
+def _lock_owner(lock: Path) -> tuple[int, str] | None:
+    """(pid, start time) written in a lock; None when it holds neither (being written)."""
+    try:
+        words = lock.read_text(encoding="ascii", errors="replace").split()
+    except OSError:
+        return None
+    if not words or not words[0].isdigit():
+        return None
+    return int(words[0]), words[1] if len(words) > 1 else ""
+
+
+def _stale(lock: Path) -> bool:
+    """Whether a lock's writer is gone (or is this process, which no longer holds it)."""
+    owner = _lock_owner(lock)
+    if owner is None:  # created but not yet written, or garbage: stale once it is old
+        try:
+            return time.time() - lock.stat().st_mtime > 10
+        except OSError:
+            return True
+    pid, started = owner
+    if pid == os.getpid():
+        return lock not in _HELD
+    if not _alive(pid):
+        return True
+    now = _start_time(pid)
+    return bool(started and now and started != now)  # the pid was reused by another process
+
+
+def _acquire(target: Path, param: str) -> Path | None:
+    """Take the lock of ``target`` (None when this process holds it already)."""
+    lock = lock_path(target)
+    if lock in _HELD:
+        return None
+    for _ in range(3):
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            if _stale(lock):
+                with contextlib.suppress(OSError):
+                    lock.unlink()
+                continue
+            owner = _lock_owner(lock)
+            who = f"process {owner[0]}" if owner else "another process"
+            raise UsageError(
+                f"{{{param}}}: another benchcheck run ({who}) is writing {target}; wait for it "
+                f"to finish (or delete {lock} if that run is gone)"
+            ) from None
+        except OSError as exc:
+            raise write_error(exc, target) from None
+        try:
+            os.write(fd, f"{os.getpid()} {_start_time(os.getpid())}\n".encode())
+        finally:
+            os.close(fd)
+        _HELD[lock] = target
+        return lock
+    raise UsageError(f"{{{param}}}: cannot take the lock {lock}")  # pragma: no cover
+
+
+def _release(lock: Path) -> None:
+    if _HELD.pop(lock, None) is None:
+        return
+    owner = _lock_owner(lock)
+    if owner is not None and owner[0] == os.getpid():
+        with contextlib.suppress(OSError):
+            lock.unlink()
+
+
+@atexit.register
+def _release_all() -> None:  # pragma: no cover - exercised at interpreter exit
+    for lock in list(_HELD):
+        _release(lock)
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+@dataclass
+class _Claims:
+    """What one run claimed: outputs (path → parameter, kind), inputs, locks taken."""
+
+    files: dict[Path, str] = field(default_factory=dict)
+    folders: dict[Path, str] = field(default_factory=dict)
+    inputs: list[Path] = field(default_factory=list)
+    deep: set[Path] = field(default_factory=set)
+    locks: list[Path] = field(default_factory=list)
+    private: bool = True
+
+    def release(self) -> None:
+        while self.locks:
+            _release(self.locks.pop())
+
+    def __del__(self) -> None:  # a library call's own claims: released with them
+        if self.private:
+            with contextlib.suppress(Exception):
+                self.release()
+
+
+_SESSION: ContextVar[_Claims | None] = ContextVar("output_session", default=None)
+
+
+@contextlib.contextmanager
+def output_session(
+    inputs: Iterable[str | Path | None] = (), *, deep: Iterable[str | Path] = ()
+) -> Iterator[None]:
+    """Hold one run's claims: every :class:`Outputs` made inside shares them and its inputs.
+
+    ``inputs`` are checked (:func:`benchcheck.io._text.check_readable`) and claimed for the
+    whole run; ``deep`` are input folders whose readers look into subfolders (a corpus
+    folder), so not even a new folder may go inside them. Locks are released on exit.
+    """
+    claims = _Claims(private=False)
+    _add_inputs(claims, inputs, deep=deep)
+    token = _SESSION.set(claims)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        claims.release()
+
+
+def _add_inputs(
+    claims: _Claims, inputs: Iterable[str | Path | None], *, deep: Iterable[str | Path] = ()
+) -> None:
+    from benchcheck.io._text import check_readable
+
+    for p in inputs:
+        if p is None or str(p) in ("", "-"):
+            continue
+        check_readable(p)
+        path = resolve(p, reading=True)
+        if path not in claims.inputs:
+            claims.inputs.append(path)
+    for p in deep:
+        claims.deep.add(resolve(p, reading=True))
+
+
+def _reads_subfolders(folder: Path, claims: _Claims) -> bool:
+    """Whether a reader of the input folder ``folder`` looks into its subfolders."""
+    return folder in claims.deep or any((folder / m).exists() for m in WHOLE_FOLDER_MARKS)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path != folder and path.is_relative_to(folder)
+
+
+# ----------------------------------------------------------------------------- claims
+
+
 class Outputs:
     """The outputs of one command run, checked against its inputs before any work.
 
@@ -162,6 +501,9 @@ class Outputs:
     ----------
     inputs
         Every path the command reads (files or folders; ``None`` entries are ignored).
+        Each must be a readable regular file or folder (a FIFO, a device, a socket or a
+        link loop is an :class:`~benchcheck.errors.InputError`); a missing one is left to
+        its reader to report.
     force
         Allow replacing outputs that exist.
 
@@ -169,58 +511,144 @@ class Outputs:
 
     def __init__(self, inputs: Iterable[str | Path | None] = (), *, force: bool = False) -> None:
         self.force = force
-        self._inputs = [Path(p).resolve() for p in inputs if p is not None and str(p) != "-"]
-        self._claimed: dict[Path, str] = {}
+        session = _SESSION.get()
+        self._claims = session if session is not None else _Claims()
+        _add_inputs(self._claims, inputs)
+        self._mine: dict[Path, str] = {}
+
+    @property
+    def _inputs(self) -> list[Path]:
+        return self._claims.inputs
+
+    def close(self) -> None:
+        """Release the locks of a library call's claims (a command's run releases its own)."""
+        if self._claims.private:
+            self._claims.release()
 
     def _is_input(self, target: Path) -> bool:
         for src in self._inputs:
             if _same(target, src):
                 return True
-            if src.is_dir() and target.exists() and target.is_relative_to(src):
-                return True  # a file an input folder holds (a split read by name, say)
+            if src.is_dir() and _within(target, src):
+                return True  # a file an input folder holds, or would hold
         return False
 
-    def _claim(self, target: Path, param: str) -> None:
-        other = self._claimed.get(target)
-        if other is not None and other != param:
-            raise UsageError(f"{{{param}}} and {{{other}}} name the same path {target}")
-        if self._is_input(target):
+    def _check_others(self, target: Path, param: str, kind: str) -> None:
+        """Refuse an output inside another output of the run, or holding one."""
+        mine = self._mine.get(target)
+        if mine is not None and mine != param:
+            raise UsageError(f"{{{param}}} and {{{mine}}} name the same path {target}")
+        claims = self._claims
+        for folder, other in claims.folders.items():
+            if _within(target, folder):
+                raise UsageError(
+                    f"{{{param}}}: {target} is inside the folder {{{other}}} writes ({folder}); "
+                    "choose a path outside it"
+                )
+        if kind == "file" and target in claims.folders:
+            other = claims.folders[target]
+            raise UsageError(f"{{{param}}}: {target} is the folder {{{other}}} writes")
+        if kind == "folder":
+            if target in claims.files:
+                raise UsageError(f"{{{param}}}: {target} is the file {{{claims.files[target]}}}")
+            for path, other in [*claims.files.items(), *claims.folders.items()]:
+                if _within(path, target):
+                    raise UsageError(
+                        f"{{{other}}}: {path} is inside the folder {{{param}}} writes "
+                        f"({target}); choose a path outside it"
+                    )
+
+    def _claim(self, target: Path, param: str, kind: str) -> None:
+        self._check_others(target, param, kind)
+        if kind == "file" and self._is_input(target):
+            if self._is_plain_input(target):
+                raise UsageError(
+                    f"{{{param}}}: refusing to write {target}: it is an input of this command"
+                )
+            folder = next(s for s in self._inputs if s.is_dir() and _within(target, s))
             raise UsageError(
-                f"{{{param}}}: refusing to write {target}: it is an input of this command"
+                f"{{{param}}}: refusing to write {target}: it is inside the input folder "
+                f"{folder} (a later read of the folder could take it for data); write it elsewhere"
             )
-        self._claimed[target] = param
+        lock = _acquire(target, param)
+        if lock is not None:
+            self._claims.locks.append(lock)
+        (self._claims.files if kind == "file" else self._claims.folders)[target] = param
+        self._mine[target] = param
+
+    def _is_plain_input(self, target: Path) -> bool:
+        return any(_same(target, src) for src in self._inputs)
 
     def file(self, path: str | Path | None, *, param: str) -> Path | None:
         """Claim a file output; ``None`` and ``-`` (standard output) pass through as ``None``."""
         if path is None or str(path) == "-":
             return None
-        target = Path(path).resolve()
+        target = resolve(path, param=param)
         if target.is_dir():
             raise UsageError(f"{{{param}}}: {path} is a folder; expected a file path")
         if target.exists() and not target.is_file():
             return Path(path)  # a device or a pipe (/dev/null): nothing to lose, written into
         if target.parent.exists() and not target.parent.is_dir():
             raise UsageError(f"{{{param}}}: {target.parent} is a file, not a folder")
-        self._claim(target, param)
+        self._claim(target, param, "file")
         if target.exists() and not self.force:
             raise UsageError(f"{{{param}}}: {path} exists; pass {{force}} to overwrite it")
         return Path(path)
 
+    def reserve(self, path: str | Path, *, param: str) -> Path:
+        """Claim a folder a library writer fills later under its own rules (its lock, now).
+
+        The checks that need no list of files run before any work: never an input nor
+        inside one, never holding or inside another output, no other run writing it. The
+        writer's own :meth:`folder` claim of the same path then passes these again.
+        """
+        target = resolve(path, param=param)
+        if target.exists() and not target.is_dir():
+            raise UsageError(f"{{{param}}}: {path} is a file; expected a folder")
+        for src in self._inputs:
+            inner = src.is_dir() and _within(target, src)
+            if _same(target, src) or (
+                inner and (target.exists() or _reads_subfolders(src, self._claims))
+            ):
+                raise UsageError(
+                    f"{{{param}}}: refusing to write into {path}: it is an input of this "
+                    "command, or inside one"
+                )
+        self._claim(target, param, "folder")
+        return Path(path)
+
     def folder(
-        self, path: str | Path, *, param: str, names: Iterable[str] | None = None
+        self,
+        path: str | Path,
+        *,
+        param: str,
+        names: Iterable[str] | None = None,
+        patterns: Iterable[str] = (),
     ) -> OutputFolder:
         """Claim a folder output that will hold the files ``names``.
 
-        An existing folder is accepted when it holds none of ``names`` (other files in it
-        are never touched); with ``names=None`` the folder must be absent or empty. Either
-        rule is lifted by ``force`` (then only the files written are replaced).
+        ``names=None``: the command owns the whole folder, which must be absent or empty;
+        ``force`` lifts that and the folder is then replaced whole. Otherwise an existing
+        folder is accepted when it holds none of ``names`` (other files in it are never
+        touched); ``force`` lifts that rule, and files matching ``patterns`` (the
+        command's files of an earlier run, e.g. ``expert_*.csv``) that this run does not
+        write again are removed.
         """
-        target = Path(path).resolve()
+        target = resolve(path, param=param)
         if target.exists() and not target.is_dir():
             raise UsageError(f"{{{param}}}: {path} is a file; expected a folder")
-        self._claim(target, param)
         for src in self._inputs:
-            if src.is_relative_to(target) and names is None:
+            if _same(target, src):
+                raise UsageError(
+                    f"{{{param}}}: refusing to write into {path}: it is an input of this command"
+                )
+            if src.is_dir() and _within(target, src):
+                if target.exists() or _reads_subfolders(src, self._claims):
+                    raise UsageError(
+                        f"{{{param}}}: refusing to write into {path}: it is inside the input "
+                        f"folder {src} (only a new folder may go inside a dataset folder)"
+                    )
+            if _within(src, target) and names is None:
                 raise UsageError(
                     f"{{{param}}}: refusing to write into {path}: it holds an input of this command"
                 )
@@ -232,7 +660,7 @@ class Outputs:
                 else [n for n in wanted if (target / n).exists()]
             )
             for name in wanted or ():
-                if self._is_input(target / name):
+                if self._is_plain_input(target / name):
                     raise UsageError(
                         f"{{{param}}}: refusing to write {target / name}: it is an input of "
                         "this command"
@@ -242,7 +670,26 @@ class Outputs:
                 raise UsageError(
                     f"{{{param}}}: {path} already holds {shown}; pass {{force}} to overwrite"
                 )
-        return OutputFolder(Path(path), names=wanted)
+        self._claim(target, param, "folder")
+        stale: list[str] = []
+        if target.is_dir() and self.force and wanted is not None:
+            stale = sorted(
+                p.name
+                for p in target.iterdir()
+                if any(fnmatch.fnmatchcase(p.name, pat) for pat in patterns)
+                and p.name not in wanted
+                and not any(_same(p.resolve(), src) or _within(src, p) for src in self._inputs)
+            )
+        return OutputFolder(
+            Path(path),
+            names=wanted,
+            replace=self.force and wanted is None,
+            stale=stale,
+            claims=self._claims,
+        )
+
+
+# ----------------------------------------------------------------------------- folders
 
 
 class OutputFolder:
@@ -250,53 +697,83 @@ class OutputFolder:
 
     Use as a context manager. A folder that did not exist is built under a temporary name
     and renamed into place whole; into an existing folder each staged file is renamed over
-    its final name (each file complete, the previous version or the new one). Files named
-    when claiming but not written this time are removed only if they are listed in
-    ``stale`` by the caller (e.g. what the previous run's manifest says it wrote).
+    its final name (each file complete, the previous version or the new one, as a killed run
+    leaves it), then the files this run did not write are removed: every one in a folder
+    replaced whole (``replace``), else those listed in ``stale`` (the command's own files of
+    an earlier run) and those given to :meth:`remove`.
     """
 
-    def __init__(self, path: Path, *, names: tuple[str, ...] | None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        names: tuple[str, ...] | None,
+        replace: bool = False,
+        stale: Iterable[str] = (),
+        claims: object = None,
+    ) -> None:
         self.path = path
         self.names = names
         self._stage: Path | None = None
         self._new = not path.exists()
-        self._remove: list[str] = []
+        self._replace = replace and not self._new
+        self._remove: list[str] = list(stale)
+        self._claims = claims  # keeps a library call's locks until the folder is written
         self.written: list[Path] = []
 
     def __enter__(self) -> OutputFolder:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(self.path)
-        self._stage = _tmp_name(self.path)
-        self._stage.mkdir()
+        with _writing(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temporaries(self.path)
+            self._stage = _tmp_name(self.path)
+            self._stage.mkdir()
         return self
 
     def stage(self, name: str) -> Path:
-        """Return the staging path of the file ``name`` (write there; it moves on success)."""
+        """Return the staging path of the file ``name`` (write there; it moves on success).
+
+        ``name`` is relative and stays inside the folder (:func:`inside`).
+        """
         assert self._stage is not None, "use OutputFolder as a context manager"
-        target = self._stage / name
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = inside(self._stage, name)
+        with _writing(self.path / name):
+            target.parent.mkdir(parents=True, exist_ok=True)
         self.written.append(self.path / name)
         return target
 
     def write(self, name: str, content: str | bytes) -> Path:
         """Stage ``content`` (text as UTF-8) as the file ``name``; returns its final path."""
         target = self.stage(name)
-        if isinstance(content, str):
-            target.write_text(content, encoding="utf-8")
-        else:
-            target.write_bytes(content)
+        with _writing(self.path / name):
+            if isinstance(content, str):
+                target.write_text(content, encoding="utf-8")
+            else:
+                target.write_bytes(content)
         return self.path / name
 
     def remove(self, name: str) -> None:
         """Remove ``name`` from the final folder on success (a file of an earlier run)."""
+        inside(self.path, name)
         self._remove.append(name)
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:
         stage = self._stage
         assert stage is not None
-        if kind is not None:
-            shutil.rmtree(stage, ignore_errors=True)
-            return
+        try:
+            if kind is not None:
+                shutil.rmtree(stage, ignore_errors=True)
+                return
+            try:
+                with _writing(self.path):
+                    self._commit(stage)
+            except BaseException:
+                shutil.rmtree(stage, ignore_errors=True)
+                raise
+        finally:
+            if isinstance(self._claims, _Claims) and self._claims.private:
+                self._claims.release()  # a library call's claims end with its write
+
+    def _commit(self, stage: Path) -> None:
         for path in stage.rglob("*"):
             if path.is_file():
                 _fsync_file(path)
@@ -308,10 +785,19 @@ class OutputFolder:
         for path in sorted(p for p in stage.rglob("*") if p.is_file()):
             final = self.path / path.relative_to(stage)
             final.parent.mkdir(parents=True, exist_ok=True)
-            if final.is_dir():
+            if final.is_dir() and not final.is_symlink():
                 shutil.rmtree(final)
             os.replace(path, final)
+        written = {p.relative_to(self.path).parts[0] for p in self.written}
+        if self._replace:  # the command owns the folder: nothing of an earlier run stays
+            self._remove += [p.name for p in self.path.iterdir() if not p.name.startswith(".")]
         for name in self._remove:
-            (self.path / name).unlink(missing_ok=True)
+            if name in written:
+                continue
+            gone = self.path / name
+            if gone.is_dir() and not gone.is_symlink():
+                shutil.rmtree(gone)
+            else:
+                gone.unlink(missing_ok=True)
         shutil.rmtree(stage, ignore_errors=True)
         _fsync_dir(self.path)

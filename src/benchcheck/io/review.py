@@ -166,10 +166,11 @@ def write_review(
 
     Without ``force``, a folder holding any file the package would write, or any expert
     CSV, is refused with a :class:`UsageError` naming them (and the answers filled). With
-    ``force`` those files are replaced and listed in :attr:`ReviewFiles.replaced`, so the
-    caller can say so. A file of the package that is one of ``inputs`` is refused even with
-    ``force``. Writes go through :class:`benchcheck.io.output.Outputs`: a new folder appears
-    whole, each file of an existing one is replaced atomically.
+    ``force`` those files are replaced (expert files of an earlier, larger package removed)
+    and listed in :attr:`ReviewFiles.replaced`, so the caller can say so. A file of the
+    package that is one of ``inputs`` is refused even with ``force``. Writes go through
+    :class:`benchcheck.io.output.Outputs`: a new folder appears whole, each file of an
+    existing one is replaced atomically.
     """
     from benchcheck.io.output import Outputs
 
@@ -184,7 +185,9 @@ def write_review(
             "pass {force} to overwrite it"
         )
     # the refusal above is this command's; Outputs still refuses writing over an input
-    folder = Outputs(inputs, force=True).folder(out, param="output", names=list(files))
+    folder = Outputs(inputs, force=True).folder(
+        out, param="output", names=list(files), patterns=("expert_*.csv",)
+    )
     with folder as staged:
         for name, text in files.items():
             staged.write(name, text)
@@ -336,12 +339,9 @@ def _natural(name: str) -> tuple[int, int, str]:
 
 
 def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
-    from benchcheck.io._text import read_text_file
+    from benchcheck.io._text import loads_json, read_text_file
 
-    try:
-        items = json.loads(read_text_file(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not a Label Studio or Argilla JSON export: {exc}", path=path) from None
+    items = loads_json(read_text_file(path), path)
     if not isinstance(items, list):
         raise InputError("a Label Studio or Argilla export is a JSON list", path=path)
     if not items:

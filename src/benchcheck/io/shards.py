@@ -23,7 +23,6 @@ workers and the same combination on the driver.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.model import Dataset, Split
-from benchcheck.errors import InputError
+from benchcheck.errors import InputError, UsageError
 from benchcheck.io._ner import build_ner_split, combine_splits  # combine_splits: public here
 
 MANIFEST = "_benchcheck_shards.json"
@@ -97,35 +96,44 @@ def is_shard_folder(path: str | Path) -> bool:
 
 def open_shards(path: str | Path) -> ShardFolder:
     """Read and check the manifest of a shard folder; errors name the folder."""
+    from benchcheck.io._text import loads_json, read_text_file
+    from benchcheck.io.output import inside, safe_name
+
     root = Path(path)
     manifest = root / MANIFEST
-    try:
-        meta = json.loads(manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not manifest.is_file():
         raise InputError(
             f"not a benchcheck shard folder (no {MANIFEST}); write one with benchcheck convert",
             path=root,
-        ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"unreadable shard manifest: {exc}", path=manifest) from None
+        )
+    meta = loads_json(read_text_file(manifest), manifest)
+    if not isinstance(meta, dict):
+        raise InputError("unreadable shard manifest: expected a JSON object", path=manifest)
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
         raise InputError(
             f"unknown shard format; expected {FORMAT} version {VERSION}",
             path=manifest,
             got=f"{meta.get('format')} {meta.get('version')}",
         )
+    if not isinstance(meta.get("splits"), dict):
+        raise InputError("unreadable shard manifest: expected an object of splits", path=manifest)
     splits = {}
     for name, info in meta["splits"].items():
-        files = tuple(root / name / f for f in info["shards"])
+        try:  # a crafted manifest must not make the reader open files outside the folder
+            safe_name(name, what="split name")
+            files = tuple(inside(root, Path(name) / safe_name(f)) for f in info["shards"])
+            n_sentences, n_tokens = int(info["n_sentences"]), int(info["n_tokens"])
+        except (UsageError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"unreadable shard manifest: {exc}", path=manifest) from None
         missing = [f for f in files if not f.is_file()]
         if missing:
             raise InputError("shard listed in the manifest is missing", path=missing[0])
         splits[name] = ShardSplit(
             name=name,
-            source=info["source"],
+            source=str(info.get("source", "")),
             shards=files,
-            n_sentences=int(info["n_sentences"]),
-            n_tokens=int(info["n_tokens"]),
+            n_sentences=n_sentences,
+            n_tokens=n_tokens,
         )
     return ShardFolder(root=root, name=meta["name"], task=meta["task"], splits=splits)
 

@@ -29,6 +29,9 @@ class _Span(msgspec.Struct):
     start: int
     end: int
     label: str
+    #: Prodigy's indices of the span's first and last token (inclusive), when given.
+    token_start: int | None = None
+    token_end: int | None = None
 
 
 class _Token(msgspec.Struct):
@@ -48,6 +51,17 @@ _EXPECTED = (
     'an object with "text", "spans" [{"start", "end", "label"}, ...] and, optionally, '
     '"tokens" [{"start", "end"}, ...]'
 )
+
+
+def _keys(row: _Line) -> int:
+    """Count the keys of one decoded line (its fields, and those of each span and token)."""
+    spans = 0
+    if row.spans is not None:
+        spans = 1 + sum(
+            3 + (x.token_start is not None) + (x.token_end is not None) for x in row.spans
+        )
+    tokens = 0 if row.tokens is None else 1 + 2 * len(row.tokens)
+    return 1 + spans + tokens + (row.answer is not None)
 
 
 def docbin_records(path: str | Path) -> SpanRecords:
@@ -77,7 +91,7 @@ def jsonl_records(path: str | Path) -> SpanRecords:
     path = Path(path)
     out = RecordCollector()
     with_tokens: bool | None = None
-    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED)
+    rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED, keys=_keys)
     for number, row in zip(lines, rows, strict=True):
         if row.answer in ("reject", "ignore"):
             continue
@@ -94,7 +108,37 @@ def jsonl_records(path: str | Path) -> SpanRecords:
         record = out.add(row.text, number, spans=spans)
         if row.tokens is not None:
             _tokens(out, record, row.tokens, row.text, path, number)
+            _check_token_indices(row.spans or [], row.tokens, path, number)
     return out.records(given_tokens='the file\'s "tokens"' if with_tokens else None)
+
+
+def _check_token_indices(spans: list[_Span], tokens: list[_Token], path: Path, line: int) -> None:
+    """Refuse a span whose ``token_start``/``token_end`` disagree with its character offsets.
+
+    The two describe the same span twice; when they differ one of them is wrong, and which
+    one the annotator meant cannot be told.
+    """
+    for x in spans:
+        if x.token_start is None and x.token_end is None:
+            continue
+        first = x.token_start if x.token_start is not None else x.token_end
+        last = x.token_end if x.token_end is not None else x.token_start
+        assert first is not None and last is not None
+        if not (0 <= first <= last < len(tokens)):
+            raise InputError(
+                f"span [{x.start}, {x.end}) {x.label!r} names tokens {first}..{last}, outside "
+                f"the line's {len(tokens)} tokens",
+                path=path,
+                line=line,
+            )
+        if tokens[first].start != x.start or tokens[last].end != x.end:
+            raise InputError(
+                f"span [{x.start}, {x.end}) {x.label!r} disagrees with its token_start/"
+                f"token_end ({first}..{last} cover [{tokens[first].start}, "
+                f"{tokens[last].end})); expected offsets and token indices of one span",
+                path=path,
+                line=line,
+            )
 
 
 def _tokens(

@@ -2,7 +2,10 @@ r"""CSV meant for spreadsheets: neutralise formula injection, and undo it when r
 
 A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return can be run as
 a formula by Excel, LibreOffice or Google Sheets when the file is opened (OWASP, "CSV
-Injection"). OWASP's remedy is to prefix such a cell with a single quote (``'``), which the
+Injection"). So can one whose first such character follows white space (a space, a
+no-break space, a line feed: some imports trim cells before they evaluate them), or is a
+full-width form (``＝``, ``＋``, ``－``, ``＠``, which some imports fold to ASCII).
+OWASP's remedy is to prefix such a cell with a single quote (``'``), which the
 spreadsheet shows as text; :func:`neutralise` does that to every string cell, and
 :func:`restore` removes exactly that prefix again when the file comes back, so a text that
 really starts with ``'=`` survives the round trip. Numbers and empty cells are left alone.
@@ -21,11 +24,18 @@ __all__ = ["FORMULA_STARTS", "neutralise", "neutralise_frame", "restore", "resto
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: The same read after white space is trimmed, or after full-width forms are folded.
+_TRIMMED_STARTS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def _formula(value: str) -> bool:
+    """Whether a spreadsheet could read ``value`` as a formula (as is, or trimmed/folded)."""
+    return value.startswith(FORMULA_STARTS) or value.lstrip().startswith(_TRIMMED_STARTS)
 
 
 def _risky(value: str) -> bool:
-    return value.startswith(FORMULA_STARTS) or (
-        value.startswith("'") and value[1:].startswith(("'", *FORMULA_STARTS))
+    return _formula(value) or (
+        value.startswith("'") and (value[1:].startswith("'") or _formula(value[1:]))
     )
 
 
@@ -52,7 +62,7 @@ def restore(value: str | None) -> str | None:
     if value is None or not value.startswith("'"):
         return value
     rest = value[1:]
-    return rest if _risky(rest) or rest.startswith(FORMULA_STARTS) else value
+    return rest if _risky(rest) or _formula(rest) else value
 
 
 def neutralise_frame(frame: pl.DataFrame) -> pl.DataFrame:

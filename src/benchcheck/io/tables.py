@@ -31,7 +31,13 @@ from benchcheck.data.columns import Columns
 from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
-from benchcheck.io._text import count_newlines, read_text_file, refuse_other_encodings
+from benchcheck.io._text import (
+    check_readable,
+    loads_json,
+    read_file_bytes,
+    read_text_file,
+    refuse_other_encodings,
+)
 from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
 from benchcheck.io.output import atomic_file
@@ -45,6 +51,7 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     Errors name the file and line (JSONL) and what was expected.
     """
     path = Path(path)
+    check_readable(path)
     if not path.exists():
         raise InputError("file not found", path=path)
     if path.is_dir():
@@ -53,26 +60,30 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     if suffix in (".jsonl", ".ndjson", ".json"):
         return _read_jsonl(path)
     if suffix in (".csv", ".tsv"):
-        return _read_delimited(path, "\t" if suffix == ".tsv" else ",")
+        return _rows(_read_delimited(path, "\t" if suffix == ".tsv" else ","), path)
     if suffix == ".parquet":
         try:
-            return pl.read_parquet(path)
+            frame = pl.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
             raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+        return _rows(frame, path)
     raise InputError(
         f"unknown table format; expected one of {', '.join(TABLE_SUFFIXES)}", path=path
     )
 
 
+def _rows(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """Refuse a table without rows (a header alone), as an empty JSONL file is refused."""
+    if frame.height == 0:
+        what = "a header and no rows" if path.suffix.lower() in (".csv", ".tsv") else "no rows"
+        raise InputError(f"the table has {what}; expected at least one row", path=path)
+    return frame
+
+
 def read_utf8(path: str | Path) -> str:
     """Read a whole text file as UTF-8 (a byte-order mark dropped); errors name file and line."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, found a directory", path=path) from None
+    raw = read_file_bytes(path)
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     try:
         return raw.decode("utf-8")
@@ -85,8 +96,9 @@ def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
     r"""Yield ``(1-based line number, parsed value)`` for each non-blank line of JSONL text.
 
     Splits on newlines only: ``str.splitlines()`` also breaks at U+0085, U+2028 and U+2029,
-    which JSON strings may hold unescaped. Invalid JSON raises :class:`InputError` naming
-    the line.
+    which JSON strings may hold unescaped. Each line is parsed by the one JSON rule
+    (:func:`benchcheck.io._text.loads_json`): invalid JSON, a key given twice, nesting too
+    deep or a lone surrogate raises :class:`InputError` naming the line.
 
     >>> list(json_lines('{"a": "x\u2028y"}\n\n[1]\n', "f.jsonl"))
     [(1, {'a': 'x\u2028y'}), (3, [1])]
@@ -94,11 +106,7 @@ def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=path, line=number) from None
-        yield number, value
+        yield number, loads_json(raw, path, line=number)
 
 
 def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
@@ -122,6 +130,7 @@ def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
         problem = _delimited_problem(text, sep)
         line, message = problem or (None, "the file is not well-formed")
         raise InputError(f"cannot read as {name}: {message}", path=path, line=line) from None
+    _refuse_repeated_columns(path, sep, frame.columns)
     if frame.width and frame[frame.columns[-1]].null_count():
         # polars pads a row with too few fields with nulls: a truncated file would pass
         short = _short_row(read_text_file(path), sep)
@@ -129,6 +138,24 @@ def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
             line, message = short
             raise InputError(f"cannot read as {name}: {message}", path=path, line=line)
     return frame.with_columns(pl.Series("__line__", _record_lines(path, sep, frame.height)))
+
+
+def _refuse_repeated_columns(path: Path, sep: str, columns: Sequence[str]) -> None:
+    """Refuse a header naming a column twice (polars would rename the second silently)."""
+    if not any(c.endswith("_duplicated_0") for c in columns):
+        return
+    with path.open("rb") as fh:
+        first = fh.readline().decode("utf-8", errors="replace").lstrip("\ufeff")
+    names: list[str] = next(_csv_reader(first, sep), [])
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(
+                f"the header names the column {name!r} twice; expected each column once",
+                path=path,
+                line=1,
+            )
+        seen.add(name)
 
 
 def _short_row(text: str, sep: str) -> tuple[int, str] | None:
@@ -278,23 +305,65 @@ def _schema_error(rows: list[dict[str, Any]], path: Path) -> InputError:
 def _read_jsonl_fast(path: Path) -> pl.DataFrame | None:
     """Use polars' NDJSON reader for the common case: no blank lines, flat objects, one schema.
 
-    Returns ``None`` (use the line-by-line reader, which gives precise errors) otherwise.
+    Returns ``None`` (use the line-by-line reader, which gives precise errors) otherwise:
+    also when a key might be given twice in a line (polars keeps the first) or a string
+    holds a surrogate escape (polars reads a lone one as NUL), which that reader checks.
     """
-    data = path.read_bytes()
+    data = read_file_bytes(path)
     if not _plain_jsonl(data):
         return None
     try:
         frame = pl.read_ndjson(data, infer_schema_length=None)
     except Exception:  # noqa: BLE001 - any parse problem: fall back to the precise reader
         return None
-    n_lines = count_newlines(data) + (0 if data.endswith(b"\n") else 1)
-    if frame.height != n_lines or frame.height == 0 or "__line__" in frame.columns:
+    if frame.height == 0 or "__line__" in frame.columns:
         return None
     if any(isinstance(dt, pl.Struct | pl.List | pl.Array | pl.Null) for dt in frame.dtypes):
         return None  # nested values: keep the reader whose typing other modules rely on
     if _hides_nested(frame, frame.columns, data):
         return None
+    if _keys_per_line(data, frame.width) != frame.height:
+        return None
     return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__"))
+
+
+def _keys_per_line(data: bytes | mmap.mmap, keys: int) -> int | None:
+    r"""Count the lines if each (a flat JSON object) writes ``keys`` keys and no ``\ud…``.
+
+    In JSON a quote followed by a colon ends a key and nothing else (a quote inside a
+    string is escaped), so counting that pair per line tells, without parsing, that no line
+    gives a key twice (polars would keep the first silently) or lacks one. Lines written
+    otherwise (a space before the colon, an escaped quote before one inside a text, a blank
+    line) count differently, and so does a file with a surrogate escape (polars reads a lone
+    one as NUL): then ``None``, and the caller takes the precise reader, which checks both.
+    Counted with numpy a block at a time, in one pass (``benchmarks/reliability_bench.py``
+    times it). One double fault passes: a line giving one key twice *and* lacking another.
+
+    >>> _keys_per_line(b'{"a": 1}\n{"a": 2}', 1), _keys_per_line(b'{"a": 1, "a": 2}\n', 1)
+    (2, None)
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 24
+    carry = lines = 0
+    for lo in range(0, a.size, step):
+        hi = min(lo + step, a.size)
+        block = a[lo : min(hi + 2, a.size)]  # two bytes more: a pattern across the cut
+        back = np.flatnonzero(block[:-2] == 92)  # escapes: a \ud... is a surrogate
+        if back.size and ((block[back + 1] == 117) & ((block[back + 2] | 32) == 100)).any():
+            return None
+        pair = np.flatnonzero((block[:-1] == 34) & (block[1:] == 58))
+        pair = pair[pair < hi - lo]
+        ends = np.flatnonzero(block[: hi - lo] == 10)
+        per_line = np.bincount(np.searchsorted(ends, pair), minlength=ends.size + 1)
+        per_line[0] += carry
+        if ends.size and not (per_line[: ends.size] == keys).all():
+            return None
+        lines += int(ends.size)
+        carry = int(per_line[ends.size])
+    del a
+    if carry not in (0, keys):
+        return None
+    return lines + (1 if carry else 0)
 
 
 def _hides_nested(frame: pl.DataFrame, columns: Iterable[str], data: bytes | mmap.mmap) -> bool:
@@ -660,13 +729,14 @@ def _read_jsonl_columns(
         return None
     # The checks read the file through a memory map and polars reads it by path: the
     # bytes are never copied into Python (0.14 s saved on 200 MB).
+    check_readable(path)
     with _mapped(path) as data:
         if data is None or not _plain_jsonl(data):
             return None
         end = data.find(b"\n")
         try:
             keys = set(json.loads(data[: end if end >= 0 else len(data)]))
-        except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, TypeError, UnicodeDecodeError, RecursionError):
             return None
         if task == "pair" and text_a is None and text_b is None:
             found = _pair_columns(keys)
@@ -692,10 +762,7 @@ def _read_jsonl_columns(
             return None
         if _hides_nested(frame, wanted, data):
             return None
-        as_bytes = np.frombuffer(data, dtype=np.uint8)
-        n_lines = int(np.count_nonzero(as_bytes == 10)) + (0 if as_bytes[-1] == 10 else 1)
-        del as_bytes  # the map cannot close while numpy holds it
-        if frame.height != n_lines:
+        if _keys_per_line(data, len(keys)) != frame.height:
             return None
         return frame.with_columns(
             pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("__line__")

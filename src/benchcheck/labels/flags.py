@@ -56,8 +56,10 @@ def parse_bins(text: str | Sequence[float]) -> tuple[float, ...]:
             raise UsageError(f"{{bins}} expects comma-separated numbers, got {text!r}") from None
     else:
         edges = tuple(float(v) for v in text)
+    if not all(math.isfinite(e) for e in edges):
+        raise UsageError(f"{{bins}} edges must be finite numbers, got {edges}")
     if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
-        raise UsageError(f"{{bins}} needs at least two increasing edges, got {edges}")
+        raise UsageError(f"{{bins}} needs at least two strictly increasing edges, got {edges}")
     if edges[0] < 0 or edges[-1] > 1:
         raise UsageError(f"{{bins}} edges must lie in [0, 1], got {edges}")
     return edges

@@ -276,7 +276,12 @@ def build_review(
         raise InputError("the flags file has no text column (text, or text_a and text_b)")
     lines = flags["__line__"].to_list() if "__line__" in flags.columns else None
     flags = normalise_flags(flags.drop("__line__", strict=False))
-    _refuse_duplicate_ids(flags["id"].cast(pl.String).to_list(), lines)
+    ids = flags["id"].cast(pl.String).to_list()
+    missing = next((k for k, i in enumerate(ids) if i is None or not i.strip()), None)
+    if missing is not None:  # a flag without an id can never be joined back
+        line = None if lines is None else int(lines[missing])
+        raise InputError("missing id (null or empty); expected every flag to have one", line=line)
+    _refuse_duplicate_ids(ids, lines)
     flagged = flags["flagged"].fill_null(False).to_numpy()
     flagged_idx = np.flatnonzero(flagged)
     rng = np.random.default_rng(seed)

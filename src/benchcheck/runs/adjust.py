@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck.errors import InputError
 from benchcheck.io.source import DataSource
 
 if TYPE_CHECKING:
@@ -86,5 +87,10 @@ def run_adjust(
     from benchcheck.metrics.adjust import adjust
 
     dataset = source.load()
+    if target.split not in dataset.split_names:  # say which dataset lacks it
+        where = source.path or ", ".join(source.splits.values())
+        raise InputError(
+            f"no split {target.split!r}; the dataset has {dataset.split_names}", path=where
+        )
     run = AdjustRun(adjust(dataset, **asdict(target)), dataset[target.split])
     return run if folder is None else run.write(folder)

@@ -219,7 +219,10 @@ def build_matrix(
             right_unmatched=1.0,
         )
     if preds:
-        m = matrix_from_predictions(ids, labels, preds, intersect=intersect, source=data)
+        try:
+            m = matrix_from_predictions(ids, labels, preds, intersect=intersect, source=data)
+        except UsageError as exc:  # the items the models answered: say which data
+            raise InputError(exc.message, path=data) from None
     else:
         m = None
     if scores is None:

@@ -137,7 +137,10 @@ def write_remedy(
     from benchcheck.labels.remedies import RemedyResult, remedy_file_names
 
     names = remedy_file_names(source)
-    folder = Outputs([source], force=force).folder(out, param="output", names=names)
+    earlier = ("cleaned.*", "ablation_random.*")  # an earlier run's, in another format
+    folder = Outputs([source], force=force).folder(
+        out, param="output", names=names, patterns=earlier
+    )
     files: dict[str, str] = {}
     with folder:
         for key, name in zip(("cleaned", "ablation_random"), names, strict=True):
@@ -181,7 +184,7 @@ def run_remedy(
     """
     import polars as pl
 
-    from benchcheck.io.tables import read_rows
+    from benchcheck.io.tables import read_rows, scalar_strings
     from benchcheck.labels.remedies import apply_remedy
 
     if (judgments is None) == (flags is None):
@@ -196,7 +199,12 @@ def run_remedy(
     ids = (
         rows[idc].cast(pl.String) if idc else pl.Series("id", [str(i) for i in range(rows.height)])
     )
-    frame = pl.DataFrame({"id": ids, "label": rows[label].cast(pl.String)})
+    values = scalar_strings(rows, label, path=data, what="label")
+    if values.null_count():  # a row without its label cannot be kept, flipped or dropped
+        k = int(values.is_null().arg_true()[0])
+        line = int(rows["__line__"][k]) if "__line__" in rows.columns else None
+        raise InputError(f"missing value in column {label!r}", path=data, line=line)
+    frame = pl.DataFrame({"id": ids, "label": values})
     if "__line__" in rows.columns:
         frame = frame.with_columns(rows["__line__"].alias("line"))
     labels: tuple[str, ...] | None = None

@@ -292,7 +292,7 @@ def looks_like_suite(path: str | Path) -> bool:
 
 def load_taxonomy(path: str | Path) -> Taxonomy:
     """Read a taxonomy from a TOML or JSON file (see the module docstring for the form)."""
-    from benchcheck.io._text import read_text_file
+    from benchcheck.io._text import loads_json, nested_too_deeply, read_text_file
 
     path = Path(path)
     if not path.exists():
@@ -304,7 +304,11 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
 
             data = tomllib.loads(text)
         else:
-            data = json.loads(text)
+            data = loads_json(text, path)
+    except InputError:
+        raise
+    except RecursionError:
+        raise nested_too_deeply(path) from None
     except Exception as exc:  # noqa: BLE001 - tomllib and json raise different errors
         line = getattr(exc, "lineno", None)
         raise InputError(f"cannot parse taxonomy: {exc}", path=path, line=line) from None

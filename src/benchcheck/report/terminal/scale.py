@@ -111,7 +111,7 @@ def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
     hist = payload["histogram"]
     top = max(hist["counts"]) or 1
     for lo, hi, c in zip(hist["edges"][:-1], hist["edges"][1:], hist["counts"], strict=True):
-        out.append(f"  {lo:.1f}-{hi:.1f} {'#' * round(30 * c / top):<30} {c}")
+        out.append(f"  {num(lo, 1)}-{num(hi, 1)} {'#' * round(30 * c / top):<30} {c}")
     worst = sorted(
         (
             i

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from benchcheck.io.typed import ABSENT, REST, AbsentType, JsonResult
 from benchcheck.report.html import card, cards, esc, figure, long_text, num_cell, show_text
@@ -80,6 +80,10 @@ class FlagCounts(JsonResult):
     labels: tuple[str, ...]
 
 
+#: The text columns a flagged example can hold (the data's columns, named as the reader names them).
+TextColumn = Literal["text", "text_a", "text_b"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class FlaggedExample(JsonResult):
     """One flag: rank (by error score), id, texts, both labels, scores, bin, ``p_<label>``."""
@@ -109,7 +113,7 @@ class LabelErrors(JsonResult):
     default_judge: DefaultJudgeNote | AbsentType = ABSENT
     dataset: DatasetInfo
     judge: JudgeInfo
-    text_columns: tuple[str, ...]
+    text_columns: tuple[TextColumn, ...]
     summary: FlagCounts
     bins: tuple[float, ...]
     examples: tuple[FlaggedExample, ...]
@@ -313,7 +317,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                 ]
                 for e in ex
             ]
-            head = ["rank", "id", *cols, "original", "LLM", "confidence", "error score ↑"]
+            head = ["rank", "id", *[md_text(c) for c in cols], "original", "LLM", "confidence"]
+            head.append("error score ↑")
             out.append(md_table(head, rows, right=[0, 4 + len(cols), 5 + len(cols)]))
         return out
 

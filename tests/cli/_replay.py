@@ -1,0 +1,1110 @@
+"""Issue 29's adversarial cases, one function each, grouped by class: the replay.
+
+Each case runs on a fresh copy of the sweep's workspace (:func:`_sweep.build_workspace`) in
+``CASE/ws``, with ``CASE`` itself watched: a file appearing outside ``ws`` is a write
+outside the output, whatever else the case checks. A case passes (the class *held*) when
+it returns; it fails with an ``AssertionError`` saying what happened. The checks are the
+contract of the issue: a refusal is exit code 2 (or 74 where the system failed a write)
+with one ``error:`` line on standard error and no traceback, nothing written and no input
+changed; an accepted input gives exit code 0 and the right result.
+
+``tests/cli/test_replay.py`` runs every case under pytest (one named regression test each);
+``python tests/cli/_replay.py`` prints tried / held per class, as the issue counts them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+SRC = HERE.parents[1] / "src"
+
+#: class → [(name, function)], in the issue's order
+CASES: dict[str, list[tuple[str, Callable[[Path], None]]]] = {}
+
+
+def case(cls: str, name: str) -> Callable[[Callable[[Path], None]], Callable[[Path], None]]:
+    """Register a case of class ``cls``."""
+
+    def register(fn: Callable[[Path], None]) -> Callable[[Path], None]:
+        CASES.setdefault(cls, []).append((name, fn))
+        return fn
+
+    return register
+
+
+# ----------------------------------------------------------------------------- running
+
+
+@dataclass
+class Run:
+    """What one command did."""
+
+    rc: int
+    out: str
+    err: str
+
+    def lines(self) -> list[str]:
+        return [x for x in self.err.splitlines() if x.strip()]
+
+
+def run(ws: Path, *argv: str) -> Run:
+    """Run ``benchcheck argv`` in process, in the folder ``ws``."""
+    from benchcheck.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = Path.cwd()
+    os.chdir(ws)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(argv))
+    finally:
+        os.chdir(old)
+    return Run(rc, out.getvalue(), err.getvalue())
+
+
+def run_process(
+    ws: Path, *argv: str, timeout: float = 120, **kw: object
+) -> subprocess.CompletedProcess[str]:
+    """Run ``benchcheck argv`` in a fresh Python process (signals, limits, closed streams)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    code = "import sys; from benchcheck.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=ws,
+        env=env,
+        timeout=timeout,
+        text=True,
+        capture_output=True,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def refused(r: Run, *needles: str, codes: tuple[int, ...] = (2,)) -> None:
+    """Exit ``codes``, one ``error:`` line holding every needle, no traceback."""
+    lines = r.lines()
+    assert r.rc in codes, f"exit {r.rc}, expected {codes}: {r.err[-500:]!r}"
+    assert "Traceback" not in r.err + r.out, r.err[-800:]
+    assert len(lines) == 1 and lines[0].startswith("error:"), f"not one error line: {lines!r}"
+    for needle in needles:
+        assert needle in lines[0], f"{needle!r} not in {lines[0]!r}"
+
+
+def ok(r: Run) -> None:
+    assert r.rc == 0, f"exit {r.rc}: {r.err[-800:]!r}"
+    assert "Traceback" not in r.err, r.err[-800:]
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` (hidden ones too): file bytes, or None for a folder."""
+    out: dict[str, bytes | None] = {}
+    for p in sorted(folder.rglob("*")):
+        rel = str(p.relative_to(folder))
+        if p.is_symlink() or not (p.is_file() or p.is_dir()):
+            out[rel] = b"<special>"
+        elif p.is_dir():
+            out[rel] = None
+        else:
+            out[rel] = p.read_bytes()
+    return out
+
+
+def changes(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> list[str]:
+    """Paths added, removed or changed between two snapshots."""
+    return sorted(k for k in set(before) | set(after) if before.get(k, 0) != after.get(k, 0))
+
+
+@contextlib.contextmanager
+def nothing_written(ws: Path) -> Iterator[None]:
+    """Assert that the block leaves ``ws`` exactly as it was (no output, no input changed)."""
+    before = snapshot(ws)
+    yield
+    changed = changes(before, snapshot(ws))
+    assert not changed, f"written or changed: {changed[:8]}"
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging (a FIFO opened for reading blocks until a writer comes)."""
+
+    def fail(signum: int, frame: object) -> None:
+        raise TimeoutError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+ITEMS = ("--predictions", "a=pa.jsonl", "--predictions", "b=pb.jsonl")
+
+
+# ----------------------------------------------------------------------------- traversal
+
+T = "path traversal"
+
+
+@case(T, "convert: split name ../../evil")
+def _(ws: Path) -> None:
+    r = run(ws, "convert", "--split", "../../evil=ner/train.txt", "--split", "test=ner/test.txt")
+    refused(r, "split name", "../../evil")
+    assert not (ws / "data.parquet").exists()
+
+
+@case(T, "convert: absolute split name")
+def _(ws: Path) -> None:
+    target = ws.parent / "abs"
+    with nothing_written(ws):
+        refused(run(ws, "convert", "--split", f"{target}=ner/train.txt", "-o", "sh"), "split name")
+    assert not target.exists()
+
+
+@case(T, "convert: split name of 10 KB")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "convert", "--split", "a" * 10_000 + "=ner/train.txt"), "10000 characters")
+
+
+@case(T, "convert: split name '.'")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "convert", "--split", ".=ner/train.txt", "-o", "sh"), "split name '.'")
+
+
+@case(T, "convert: split name '..'")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "convert", "--split", "..=ner/train.txt", "-o", "sh"), "split name '..'")
+
+
+@case(T, "convert: split name with a control character")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "convert", "--split", "tr\x1bain=ner/train.txt", "-o", "sh"))
+
+
+@case(T, "stats: a crafted shard manifest naming ../ files")
+def _(ws: Path) -> None:
+    ok(run(ws, "convert", "ner", "-o", "sh"))
+    manifest = ws / "sh" / "_benchcheck_shards.json"
+    meta = json.loads(manifest.read_text())
+    meta["splits"]["test"]["shards"] = ["../../../ner/train.txt"]
+    manifest.write_text(json.dumps(meta))
+    refused(run(ws, "stats", "sh"), "unreadable shard manifest")
+
+
+@case(T, "review export: --experts 27 (expert_{ after expert_z)")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--experts", "27"))
+
+
+@case(T, "output folder: a staged name that leaves the folder")
+def _(ws: Path) -> None:
+    from benchcheck.errors import UsageError
+    from benchcheck.io.output import Outputs
+
+    for name in ("../escape.txt", str(ws / "abs.txt"), "a/../../x.txt"):
+        try:
+            with Outputs([]).folder(ws / "out", param="output") as folder:
+                folder.write(name, "x")
+        except UsageError:
+            pass
+        else:
+            raise AssertionError(f"{name!r} was written")
+    (ws / "out").mkdir()
+    (ws / "out" / "link").symlink_to(ws.parent)
+    try:
+        with Outputs([], force=True).folder(ws / "out", param="output", names=["x"]) as folder:
+            folder.stage("link/escape.txt")  # the staging folder has no such link
+            folder.write("x", "y")
+    except UsageError:
+        pass
+    assert not (ws.parent / "escape.txt").exists() and not (ws / "escape.txt").exists()
+
+
+# ----------------------------------------------------------------------------- inputs
+
+OUT = "output safety"
+
+
+#: An input named in an option value, then given as --json with --force: (name, (the input,
+#: how to make it: a command, a JSON text, or @FILE to copy), the command).
+_BINS = "bins gold.jsonl --bootstrap 100 --json bins.json"
+_OPTION_INPUTS = [
+    ("stats --type-map @map.json", ("map.json", '{"PER": "PERSON"}'),
+     "stats ner --type-map @map.json"),
+    ("rank --precision bins.json", ("bins.json", _BINS),
+     "rank data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl --flags flags.jsonl "
+     "--precision bins.json"),
+    ("rank --error-rate er.json", ("er.json", "error-rate gold.jsonl --json er.json"),
+     "rank data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl --gold gold.jsonl "
+     "--error-rate er.json"),
+    ("audit --error-rate er.json", ("er.json", "error-rate gold.jsonl --json er.json"),
+     "audit data.jsonl --no-judge --predictions a=pa.jsonl --predictions b=pb.jsonl "
+     "--error-rate er.json -o rep"),
+    ("diagnose --taxonomy tax.json", ("tax.json", '{"Logic": ["Negation"]}'),
+     "diagnose --suite suite.jsonl --predictions b=preds.jsonl --taxonomy tax.json"),
+    ("human --taxonomy tax.json", ("tax.json", '{"Logic": ["Negation"]}'),
+     "human --suite suite.jsonl --annotations annotations.jsonl --taxonomy tax.json"),
+    ("leakage --corpus 'corpus*.parquet'", ("corpus.parquet", ""),
+     "leakage --test test_items.jsonl --corpus corpus*.parquet"),
+    ("stats --predictions m=pred.txt", ("pred.txt", "@ner/test.txt"),
+     "stats ner --predictions m=pred.txt"),
+]  # fmt: skip
+
+
+def _option_input(make: tuple[str, str], command: str) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        name, how = make
+        if how.startswith("@"):
+            shutil.copy(ws / how[1:], ws / name)
+        elif how.startswith("{"):
+            (ws / name).write_text(how)
+        elif how:
+            ok(run(ws, *shlex.split(how)))
+        with nothing_written(ws):
+            refused(run(ws, *shlex.split(command), "--json", name, "--force"), name, "input")
+
+    return check
+
+
+for _name, _make, _command in _OPTION_INPUTS:
+    CASES.setdefault(OUT, []).append(
+        (f"{_name} --json {_make[0]} --force", _option_input(_make, _command))
+    )
+
+
+def _json_inside(ws: Path, argv: tuple[str, ...], folder: str, inner: str, prepare: str) -> None:
+    """A --json naming a file inside the -o folder is refused; the folder's file is kept."""
+    if prepare:
+        shutil.copytree(ws / prepare, ws / folder)
+    else:
+        (ws / folder).mkdir()
+        (ws / folder / inner).write_text("the folder's own file\n")
+    with nothing_written(ws):
+        refused(run(ws, *argv, "-o", folder, "--json", f"{folder}/{inner}", "--force"), "inside")
+
+
+@case(OUT, "review export -o rev --json rev/key.jsonl (the private key)")
+def _(ws: Path) -> None:
+    _json_inside(ws, ("review", "export", "flags.jsonl"), "rev", "key.jsonl", "review")
+
+
+@case(OUT, "review export -o rev --json rev/expert_a.csv")
+def _(ws: Path) -> None:
+    _json_inside(ws, ("review", "export", "flags.jsonl"), "rev", "expert_a.csv", "review")
+
+
+@case(OUT, "audit -o rep --json rep/report.html")
+def _(ws: Path) -> None:
+    _json_inside(ws, ("audit", "ner", "--no-judge"), "rep", "report.html", "audit")
+
+
+@case(OUT, "items -o out --json out/items.csv")
+def _(ws: Path) -> None:
+    _json_inside(ws, ("items", "data.jsonl", *ITEMS), "out", "items.csv", "")
+
+
+@case(OUT, "remedy -o out --json out/cleaned.jsonl")
+def _(ws: Path) -> None:
+    _json_inside(
+        ws, ("remedy", "data.jsonl", "--judgments", "j.parquet"), "out", "cleaned.jsonl", ""
+    )
+
+
+@case(OUT, "adjust -o out --json out/test.txt")
+def _(ws: Path) -> None:
+    argv = ("adjust", "ner", "--split", "test", "--metric", "leakage_ratio", "--target", "0.2")
+    _json_inside(ws, argv, "out", "test.txt", "")
+
+
+@case(OUT, "review export --json rev (the -o folder itself)")
+def _(ws: Path) -> None:
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--json", "rev"), "rev")
+
+
+@case(OUT, "sample ner2 -o ner2/dev.txt (into the input dataset)")
+def _(ws: Path) -> None:
+    shutil.copytree(ws / "ner", ws / "ner2")
+    (ws / "ner2" / "dev.txt").unlink()
+    with nothing_written(ws):
+        refused(run(ws, "sample", "ner2", "-o", "ner2/dev.txt"), "inside the input folder")
+    ok(run(ws, "stats", "ner2"))
+
+
+@case(OUT, "audit ner -o ner/report: a new folder inside the dataset is allowed")
+def _(ws: Path) -> None:
+    ok(run(ws, "audit", "ner", "--no-judge", "-o", "ner/report"))
+    assert (ws / "ner" / "report" / "results.json").is_file()
+    ok(run(ws, "stats", "ner"))  # the dataset still reads as it did
+    r = run(ws, "audit", "ner", "--no-judge", "-o", "ner/report", "--force")  # now it exists
+    refused(r, "inside the input folder")
+
+
+@case(OUT, "flag -o x.jsonl while another run holds x.jsonl")
+def _(ws: Path) -> None:
+    with _holding(ws, "x.jsonl"), nothing_written(ws):
+        r = run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl")
+        refused(r, "another benchcheck run")
+    ok(run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl"))
+    assert not (ws / ".x.jsonl.lock").exists()
+
+
+@case(OUT, "review export into one new folder while another run writes it")
+def _(ws: Path) -> None:
+    with _holding(ws, "rev", folder=True), nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev"), "another benchcheck run")
+
+
+@case(OUT, "a stale lock (its run was killed) is taken over")
+def _(ws: Path) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (ws / ".x.jsonl.lock").write_text(f"{gone.stdout.strip()} 1\n")
+    ok(run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl"))
+    assert (ws / "x.jsonl").is_file() and not (ws / ".x.jsonl.lock").exists()
+
+
+@case(OUT, "two flag runs without --force: the second refuses")
+def _(ws: Path) -> None:
+    ok(run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl"))
+    first = (ws / "x.jsonl").read_bytes()
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl"), "exists")
+    assert (ws / "x.jsonl").read_bytes() == first
+
+
+@case(OUT, "review export --experts 2 --force over a 4-expert package: no stale expert files")
+def _(ws: Path) -> None:
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--experts", "4"))
+    (ws / "rev" / "notes.txt").write_text("mine\n")
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--experts", "2", "--force"))
+    names = sorted(p.name for p in (ws / "rev").iterdir())
+    assert "expert_c.csv" not in names and "expert_d.csv" not in names, names
+    assert "notes.txt" in names  # a file the command never writes stays
+
+
+@case(OUT, "adjust --force over an earlier adjustment: the folder is replaced whole")
+def _(ws: Path) -> None:
+    argv = ("adjust", "ner", "--split", "test", "--metric", "leakage_ratio", "-o", "out")
+    ok(run(ws, *argv, "--target", "0.1", "--target", "0.3"))
+    ok(run(ws, *argv, "--target", "0.2", "--force"))
+    names = sorted(p.name for p in (ws / "out").iterdir())
+    assert not any(n.startswith("target_") for n in names), names
+
+
+@contextlib.contextmanager
+def _holding(ws: Path, name: str, *, folder: bool = False) -> Iterator[None]:
+    """Another process claims ``ws/name`` (as a run does) and holds it until the block ends."""
+    claim = "o.folder(sys.argv[1], param='output')" if folder else "o.file(sys.argv[1], param='o')"
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from benchcheck.io.output import Outputs, output_session
+        with output_session():
+            o = Outputs([])
+            {claim}
+            print("held", flush=True)
+            sys.stdin.read()
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(ws / name)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+# ----------------------------------------------------------------------------- readers
+
+R = "readers"
+
+#: One reader per row: argv with {f} where the file goes, and the file it replaces.
+READERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "conll": (("stats", "--split", "test={f}"), "ner/test.txt"),
+    "ner folder": (("stats", "{f}"), "ner"),
+    "pair table": (
+        ("stats", "{f}", "--task", "pair", "--text-a", "text_a", "--text-b", "text_b"),
+        "data.jsonl",
+    ),
+    "judgments": (("flag", "{f}", "--data", "data.jsonl"), "j.parquet"),
+    "flag data": (("flag", "j.parquet", "--data", "{f}"), "data.jsonl"),
+    "flags": (("review", "export", "{f}", "-o", "rev"), "flags.jsonl"),
+    "gold": (("error-rate", "{f}"), "gold.jsonl"),
+    "expert file": (
+        ("review", "import", "{f}", "--key", "review/key.jsonl", "-o", "g.jsonl"),
+        "review/expert_a.csv",
+    ),
+    "scores": (
+        ("rerank", "--gold", "gold.jsonl", "--scores", "a={f}", "--bootstrap", "20"),
+        "a.jsonl",
+    ),
+    "suite": (("check-suite", "{f}"), "suite.jsonl"),
+    "predictions": (
+        ("diagnose", "--suite", "suite.jsonl", "--predictions", "b={f}", "--resamples", "20"),
+        "preds.jsonl",
+    ),
+    "results": (("report", "{f}", "-o", "r.html"), "results.json"),
+    "annotated sample": (("accuracy", "{f}"), "annotated.jsonl"),
+    "corpus": (("leakage", "--test", "test_items.jsonl", "--corpus", "{f}"), "corpus.parquet"),
+}
+
+
+def _reader_case(kind: str, make: Callable[[Path, Path], None], *needles: str) -> None:
+    for reader, (argv, source) in READERS.items():
+
+        def check(ws: Path, argv: tuple[str, ...] = argv, source: str = source) -> None:
+            bad = ws / ("bad_" + Path(source).name)
+            make(bad, ws / source)
+            with deadline(60), nothing_written(ws):
+                r = run(ws, *[a.format(f=bad.name) for a in argv])
+                refused(r, bad.name, *needles)
+
+        CASES.setdefault(R, []).append((f"{reader}: {kind}", check))
+
+
+def _fifo(bad: Path, source: Path) -> None:
+    os.mkfifo(bad)
+
+
+def _loop(bad: Path, source: Path) -> None:
+    other = bad.with_name(bad.name + ".other")
+    bad.symlink_to(other.name)
+    other.symlink_to(bad.name)
+
+
+def _zero(bad: Path, source: Path) -> None:
+    bad.symlink_to("/dev/zero")
+
+
+def _socket(bad: Path, source: Path) -> None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(bad))
+    sock.close()
+
+
+_reader_case("a FIFO", _fifo, "FIFO")
+_reader_case("a symbolic link loop", _loop, "loop")
+_reader_case("a link to /dev/zero", _zero, "character device")
+_reader_case("a socket", _socket, "socket")
+
+
+def _deep(bad: Path, source: Path) -> None:
+    bad.write_text('{"id": "x", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+
+
+for _reader in (
+    "pair table",
+    "flag data",
+    "flags",
+    "gold",
+    "suite",
+    "predictions",
+    "results",
+    "annotated sample",
+    "scores",
+):
+    _argv, _source = READERS[_reader]
+
+    def _deep_case(ws: Path, argv: tuple[str, ...] = _argv, source: str = _source) -> None:
+        bad = ws / ("deep" + Path(source).suffix)
+        _deep(bad, ws / source)
+        with nothing_written(ws):
+            refused(run(ws, *[a.format(f=bad.name) for a in argv]), bad.name, "nested too deeply")
+
+    CASES[R].append((f"{_reader}: JSON nested 100,000 deep", _deep_case))
+
+
+@case(R, "NER JSONL: a lone surrogate in a token")
+def _(ws: Path) -> None:
+    (ws / "s.jsonl").write_text('{"tokens": ["EU", "\\ud800"], "tags": ["B-ORG", "O"]}\n')
+    with nothing_written(ws):
+        refused(run(ws, "stats", "--split", "test=s.jsonl"), "s.jsonl:1", "surrogate")
+
+
+@case(R, "table: a lone surrogate in an id")
+def _(ws: Path) -> None:
+    data = rows(ws / "data.jsonl")
+    text = (ws / "data.jsonl").read_text().replace('"e007"', '"e0\\udc80"')
+    (ws / "s.jsonl").write_text(text)
+    assert len(data) == len(rows(ws / "data.jsonl"))
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "s.jsonl"), "s.jsonl:8", "surrogate")
+
+
+@case(R, "a file above the whole-read limit is refused before it is read")
+def _(ws: Path) -> None:
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = "1000"
+    try:
+        with nothing_written(ws):
+            refused(run(ws, "flag", "j.parquet", "--data", "data.jsonl"), "data.jsonl", "GiB")
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+
+
+@case(R, "an unreadable file is one line")
+def _(ws: Path) -> None:
+    if os.geteuid() != 0:  # as this user, chmod makes it unreadable
+        (ws / "data.jsonl").chmod(0)
+        with nothing_written(ws):
+            refused(run(ws, "flag", "j.parquet", "--data", "data.jsonl"), "permission denied")
+        return
+    # root reads every file: the system's answer to another user is played by os.open
+    real = os.open
+    target = str(ws / "data.jsonl")
+
+    def denied(path: object, *args: object, **kw: object) -> int:
+        if os.path.abspath(str(path)) == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    os.open = denied  # type: ignore[assignment]
+    try:
+        with nothing_written(ws):
+            r = run(ws, "flag", "j.parquet", "--data", "data.jsonl")
+            refused(r, "data.jsonl", "permission denied")
+    finally:
+        os.open = real
+
+
+# ----------------------------------------------------------------------------- OS writes
+
+W = "output safety"
+
+
+@case(W, "--json /dev/full (no space left): one line, exit 74")
+def _(ws: Path) -> None:
+    r = run(ws, "stats", "ner", "--json", "/dev/full")
+    refused(r, "/dev/full", "no space", codes=(74,))
+
+
+@case(W, "read-only file system: one line, exit 2, nothing half-written")
+def _(ws: Path) -> None:
+    import errno
+
+    real = os.replace
+
+    def readonly(a: object, b: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(b))
+
+    os.replace = readonly  # type: ignore[assignment]
+    try:
+        with nothing_written(ws):
+            refused(run(ws, "stats", "ner", "--json", "s.json"), "s.json", "read-only")
+    finally:
+        os.replace = real
+
+
+@case(W, "immutable file (EPERM) on a folder output: one line")
+def _(ws: Path) -> None:
+    import errno
+
+    real = os.replace
+
+    def immutable(a: object, b: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted", str(b))
+
+    os.replace = immutable  # type: ignore[assignment]
+    try:
+        with nothing_written(ws):
+            refused(run(ws, "audit", "ner", "--no-judge", "-o", "rep"), "rep", "not permitted")
+    finally:
+        os.replace = real
+
+
+@case(W, "ulimit -f (EFBIG): one line, exit 74, no partial file")
+def _(ws: Path) -> None:
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    p = run_process(
+        ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "big.jsonl", preexec_fn=limit
+    )
+    refused(Run(p.returncode, p.stdout, p.stderr), "big.jsonl", "too large", codes=(74,))
+    assert not (ws / "big.jsonl").exists()
+    assert not [x for x in os.listdir(ws) if ".tmp-" in x]
+
+
+@case(W, "--json - with standard output closed: one line, exit 74")
+def _(ws: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    code = "import sys; from benchcheck.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run(
+        f"{sys.executable} -c '{code}' stats ner --json - >&-",
+        shell=True,
+        cwd=ws,
+        env=env,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    refused(Run(proc.returncode, "", proc.stderr), "standard output", codes=(74,))
+
+
+@case(W, "--json - into a pipe closed early: one line, exit 74")
+def _(ws: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    code = "import sys; from benchcheck.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run(
+        f"{sys.executable} -c '{code}' stats ner --json - | head -c 1 >/dev/null; "
+        'exit "${PIPESTATUS[0]}"',
+        shell=True,
+        executable="/bin/bash",
+        cwd=ws,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    # a pipe read whole before it closes is no error: only a write that failed is reported
+    if proc.returncode != 0:
+        refused(Run(proc.returncode, "", proc.stderr), "standard output", codes=(74,))
+
+
+def _signal_case(sig: signal.Signals, code: int) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        with open(ws / "big.txt", "wb") as fh:
+            chunk = (ws / "ner" / "train.txt").read_bytes() + b"\n"
+            for _ in range(60_000):
+                fh.write(chunk)
+        env = {**os.environ, "PYTHONPATH": str(SRC)}
+        code_ = "import sys; from benchcheck.cli import main; sys.exit(main(sys.argv[1:]))"
+        argv = ["convert", "--split", "train=big.txt", "-o", "sh", "--chunk-mb", "1"]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code_, *argv], cwd=ws, env=env, stderr=subprocess.PIPE, text=True
+        )
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60:  # until the staging folder holds shards
+            stage = [p for p in ws.iterdir() if p.name.startswith(".sh.tmp-")]
+            if stage and any(stage[0].rglob("*.parquet")):
+                break
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        err = proc.communicate(timeout=60)[1]
+        refused(Run(proc.returncode, "", err), sig.name, codes=(code,))
+        left = [p.name for p in ws.iterdir() if ".tmp-" in p.name or p.name.startswith(".sh")]
+        assert not left and not (ws / "sh").exists(), left
+
+    return check
+
+
+CASES[W].append(
+    ("SIGINT during convert: staging removed, exit 130", _signal_case(signal.SIGINT, 130))
+)
+CASES[W].append(
+    ("SIGTERM during convert: staging removed, exit 143", _signal_case(signal.SIGTERM, 143))
+)
+
+
+# ----------------------------------------------------------------------------- joins
+
+J = "joins and records"
+
+
+def _dup_key_case(name: str, fmt_argv: tuple[str, ...], content: str, needle: str) -> None:
+    def check(ws: Path) -> None:
+        (ws / name).write_text(content)
+        with nothing_written(ws):
+            refused(run(ws, *[a.format(f=name) for a in fmt_argv]), name, needle)
+
+    CASES.setdefault(J, []).append((f"duplicate key: {name}", check))
+
+
+_dup_key_case(
+    "dup.jsonl",
+    ("stats", "--split", "test={f}", "--format", "jsonl"),
+    '{"tokens": ["EU", "x"], "tags": ["B-ORG", "O"], "tags": ["O", "O"]}\n',
+    "'tags' is given twice",
+)
+_dup_key_case(
+    "dup_doccano.jsonl",
+    ("stats", "--split", "test={f}", "--format", "doccano"),
+    '{"text": "EU rejects", "label": [[0, 2, "ORG"]], "label": []}\n',
+    "'label' is given twice",
+)
+_dup_key_case(
+    "dup_cluener.json",
+    ("stats", "--split", "test={f}", "--format", "cluener"),
+    '{"text": "浙商银行企业信贷部", "label": {"company": {"浙商银行": [[0, 3]]}, '
+    '"company": {"信贷部": [[6, 8]]}}}\n',
+    "'company' is given twice",
+)
+
+
+@case(J, "duplicate key: table label (polars keeps the first)")
+def _(ws: Path) -> None:
+    text = (ws / "data.jsonl").read_text().replace('"label": 1}', '"label": 1, "label": 0}', 1)
+    (ws / "d.jsonl").write_text(text)
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "d.jsonl"), "d.jsonl:", "'label'")
+
+
+@case(J, "duplicate key: table id")
+def _(ws: Path) -> None:
+    text = (ws / "data.jsonl").read_text().replace('{"id": "e003"', '{"id": "e003", "id": "x"', 1)
+    (ws / "d.jsonl").write_text(text)
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "d.jsonl"), "d.jsonl:4", "'id'")
+
+
+@case(J, "null id")
+def _(ws: Path) -> None:
+    data = rows(ws / "data.jsonl")
+    data[4]["id"] = None
+    jsonl(ws / "d.jsonl", data)
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "d.jsonl"), "d.jsonl:5", "missing id")
+
+
+@case(J, 'empty id ""')
+def _(ws: Path) -> None:
+    data = rows(ws / "data.jsonl")
+    data[4]["id"] = ""
+    jsonl(ws / "d.jsonl", data)
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "d.jsonl"), "d.jsonl:5", "missing id")
+
+
+def _judgments(ws: Path, change: Callable[[object], object]) -> None:
+    import polars as pl
+
+    change(pl.read_parquet(ws / "j.parquet")).write_parquet(ws / "j2.parquet")  # type: ignore[attr-defined]
+
+
+@case(J, "ids that differ by a space ('e005 ' vs 'e005') are counted and shown")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    _judgments(ws, lambda j: j.with_columns(pl.col("id").replace("e005", "e005 ")))  # type: ignore[attr-defined]
+    r = run(ws, "flag", "j2.parquet", "--data", "data.jsonl")
+    ok(r)
+    assert "warning:" in r.err and "'e005 '" in r.err and "'e005'" in r.err, r.err
+
+
+@case(J, "a judged id missing from the data is counted and shown")
+def _(ws: Path) -> None:
+    data = rows(ws / "data.jsonl")
+    jsonl(ws / "d.jsonl", [r for r in data if r["id"] != "e010"])
+    r = run(ws, "flag", "j.parquet", "--data", "d.jsonl")
+    ok(r)
+    assert "warning:" in r.err and "'e010'" in r.err, r.err
+
+
+@case(J, "a row never judged is counted and shown")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    _judgments(ws, lambda j: j.filter(pl.col("id") != "e011"))  # type: ignore[attr-defined]
+    r = run(ws, "flag", "j2.parquet", "--data", "data.jsonl")
+    ok(r)
+    assert "warning:" in r.err and "'e011'" in r.err, r.err
+
+
+@case(J, "doccano: a misspelt 'lable' key")
+def _(ws: Path) -> None:
+    (ws / "d.jsonl").write_text(
+        '{"text": "EU rejects", "label": [[0, 2, "ORG"]]}\n'
+        '{"text": "EU rejects", "lable": [[0, 2, "ORG"]]}\n'
+    )
+    with nothing_written(ws):
+        refused(
+            run(ws, "stats", "--split", "t=d.jsonl", "--format", "doccano"), "d.jsonl:2", "lable"
+        )
+
+
+@case(J, "doccano: undecodable bytes inside a key")
+def _(ws: Path) -> None:
+    (ws / "d.jsonl").write_bytes(
+        b'{"text": "EU rejects", "label": [[0, 2, "ORG"]]}\n'
+        b'{"text": "EU rejects", "la\xffbel": [[0, 2, "ORG"]]}\n'
+    )
+    with nothing_written(ws):
+        refused(
+            run(ws, "stats", "--split", "t=d.jsonl", "--format", "doccano"), "d.jsonl:2", "UTF-8"
+        )
+
+
+@case(J, "spaCy JSONL: token_start disagreeing with the character offsets")
+def _(ws: Path) -> None:
+    line = {
+        "text": "EU rejects it",
+        "tokens": [{"start": 0, "end": 2}, {"start": 3, "end": 10}, {"start": 11, "end": 13}],
+        "spans": [{"start": 0, "end": 2, "label": "ORG", "token_start": 1, "token_end": 1}],
+    }
+    jsonl(ws / "s.jsonl", [line])
+    with nothing_written(ws):
+        refused(
+            run(ws, "stats", "--split", "t=s.jsonl", "--format", "spacy"),
+            "s.jsonl:1",
+            "token_start",
+        )
+
+
+@case(J, "Label Studio: offsets after an emoji, no value.text, are UTF-16 units")
+def _(ws: Path) -> None:
+    task = {
+        "data": {"text": "😀 EU rejects"},
+        "annotations": [
+            {"result": [{"type": "labels", "value": {"start": 3, "end": 5, "labels": ["ORG"]}}]}
+        ],
+    }
+    (ws / "ls.json").write_text(json.dumps([task]))
+    ok(run(ws, "stats", "--split", "t=ls.json", "--format", "label-studio", "--json", "s.json"))
+    from benchcheck.io.formats import NerOptions, read_ner_file
+
+    split = read_ner_file(ws / "ls.json", name="t", options=NerOptions("label-studio"))
+    assert split.spans is not None and split.spans["surface"].to_list() == ["EU"]
+
+
+@case(J, "items matrix: a column named twice")
+def _(ws: Path) -> None:
+    (ws / "m.csv").write_text("id,m1,m2,m1\na,1,0,1\nb,0,1,1\nc,1,1,0\n")
+    with nothing_written(ws):
+        refused(run(ws, "items", "--matrix", "m.csv"), "m.csv:1", "'m1' twice")
+
+
+@case(J, "items matrix: a trailing comma in the header")
+def _(ws: Path) -> None:
+    (ws / "m.csv").write_text("id,m1,m2,\na,1,0,\nb,0,1,\nc,1,1,\n")
+    with nothing_written(ws):
+        refused(run(ws, "items", "--matrix", "m.csv"), "m.csv:1", "no name")
+
+
+@case(J, "a header-only CSV is named")
+def _(ws: Path) -> None:
+    (ws / "h.csv").write_text("id,text_a,text_b,label\n")
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "h.csv"), "h.csv")
+
+
+@case(J, "a 0-row Parquet table is named")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    pl.read_ndjson(ws / "data.jsonl").head(0).write_parquet(ws / "e.parquet")
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "e.parquet"), "e.parquet")
+
+
+@case(J, "0-row judgments are named")
+def _(ws: Path) -> None:
+    _judgments(ws, lambda j: j.head(0))  # type: ignore[attr-defined]
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j2.parquet", "--data", "data.jsonl"), "j2.parquet")
+
+
+@case(J, "invalid UTF-8 in Parquet text is named")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids = pa.array([b"e000", b"e0\xff1"], pa.binary()).view(pa.string())
+    pq.write_table(
+        pa.table({"id": ids, "text_a": ["a", "b"], "text_b": ["c", "d"], "label": [1, 0]}),
+        ws / "u.parquet",
+    )
+    with nothing_written(ws):
+        refused(run(ws, "flag", "j.parquet", "--data", "u.parquet"), "u.parquet")
+
+
+# ----------------------------------------------------------------------------- numbers
+
+N = "numbers"
+
+
+def _number_case(name: str, argv: tuple[str, ...], *needles: str) -> None:
+    def check(ws: Path) -> None:
+        with nothing_written(ws):
+            refused(run(ws, *argv), *needles)
+
+    CASES.setdefault(N, []).append((name, check))
+
+
+for _argv, _flag in (
+    ("stats ner --seed -1", "--seed"),
+    ("sample ner --seed -1", "--seed"),
+    ("human --suite suite.jsonl --annotations annotations.jsonl --resamples -1", "--resamples"),
+    ("convert ner --chunk-mb 1000000000", "--chunk-mb"),
+    ("diagnose --suite suite.jsonl --predictions b=preds.jsonl --resamples 1e9", "--resamples"),
+    ("diagnose --suite suite.jsonl --predictions b=preds.jsonl --resamples 1000000000",
+     "--resamples"),
+    (f"rank data.jsonl {' '.join(ITEMS)} --gold gold.jsonl --draws 1000000000", "--draws"),
+    (f"items data.jsonl {' '.join(ITEMS)} --bootstrap 1000000000", "--bootstrap"),
+    ("leakage --test test_items.jsonl --corpus corpus.parquet --n 1000000000", "--n"),
+    ("flag j.parquet --data data.jsonl --bins 0.5,nan,1", "--bins"),
+    ("flag j.parquet --data data.jsonl --bins 0.5,0.5,1", "--bins"),
+    ("rerank --gold gold.jsonl --scores a=a.jsonl --threshold nan", "--threshold"),
+    ("rerank --gold gold.jsonl --scores a=a.jsonl --threshold inf", "--threshold"),
+    ("judge pair.jsonl --text-a grounding --text-b generated_text --judge openai:m "
+     "--base-url http://127.0.0.1:9/v1 --price-per-1k-tokens -1", "--price-per-1k-tokens"),
+    ("error-rate gold.jsonl --confidence 1", "--confidence"),
+    ("review export flags.jsonl -o rev --experts 0", "--experts"),
+):  # fmt: skip
+    _tokens = shlex.split(_argv)
+    _at = max(i for i, t in enumerate(_tokens) if t == _flag)
+    _number_case(f"{_tokens[0]} {_flag} {_tokens[_at + 1]}", tuple(_tokens), _flag)
+
+
+# ----------------------------------------------------------------------------- injection
+
+INJ = "injection"
+
+_CELLS = [" =1+1", "\u00a0=1+1", "\n=1+1", "\uff1d1+1", "  +cmd|' /C calc'!A0", "\t=1"]
+
+
+@case(INJ, "flagged.csv: formula cells after white space or full-width '＝'")
+def _(ws: Path) -> None:
+    from benchcheck.io.spreadsheet import neutralise, restore
+
+    for cell in _CELLS:
+        assert neutralise(cell) == "'" + cell and restore(neutralise(cell)) == cell, cell
+
+
+@case(INJ, "expert_*.csv: formula cells after white space or full-width '＝'")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    flags = rows(ws / "flags.jsonl")
+    for k, cell in enumerate(_CELLS):
+        flags[k]["text_a"] = cell
+    jsonl(ws / "f.jsonl", flags)
+    ok(run(ws, "review", "export", "f.jsonl", "-o", "rev"))
+    sheet = pl.read_csv(ws / "rev" / "expert_a.csv", infer_schema=False)
+    risky = [c for c in sheet["text_a"].to_list() if c and c.lstrip().startswith(("=", "+", "＝"))]
+    assert not risky, risky
+
+
+@case(INJ, "flag --top: ESC/OSC/CSI from the data reach the terminal as text")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    evil = "e046\x1b]0;pwned\x07\x1b[2J\x9b31m"
+    data = rows(ws / "data.jsonl")
+    for r in data:
+        if r["id"] == "e046":
+            r["id"] = evil
+    jsonl(ws / "d.jsonl", data)
+    _judgments(ws, lambda j: j.with_columns(pl.col("id").replace("e046", evil)))  # type: ignore[attr-defined]
+    r = run(ws, "flag", "j2.parquet", "--data", "d.jsonl", "--top", "60")
+    ok(r)
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in r.out + r.err, repr(raw)
+
+
+@case(INJ, "report.md: a crafted results.json text_columns")
+def _(ws: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
+    from _report_planted import planted_results
+
+    evil = "x | <script>alert(1)</script>\n# heading"
+    ok(run(ws, "audit", "--no-judge", "-o", "samples_audit"))  # every bundled sample
+    base = json.loads((ws / "samples_audit" / "results.json").read_text(encoding="utf-8"))
+    results = planted_results(base)
+    # A column name the schema does not know: refused with its JSON path, nothing written.
+    results["label_errors"]["text_columns"] = [evil, "text_b"]
+    (ws / "crafted.json").write_text(json.dumps(results), encoding="utf-8")
+    with nothing_written(ws):
+        refused(
+            run(ws, "report", "crafted.json", "-o", "crafted.md"), "$.label_errors.text_columns[0]"
+        )
+    # Text columns are the data's (text, text_a, text_b); their texts are escaped.
+    results["label_errors"]["text_columns"] = ["text_a", "text_b"]
+    for e in results["label_errors"]["examples"]:
+        e["text_a"] = evil
+    (ws / "crafted.json").write_text(json.dumps(results), encoding="utf-8")
+    ok(run(ws, "report", "crafted.json", "-o", "crafted.md"))
+    text = (ws / "crafted.md").read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line.startswith("| rank | id |"))
+    assert "<script>" not in text, header  # no HTML
+    # eight columns: rank, id, the two texts, original, LLM, confidence, error score
+    assert header.count(" | ") == 7, header
+    rows = [line for line in text.splitlines() if "# heading" in line]
+    assert rows and all(line.count(" | ") == 7 for line in rows), rows  # the pipe is escaped
+    assert not any(line.startswith("# heading") for line in text.splitlines())
+
+
+# ----------------------------------------------------------------------------- runner
+
+
+def all_cases() -> list[tuple[str, str, Callable[[Path], None]]]:
+    """(class, name, function) of every case, in the issue's order."""
+    return [(cls, name, fn) for cls, found in CASES.items() for name, fn in found]
+
+
+def run_one(fn: Callable[[Path], None], workspace: Path, folder: Path) -> None:
+    """Run one case on a copy of the workspace in ``folder/ws``; nothing may appear outside."""
+    folder.mkdir(parents=True)
+    ws = folder / "ws"
+    shutil.copytree(workspace, ws, symlinks=True)
+    outside = {p.name for p in folder.iterdir()}
+    fn(ws)
+    extra = sorted({p.name for p in folder.iterdir()} - outside)
+    assert not extra, f"written outside the workspace: {extra}"
+
+
+if __name__ == "__main__":
+    import tempfile
+    import traceback
+
+    sys.path.insert(0, str(HERE))
+    from _sweep import build_workspace
+
+    counts: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = build_workspace(Path(tmp) / "ws")
+        for k, (cls, name, fn) in enumerate(all_cases()):
+            tried, held = counts.setdefault(cls, [0, 0])
+            try:
+                run_one(fn, ws, Path(tmp) / f"case{k}")
+                counts[cls] = [tried + 1, held + 1]
+            except Exception as exc:  # noqa: BLE001 - the replay counts what did not hold
+                counts[cls] = [tried + 1, held]
+                print(f"NOT HELD  [{cls}] {name}: {type(exc).__name__}: {str(exc)[:300]}")
+                if os.environ.get("REPLAY_TRACE"):
+                    traceback.print_exc()
+    print(json.dumps({c: {"tried": t, "held": h} for c, (t, h) in counts.items()}, indent=1))

@@ -1,0 +1,536 @@
+"""A generated sweep (hypothesis): every reader and every option, inputs built, not listed.
+
+``_sweep.py``'s table lists valid invocations of every command. Here hypothesis spoils one
+of a command's inputs, or sets one of its options, from what the input or option *is*:
+
+- a table or JSON-lines input gets a record mutated field by field (a value of another
+  JSON type, an extreme number, a Unicode edge case, a hostile name), a key dropped,
+  renamed or given twice, bytes flipped, inserted (BOM, NUL, CR, U+2028, a raw surrogate,
+  an escape sequence) or the file cut short; a Parquet input a value or a column; any
+  input may become a FIFO, a link loop, a link to ``/dev/zero``, a folder or nothing;
+- an option gets a value of its declared type at the edges (negative, zero, huge, NaN,
+  infinite, not a number) or, for text, a hostile name (``../x``, an absolute path, 10,000
+  characters, control characters, ``@/dev/zero``, a glob).
+
+Each example runs the command in process in a fresh copy of the workspace and checks the
+contract: exit 0 with every output complete and parseable, or exit 2 (74 where the system
+failed a write) with one ``error:`` line (naming the spoilt file, for a spoilt input) and
+nothing written; never a traceback, never a changed input, never a file outside the copy.
+
+The default profile runs a bounded number of examples (derandomised: the same every run)
+inside the README's test command; ``BENCHCHECK_SWEEP=N`` with ``-m sweep`` runs N random
+examples per test (``.ci/run``). Failing examples it found are kept as named regression
+tests in ``_replay.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from _replay import deadline, snapshot
+from _sweep import _SUFFIX, COMMANDS, Command, Slot, build_workspace
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+#: Examples per test in the README's run (two tests: inputs and options); about a minute each.
+DEFAULT_EXAMPLES = 40
+BIG = int(os.environ.get("BENCHCHECK_SWEEP", "0") or 0)
+
+#: The commands a sweep runs (judge needs a server: its reader is the table reader anyway).
+SWEPT = tuple(c for c in COMMANDS if c.name != "judge")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_workspace(tmp_path_factory.mktemp("generated") / "ws")
+
+
+# ----------------------------------------------------------------------------- values
+
+#: Unicode and byte edge cases a reader meets in real files (and in hostile ones).
+EDGE_TEXT = [
+    "",
+    " ",
+    "\u00a0",
+    "\ufeff",
+    "\u2028",
+    "\u202e",
+    "\x00",
+    "\x1b[2J",
+    "\r",
+    "\n",
+    "🙂",
+    "e\u0301",
+    "..",
+    "../../evil",
+    "/etc/passwd",
+    "=1+1",
+    "NaN",
+    "null",
+    "a" * 10_000,
+]
+EDGE_NUMBERS = [0, -1, 1, 2**31, -(2**63), 2**64, 1e308, -1e-308, 0.5, 1.0000001]
+HOSTILE_NAMES = [
+    "../x",
+    "../../evil",
+    "/tmp/abs-evil",
+    ".",
+    "..",
+    "",
+    "-",
+    "a" * 5_000,
+    "tr\x1bain",
+    "@/dev/zero",
+    "/dev/zero",
+    "*",
+    "[",
+    "x=../../y",
+    "=",
+    "con",
+    "a/b",
+    "\ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace"),
+]
+INSERTS = [
+    b"\x00",
+    b"\xef\xbb\xbf",
+    b"\xff\xfe",
+    b"\r",
+    "\u2028".encode(),
+    b"\xed\xa0\x80",  # a surrogate encoded as UTF-8: not UTF-8
+    b"\\ud800",
+    b'"',
+    b"\n\n",
+    b"\x1b]0;x\x07",
+    b"{",
+    b"]",
+    b",",
+]
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.sampled_from(EDGE_NUMBERS),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(EDGE_TEXT),
+    st.text(max_size=12),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+# ----------------------------------------------------------------------------- mutations
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One change to one input: ``kind`` and its parameters (shown when an example fails)."""
+
+    kind: str
+    at: float = 0.0
+    key: int = 0
+    value: object = None
+    data: bytes = b""
+
+    def apply(self, path: Path) -> None:
+        """Change the file (or folder entry) at ``path`` in place."""
+        if self.kind in SPECIAL:
+            SPECIAL[self.kind](path)
+            return
+        raw = path.read_bytes()
+        suffix = path.suffix.lower()
+        if self.kind == "flip":
+            k = int(self.at * (len(raw) - 1))
+            raw = raw[:k] + bytes([raw[k] ^ (self.key or 1)]) + raw[k + 1 :]
+        elif self.kind == "truncate":
+            raw = raw[: int(self.at * len(raw))]
+        elif self.kind == "insert":
+            k = int(self.at * len(raw))
+            raw = raw[:k] + self.data + raw[k:]
+        elif suffix == ".parquet":
+            raw = _parquet(path, self)
+        elif suffix in (".jsonl", ".json"):
+            raw = _jsonl(raw, self)
+        path.write_bytes(raw)
+
+
+def _fifo(path: Path) -> None:
+    _remove(path)
+    os.mkfifo(path)
+
+
+def _loop(path: Path) -> None:
+    _remove(path)
+    other = path.with_name(path.name + ".loop")
+    path.symlink_to(other.name)
+    other.symlink_to(path.name)
+
+
+def _zero(path: Path) -> None:
+    _remove(path)
+    path.symlink_to("/dev/zero")
+
+
+def _folder(path: Path) -> None:
+    _remove(path)
+    path.mkdir()
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+SPECIAL = {"fifo": _fifo, "loop": _loop, "zero": _zero, "folder": _folder, "missing": _remove}
+
+
+def _jsonl(raw: bytes, m: Mutation) -> bytes:
+    """A record of JSON lines (or a JSON document's first object) changed by ``m``."""
+    lines = raw.split(b"\n")
+    filled = [k for k, line in enumerate(lines) if line.strip()]
+    if not filled:
+        return raw
+    k = filled[int(m.at * (len(filled) - 1))]
+    try:
+        row = json.loads(lines[k])
+    except ValueError:
+        return raw
+    if not isinstance(row, dict) or not row:
+        return raw
+    keys = list(row)
+    key = keys[m.key % len(keys)]
+    text = lines[k].decode("utf-8")
+    if m.kind == "value":
+        row[key] = m.value
+    elif m.kind == "drop":
+        del row[key]
+    elif m.kind == "rename":
+        row[f"{key}_"] = row.pop(key)
+    if m.kind == "dupkey":  # the key again, with another value, at the end of the object
+        extra = json.dumps({key: m.value}, allow_nan=True)[1:-1]
+        lines[k] = (text.rstrip().rstrip("}") + ", " + extra + "}").encode("utf-8")
+    else:
+        lines[k] = json.dumps(row, allow_nan=True, ensure_ascii=False).encode("utf-8", "replace")
+    return b"\n".join(lines)
+
+
+def _parquet(path: Path, m: Mutation) -> bytes:
+    import polars as pl
+
+    frame = pl.read_parquet(path)
+    col = frame.columns[m.key % frame.width]
+    if m.kind == "drop":
+        frame = frame.drop(col)
+    elif m.kind == "value":
+        k = int(m.at * (frame.height - 1))
+        values = frame[col].to_list()
+        values[k] = m.value
+        try:
+            series = pl.Series(col, values, strict=False)
+            if series.dtype == pl.Object:
+                raise TypeError(series.dtype)
+        except Exception:  # noqa: BLE001 - a value polars cannot hold: store it as text
+            series = pl.Series(col, [str(v) for v in values])
+        frame = frame.with_columns(series)
+    elif m.kind == "rename":
+        frame = frame.rename({col: col + "_"})
+    buf = io.BytesIO()
+    try:
+        frame.write_parquet(buf)
+    except Exception:  # noqa: BLE001 - a type Parquet cannot store (an empty struct): as text
+        frame = frame.with_columns(frame[col].cast(pl.String, strict=False))
+        buf = io.BytesIO()
+        frame.write_parquet(buf)
+    return buf.getvalue()
+
+
+fractions = st.floats(min_value=0, max_value=1)
+mutations = st.one_of(
+    st.builds(Mutation, st.just("flip"), fractions, st.integers(1, 255)),
+    st.builds(Mutation, st.just("truncate"), fractions),
+    st.builds(Mutation, st.just("insert"), fractions, data=st.sampled_from(INSERTS)),
+    st.builds(Mutation, st.just("value"), fractions, st.integers(0, 20), json_values),
+    st.builds(Mutation, st.sampled_from(["drop", "rename"]), fractions, st.integers(0, 20)),
+    st.builds(Mutation, st.just("dupkey"), fractions, st.integers(0, 20), json_scalars),
+    st.builds(Mutation, st.sampled_from(sorted(SPECIAL))),
+)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+@dataclass
+class Outcome:
+    rc: int
+    out: str
+    err: str
+
+
+def _argv(cmd: Command, outputs: dict[str, str]) -> list[str]:
+    names = {s.name: s.source for s in cmd.slots}
+    names.update(outputs)
+    names["server"] = "http://127.0.0.1:9/v1"
+    return [a.format(**names) for a in cmd.argv]
+
+
+def _outputs(cmd: Command) -> dict[str, str]:
+    return {name: f"new_{name}{_SUFFIX[name]}" for name in cmd.outputs}
+
+
+def _run(ws: Path, argv: list[str]) -> Outcome:
+    from benchcheck.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = Path.cwd()
+    os.chdir(ws)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), deadline(120):
+            rc = main(argv)
+    finally:
+        os.chdir(old)
+    return Outcome(rc, out.getvalue(), err.getvalue())
+
+
+def _complete(path: Path) -> bool:
+    """Whether an output is a complete file of its kind (or a folder of such files)."""
+    import polars as pl
+
+    if path.is_dir():
+        return all(_complete(p) for p in path.rglob("*") if p.is_file() and p.suffix)
+    data = path.read_bytes()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            json.loads(data)
+        elif suffix == ".jsonl":
+            for line in data.splitlines():
+                json.loads(line)
+        elif suffix == ".parquet":
+            pl.read_parquet(path)
+        elif suffix in (".html",):
+            return data.rstrip().endswith(b"</html>")
+    except ValueError:
+        return False
+    return True
+
+
+def check_contract(
+    ws: Path, argv: list[str], outputs: dict[str, str], names: tuple[str, ...]
+) -> Outcome:
+    """Run ``argv`` in ``ws``; assert the issue's contract. ``names``: what a refusal names."""
+    inputs = {
+        k: v for k, v in snapshot(ws).items() if not any(k.startswith(o) for o in outputs.values())
+    }
+    outside = sorted(p.name for p in ws.parent.iterdir())
+    r = _run(ws, argv)
+    after = snapshot(ws)
+    assert "Traceback" not in r.err + r.out, r.err[-1500:]
+    assert sorted(p.name for p in ws.parent.iterdir()) == outside, "written outside the copy"
+    changed = [k for k, v in inputs.items() if after.get(k, 0) != v]
+    assert not changed, f"inputs changed: {changed[:5]}"
+    if r.rc == 0:
+        for out in outputs.values():
+            if (ws / out).exists():
+                assert _complete(ws / out), f"{out} is not complete"
+        return r
+    assert r.rc in (2, 74), f"exit {r.rc}: {r.err[-800:]!r}"
+    lines = [x for x in r.err.splitlines() if x.strip() and not x.startswith("warning:")]
+    assert len(lines) == 1 and lines[0].startswith("error:"), lines
+    assert not names or any(n in lines[0] for n in names), (names, lines[0])
+    new = sorted(set(after) - set(inputs))
+    assert not new, f"written on an error: {new[:5]}"
+    return r
+
+
+def _copy(workspace: Path) -> tuple[Path, tempfile.TemporaryDirectory[str]]:
+    tmp = tempfile.TemporaryDirectory(prefix="bc-gen-")
+    ws = Path(tmp.name) / "ws"
+    shutil.copytree(workspace, ws, symlinks=True)
+    return ws, tmp
+
+
+# ----------------------------------------------------------------------------- tests
+
+_SLOTS = [(cmd, slot) for cmd in SWEPT for slot in cmd.slots]
+
+
+def _settings(n: int) -> settings:
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=not BIG,
+        database=None,
+        # no shrinking: a run is seconds, and the example as drawn is readable (Mutation)
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        report_multiple_bugs=False,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+def _spoil(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
+    cmd, slot = pick
+    ws, tmp = _copy(workspace)
+    with tmp:
+        target = ws / slot.source / slot.inner if slot.inner else ws / slot.source
+        mutation.apply(target)
+        outputs = _outputs(cmd)
+        # a refusal names the spoilt file, or the file it no longer joins (the other input)
+        spoilt = (target.name, target.parent.name) if slot.inner else (target.name,)
+        others = tuple(Path(s.source).name for s in cmd.slots)
+        check_contract(ws, _argv(cmd, outputs), outputs, (*spoilt, *others))
+
+
+def _option_values(param: object) -> st.SearchStrategy[str]:
+    kind = type(getattr(param, "type", None)).__name__
+    if kind in ("IntParamType", "IntRange"):
+        numbers = st.one_of(st.sampled_from(EDGE_NUMBERS), st.integers(-(2**40), 2**40))
+        return st.one_of(numbers.map(lambda v: str(int(v) if math.isfinite(v) else 0)),
+                         st.sampled_from(["1e9", "nan", "", "9" * 30]))  # fmt: skip
+    if kind in ("FloatParamType", "FloatRange"):
+        return st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True).map(repr),
+            st.sampled_from(["nan", "inf", "-inf", "-1", "1e308", "x"]),
+        )
+    choices = getattr(getattr(param, "type", None), "choices", None)
+    if choices:
+        return st.sampled_from([*choices, "bogus"])
+    return st.one_of(st.sampled_from(HOSTILE_NAMES), st.text(max_size=20))
+
+
+def _options() -> list[tuple[Command, object]]:
+    """Every (command, option) pair the option sweep sets: options taking a value."""
+    import typer.main
+
+    from benchcheck.cli import app
+
+    root = typer.main.get_command(app)
+    pairs = []
+    for cmd in SWEPT:
+        click_cmd = root
+        for part in cmd.argv[0 : 2 if cmd.name.startswith("review ") else 1]:
+            click_cmd = click_cmd.commands[part]  # type: ignore[attr-defined]
+        pairs += [
+            (cmd, p)
+            for p in click_cmd.params
+            if getattr(p, "opts", None)
+            and p.opts[0].startswith("-")
+            and not getattr(p, "is_flag", False)
+            # (outputs go where they are told: a path out of the folder is the user's choice)
+            and p.name not in ("json_out", "output", "to_review", "force", "base_url", "cache")
+            and p.name != "address"
+        ]
+    return pairs
+
+
+OPTIONS = _options()
+
+
+@st.composite
+def option_cases(draw: st.DrawFn) -> tuple[Command, str, str]:
+    """A command and one of its options set to a value at the edge of its type."""
+    cmd, param = draw(st.sampled_from(OPTIONS))
+    return cmd, param.opts[-1], draw(_option_values(param))  # type: ignore[attr-defined]
+
+
+@given(pick=st.sampled_from(_SLOTS), mutation=mutations)
+@_settings(DEFAULT_EXAMPLES)
+def test_spoilt_inputs(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
+    _spoil(workspace, pick, mutation)
+
+
+def _option(workspace: Path, case: tuple[Command, str, str]) -> None:
+    cmd, flag, value = case
+    ws, tmp = _copy(workspace)
+    with tmp:
+        outputs = _outputs(cmd)
+        check_contract(ws, [*_argv(cmd, outputs), flag, value], outputs, ())
+
+
+@given(case=option_cases())
+@_settings(DEFAULT_EXAMPLES)
+def test_option_values(workspace: Path, case: tuple[Command, str, str]) -> None:
+    _option(workspace, case)
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@given(pick=st.sampled_from(_SLOTS), mutation=mutations)
+@_settings(BIG or 1)
+def test_spoilt_inputs_big(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
+    _spoil(workspace, pick, mutation)
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@given(case=option_cases())
+@_settings(BIG or 1)
+def test_option_values_big(workspace: Path, case: tuple[Command, str, str]) -> None:
+    _option(workspace, case)
+
+
+# ----------------------------------------------------------------------------- hostile names
+
+#: Names that would leave the folder if a command made a path of them.
+WALK_NAMES = ("../../evil", "/tmp/bc-evil-abs", "..", "tr\x1bain/x")
+
+
+def _text_options(cmd: Command) -> list[str]:
+    """Flags of ``cmd``'s free-text options: not files, not outputs, not choices."""
+    from benchcheck.cli._options import READS
+
+    return [
+        p.opts[-1]  # type: ignore[attr-defined]
+        for c, p in OPTIONS
+        if c is cmd
+        and type(getattr(p, "type", None)).__name__ == "StringParamType"
+        and p.name not in READS  # type: ignore[attr-defined]
+        and p.name not in ("fail_on", "scheme", "fmt")  # type: ignore[attr-defined]
+    ]
+
+
+def _walk(workspace: Path, cmd: Command, name: str) -> None:
+    """Run ``cmd`` with every free-text option and every NAME= set to ``name``."""
+    ws, tmp = _copy(workspace)
+    with tmp:
+        outputs = _outputs(cmd)
+        argv = _argv(cmd, outputs)
+        renamed = [
+            f"{name}={a.partition('=')[2]}" if "=" in a and not a.startswith("-") else a
+            for a in argv
+        ]
+        extra = [x for flag in _text_options(cmd) for x in (flag, name)]
+        check_contract(ws, [*renamed, *extra], outputs, ())
+        assert not Path("/tmp/bc-evil-abs").exists()
+
+
+WRITERS = [c for c in SWEPT if c.outputs]
+
+
+@pytest.mark.parametrize("cmd", WRITERS, ids=[c.name for c in WRITERS])
+def test_hostile_names_walk(workspace: Path, cmd: Command) -> None:
+    """Every writing command, its names and free-text options hostile: nothing leaves."""
+    _walk(workspace, cmd, WALK_NAMES[0])
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@pytest.mark.parametrize("name", WALK_NAMES[1:])
+@pytest.mark.parametrize("cmd", WRITERS, ids=[c.name for c in WRITERS])
+def test_hostile_names_walk_big(workspace: Path, cmd: Command, name: str) -> None:
+    _walk(workspace, cmd, name)
