@@ -1108,3 +1108,4 @@ if __name__ == "__main__":
                 if os.environ.get("REPLAY_TRACE"):
                     traceback.print_exc()
     print(json.dumps({c: {"tried": t, "held": h} for c, (t, h) in counts.items()}, indent=1))
+    sys.exit(0 if all(t == h for t, h in counts.values()) else 1)
