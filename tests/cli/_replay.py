@@ -574,6 +574,16 @@ def _(ws: Path) -> None:
         refused(run(ws, "flag", "j.parquet", "--data", "s.jsonl"), "s.jsonl:8", "surrogate")
 
 
+@case(R, "rank: an answer outside the labels, checked on the gold sample, names its file")
+def _(ws: Path) -> None:
+    text = (ws / "pa.jsonl").read_text()
+    (ws / "s.jsonl").write_text(text.replace('"e005", "pred": "1"', '"e005", "pred": "null"'))
+    assert (ws / "s.jsonl").read_text() != text
+    argv = ("rank", "data.jsonl", "--predictions", "a=s.jsonl", "--predictions", "b=pb.jsonl")
+    with nothing_written(ws):
+        refused(run(ws, *argv, "--gold", "gold.jsonl"), "s.jsonl", "not one of the labels")
+
+
 @case(R, "a file above the whole-read limit is refused before it is read")
 def _(ws: Path) -> None:
     os.environ["BENCHCHECK_MAX_READ_BYTES"] = "1000"

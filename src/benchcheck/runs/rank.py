@@ -148,7 +148,13 @@ def run_rank(
             pos = options.positive or (label_set[-1] if label_set else "1")
             index = {i: k for k, i in enumerate(ids)}
             models = [
-                ModelScores(n, tuple(in_gold), None, tuple(preds[n][i] for i in in_gold))
+                ModelScores(
+                    n,
+                    tuple(in_gold),
+                    None,
+                    tuple(preds[n][i] for i in in_gold),
+                    source=str(predictions[n]),
+                )
                 for n in preds
             ]
             rr = rerank(
