@@ -584,6 +584,18 @@ def _(ws: Path) -> None:
         refused(run(ws, *argv, "--gold", "gold.jsonl"), "s.jsonl", "not one of the labels")
 
 
+@case(R, "rerank: a gold row without its original label names the line")
+def _(ws: Path) -> None:
+    lines = (ws / "gold.jsonl").read_text().splitlines()
+    row = json.loads(lines[1])
+    del row["label"]
+    lines[1] = json.dumps(row)
+    (ws / "g.jsonl").write_text("\n".join(lines) + "\n")
+    with nothing_written(ws):
+        r = run(ws, "rerank", "--gold", "g.jsonl", "--scores", "a=a.jsonl", "--bootstrap", "100")
+        refused(r, "g.jsonl:2", "no 'label'")
+
+
 @case(R, "a file above the whole-read limit is refused before it is read")
 def _(ws: Path) -> None:
     os.environ["BENCHCHECK_MAX_READ_BYTES"] = "1000"

@@ -124,7 +124,9 @@ def run_rank(
         from benchcheck.labels.analysis import bin_agreement
         from benchcheck.labels.remedies import ModelScores, rerank
 
-        g = read_gold(gold, need=("id", "label", "gold"))  # single-value labels, unique ids
+        g = read_gold(
+            gold, need=("id", "label", "gold"), filled=("id",)
+        )  # single-value labels, unique ids
         check_join(
             ids,
             g["id"].to_list(),
