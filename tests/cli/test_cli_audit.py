@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,15 @@ from benchcheck.cli import main
 from benchcheck.data.columns import Columns
 from benchcheck.diagnostics import sample_predictions_path
 from benchcheck.io.canonical import dumps
-from benchcheck.runs.audit import AuditInputs, NerInput, SuiteInput, TableInput, run_audit
+from benchcheck.runs.audit import (
+    AuditInputs,
+    ContaminationInput,
+    NerInput,
+    SuiteInput,
+    TableInput,
+    run_audit,
+)
+from benchcheck.runs.leakage import LeakageOptions
 from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
 
 
@@ -86,3 +95,78 @@ def test_scheme_in_any_case_reads_the_predictions_too(tmp_path: Path) -> None:
     )
     assert rc == 0
     assert json.loads(text)["stats"]["model_scores"] == {"gold": 100.0}
+
+
+def _contamination_case(folder: Path) -> dict[str, Path]:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "runs" / "audit"))
+    from _contamination_case import contamination_case
+
+    return contamination_case(folder)
+
+
+def test_corpus_adds_the_contamination_section(tmp_path: Path) -> None:
+    case = _contamination_case(tmp_path / "case")
+    pattern = str(tmp_path / "case" / "corpus" / "*.jsonl")
+    models = {m: str(case[m]) for m in ("memo", "honest")}
+    rc, text = _cli(
+        tmp_path / "out",
+        str(case["test"]),
+        "--text",
+        "text",
+        "--no-judge",
+        "--corpus",
+        pattern,
+        "--corpus-id-column",
+        "doc",
+        *[a for m, p in models.items() for a in ("--predictions", f"{m}={p}")],
+        "--definition",
+        "palm",
+        "--n",
+        "5",
+        "--seed",
+        "3",
+    )
+    assert rc == 0
+    leak = ContaminationInput(
+        (pattern,), LeakageOptions(definition="palm", n=5), corpus_id_column="doc"
+    )
+    table = TableInput(str(case["test"]), Columns(text="text"), predictions=models)
+    inputs = AuditInputs(table=table, judge=None, contamination=leak, seed=3)
+    assert text == dumps(run_audit(inputs).results)
+    c = json.loads(text)["contamination"]
+    assert (c["parameters"]["definition"], c["parameters"]["n"]) == ("palm+custom", 5)
+    # PaLM's cut-offs (0.7): d1, d2 dirty; h1 has 6 of its 16 5-grams (0.375): clean
+    assert c["buckets"] == {"clean": 4, "not_clean": 2, "not_dirty": 4, "dirty": 2}
+    assert c["scores"]["seed"] == 3
+    page = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Contamination by a corpus" in page
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--definition", "gpt3"], "the contamination options need --corpus"),
+        (["--corpus-id-column", "doc"], "the contamination options need --corpus"),
+        (["--corpus", "{corpus}", "--clean-below", "2"], "--clean-below must be a finite"),
+        (["--corpus", "{none}"], "no corpus files match"),
+        (["--corpus", "{corpus}", "--test-column", "nope"], "no column 'nope'"),
+    ],
+)
+def test_contamination_option_errors_exit_2(tmp_path, capsys, argv, message) -> None:
+    case = _contamination_case(tmp_path / "case")
+    where = {"corpus": str(case["corpus"]), "none": str(tmp_path / "no" / "*.jsonl")}
+    argv = [a.format(**where) for a in argv]
+    out = tmp_path / "out"
+    argv = ["audit", str(case["test"]), "--text", "text", "--no-judge", *argv, "-o", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2
+    assert not (out / "results.json").exists()
+
+
+def test_corpus_needs_a_table(tmp_path, capsys) -> None:
+    case = _contamination_case(tmp_path / "case")
+    argv = ["audit", str(NER_SAMPLE), "--corpus", str(case["corpus"]), "-o", str(tmp_path / "o")]
+    assert main(argv) == 2
+    assert "--corpus needs a classification or pair file" in capsys.readouterr().err

@@ -10,6 +10,9 @@ their JSON is identical.
 Memory (embedded): the test index (about 40 bytes per test token + 16 MB) plus one batch
 (``batch_mb`` of text and about 60 bytes per corpus token in it); no document outlives its
 batch. On Ray, each worker holds the same, the driver the index and the merged hits.
+
+Importing this module is cheap (the options are read by the command line before any work);
+the run imports the scan.
 """
 
 from __future__ import annotations
@@ -17,17 +20,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchcheck.errors import UsageError
-from benchcheck.metrics.contamination import DEFINITIONS, LeakageResult
+
+if TYPE_CHECKING:
+    from benchcheck.metrics.contamination import LeakageResult
 
 __all__ = ["LeakageEngine", "LeakageOptions", "run_leakage"]
 
 
 @dataclass(frozen=True)
 class LeakageOptions:
-    """The definition and its overrides (None: the definition's value)."""
+    """The definition and its overrides (None: the definition's value).
+
+    The command line's option group of ``benchcheck leakage`` and ``benchcheck audit
+    --corpus`` (one definition of each option); ``seed``, ``resamples`` and ``confidence``
+    come from each command's own options.
+    """
 
     definition: str = "llama2"
     overlap: str | None = None
@@ -72,6 +82,7 @@ def run_leakage(
     from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
     from benchcheck.io.leakage import read_item_scores, read_test_items
     from benchcheck.metrics.contamination import (
+        DEFINITIONS,
         ScanOptions,
         ScanState,
         build_index,
