@@ -170,3 +170,59 @@ def test_corpus_needs_a_table(tmp_path, capsys) -> None:
     argv = ["audit", str(NER_SAMPLE), "--corpus", str(case["corpus"]), "-o", str(tmp_path / "o")]
     assert main(argv) == 2
     assert "--corpus needs a classification or pair file" in capsys.readouterr().err
+
+
+DOCS = Path(__file__).parents[1] / "io" / "fixtures" / "documents"
+LISTS = f"train={DOCS / 'train_ids.txt'},test={DOCS / 'test_ids.txt'}"
+
+
+def _stats_json(tmp_path: Path, *argv: str) -> dict:
+    out = tmp_path / "stats.json"
+    assert main(["stats", *argv, "--json", str(out)]) == 0
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    payload.pop("schema_version")
+    return payload
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [str(DOCS / "corpus.pubtator"), "--split-by-list", LISTS, "--overlaps", "keep-longest"],
+        [str(DOCS / "brat"), "--overlaps", "keep-first", "--instances", "document"],
+        [str(DOCS / "brat"), "--overlaps", "keep-longest", "--offset-check", "warn"],
+    ],
+    ids=["pubtator sentences", "brat documents", "brat offset check"],
+)
+def test_document_corpora_are_read_with_the_stats_options(tmp_path: Path, argv) -> None:
+    """The fixtures nest "kidney failure" inside "acute kidney failure" (issue 26)."""
+    rc, text = _cli(tmp_path / "out", *argv)
+    assert rc == 0
+    results = json.loads(text)
+    assert results["stats"] == _stats_json(tmp_path, *argv)
+    reading = results["stats"]["splits"]["train"]["reading"]
+    assert reading["overlapping_spans"] == 2 and reading["n_documents"] == 2
+    assert reading["overlaps"] == argv[argv.index("--overlaps") + 1]
+    instances = argv[argv.index("--instances") + 1] if "--instances" in argv else "sentence"
+    assert reading["instances"] == instances
+    assert [r["split"] for r in results["split_overlap"]["rows"]] == ["test"]
+
+
+def test_nested_mentions_need_an_overlaps_policy(tmp_path: Path, capsys) -> None:
+    rc = main(["audit", str(DOCS / "brat"), "-o", str(tmp_path / "out")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "--overlaps" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_compared_datasets_are_read_the_same_way(tmp_path: Path) -> None:
+    pubtator = str(DOCS / "corpus.pubtator")
+    argv = [pubtator, "--overlaps", "keep-longest", "--split-by-list", LISTS]
+    rc, text = _cli(tmp_path / "out", *argv, "--compare", f"again={pubtator}")
+    assert rc == 0
+    datasets = json.loads(text)["comparison"]["datasets"]
+    assert list(datasets) == ["corpus.pubtator", "again"]
+    for stats in datasets.values():  # the split lists and the overlap policy apply to both
+        assert list(stats["splits"]) == ["train", "test"]
+        assert stats["splits"]["train"]["reading"]["overlapping_spans"] == 2
+    assert datasets["again"]["metrics"] == datasets["corpus.pubtator"]["metrics"]

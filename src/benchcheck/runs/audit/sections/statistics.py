@@ -87,6 +87,7 @@ class Statistics(Section[StatisticsResult]):
     name = "statistics"
     title = "Dataset statistics"
     anchor = "statistics"
+    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
     result = StatisticsResult
     card = Card(
         measures="Reliability (duplicates, leakage), difficulty (ambiguity, unseen entities, "
