@@ -196,3 +196,14 @@ def test_rendered_in_html_and_markdown(case, tmp_path: Path) -> None:
     assert "<script>x" not in html and "&lt;script&gt;x" in html
     lines = "".join(section.markdown(replace(result, contamination=hostile)))
     assert "<script>" not in lines and "\\|\\*" in lines
+
+
+def test_inputs_name_the_corpus_and_the_split_lists(case) -> None:
+    from benchcheck.io.formats import NerOptions
+
+    inputs = _inputs(case)
+    report = run_audit(inputs, sections=[ContaminationSection()])
+    assert report.results["inputs"]["corpus"] == str(case["corpus"].parent)
+    assert str(case["corpus"].parent) in inputs.paths()  # never an output
+    lists = NerOptions(split_lists={"test": str(case["test"])})
+    assert str(case["test"]) in AuditInputs(ner=NerInput("x", reading=lists)).paths()

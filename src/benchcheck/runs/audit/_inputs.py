@@ -214,7 +214,7 @@ class AuditInputs:
         out: list[str | None] = []
         if self.ner is not None:
             out += [self.ner.path, *self.ner.splits.values(), *self.ner.predictions.values()]
-            out += list(self.ner.compare.values())
+            out += [*self.ner.compare.values(), *self.ner.reading.split_lists.values()]
         if self.table is not None:
             out += [self.table.path, *self.table.predictions.values(), self.table.gold]
         if self.suite is not None:
