@@ -165,11 +165,13 @@ def test_contamination_option_errors_exit_2(tmp_path, capsys, argv, message) -> 
     assert not (out / "results.json").exists()
 
 
-def test_corpus_needs_a_table(tmp_path, capsys) -> None:
+def test_corpus_on_a_suite_is_refused(tmp_path, capsys) -> None:
     case = _contamination_case(tmp_path / "case")
-    argv = ["audit", str(NER_SAMPLE), "--corpus", str(case["corpus"]), "-o", str(tmp_path / "o")]
+    out = tmp_path / "o"
+    argv = ["audit", str(DIAGNOSTIC_SAMPLE), "--corpus", str(case["corpus"]), "-o", str(out)]
     assert main(argv) == 2
-    assert "--corpus needs a classification or pair file" in capsys.readouterr().err
+    assert "--corpus needs a table or a NER dataset" in capsys.readouterr().err
+    assert not out.exists()
 
 
 DOCS = Path(__file__).parents[1] / "io" / "fixtures" / "documents"
@@ -226,3 +228,18 @@ def test_compared_datasets_are_read_the_same_way(tmp_path: Path) -> None:
         assert list(stats["splits"]) == ["train", "test"]
         assert stats["splits"]["train"]["reading"]["overlapping_spans"] == 2
     assert datasets["again"]["metrics"] == datasets["corpus.pubtator"]["metrics"]
+
+
+def test_a_document_corpus_with_nested_mentions_against_a_corpus(tmp_path: Path) -> None:
+    """BRAT test document 1003, cut into its two sentences; the second is in the corpus."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"text": "No adverse events were seen in the trial."}) + "\n")
+    argv = [str(DOCS / "brat"), "--overlaps", "keep-longest", "--corpus", str(corpus)]
+    rc, text = _cli(tmp_path / "out", *argv, "--n", "5", "--min-length", "5")
+    assert rc == 0
+    results = json.loads(text)
+    assert results["stats"]["splits"]["train"]["reading"]["overlapping_spans"] == 2
+    c = results["contamination"]
+    assert (c["n_items"], c["test_column"]) == (2, "tokens of split test")
+    assert [(i["id"], i["overlap"]) for i in c["top_items"]] == [("1", 1.0)]
+    assert c["buckets"] == {"clean": 1, "not_clean": 1, "not_dirty": 1, "dirty": 1}

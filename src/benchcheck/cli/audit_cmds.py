@@ -69,8 +69,9 @@ def audit(
     corpus: Annotated[
         list[str] | None,
         "Corpus shards (Parquet, JSON lines, .gz/.zst): glob (quote it), file or folder; "
-        "repeatable. Adds the contamination section: the table's items against the corpus, "
-        "and with --predictions each model's score on the clean and dirty items.",
+        "repeatable. Adds the contamination section: the table's items (or the NER test "
+        "split's instances) against the corpus, and with a table's --predictions each model's "
+        "score on the clean and dirty items.",
     ] = None,
     contamination: LeakageOptions = LeakageOptions(),
     text_column: Annotated[str, "Text column of the corpus."] = "text",
@@ -102,7 +103,7 @@ def audit(
     NER files are read with the reading options of benchcheck stats (--format, --overlaps,
     --instances, --split-by-list, ...). --corpus adds the contamination section of
     benchcheck leakage (same options and defaults; the bootstrap takes --seed) on a
-    classification or pair file.
+    classification or pair file, or on a NER dataset's test split.
 
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     Example: benchcheck audit cdr.pubtator --split-by-list test=test.txt --overlaps keep-longest

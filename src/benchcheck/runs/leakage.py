@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from benchcheck.errors import UsageError
 
 if TYPE_CHECKING:
+    from benchcheck.io.leakage import TestItems
     from benchcheck.metrics.contamination import LeakageResult
 
 __all__ = ["LeakageEngine", "LeakageOptions", "run_leakage"]
@@ -65,7 +66,7 @@ class LeakageEngine:
 
 
 def run_leakage(
-    test: str | Path,
+    test: str | Path | TestItems,
     corpus: Sequence[str],
     *,
     text_column: str = "text",
@@ -78,9 +79,13 @@ def run_leakage(
     engine: LeakageEngine = LeakageEngine(),
     progress: Callable[[int, int], None] | None = None,
 ) -> LeakageResult:
-    """Measure how far a corpus streamed in batches contaminates the test items."""
+    """Measure how far a corpus streamed in batches contaminates the test items.
+
+    ``test`` is a table (read with the column options) or items already read
+    (:class:`~benchcheck.io.leakage.TestItems`: the audit's NER test sentences).
+    """
     from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
-    from benchcheck.io.leakage import read_item_scores, read_test_items
+    from benchcheck.io.leakage import TestItems, read_item_scores, read_test_items
     from benchcheck.metrics.contamination import (
         DEFINITIONS,
         ScanOptions,
@@ -110,11 +115,15 @@ def run_leakage(
     chosen = replace(DEFINITIONS[options.definition], **overrides)
     if overrides:
         chosen = replace(chosen, name=f"{options.definition}+custom")
-    items = read_test_items(
-        test,
-        text_column=test_column or text_column,
-        id_column=id_column,
-        label_column=label_column,
+    items = (
+        test
+        if isinstance(test, TestItems)
+        else read_test_items(
+            test,
+            text_column=test_column or text_column,
+            id_column=id_column,
+            label_column=label_column,
+        )
     )
     scores = {
         name: read_item_scores(name, path, items) for name, path in (predictions or {}).items()

@@ -16,6 +16,7 @@ from _contamination_case import PLANTED, contamination_case
 
 from benchcheck.data.columns import Columns
 from benchcheck.io.canonical import dumps
+from benchcheck.io.typed import ABSENT
 from benchcheck.runs.audit import (
     AuditInputs,
     ContaminationInput,
@@ -167,10 +168,32 @@ def test_without_a_corpus_nothing_is_added(case) -> None:
     ]
 
 
-def test_a_ner_dataset_skips_it(case) -> None:
-    inputs = replace(_inputs(case), table=None, ner=NerInput(str(NER_SAMPLE)))
+def test_a_ner_dataset_checks_its_test_split(tmp_path: Path) -> None:
+    """The sample's test sentences, tokens joined: two planted in the corpus, with n = L = 4.
+
+    Sentence 0 "Angela Merkel met Siemens managers in Munich on Monday ." is 9 tokens
+    without the full stop, all inside document 0 (overlap 1); sentence 1 "Ngozi
+    Okonjo-Iweala leads the World Trade Organization ." is 8 tokens ("Okonjo-Iweala" is two),
+    of which "the World Trade Organization" (4) is in document 1 (overlap 0.5).
+    """
+    corpus = tmp_path / "corpus.jsonl"
+    docs = [
+        "Yesterday Angela Merkel met Siemens managers in Munich on Monday, it said.",
+        "Officials of the World Trade Organization spoke.",
+    ]
+    corpus.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    leak = ContaminationInput((str(corpus),), LeakageOptions(n=4, min_length=4))
+    inputs = AuditInputs(ner=NerInput(str(NER_SAMPLE)), judge=None, contamination=leak)
     report = run_audit(inputs, sections=[ContaminationSection()])
-    assert report.results["analyses"][0]["detail"] == "no classification or pair file given"
+    c = report.sections["contamination"].contamination
+    assert c.test == "benchcheck:sample_data/ner/test.txt"
+    assert c.test_column == "tokens of split test"
+    assert c.n_items == 8  # the sample's test split
+    assert [(i.id, i.overlap, i.bucket) for i in c.top_items] == [
+        ("0", 1.0, "dirty"),
+        ("1", 0.5, "between"),
+    ]
+    assert c.scores is ABSENT and c.buckets["dirty"] == 1
 
 
 def test_rendered_in_html_and_markdown(case, tmp_path: Path) -> None:

@@ -139,7 +139,8 @@ class ContaminationInput:
         The corpus' text column and its id column (shown with each match).
     test_column
         The table's column whose texts are checked (default: ``text`` of a classification
-        file, ``text_a`` — the premise, the grounding document — of a pair file).
+        file, ``text_a`` — the premise, the grounding document — of a pair file). A NER
+        dataset's test split is checked by its tokens.
     batch_mb
         Megabytes of corpus text held at once.
 
@@ -313,11 +314,11 @@ def audit_inputs(
         if data is None:
             raise UsageError("{text} or {text_a} and {text_b} need a DATA file")
         return inputs(table=table(data, cols, predictions))
-    if contamination is not None:
-        raise UsageError(
-            "{corpus} needs a classification or pair file to check (DATA with {text}, or "
-            "{text_a} and {text_b}); for other test sets run benchcheck leakage"
-        )
     if data is not None and looks_like_suite(data):
+        if contamination is not None:
+            raise UsageError(
+                "{corpus} needs a table or a NER dataset to check, not a diagnostic suite; "
+                "run benchcheck leakage on a table of its texts"
+            )
         return inputs(suite=SuiteInput(data, dict(predictions)))
     return inputs(ner(data, splits, scores, predictions))

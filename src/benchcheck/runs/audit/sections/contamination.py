@@ -2,14 +2,16 @@
 
 Key in ``results.json``: ``contamination``. With ``benchcheck audit --corpus``, the audit runs
 :func:`benchcheck.runs.leakage.run_leakage` on the table (its ``text`` column, or ``text_a``
-of a pair file, or ``--test-column``) and keeps: the definition used and its n-gram
+of a pair file, or ``--test-column``) or on a NER dataset's test split (each instance's
+tokens joined by spaces; its id the instance's 0-based index in the split; the last split
+when none is named ``test``) and keeps: the definition used and its n-gram
 settings, the corpus read, the items in each of Llama 2's four subsets and in each bucket,
 the dataset-level shares, the histogram of overlap shares (fixed bins: the ten deciles, the
 last closed), the most contaminated items (at most :data:`TOP_ITEMS`, with their first
-matches) and, with ``--predictions``, each model's score on the clean and the dirty subset,
-the difference with its bootstrap interval and the ranks (Touvron et al. 2023, App. A.6;
-Brown et al. 2020, App. C). Every value is the one ``benchcheck leakage --json`` gives for
-the same inputs; only the item list is cut to the top.
+matches) and, with a table's ``--predictions``, each model's score on the clean and the
+dirty subset, the difference with its bootstrap interval and the ranks (Touvron et al.
+2023, App. A.6; Brown et al. 2020, App. C). Every value is the one ``benchcheck leakage
+--json`` gives for the same inputs; only the item list is cut to the top.
 """
 
 from __future__ import annotations
@@ -260,44 +262,41 @@ class ContaminationSection(Section[ContaminationResult]):
     )
 
     def skip(self, inputs: AuditInputs) -> str | None:
-        """Skipped without a corpus (``--corpus``) and a table to check."""
+        """Skipped without a corpus (``--corpus``) and a table or NER dataset to check."""
         if inputs.contamination is None:
             return "no --corpus given"
-        if inputs.table is None:
-            return "no classification or pair file given"
+        if inputs.table is None and not (inputs.ner is not None and inputs.ner.given):
+            return "no classification, pair or NER dataset given"
         return None
 
     def run(
         self, inputs: AuditInputs, needs: Mapping[str, Ran[Any]], progress: Progress | None
     ) -> Ran[ContaminationResult]:
-        """:func:`benchcheck.runs.leakage.run_leakage` on the table, items cut to the top."""
+        """:func:`benchcheck.runs.leakage.run_leakage` on the items, cut to the top."""
         from benchcheck.io.canonical import jsonable
         from benchcheck.runs.audit._paths import shown
         from benchcheck.runs.leakage import LeakageEngine, run_leakage
 
-        table, given = inputs.table, inputs.contamination
-        assert table is not None and given is not None
-        column = given.test_column or (
-            table.columns.text_a if table.kind == "pair" else table.columns.text
-        )
-        assert column is not None
+        given = inputs.contamination
+        assert given is not None
+        test, column, label, models = self._items(inputs)
         options = replace(given.options, seed=inputs.seed, resamples=inputs.resamples)
         result = run_leakage(
-            table.path,
+            test,
             list(given.corpus),
             text_column=given.text_column,
             test_column=column,
-            id_column=table.columns.id,
+            id_column=inputs.table.columns.id if inputs.table is not None else None,
             corpus_id_column=given.corpus_id_column,
-            label_column=table.label if table.predictions else None,
-            predictions=dict(table.predictions),
+            label_column=label,
+            predictions=models,
             options=options,
             engine=LeakageEngine(batch_mb=given.batch_mb),
         )
         payload = result.to_json()
         items = payload.pop("items")
         payload.update(
-            test=shown(table.path),
+            test=shown(test if isinstance(test, str) else test.path),
             test_column=column,
             corpus_patterns=[shown(p) for p in given.corpus],
             n_contaminated=sum(_contaminated(i) for i in items),
@@ -310,6 +309,27 @@ class ContaminationSection(Section[ContaminationResult]):
             f"({c.parameters.definition})"
         )
         return Ran(section, detail)
+
+    @staticmethod
+    def _items(inputs: AuditInputs) -> tuple[Any, str, str | None, dict[str, str]]:
+        """Return the items to check: the table (column, label, models) or the NER test split."""
+        table, given = inputs.table, inputs.contamination
+        assert given is not None
+        if table is not None:
+            column = given.test_column or (
+                table.columns.text_a if table.kind == "pair" else table.columns.text
+            )
+            assert column is not None
+            label = table.label if table.predictions else None
+            return table.path, column, label, dict(table.predictions)
+        from benchcheck.io.leakage import split_items
+        from benchcheck.runs.audit.sections.statistics import ner_source
+
+        assert inputs.ner is not None
+        dataset = ner_source(inputs.ner).load()
+        names = dataset.split_names
+        name = "test" if "test" in names else names[-1]
+        return split_items(dataset[name]), f"tokens of split {name}", None, {}
 
     # ------------------------------------------------------------------ renderings
 
