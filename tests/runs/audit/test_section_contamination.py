@@ -230,3 +230,32 @@ def test_inputs_name_the_corpus_and_the_split_lists(case) -> None:
     assert str(case["corpus"].parent) in inputs.paths()  # never an output
     lists = NerOptions(split_lists={"test": str(case["test"])})
     assert str(case["test"]) in AuditInputs(ner=NerInput("x", reading=lists)).paths()
+
+
+def test_report_re_renders_byte_for_byte(case, tmp_path: Path) -> None:
+    from benchcheck.runs.audit import render_results
+
+    run_audit(_inputs(case), sections=[ContaminationSection()], output=tmp_path / "r")
+    results = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
+    page, md = render_results(results, [ContaminationSection()])
+    assert page == (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert md == (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
+def test_pair_file_checks_its_first_text(case, tmp_path: Path) -> None:
+    """A pair file: text_a (premise, grounding document) unless --test-column says otherwise."""
+    rows = [json.loads(line) for line in case["test"].read_text(encoding="utf-8").splitlines()]
+    pair = tmp_path / "pair.jsonl"
+    pair.write_text(
+        "".join(json.dumps({**r, "claim": "a short claim about it"}) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    table = TableInput(str(pair), Columns(text_a="text", text_b="claim"))
+    leak = ContaminationInput((str(case["corpus"]),))
+    inputs = AuditInputs(table=table, judge=None, contamination=leak)
+    c = run_audit(inputs, sections=[ContaminationSection()]).sections["contamination"]
+    assert c.contamination.test_column == "text"
+    assert c.contamination.buckets["dirty"] == 2
+    other = replace(inputs, contamination=replace(leak, test_column="claim"))
+    c = run_audit(other, sections=[ContaminationSection()]).sections["contamination"]
+    assert c.contamination.test_column == "claim" and c.contamination.n_contaminated == 0
