@@ -243,3 +243,12 @@ def test_a_document_corpus_with_nested_mentions_against_a_corpus(tmp_path: Path)
     assert (c["n_items"], c["test_column"]) == (2, "tokens of split test")
     assert [(i["id"], i["overlap"]) for i in c["top_items"]] == [("1", 1.0)]
     assert c["buckets"] == {"clean": 1, "not_clean": 1, "not_dirty": 1, "dirty": 1}
+
+
+def test_test_column_on_a_ner_dataset_is_refused(tmp_path: Path, capsys) -> None:
+    case = _contamination_case(tmp_path / "case")
+    out = tmp_path / "out"
+    argv = ["audit", str(NER_SAMPLE), "--corpus", str(case["corpus"]), "--test-column", "x"]
+    assert main([*argv, "-o", str(out)]) == 2
+    assert "--test-column names a column of a table" in capsys.readouterr().err
+    assert not (out / "results.json").exists()

@@ -126,7 +126,10 @@ class JudgeInput:
 
 @dataclass(frozen=True)
 class ContaminationInput:
-    """A corpus to check the audited table's items against (``benchcheck leakage``'s run).
+    """A corpus to check the audited items against (``benchcheck leakage``'s run).
+
+    The items are the table's (a classification or pair file), else the NER dataset's test
+    split.
 
     Attributes
     ----------
@@ -194,7 +197,8 @@ class AuditInputs:
     baseline
         An earlier ``results.json`` of the same dataset: the audit adds its diff.
     contamination
-        A corpus to check the table's items against (:class:`ContaminationInput`).
+        A corpus to check the table's items, or the NER test split, against
+        (:class:`ContaminationInput`).
     seed, resamples
         Seed and number of resamples of every bootstrap.
 

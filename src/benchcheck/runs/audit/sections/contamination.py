@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from benchcheck.errors import UsageError
 from benchcheck.io.typed import ABSENT, AbsentType, JsonResult
 from benchcheck.report.html import card as card_html
 from benchcheck.report.html import cards, esc, figure, num_cell, show_text
@@ -326,6 +327,11 @@ class ContaminationSection(Section[ContaminationResult]):
         from benchcheck.runs.audit.sections.statistics import ner_source
 
         assert inputs.ner is not None
+        if given.test_column is not None:
+            raise UsageError(
+                "{test_column} names a column of a table; a NER dataset's test split is "
+                "checked by its tokens"
+            )
         dataset = ner_source(inputs.ner).load()
         names = dataset.split_names
         name = "test" if "test" in names else names[-1]
