@@ -70,8 +70,8 @@ def audit(
         list[str] | None,
         "Corpus shards (Parquet, JSON lines, .gz/.zst): glob (quote it), file or folder; "
         "repeatable. Adds the contamination section: the table's items (or the NER test "
-        "split's instances) against the corpus, and with a table's --predictions each model's "
-        "score on the clean and dirty items.",
+        "split's instances) against the corpus, and with --predictions each model's score on "
+        "the clean and dirty items (NER: sentence exact match).",
     ] = None,
     contamination: LeakageOptions = LeakageOptions(),
     text_column: Annotated[str, "Text column of the corpus."] = "text",

@@ -75,6 +75,7 @@ def run_leakage(
     corpus_id_column: str | None = None,
     label_column: str | None = None,
     predictions: Mapping[str, str] | None = None,
+    item_scores: Mapping[str, Sequence[float]] | None = None,
     options: LeakageOptions = LeakageOptions(),
     engine: LeakageEngine = LeakageEngine(),
     progress: Callable[[int, int], None] | None = None,
@@ -82,8 +83,12 @@ def run_leakage(
     """Measure how far a corpus streamed in batches contaminates the test items.
 
     ``test`` is a table (read with the column options) or items already read
-    (:class:`~benchcheck.io.leakage.TestItems`: the audit's NER test sentences).
+    (:class:`~benchcheck.io.leakage.TestItems`: the audit's NER test sentences). Models'
+    scores come from ``predictions`` files or, already computed, ``item_scores`` (model →
+    one score in [0, 1] per item, in the items' order).
     """
+    import numpy as np
+
     from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
     from benchcheck.io.leakage import TestItems, read_item_scores, read_test_items
     from benchcheck.metrics.contamination import (
@@ -128,6 +133,12 @@ def run_leakage(
     scores = {
         name: read_item_scores(name, path, items) for name, path in (predictions or {}).items()
     }
+    for name, values in (item_scores or {}).items():
+        if len(values) != len(items.ids):
+            raise UsageError(
+                f"model {name!r} has {len(values)} item scores for {len(items.ids)} test items"
+            )
+        scores[name] = np.asarray(values, dtype=float)
     d = chosen.resolve(token_hashes(list(items.texts)).lengths)
     assert d.n is not None and d.min_length is not None
     scan = ScanOptions(min_length=d.min_length, skip=d.skip, max_matches=options.max_matches)

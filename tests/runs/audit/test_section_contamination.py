@@ -195,6 +195,27 @@ def test_a_ner_dataset_checks_its_test_split(tmp_path: Path) -> None:
     ]
     assert c.scores is ABSENT and c.buckets["dirty"] == 1
 
+    # NER predictions: per sentence exact match. "gold" is the test file itself; "miss0"
+    # tags sentence 0 (the dirty one) all O: 7/8 overall, 1 on the 6 clean, 0 on the dirty.
+    gold_lines = (NER_SAMPLE / "test.txt").read_text(encoding="utf-8").splitlines()
+    first = next(k for k, line in enumerate(gold_lines) if line.startswith("Angela"))
+    miss = [
+        line.rsplit(" ", 1)[0] + " O" if first <= k < first + 10 else line
+        for k, line in enumerate(gold_lines)
+    ]
+    (tmp_path / "miss0.conll").write_text("\n".join(miss) + "\n", encoding="utf-8")
+    files = {"gold": str(NER_SAMPLE / "test.txt"), "miss0": str(tmp_path / "miss0.conll")}
+    ner = NerInput(str(NER_SAMPLE), predictions=files)
+    report = run_audit(replace(inputs, ner=ner), sections=[ContaminationSection()])
+    scores = report.sections["contamination"].contamination.scores
+    assert scores is not ABSENT
+    by = {m.model: m for m in scores.models}
+    assert by["gold"].score == 1.0 and by["miss0"].score == pytest.approx(7 / 8, abs=TOL)
+    assert by["miss0"].subsets["clean"].n == 6
+    assert by["miss0"].subsets["clean"].score == 1.0 and by["miss0"].subsets["dirty"].score == 0.0
+    assert by["miss0"].clean_minus_dirty == 1.0 and by["miss0"].interval is None  # 1 dirty item
+    assert (by["miss0"].rank.all, by["miss0"].rank.clean) == (2, 1) and scores.ranking_changes
+
 
 def test_rendered_in_html_and_markdown(case, tmp_path: Path) -> None:
     report = run_audit(_inputs(case), sections=[ContaminationSection()], output=tmp_path / "r")

@@ -8,10 +8,12 @@ when none is named ``test``) and keeps: the definition used and its n-gram
 settings, the corpus read, the items in each of Llama 2's four subsets and in each bucket,
 the dataset-level shares, the histogram of overlap shares (fixed bins: the ten deciles, the
 last closed), the most contaminated items (at most :data:`TOP_ITEMS`, with their first
-matches) and, with a table's ``--predictions``, each model's score on the clean and the
-dirty subset, the difference with its bootstrap interval and the ranks (Touvron et al.
-2023, App. A.6; Brown et al. 2020, App. C). Every value is the one ``benchcheck leakage
---json`` gives for the same inputs; only the item list is cut to the top.
+matches) and, with ``--predictions``, each model's score on the clean and the dirty subset
+(a NER model's per-sentence exact match,
+:func:`benchcheck.metrics.predictions.sentence_exact_match`), the difference with its
+bootstrap interval and the ranks (Touvron et al. 2023, App. A.6; Brown et al. 2020, App.
+C). Every value is the one ``benchcheck leakage --json`` gives for the same inputs (a table;
+a NER split through its items and scores); only the item list is cut to the top.
 """
 
 from __future__ import annotations
@@ -280,7 +282,7 @@ class ContaminationSection(Section[ContaminationResult]):
 
         given = inputs.contamination
         assert given is not None
-        test, column, label, models = self._items(inputs)
+        test, column, label, models, computed = self._items(inputs)
         options = replace(given.options, seed=inputs.seed, resamples=inputs.resamples)
         result = run_leakage(
             test,
@@ -291,6 +293,7 @@ class ContaminationSection(Section[ContaminationResult]):
             corpus_id_column=given.corpus_id_column,
             label_column=label,
             predictions=models,
+            item_scores=computed,
             options=options,
             engine=LeakageEngine(batch_mb=given.batch_mb),
         )
@@ -312,8 +315,15 @@ class ContaminationSection(Section[ContaminationResult]):
         return Ran(section, detail)
 
     @staticmethod
-    def _items(inputs: AuditInputs) -> tuple[Any, str, str | None, dict[str, str]]:
-        """Return the items to check: the table (column, label, models) or the NER test split."""
+    def _items(
+        inputs: AuditInputs,
+    ) -> tuple[Any, str, str | None, dict[str, str], dict[str, list[float]]]:
+        """Return the items to check and how models are scored on them.
+
+        A table: its path, column, label and prediction files. A NER dataset: its test split
+        and each model's sentence exact match
+        (:func:`benchcheck.metrics.predictions.sentence_exact_match`).
+        """
         table, given = inputs.table, inputs.contamination
         assert given is not None
         if table is not None:
@@ -322,20 +332,30 @@ class ContaminationSection(Section[ContaminationResult]):
             )
             assert column is not None
             label = table.label if table.predictions else None
-            return table.path, column, label, dict(table.predictions)
+            return table.path, column, label, dict(table.predictions), {}
         from benchcheck.io.leakage import split_items
         from benchcheck.runs.audit.sections.statistics import ner_source
 
-        assert inputs.ner is not None
+        ner = inputs.ner
+        assert ner is not None
         if given.test_column is not None:
             raise UsageError(
                 "{test_column} names a column of a table; a NER dataset's test split is "
                 "checked by its tokens"
             )
-        dataset = ner_source(inputs.ner).load()
+        source = ner_source(ner)
+        dataset = source.load()
         names = dataset.split_names
         name = "test" if "test" in names else names[-1]
-        return split_items(dataset[name]), f"tokens of split {name}", None, {}
+        scores: dict[str, list[float]] = {}
+        if ner.predictions:
+            from benchcheck.io.load import read_predictions
+            from benchcheck.metrics.predictions import sentence_exact_match, test_split
+
+            gold = test_split(dataset)
+            predicted = read_predictions(ner.predictions, scheme=source.scheme)
+            scores = {m: sentence_exact_match(gold, split) for m, split in predicted.items()}
+        return split_items(dataset[name]), f"tokens of split {name}", None, {}, scores
 
     # ------------------------------------------------------------------ renderings
 
