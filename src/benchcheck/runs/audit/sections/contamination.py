@@ -414,7 +414,7 @@ class ContaminationSection(Section[ContaminationResult]):
             f"{thousands(c.n_items)} items of {md_text(c.test)} (column "
             f"{md_text(c.test_column)}) against {thousands(c.corpus.documents)} documents "
             f"({thousands(c.corpus.tokens)} tokens) in {thousands(c.corpus.files)} corpus "
-            f"files. {md_text(_definition_text(p))}\n",
+            f"file(s). {md_text(_definition_text(p))}\n",
             md_table(
                 ["subset", "items", "share"],
                 [
