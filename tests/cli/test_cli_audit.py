@@ -252,3 +252,11 @@ def test_test_column_on_a_ner_dataset_is_refused(tmp_path: Path, capsys) -> None
     assert main([*argv, "-o", str(out)]) == 2
     assert "--test-column names a column of a table" in capsys.readouterr().err
     assert not (out / "results.json").exists()
+
+
+@pytest.mark.parametrize(("gate", "rc"), [("dirty_rate>0.3", 1), ("dirty_rate>0.34", 0)])
+def test_fail_on_a_contamination_rate(tmp_path: Path, gate: str, rc: int) -> None:
+    """The case has 2 dirty items of 6 (1/3): a CI gate on contamination."""
+    case = _contamination_case(tmp_path / "case")
+    argv = [str(case["test"]), "--text", "text", "--no-judge", "--corpus", str(case["corpus"])]
+    assert main(["audit", *argv, "--fail-on", gate, "-o", str(tmp_path / "out")]) == rc
