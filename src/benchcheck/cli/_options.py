@@ -4,8 +4,9 @@ Commands declare plain typed parameters (``seed: int = 0``); :func:`typer_signat
 each its flag and help from the table, so a parameter is one line and a name the table lacks
 is an error at import. ``Annotated[T, "help"]`` gives an option its command's own help,
 ``Annotated[T, Arg()]`` (or ``Arg("help")``) makes it positional, and a parameter typed
-:class:`~benchcheck.data.columns.Columns` or :class:`~benchcheck.io.formats.NerOptions` is
-an option group: several flags, one typed value. Library errors name parameters
+:class:`~benchcheck.data.columns.Columns`, :class:`~benchcheck.io.formats.NerOptions` or
+:class:`~benchcheck.runs.leakage.LeakageOptions` is an option group: several flags, one
+typed value, declared once for every command that takes it. Library errors name parameters
 (``{threshold}``); :func:`flag_for` shows them as the flag a user types.
 
 >>> flag_for("json_out"), flag_for("text_a"), flag_for("output"), flag_for("id")
@@ -27,6 +28,7 @@ import typer
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions, parse_pairs, read_type_map
+from benchcheck.runs.leakage import LeakageOptions
 
 
 class Opt(NamedTuple):
@@ -510,8 +512,40 @@ def _ner_reading(
     )
 
 
+def _contamination(
+    definition: str = "llama2",
+    overlap: str | None = None,
+    n: int | None = None,
+    min_length: int | None = None,
+    skip: int | None = None,
+    clean_below: float | None = None,
+    dirty_from: float | None = None,
+    near_threshold: Annotated[
+        float | None,
+        "Also find corpus documents whose token set has Jaccard similarity >= this with an "
+        "item (MinHash-LSH, verified exactly; slower).",
+    ] = None,
+    max_matches: int = 3,
+) -> LeakageOptions:
+    return LeakageOptions(
+        definition=definition,
+        overlap=overlap,
+        n=n,
+        min_length=min_length,
+        skip=skip,
+        clean_below=clean_below,
+        dirty_from=dirty_from,
+        near_threshold=near_threshold,
+        max_matches=max_matches,
+    )
+
+
 #: Option groups: a parameter of this type takes the builder's parameters' place.
-GROUPS: dict[type, Callable[..., Any]] = {Columns: _columns, NerOptions: _ner_reading}
+GROUPS: dict[type, Callable[..., Any]] = {
+    Columns: _columns,
+    NerOptions: _ner_reading,
+    LeakageOptions: _contamination,
+}
 _KIND = inspect.Parameter.KEYWORD_ONLY
 
 

@@ -39,6 +39,7 @@ NAMES = [
     "diagnostics",
     "items",
     "ranking",
+    "contamination",
     "diff",
 ]
 
@@ -94,6 +95,7 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "needs a classification/pair file and two or more --predictions",
             },
+            {"name": "contamination", "status": "skipped", "detail": "no --corpus given"},
             {"name": "diff", "status": "skipped", "detail": "no --baseline results.json given"},
         ],
     }

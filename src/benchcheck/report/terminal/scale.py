@@ -7,7 +7,7 @@ from typing import Any
 
 from benchcheck.report.numbers import num
 
-__all__ = ["adjust_lines", "convert_lines", "leakage_lines"]
+__all__ = ["adjust_lines", "contamination_lines", "convert_lines", "leakage_lines"]
 
 
 def adjust_lines(payload: Mapping[str, Any]) -> list[str]:
@@ -139,3 +139,14 @@ def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
     if "scores" in payload:
         out += _scores_lines(payload["scores"])
     return out
+
+
+def contamination_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
+    """Render the audit's ``contamination`` as :func:`leakage_lines`, markup escaped.
+
+    ``payload`` holds ``top_items`` (the most contaminated items) in place of ``items``.
+    """
+    from rich.markup import escape
+
+    lines = leakage_lines({**payload, "items": payload["top_items"]}, show=show)
+    return [escape(line) for line in lines]

@@ -53,6 +53,8 @@ def _inputs_shown(inputs: AuditInputs) -> dict[str, str]:
         for name, path in inputs.table.predictions.items():
             given[f"predictions {name}"] = shown(path)
     gold = inputs.table.gold if inputs.table is not None else None
+    if inputs.contamination is not None:
+        given["corpus"] = ", ".join(shown(p) for p in inputs.contamination.corpus)
     for key, extra in (
         ("score matrix", inputs.matrix),
         ("gold labels", gold),

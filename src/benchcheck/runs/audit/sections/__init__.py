@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from benchcheck.runs.audit._section import Section
 from benchcheck.runs.audit.sections.comparison import Comparison
+from benchcheck.runs.audit.sections.contamination import ContaminationSection
 from benchcheck.runs.audit.sections.diagnostics import DiagnosticsSection
 from benchcheck.runs.audit.sections.diff import DiffSection
 from benchcheck.runs.audit.sections.items import ItemsSection
@@ -33,5 +34,6 @@ SECTIONS: tuple[Section, ...] = (  # type: ignore[type-arg]
     DiagnosticsSection(),
     ItemsSection(),
     RankingSection(),
+    ContaminationSection(),
     DiffSection(),
 )
