@@ -37,6 +37,20 @@ def test_items_ranking_and_diff_sections(tmp_path: Path) -> None:
     assert diff["n_changed"] == 0 and diff["n_values"] > 10
 
 
+def test_one_model_skips_items_and_ranking_with_the_reason(tmp_path: Path) -> None:
+    """Item analysis compares examinees: one model's predictions skip it, never fail."""
+    files = _write_case(tmp_path, k=20, m=2)
+    one = dict(list(files.items())[:1])
+    table = TableInput(
+        str(tmp_path / "data.jsonl"), Columns(text_a="text_a", text_b="text_b"), predictions=one
+    )
+    results = run_audit(AuditInputs(table=table, judge=None, resamples=50)).results
+    detail = {a["name"]: (a["status"], a.get("detail")) for a in results["analyses"]}
+    assert detail["items"] == ("skipped", "needs two or more models' --predictions (got one)")
+    assert detail["ranking"][0] == "skipped"
+    assert "items" not in results
+
+
 def test_audit_fail_on_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = _write_case(tmp_path, k=40, m=3)
     base = [
