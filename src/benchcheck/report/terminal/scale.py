@@ -93,7 +93,17 @@ def _scores_lines(scores: Mapping[str, Any]) -> list[str]:
 
 
 def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
-    """Render ``leakage``: definition, subsets, rates, histogram, worst items, scores."""
+    """Render ``leakage``: definition, subsets, rates, histogram, worst items, scores.
+
+    Lines are rich markup with every input-derived text escaped (item ids, file names and
+    model names come from the user's files: ``[bold]`` in an id prints as written).
+    """
+    from rich.markup import escape
+
+    return [escape(line) for line in _leakage_text(payload, show=show)]
+
+
+def _leakage_text(payload: Mapping[str, Any], *, show: int) -> list[str]:
     m, corpus, b = payload["metrics"], payload["corpus"], payload["buckets"]
     part = payload["partition"]
     out = [
@@ -142,11 +152,8 @@ def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
 
 
 def contamination_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
-    """Render the audit's ``contamination`` as :func:`leakage_lines`, markup escaped.
+    """Render the audit's ``contamination`` as :func:`leakage_lines` (markup escaped).
 
     ``payload`` holds ``top_items`` (the most contaminated items) in place of ``items``.
     """
-    from rich.markup import escape
-
-    lines = leakage_lines({**payload, "items": payload["top_items"]}, show=show)
-    return [escape(line) for line in lines]
+    return leakage_lines({**payload, "items": payload["top_items"]}, show=show)
