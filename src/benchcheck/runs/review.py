@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -32,13 +32,41 @@ from benchcheck.labels.review import (
 from benchcheck.labels.span_review import SpanReviewPackage, SpanReviewSummary
 
 __all__ = [
+    "ReviewExport",
     "ReviewExportRun",
+    "ReviewImport",
     "ReviewImportRun",
     "SpanReviewExportRun",
     "SpanReviewImportRun",
     "run_review_export",
     "run_review_import",
 ]
+
+
+class ReviewExport(Protocol):
+    """What ``review export`` returns: an item review or a span review (``to_json``)."""
+
+    @property
+    def out_dir(self) -> str:
+        """The folder written."""
+        ...
+
+    @property
+    def replaced(self) -> tuple[str, ...]:
+        """Files replaced with ``force``."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """Canonical JSON of ``review export --json``."""
+        ...
+
+
+class ReviewImport(Protocol):
+    """What ``review import`` returns: gold labels, or corrected spans (``to_json``)."""
+
+    def to_json(self, *, output: str | None = None) -> dict[str, Any]:
+        """Canonical JSON of ``review import --json``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -163,7 +191,7 @@ def run_review_export(
     force: bool = False,
     ner: str | Path | None = None,
     scheme: str | None = None,
-) -> ReviewExportRun | SpanReviewExportRun:
+) -> ReviewExport:
     """Build the blind review of a flags file (or frame) and write it into ``out_dir``.
 
     See :func:`benchcheck.labels.review.build_review` for the options and
@@ -326,7 +354,7 @@ def run_review_import(
     adjudicator: str | None = None,
     seed: int = 0,
     output: str | Path | None = None,
-) -> ReviewImportRun | SpanReviewImportRun:
+) -> ReviewImport:
     """Combine answer files (and a reconciled file) with the review key into gold labels.
 
     A file may hold several experts (a Label Studio or Argilla export: one per annotator);
