@@ -323,3 +323,46 @@ def test_utf16_offsets_of_a_character_beyond_the_bmp():
     answers = SpanAnswers("a", "x", {"r0001": (Region(3, 6, "PER"),)}, {"r0001": "h"})
     gold, _ = combine_span_review([task], [answers], types=["PER"])
     assert gold.select("start", "end", "type").rows() == [(1, 2, "PER")]
+
+
+def _no_entity_expected(stem: str) -> None:
+    summary = json.loads(Path("s.json").read_text())
+    assert summary["status_counts"] == {"experts_agree": 2, "unresolved": 2}
+    assert summary["changes"] == {"kept": 1, "added": 1, "removed": 3}
+    flags = {f["id"]: (f["verdict"], f["prediction_in_gold"]) for f in summary["flags"]}
+    assert flags["0:3-4|3-5"] == ("confirmed", False)  # New (LOC) is gone, New York too
+    spans = pl.read_ndjson("s.jsonl")
+    assert spans.select("sentence", "start", "end", "type").rows() == [
+        (1, 0, 1, "PER"),
+        (1, 3, 5, "ORG"),
+    ]
+
+
+def test_no_entity_answer_in_json_min(review):
+    """A submitted annotation without a region: JSON-MIN gives the row without ``label``.
+
+    That is what Label Studio 1.23.2 exported for one (checked against the running app;
+    a skipped or never annotated task has no row at all).
+    """
+
+    def clear(rows):
+        for r in rows:
+            if r["review_id"] == "r0003":
+                del r["label"]
+
+    _edit_min(Path("review/ls_min.json"), clear)
+    argv = ["review", "import", "review/ls_min.json", "-o", "s.jsonl", "--json", "s.json"]
+    assert main(argv) == 0
+    _no_entity_expected("ls_min")
+
+
+def test_no_entity_answer_in_csv(review):
+    """In the CSV export the same annotation has an empty ``label`` cell."""
+    table = pl.read_csv("review/ls_table.csv", infer_schema=False)
+    table = table.with_columns(
+        pl.when(pl.col("review_id") == "r0003").then(None).otherwise(pl.col("label")).alias("label")
+    )
+    table.write_csv("review/ls_table.csv")
+    argv = ["review", "import", "review/ls_table.csv", "-o", "s.jsonl", "--json", "s.json"]
+    assert main(argv) == 0
+    _no_entity_expected("ls_table")
