@@ -366,3 +366,20 @@ def test_no_entity_answer_in_csv(review):
     argv = ["review", "import", "review/ls_table.csv", "-o", "s.jsonl", "--json", "s.json"]
     assert main(argv) == 0
     _no_entity_expected("ls_table")
+
+
+def test_audit_sentences_count_their_changed_gold():
+    """Two audit sentences (no flag): one's gold was right, one lacked an entity."""
+    text, starts, ends = joined_offsets(["Ann", "met", "Bob"])
+    right = SpanTask("r0001", "h1", "undisputed", "t", 0, text, tuple(starts), tuple(ends),
+                     ((0, 1, "PER"),), ())  # fmt: skip
+    short = SpanTask("r0002", "h2", "undisputed", "t", 1, text, tuple(starts), tuple(ends),
+                     ((0, 1, "PER"),), ())  # fmt: skip
+    both = (Region(0, 3, "PER"), Region(8, 11, "PER"))
+    answers = [
+        SpanAnswers(n, "x", {"r0001": both[:1], "r0002": both}, {"r0001": "h1", "r0002": "h2"})
+        for n in ("a", "b")
+    ]
+    _, summary = combine_span_review([right, short], answers, types=["PER"])
+    assert (summary.audited, summary.audit_errors) == (2, 1)
+    assert summary.changes == {"kept": 2, "added": 1, "removed": 0}

@@ -643,6 +643,7 @@ def combine_span_review(
             warnings.append(f"{e.name}: {len(tasks) - answered} task(s) skipped or not annotated")
     rows: list[dict[str, Any]] = []
     status_of: dict[str, str] = {}
+    settled: dict[str, set[Span] | None] = {}
     span_rows: list[dict[str, Any]] = []
     flag_rows: list[dict[str, Any]] = []
     changes = Counter({"kept": 0, "added": 0, "removed": 0})
@@ -679,6 +680,7 @@ def combine_span_review(
         else:
             gold, status = None, "unresolved"
         status_of[t.review_id] = status
+        settled[t.review_id] = gold
         before = set(t.gold)
         if gold is not None:
             changes["kept"] += len(before & gold)
@@ -731,13 +733,7 @@ def combine_span_review(
     frame = pl.DataFrame(rows, schema=schema).sort("split", "sentence", "start", "end", "type")
     audited = [t for t in tasks if t.stratum == STRATA[1]]
     audit_errors = sum(
-        1
-        for t in audited
-        if status_of[t.review_id] != "unresolved"
-        and set(t.gold)
-        != set(
-            frame.filter(pl.col("review_id") == t.review_id).select("start", "end", "type").rows()
-        )
+        1 for t in audited if (g := settled[t.review_id]) is not None and g != set(t.gold)
     )
     summary = SpanReviewSummary(
         experts=tuple(names),
