@@ -383,3 +383,22 @@ def test_audit_sentences_count_their_changed_gold():
     _, summary = combine_span_review([right, short], answers, types=["PER"])
     assert (summary.audited, summary.audit_errors) == (2, 1)
     assert summary.changes == {"kept": 2, "added": 1, "removed": 0}
+
+
+def test_span_flags_read_back_from_csv(tmp_path, monkeypatch):
+    """Span flags written as CSV (strings, empty cells) give the same package as JSONL."""
+    monkeypatch.chdir(tmp_path)
+    _export(tmp_path, "--seed", "2")
+    scored = pl.read_ndjson("sf.jsonl").with_columns(
+        pl.lit("gold").alias("split"),
+        pl.Series("gold_start", [0, 2, 3, None]),
+        pl.Series("flagged", [True, True, True, False]),
+    )
+    scored.write_ndjson("scored.jsonl")
+    scored.write_csv("scored.csv")
+    for name in ("scored.jsonl", "scored.csv"):
+        argv = ["review", "export", name, "--ner", "gold.conll", "--seed", "2"]
+        assert main([*argv, "-o", f"out_{Path(name).suffix[1:]}"]) == 0
+    assert Path("out_csv/key.jsonl").read_text() == Path("out_jsonl/key.jsonl").read_text()
+    key = [json.loads(line) for line in Path("out_csv/key.jsonl").open()]
+    assert len(key) == 3  # the row with flagged false is not reviewed

@@ -54,6 +54,7 @@ import polars as pl
 
 from benchcheck.data.scripts import NO_SPACE, char_table, join_tokens
 from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.flags import normalise_flags
 from benchcheck.labels.review import HASH_COLUMN, STRATA, content_hash
 
 __all__ = [
@@ -270,7 +271,7 @@ def _flag_entry(row: Mapping[str, Any]) -> dict[str, Any]:
     >>> entry["gold_start"], entry["pred_start"], entry["pred_end"], entry["pred_type"]
     (None, 3, 4, 'LOC')
     """
-    entry: dict[str, Any] = {c: row.get(c) for c in _FLAG_FIELDS}
+    entry: dict[str, Any] = {c: None if row.get(c) == "" else row.get(c) for c in _FLAG_FIELDS}
     entry["id"] = None if entry["id"] is None else str(entry["id"])
     if "gold_start" not in row and "pred_start" not in row:
         rid = entry["id"] or ""
@@ -320,9 +321,10 @@ def build_span_review(
             raise InputError(
                 f"span flags of split {other[0]!r}, but the NER file is split {split!r}"
             )
+    flags = normalise_flags(flags)  # read back from CSV: true/false as booleans
     chosen_rows = flags
     if "flagged" in flags.columns:
-        chosen_rows = flags.filter(pl.col("flagged").cast(pl.Boolean).fill_null(False))
+        chosen_rows = flags.filter(pl.col("flagged").fill_null(False))
     sent_of_flag = _int_col(chosen_rows, "sentence")
     if any(s is None or s < 0 for s in sent_of_flag):
         raise InputError("a span flag without a valid sentence number")
