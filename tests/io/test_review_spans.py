@@ -18,14 +18,6 @@ import pytest
 from _span_review_data import GOLD, PRED
 
 from benchcheck.cli import main
-from benchcheck.data.scripts import join_tokens
-from benchcheck.labels.span_review import (
-    Region,
-    SpanAnswers,
-    SpanTask,
-    combine_span_review,
-    joined_offsets,
-)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "label_studio_spans"
 EXPORTS = (("ls.json", "ls"), ("ls_min.json", "ls_min"), ("ls_table.csv", "ls_table"))
@@ -119,13 +111,6 @@ def test_export_seed_sample_and_audit(tmp_path, monkeypatch):
     expected = both[rng.permutation(3)].tolist()
     assert [k["sentence"] for k in key] == expected
     assert sorted(k["stratum"] for k in key) == ["disputed", "disputed", "undisputed"]
-
-
-def test_joined_offsets_follow_join_tokens():
-    for tokens in (["New", "York", "."], ["我", "在", "北京"], ["iPhone", "手机", "is", "ok"]):
-        text, starts, ends = joined_offsets(tokens)
-        assert text == join_tokens(tokens)
-        assert [text[a:b] for a, b in zip(starts, ends, strict=True)] == tokens
 
 
 @pytest.mark.parametrize(("export", "stem"), EXPORTS)
@@ -314,17 +299,6 @@ def test_extra_columns_and_unflagged_rows(tmp_path, monkeypatch):
     assert sorted(k["sentence"] for k in key) == sorted(wanted)
 
 
-def test_utf16_offsets_of_a_character_beyond_the_bmp():
-    """Label Studio counts UTF-16 units: after 😀 (two units) an offset is one more."""
-    text, starts, ends = joined_offsets(["😀", "Ann", "smiles"])
-    assert text == "😀 Ann smiles"
-    task = SpanTask("r0001", "h", "disputed", "t", 0, text, tuple(starts), tuple(ends), (), ())
-    # "Ann" is characters 2-5, UTF-16 units 3-6; without its text the units are converted
-    answers = SpanAnswers("a", "x", {"r0001": (Region(3, 6, "PER"),)}, {"r0001": "h"})
-    gold, _ = combine_span_review([task], [answers], types=["PER"])
-    assert gold.select("start", "end", "type").rows() == [(1, 2, "PER")]
-
-
 def _no_entity_expected(stem: str) -> None:
     summary = json.loads(Path("s.json").read_text())
     assert summary["status_counts"] == {"experts_agree": 2, "unresolved": 2}
@@ -366,23 +340,6 @@ def test_no_entity_answer_in_csv(review):
     argv = ["review", "import", "review/ls_table.csv", "-o", "s.jsonl", "--json", "s.json"]
     assert main(argv) == 0
     _no_entity_expected("ls_table")
-
-
-def test_audit_sentences_count_their_changed_gold():
-    """Two audit sentences (no flag): one's gold was right, one lacked an entity."""
-    text, starts, ends = joined_offsets(["Ann", "met", "Bob"])
-    right = SpanTask("r0001", "h1", "undisputed", "t", 0, text, tuple(starts), tuple(ends),
-                     ((0, 1, "PER"),), ())  # fmt: skip
-    short = SpanTask("r0002", "h2", "undisputed", "t", 1, text, tuple(starts), tuple(ends),
-                     ((0, 1, "PER"),), ())  # fmt: skip
-    both = (Region(0, 3, "PER"), Region(8, 11, "PER"))
-    answers = [
-        SpanAnswers(n, "x", {"r0001": both[:1], "r0002": both}, {"r0001": "h1", "r0002": "h2"})
-        for n in ("a", "b")
-    ]
-    _, summary = combine_span_review([right, short], answers, types=["PER"])
-    assert (summary.audited, summary.audit_errors) == (2, 1)
-    assert summary.changes == {"kept": 2, "added": 1, "removed": 0}
 
 
 def test_span_flags_read_back_from_csv(tmp_path, monkeypatch):
