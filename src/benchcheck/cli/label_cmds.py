@@ -176,7 +176,7 @@ def review_import(
     Studio (JSON, JSON-MIN, CSV) and Argilla exports holding one expert per annotator.
     Each answer file must belong to the key (its review ids and content hashes); a file
     given twice, or an expert who answered nothing, is refused. With the key of a span
-    review (review export of span flags) the Label Studio exports give corrected spans:
+    review (review export --ner) the Label Studio exports give corrected spans:
     -o holds the gold span table (split, sentence, start, end exclusive, type) of every
     settled sentence; the JSON adds each span's agreement and each flag's verdict.
 

@@ -87,15 +87,22 @@ def span_review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     return [
         key_value_table("Sentences", dict(payload["status_counts"])),
         key_value_table(
-            "Reviewers' spans (tasks two or more answered)",
+            "Span agreement",
             {
-                "spans marked": agreement["spans"],
+                "spans marked (tasks two or more answered)": agreement["spans"],
                 "marked by every reviewer": agreement["agreed"],
                 "agreement": agreement["percent"],
             },
         ),
         key_value_table("Gold spans", {f"{k}": v for k, v in payload["changes"].items()}),
-        key_value_table("Flags (confirmed: the gold span was wrong)", dict(payload["flag_counts"])),
+        key_value_table(
+            "Flags",
+            {
+                "confirmed (the gold was wrong)": payload["flag_counts"]["confirmed"],
+                "rejected": payload["flag_counts"]["rejected"],
+                "unresolved": payload["flag_counts"]["unresolved"],
+            },
+        ),
     ]
 
 
