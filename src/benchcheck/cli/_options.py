@@ -169,6 +169,8 @@ OPTIONS: dict[str, str | Opt] = {
     "n": "Tokens per n-gram (default from --definition).",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
+    "ner": "The NER file (CoNLL) the span flags were flagged on: its sentences and gold "
+    "spans make a Label Studio span review.",
     "negative": "Label of 'inconsistent' (strict vote).",
     "new": "The later results.json (omit to gate OLD alone).",
     "no_cache": "Do not read or write a cache.",
@@ -382,6 +384,7 @@ READS: dict[str, str] = {
     "judgments": "path",
     "key": "path",
     "matrix": "path",
+    "ner": "path",
     "new": "path",
     "old": "path",
     "precision": "maybe",

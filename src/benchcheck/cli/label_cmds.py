@@ -117,6 +117,8 @@ def review_export(
     audit_sample: int = 0,
     labels: str | None = None,
     force: bool = False,
+    ner: str | None = None,
+    scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES when reading --ner."] = None,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
@@ -125,12 +127,19 @@ def review_export(
     private key.jsonl (never give it to the experts). A folder that already holds a review
     (a key, expert files) is refused unless --force.
 
+    With --ner (the CoNLL file they were flagged on), span flags (`benchcheck flag-spans
+    -o`) become a Label Studio NER review instead: one task per flagged sentence, its gold
+    spans pre-annotated for the reviewer to correct (tasks.json, label_config.xml,
+    key.jsonl); without it each flag is reviewed as an item (the marked region's type).
+
     Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
+
+    Example: benchcheck review export span_flags.jsonl --ner test.conll --seed 1 -o span_review/
     """
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import run_review_export
 
-    outputs = output_claims([flags])
+    outputs = output_claims([flags, ner])
     outputs.reserve(output, param="output")  # locked now; the package's own rule when written
     claim_json(outputs)
     res = run_review_export(
@@ -142,6 +151,8 @@ def review_export(
         audit_sample=audit_sample,
         labels=csv(labels),
         force=force,
+        ner=ner,
+        scheme=scheme,
     )
     warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
     emit(res.to_json(), review_export_renderables)
@@ -164,7 +175,10 @@ def review_import(
     is reported as unresolved, never guessed). Any number of experts: CSV files, or Label
     Studio (JSON, JSON-MIN, CSV) and Argilla exports holding one expert per annotator.
     Each answer file must belong to the key (its review ids and content hashes); a file
-    given twice, or an expert who answered nothing, is refused.
+    given twice, or an expert who answered nothing, is refused. With the key of a span
+    review (review export --ner) the Label Studio exports give corrected spans:
+    -o holds the gold span table (split, sentence, start, end exclusive, type) of every
+    settled sentence; the JSON adds each span's agreement and each flag's verdict.
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
 
@@ -186,7 +200,12 @@ def review_import(
         output=output,
     )
     payload = run.to_json()
-    if emit(payload, review_import_renderables):
+    if payload.get("review") == "spans":
+        from benchcheck.report.terminal.review import span_review_import_renderables
+
+        if emit(payload, span_review_import_renderables):
+            stderr(review_import_notes(payload))
+    elif emit(payload, review_import_renderables):
         stderr(review_import_notes(payload))
 
 
