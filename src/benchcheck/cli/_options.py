@@ -364,6 +364,7 @@ def check_ranges(values: dict[str, Any]) -> None:
 #: Parameters whose values name files the command reads, and how a value names them:
 #: ``path`` (the value), ``named`` (NAME=PATH), ``source`` (NAME=PATH[#COLUMN]), ``maybe``
 #: (a path if one exists by that name, else a number: --precision 0.8), ``at`` (@PATH),
+#: ``named-list`` (NAME=PATH,NAME=PATH: --split-by-list),
 #: ``glob`` (a pattern, file or folder, expanded as the reader expands it). Each is claimed
 #: as an input (and checked to be a readable regular file or folder) before any work.
 READS: dict[str, str] = {
@@ -396,6 +397,7 @@ READS: dict[str, str] = {
     "scores": "maybe",
     "source": "source",
     "split": "named",
+    "split_lists": "named-list",
     "suite": "path",
     "taxonomy": "path",
     "test": "path",
@@ -415,6 +417,11 @@ def _paths(kind: str, value: str) -> Iterator[tuple[str, bool]]:
         return
     if kind == "path":
         yield value, False
+    elif kind == "named-list":
+        for item in _items(value):
+            path = _named(item)
+            if path is not None:
+                yield path, False
     elif kind in ("named", "source"):
         path = _named(value)
         if path is not None:
