@@ -141,7 +141,14 @@ def run_audit(
         from benchcheck.io.canonical import dumps
 
         canonical = json.loads(dumps(results))
-        report = replace(report, gates=tuple(evaluate_gates(gates, canonical, None)))
+        baseline = None
+        if inputs.baseline is not None:  # change(...), new_flags, fixed_flags: against it
+            from benchcheck.io.canonical import read_results
+            from benchcheck.items.diff import diff_results
+
+            now = {k: v for k, v in canonical.items() if k not in ("analyses", "inputs", "diff")}
+            baseline = diff_results(read_results(inputs.baseline), now)
+        report = replace(report, gates=tuple(evaluate_gates(gates, canonical, baseline)))
     if output is not None:
         from benchcheck.runs.audit._folder import write_report
 
