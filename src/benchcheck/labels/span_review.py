@@ -52,7 +52,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from benchcheck.data.scripts import NO_SPACE, char_table, join_tokens
+from benchcheck.data.scripts import (
+    NO_SPACE,
+    char_offset,
+    char_table,
+    join_tokens,
+    utf16_offset,
+)
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.flags import normalise_flags
 from benchcheck.labels.review import HASH_COLUMN, STRATA, content_hash
@@ -138,21 +144,6 @@ def joined_offsets(tokens: Sequence[str]) -> tuple[str, list[int], list[int]]:
     return text, starts, ends
 
 
-def _utf16(text: str, index: int) -> int:
-    """UTF-16 code units before character ``index`` (Label Studio's offsets)."""
-    return index + sum(1 for c in text[:index] if ord(c) > 0xFFFF)
-
-
-def _from_utf16(text: str, unit: int) -> int:
-    """Character index at a UTF-16 code-unit offset (the first character at or after it)."""
-    count = 0
-    for k, char in enumerate(text):
-        if count >= unit:
-            return k
-        count += 2 if ord(char) > 0xFFFF else 1
-    return len(text)
-
-
 @dataclass(frozen=True)
 class SpanTask:
     """One reviewed sentence: what the key keeps about it."""
@@ -189,8 +180,8 @@ class SpanTask:
         for k, (s, e, t) in enumerate(self.gold):
             a, b = self.char_starts[s], self.char_ends[e - 1]
             value = {
-                "start": _utf16(self.text, a),
-                "end": _utf16(self.text, b),
+                "start": utf16_offset(self.text, a),
+                "end": utf16_offset(self.text, b),
                 "text": self.text[a:b],
                 "labels": [t],
             }
@@ -476,7 +467,7 @@ def _token_span(task: SpanTask, region: Region, where: str, source: str) -> Span
     if any(ord(c) > 0xFFFF for c in text):
         shown = region.text
         if not (isinstance(shown, str) and text[a:b] == shown):
-            a, b = _from_utf16(text, a), _from_utf16(text, b)
+            a, b = char_offset(text, a), char_offset(text, b)
     if not 0 <= a < b <= len(text):
         raise InputError(
             f"{where}: region {region.start}-{region.end} ({region.label}) is outside the "
