@@ -57,7 +57,7 @@ def test_the_one_wrong_type_is_the_one_flag(tmp_path):
     ).rows()
     assert rows == [("type", 5, 2, 3, "PER", "LOC", 1, True)]
     err = found.flags["error_score"][0]
-    assert 0.5 <= err <= 1.0
+    assert 0.9 <= err <= 1.0  # reaches the default threshold (MIN_ERROR_SCORE)
     sent = found.sentences
     assert sent["sentence_error_score"][5] == pytest.approx(err, abs=1e-12)
     assert sent.filter(pl.col("sentence") != 5)["sentence_error_score"].max() == 0.0
@@ -156,7 +156,7 @@ def test_cli_tagger_flags_feed_review_export(cwd):
     res = json.loads(Path("f.json").read_text())
     assert res["detector"] == "tagger" and res["flagged"] == 1
     assert res["by_kind"] == {"type": 1, "boundary": 0, "spurious": 0, "missing": 0}
-    assert res["tagger"]["folds"] == 2 and res["tagger"]["min_error_score"] == 0.5
+    assert res["tagger"]["folds"] == 2 and res["tagger"]["min_error_score"] == 0.9
     top = res["top"][0]
     assert (top["sentence"], top["label"], top["llm_label"]) == (5, "PER", "LOC")
     assert top["text"] == "Anna visited [[ Rome ]] ."
@@ -165,7 +165,14 @@ def test_cli_tagger_flags_feed_review_export(cwd):
         rows.columns
     )
     assert main(["review", "export", "f.jsonl", "-o", "rv", "--labels", "PER,LOC,O"]) == 0
-    assert pl.read_csv("rv/expert_a.csv", infer_schema=False).height == 1
+    expert = pl.read_csv("rv/expert_a.csv", infer_schema=False)
+    assert expert.height == 1
+    # the expert marks the region LOC (the tagger's type): one error in one reviewed flag
+    expert.with_columns(pl.lit("LOC").alias("label")).write_csv("rv/expert_a.csv")
+    assert main(["review", "import", "rv/expert_a.csv", "-o", "g.jsonl"]) == 0
+    assert main(["error-rate", "g.jsonl", "--population", "24", "--json", "er.json"]) == 0
+    er = json.loads(Path("er.json").read_text())
+    assert (er["errors"], er["sample"], er["population"]) == (1, 1, 24)
 
 
 @pytest.mark.parametrize(

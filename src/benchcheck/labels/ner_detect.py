@@ -44,7 +44,7 @@ from benchcheck.labels.ner_tagger import (
 __all__ = ["MIN_ERROR_SCORE", "TaggerFlags", "score_flags", "tagger_flags"]
 
 #: Default flag threshold on ``error_score`` (benchmarks/ner_detect_bench.py).
-MIN_ERROR_SCORE = 0.5
+MIN_ERROR_SCORE = 0.9
 
 
 @dataclass(frozen=True)
