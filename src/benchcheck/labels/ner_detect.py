@@ -26,6 +26,7 @@ A flag is a disagreement with ``error_score >= min_error_score``; every sentence
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,8 +169,10 @@ def tagger_flags(
     col = {c: j for j, c in enumerate(tagging.classes)}
     given = [np.array([col[g] for g in row], dtype=np.int64) for row in labels]
     probs = [m / m.sum(axis=1, keepdims=True) for m in tagging.marginals]
-    sent_quality, _ = cl_rank.get_label_quality_scores(given, probs)
-    issues = cl_filter.find_label_issues(given, probs, n_jobs=1)
+    with warnings.catch_warnings():  # "too few examples in class k": a note, not our user's
+        warnings.simplefilter("ignore", UserWarning)
+        sent_quality, _ = cl_rank.get_label_quality_scores(given, probs)
+        issues = cl_filter.find_label_issues(given, probs, n_jobs=1)
     issue_tokens: dict[int, set[int]] = {}
     for s, t in issues:
         issue_tokens.setdefault(int(s), set()).add(int(t))

@@ -243,7 +243,7 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         **payload["by_kind"],
     }
     if tagger:
-        counts[f"flagged (error score >= {tagger['min_error_score']:g})"] = payload["flagged"]
+        counts[f"flagged (error score >= {num(tagger['min_error_score'])})"] = payload["flagged"]
         counts["folds"] = tagger["folds"]
     out: list[Any] = [key_value_table("Span flags", counts)]
     if payload["top"]:
@@ -256,7 +256,7 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         for r in payload["top"]:
             cells = [str(r["rank"]), r["kind"], escape(r["label"]), escape(r["llm_label"])]
             if tagger:
-                cells.insert(2, f"{r['error_score']:.3f}")
+                cells.insert(2, num(r["error_score"]))
             table.add_row(*cells, escape(r["text"]))
         out.append(table)
     return out
