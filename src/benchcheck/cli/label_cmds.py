@@ -425,7 +425,7 @@ def flag_spans(
     seed: int = 0,
     min_error_score: Annotated[
         float | None,
-        "Tagger: flag disagreements with at least this error score (default 0.9).",
+        "Tagger: flag disagreements with at least this error score (default 0.99).",
     ] = None,
     top: int = 10,
 ) -> None:

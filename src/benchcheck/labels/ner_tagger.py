@@ -244,7 +244,10 @@ def _train_predict(
     crfsuite = require("sklearn_crfsuite", "tagger")
     # CRFsuite's SGD shuffles the sentences with the C library's rand(): seed it here, in
     # the process that trains, so that a fold trains alike in any worker and any order.
-    ctypes.CDLL(None).srand(ctypes.c_uint(seed))
+    try:
+        ctypes.CDLL(None).srand(ctypes.c_uint(seed))
+    except (OSError, TypeError, AttributeError):  # no C library by that name (Windows)
+        pass
     crf = crfsuite.CRF(
         algorithm=opts.algorithm,
         c1=opts.c1,
