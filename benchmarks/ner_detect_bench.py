@@ -253,7 +253,6 @@ def main() -> None:
     parser.add_argument("--big-draws", type=int, default=1, help="draws on the MSRA splits")
     parser.add_argument("--only", default=None, help="comma-separated corpora")
     parser.add_argument("--max-iterations", type=int, default=TaggerOptions().max_iterations)
-    parser.add_argument("--c1", type=float, default=TaggerOptions().c1)
     parser.add_argument("--c2", type=float, default=TaggerOptions().c2)
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
@@ -339,7 +338,7 @@ def main() -> None:
         "rate": RATE,
         "tagger": {
             "folds": opts.folds,
-            "c1": opts.c1,
+            "algorithm": opts.algorithm,
             "c2": opts.c2,
             "max_iterations": opts.max_iterations,
             "n_jobs": opts.n_jobs,

@@ -211,7 +211,7 @@ def _tagger_run(
             "folds": opts.folds,
             "seed": opts.seed,
             "entity_disjoint": opts.entity_disjoint,
-            "c1": opts.c1,
+            "algorithm": opts.algorithm,
             "c2": opts.c2,
             "max_iterations": opts.max_iterations,
             "min_error_score": threshold,
