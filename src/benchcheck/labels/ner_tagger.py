@@ -60,7 +60,8 @@ class TaggerOptions:
     ``algorithm``: CRFsuite's trainer; the default ``l2sgd`` (SGD with L2 penalty ``c2``)
     reached token F1 0.70 on 8k MSRA sentences in 10 epochs (12 s) where L-BFGS reached 0.39
     in 40 iterations (39 s). ``c1``/``c2``: L1/L2 penalties (``c1`` only with ``lbfgs``);
-    ``max_iterations``: epochs (``l2sgd``) or iterations (``lbfgs``) per fold;
+    ``max_iterations``: epochs (``l2sgd``) or iterations (``lbfgs``) per fold (30: mean AP
+    on planted MSRA-test errors 0.58, against 0.54 with 15 epochs; time grows with epochs);
     ``min_freq``: features seen fewer times are dropped; ``n_jobs``: folds trained at once.
     """
 
@@ -70,7 +71,7 @@ class TaggerOptions:
     algorithm: str = "l2sgd"
     c1: float | None = None
     c2: float = 1.0
-    max_iterations: int = 15
+    max_iterations: int = 30
     min_freq: int = 1
     n_jobs: int = 2
 
