@@ -207,7 +207,7 @@ def deal_folds(has_entity: np.ndarray, folds: int, seed: int) -> np.ndarray:
     likewise of the others.
 
     >>> deal_folds(np.array([True, True, False, False]), 2, 0).tolist()
-    [1, 0, 1, 0]
+    [0, 1, 0, 1]
     """
     rng = np.random.default_rng(seed)
     fold = np.empty(has_entity.size, dtype=np.int64)
