@@ -11,7 +11,7 @@ pytest.importorskip("sklearn_crfsuite")
 pytest.importorskip("cleanlab")
 
 from benchcheck.cli import main  # noqa: E402
-from benchcheck.errors import UsageError  # noqa: E402
+from benchcheck.errors import InputError, UsageError  # noqa: E402
 from benchcheck.io.conll import read_conll  # noqa: E402
 from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, score_flags, tagger_flags  # noqa: E402
 from benchcheck.labels.ner_flags import spans_from_split  # noqa: E402
@@ -131,6 +131,11 @@ def test_labels_and_spans_round_trip():
     feats = token_features(["北", "京"])
     assert "w|+1w=北|京" in feats[0] and "BOS" in feats[0] and "EOS" in feats[1]
     assert not any(f.startswith("p1=") for f in feats[0])  # no affixes of one character
+
+
+def test_a_span_past_the_sentence_end_is_an_input_error():
+    with pytest.raises(InputError, match="ends at token 4, after the sentence's 3 tokens"):
+        bio_labels([3], np.array([0]), np.array([2]), np.array([4]), ["LOC"])
 
 
 def test_too_few_entity_sentences_and_one_type(tmp_path):
