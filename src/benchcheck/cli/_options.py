@@ -117,6 +117,9 @@ OPTIONS: dict[str, str | Opt] = {
     "(leakage_ratio), change(NAME), new_flags or fixed_flags.",
     "features": "Trained detector: tfidf, embedding, tfidf+embedding.",
     "fine": Opt("Show fine tags.", ("--fine/--no-fine",)),
+    "folds": "Tagger detector: folds of the out-of-fold CRF (each trained on the others).",
+    "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
+    "mention an entity of the held-out fold (CrossWeigh).",
     "flag_rule": "threshold (disagree and error score >= --min-error-score) or cleanlab "
     "(confident learning's issues with error score >= --min-error-score).",
     "flags": "Flags file from `benchcheck flag -o`.",
@@ -322,6 +325,7 @@ RANGES: dict[str, Range] = {
     "dirty_from": _P,
     "draws": Range(1, _COUNT),
     "errors": Range(0, None),
+    "folds": Range(2, 100),
     "experts": Range(1, 26),  # expert_a … expert_z
     "max_matches": Range(0, 1_000_000),
     "max_train": Range(1, None),

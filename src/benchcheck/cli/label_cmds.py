@@ -439,14 +439,26 @@ def flag_spans(
     spacy_model: str | None = None,
     label_map: Annotated[str | None, "MODEL=TYPE pairs, e.g. PERSON=PER,GPE=LOC,ORG=ORG."] = None,
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES."] = None,
+    folds: int = 5,
+    entity_disjoint: bool = False,
+    seed: int = 0,
+    min_error_score: Annotated[
+        float | None,
+        "Tagger: flag disagreements with at least this error score (default 0.99).",
+    ] = None,
     top: int = 10,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
-    Kinds: type, boundary, spurious, missing; ranked by the model's confidence when given.
-    The output feeds `benchcheck review export` unchanged.
+    Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
+    yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
+    fold on the file itself is the model: every disagreement gets error_score = 1 - the
+    smallest held-out probability of a gold label in its region, ranked by it, flagged from
+    --min-error-score. The output feeds `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
+
+    Example: benchcheck flag-spans train.conll --folds 5 --seed 0 -o span_flags.jsonl
     """
     from benchcheck.report.terminal.labels import span_flag_renderables
     from benchcheck.runs.flag_spans import run_flag_spans
@@ -459,5 +471,9 @@ def flag_spans(
         label_map=label_map,
         scheme=scheme,
         output=output,
+        folds=folds,
+        seed=seed,
+        entity_disjoint=entity_disjoint,
+        min_error_score=min_error_score,
     )
     emit(run.to_json(top=top), span_flag_renderables)

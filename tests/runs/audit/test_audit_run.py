@@ -35,6 +35,7 @@ NAMES = [
     "comparison",
     "table statistics",
     "label errors",
+    "ner label errors",
     "review",
     "diagnostics",
     "items",
@@ -79,6 +80,7 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "no classification or pair file given",
             },
+            {"name": "ner label errors", "status": "skipped", "detail": "no NER dataset given"},
             {
                 "name": "review",
                 "status": "skipped",
