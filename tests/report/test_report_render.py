@@ -222,13 +222,23 @@ def test_audit_pair_with_judge(tmp_path: Path, monkeypatch) -> None:
     )
     le = results["label_errors"]
     rows = [json.loads(x) for x in PAIR_SAMPLE.read_text(encoding="utf-8").splitlines()]
-    expect = []
-    for r in rows:  # the fake judge's rule, applied by hand
-        p0 = 0.9 if re.search(r"\b(not|never)\b", r["generated_text"]) else 0.2
-        llm = "0" if p0 > 0.5 else "1"
-        if llm != str(r["label"]):
-            expect.append((r["id"], max(p0, 1 - p0)))
+    # the fake judge's rule, then the default prior shift and error posterior (issue 24)
+    # applied to it directly: the audit must flag exactly what the library rule flags
+    import numpy as np
+
+    from benchcheck.labels.calibration import prior_shift
+    from benchcheck.labels.posterior import error_posterior
+
+    p0 = np.array(
+        [0.9 if re.search(r"\b(not|never)\b", r["generated_text"]) else 0.2 for r in rows]
+    )
+    y = np.array([int(r["label"]) for r in rows])
+    shifted, _ = prior_shift(np.column_stack([p0, 1 - p0]), np.bincount(y, minlength=2) / len(y))
+    e = error_posterior(shifted, y).error
+    flag = (shifted.argmax(axis=1) != y) & (e >= 0.5)
+    expect = [(r["id"], float(e[i])) for i, r in enumerate(rows) if flag[i]]
     expect.sort(key=lambda t: -t[1])
+    assert len(expect) >= 5  # the planted sample's disputed labels
     assert [e["id"] for e in le["examples"]] == [i for i, _ in expect]
     assert le["summary"]["flagged"] == len(expect)
     from benchcheck.judges.run import AUDIT_PROMPTS

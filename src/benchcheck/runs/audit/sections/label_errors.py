@@ -80,6 +80,36 @@ class FlagCounts(JsonResult):
     labels: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ExpectedErrors(JsonResult):
+    """Sum of the error scores over the judged examples, with its Poisson-binomial interval.
+
+    The number of wrong labels the calibrated error scores expect before any review
+    (:func:`benchcheck.labels.posterior.expected_errors`).
+    """
+
+    n: int
+    expected: float
+    rate: float | None
+    low: float
+    high: float
+    level: float
+    interval: str
+
+
+@dataclass(frozen=True)
+class OperatingPoint(JsonResult):
+    """How the flags were chosen, and their expected precision and true errors."""
+
+    rule: str
+    flags: int
+    expected_true_errors: float
+    expected_precision: float | None
+    min_error_score: float | None | AbsentType = ABSENT
+    budget: int | None | AbsentType = ABSENT
+    target_precision: float | None | AbsentType = ABSENT
+
+
 #: The text columns a flagged example can hold (the data's columns, named as the reader names them).
 TextColumn = Literal["text", "text_a", "text_b"]
 
@@ -119,6 +149,8 @@ class LabelErrors(JsonResult):
     examples: tuple[FlaggedExample, ...]
     examples_total: int
     files: tuple[str, ...]
+    expected_errors: ExpectedErrors | AbsentType = ABSENT
+    operating_point: OperatingPoint | AbsentType = ABSENT
 
     def shown_columns(self) -> tuple[str, ...]:
         """Return the text columns some example has."""
@@ -139,12 +171,16 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
 
     name = "label errors"
     title = "Label errors"
+    #: 1.1: expected_errors and operating_point (issue 24: calibrated error scores)
+    version = "1.1"
     anchor = "label-errors"
     result = LabelErrorsResult
     card = Card(
         measures="Which examples' labels a judge ensemble disputes: the ensemble's probability "
         "of each label is the mean over judges × prompts (calibrated), and an example's error "
-        "score is the probability that its original label is wrong.",
+        "score is the posterior probability that its original label is wrong, given the "
+        "ensemble and the estimated base rate of errors; their sum is the expected number of "
+        "wrong labels.",
         reading="A flag is a disagreement whose error score reaches the threshold; higher "
         "error scores hold a larger share of true errors. Flags are candidates for expert "
         "review (benchcheck review export), not verdicts.",
@@ -242,6 +278,7 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                     ),
                     card("flag rate", s.flag_rate, "flagged / examples; ↓ better"),
                     card("threshold", s.threshold, "minimum error score of a flag"),
+                    *_expected_cards(le),
                 ]
             )
         )
@@ -288,6 +325,7 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             "the original label is wrong) reaches the threshold; confidence = the ensemble's "
             "probability of its own label. Flags are candidates for expert review.\n",
         ]
+        out += _expected_markdown(le)
         if le.default_judge is not ABSENT:
             out += _default_judge_markdown(le.default_judge.to_json())
         if s.flagged_by_bin:
@@ -332,6 +370,51 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         from benchcheck.report.terminal.labels import default_judge_renderables
 
         return default_judge_renderables(note.to_json())
+
+
+def _expected_cards(le: LabelErrors) -> list[str]:
+    """Cards of the expected errors in the data and the flags' expected precision."""
+    out = []
+    ex = le.expected_errors
+    if ex is not ABSENT:
+        out.append(
+            card(
+                "expected errors",
+                round(ex.expected, 1),
+                f"sum of the error scores over {ex.n} judged examples: "
+                f"{ex.level:.0%} interval [{ex.low:g}, {ex.high:g}] ({ex.interval}); "
+                "an estimate before any review",
+            )
+        )
+    op = le.operating_point
+    if op is not ABSENT and op.expected_precision is not None:
+        out.append(
+            card(
+                "expected precision",
+                round(op.expected_precision, 3),
+                f"mean error score of the {op.flags} flags: "
+                f"{op.expected_true_errors:.1f} true errors expected among them",
+            )
+        )
+    return out
+
+
+def _expected_markdown(le: LabelErrors) -> list[str]:
+    """One line: the expected errors in the data and the flags' expected precision."""
+    ex, op = le.expected_errors, le.operating_point
+    if ex is ABSENT:
+        return []
+    line = (
+        f"Expected wrong labels (sum of error scores, before review): **{md_num(ex.expected)}** "
+        f"of {md_num(ex.n)} ({ex.level:.0%} interval {md_num(ex.low)}–{md_num(ex.high)}, "
+        f"{md_text(ex.interval)})."
+    )
+    if op is not ABSENT and op.expected_precision is not None:
+        line += (
+            f" Expected precision of the {md_num(op.flags)} flags: "
+            f"{md_num(op.expected_precision, 3)} ({md_num(op.expected_true_errors)} true errors)."
+        )
+    return [line + "\n"]
 
 
 def _default_judge_html(note: Mapping[str, Any]) -> str:
