@@ -29,7 +29,7 @@ example's original label :math:`\tilde y` is wrong,
 
 The error score of :func:`detect` is not :math:`e` itself but the **posterior**
 probability that the label is wrong given the detector's vector, the label and the
-estimated base rate of errors (:mod:`benchcheck.labels.posterior`, ``bayes`` by default);
+estimated base rate of errors (:mod:`benchcheck.labels.posterior`, ``bayes-platt`` by default);
 :math:`e` is kept as ``detector_error_score``.
 
 Flags (:func:`flag_mask`): ``threshold`` — the detector's most probable label differs

@@ -15,10 +15,12 @@ Three ways to get :math:`T` (or the whole posterior), compared on
 ``bayes``
     One symmetric flip rate :math:`\pi` (:math:`T_{jj} = 1 - \pi`, :math:`T_{jk} =
     \pi/(K-1)`), the base rate of errors, estimated by maximum likelihood from the scores
-    themselves: the marginal log-likelihood :math:`\sum_i \log\bigl((1-\pi) p_{i\tilde y_i} +
-    \tfrac{\pi}{K-1}(1 - p_{i\tilde y_i})\bigr)` is concave in :math:`\pi`, so EM's fixed point
-    (:math:`\pi \leftarrow \frac1n \sum_i e_i`) is its unique maximiser, found here as the root of
-    its derivative (Brent's method). At the optimum :math:`\sum_i e_i = n\hat\pi`.
+    themselves (floored at :data:`PI_MIN`, which keeps the ranking where the MLE is 0):
+    the marginal log-likelihood :math:`\sum_i \log\bigl((1-\pi) p_{i\tilde y_i} +
+    \tfrac{\pi}{K-1}(1 - p_{i\tilde y_i})\bigr)` is concave in :math:`\pi`, so EM's fixed
+    point (:math:`\pi \leftarrow \frac1n \sum_i e_i`) is its unique maximiser, found here as
+    the root of its derivative (Brent's method). At the optimum :math:`\sum_i e_i =
+    n\hat\pi`.
 ``cleanlab``
     :math:`T` = the noise matrix of cleanlab's calibrated confident joint (Northcutt et
     al. 2021, "Confident Learning", Sec. 3; :func:`cleanlab.count.estimate_joint`, columns
@@ -38,6 +40,12 @@ Three ways to get :math:`T` (or the whole posterior), compared on
     equals it on hard votes (tested).
 
 ``none`` keeps the detector's score :math:`1 - p_{i\tilde y_i}` as the error score.
+
+Default ``bayes-platt``, chosen on presup_binary with planted flips (docs/labels.md, "Calibrated
+error scores"): at 10 % its AP equals the old score's (0.30 vs 0.29), its ECE against the
+planted truth is 0.145 (old 0.360, ``cleanlab`` 0.206), and :math:`\sum_i e_i` is 1.03 times
+the planted count on average (old 4.35, ``cleanlab`` 2.91); ``bayes`` and ``dawid-skene``
+flag nothing there.
 
 :func:`expected_errors` sums the error scores, with a Poisson-binomial interval.
 
@@ -78,6 +86,10 @@ POSTERIORS: tuple[str, ...] = ("bayes", "bayes-platt", "dawid-skene", "cleanlab"
 DEFAULT_POSTERIOR = "bayes-platt"
 
 _EPS = 1e-10  # crowd-kit's clip of confusion matrices and priors
+#: Smallest flip rate ``bayes`` and ``bayes-platt`` use: at π = 0 every error score is 0 and
+#: the ranking is lost (measured on presup_binary at 10 % planted flips, 50 draws: AP 0.20
+#: with π allowed to reach 0, 0.30 with this floor, 0.29 for the detector's own score).
+PI_MIN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -201,8 +213,8 @@ def fit_noisy_platt(
     "Label-noise robust logistic regression and its applications") with the log-probabilities
     as features. Maximises the marginal likelihood :math:`\sum_i \log \sum_k q_{ik}
     T_{\tilde y_i k}(\pi)` (EM's objective) directly by L-BFGS-B over :math:`0 \le \alpha
-    \le 50`, :math:`0 \le \pi \le (K-1)/K - 10^{-3}`, best of three starts. Written here:
-    no maintained library fits a logistic model under latent symmetric label noise.
+    \le 50`, :data:`PI_MIN` :math:`\le \pi \le (K-1)/K - 10^{-3}`, best of three starts.
+    Written here: no maintained library fits a logistic model under latent symmetric label noise.
 
     >>> rng = np.random.default_rng(0)
     >>> z = rng.integers(0, 2, 4000)
@@ -235,7 +247,7 @@ def fit_noisy_platt(
 
     from scipy.optimize import minimize
 
-    bounds = [(0.0, 50.0)] + [(-30.0, 30.0)] * (k - 1) + [(0.0, pi_max)]
+    bounds = [(0.0, 50.0)] + [(-30.0, 30.0)] * (k - 1) + [(PI_MIN, pi_max)]
     best = None
     for pi0 in (0.02, 0.1, 0.25):
         x0 = np.concatenate([[1.0], np.zeros(k - 1), [min(pi0, pi_max)]])
@@ -331,8 +343,10 @@ def error_posterior(
         post = p
         noise = np.eye(k)
     elif method == "bayes":
-        rate = symmetric_noise_mle(p, yy) if n else 0.0
+        mle = symmetric_noise_mle(p, yy) if n else 0.0
+        rate = max(mle, PI_MIN)
         noise = symmetric_noise(rate, k)
+        params["flip_rate_mle"] = mle
         post = bayes_rule(p, yy, noise)
         params["flip_rate"] = rate
     elif method == "bayes-platt":
