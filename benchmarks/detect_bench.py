@@ -23,8 +23,14 @@ catch one flip direction for free) — and every detector scores the noisy label
   (TF-IDF + overlap, MiniLM embeddings; ``tfidf+embedding`` with ``--full``);
 * ``both:<rule>`` — the default LLM calibration with ``trained:<--both-features>``
   (``mean``, ``rank``, ``stack``);
+* ``post:<posterior>`` — the error posteriors of issue 24
+  (:mod:`benchcheck.labels.posterior`: ``none``, ``bayes``, ``bayes-platt``, ``cleanlab``,
+  ``dawid-skene`` with the ensemble's members as annotators) on the default calibration's
+  ensemble;
 * ``default`` — exactly ``benchcheck flag`` with no options
   (:func:`benchcheck.labels.detectors.detect` with its defaults).
+
+``--only-llm`` skips the trained and ``both`` detectors (minutes on these 2 cores).
 
 Cost of the default sample, measured cold on 2 cores shared with other work (load 3-9, one
 llama.cpp thread): judging XSum's 60 pairs ≈ 35 min (half of them in 18 min), CNN/DM's 20
@@ -40,6 +46,11 @@ positives), the flag set's size, precision and recall under the ``threshold`` ru
 0.5–0.9 and under ``cleanlab``; precision per error-score bin (the flags' confidence bins);
 seconds per example (judge seconds of the ensemble's members as measured when computed, or
 the trained detector's CPU seconds). Means and 10th–90th percentiles over the draws.
+Calibration of the error score (issue 24): ECE of the event "this label was flipped" against
+the error score (:func:`benchcheck.labels.calibration.reliability`, ten bins) with each
+draw's 90 % bootstrap band over examples (200 resamples), the sum of the scores over the
+number planted and whether its Poisson-binomial interval covers it, and a reliability table
+pooled over the draws (``post:*`` and ``default``).
 
     python benchmarks/detect_bench.py                 # default sample, judged once, then cached
     python benchmarks/detect_bench.py --full          # every example, every feature set
@@ -511,6 +522,23 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
                 _f(s["seconds_per_example"], 3),
             )
         console.print(t)
+        rel = res["scorers"].get("default", {}).get("rates", {}).get(rate, {})
+        if rel.get("reliability_pooled"):
+            rt = Table(
+                title=f"{name}: reliability of the default error score at {float(rate):.0%} "
+                "planted (pooled over the draws)",
+                title_justify="left",
+            )
+            for col in ("error score", "n", "mean score", "share planted"):
+                rt.add_column(col, justify="right")
+            for b in rel["reliability_pooled"]:
+                rt.add_row(
+                    f"({b['low']:g}, {b['high']:g}]",
+                    str(b["n"]),
+                    _f(b["mean_score"], 3),
+                    _f(b["frequency"], 3),
+                )
+            console.print(rt)
 
 
 def _clean(o: Any) -> Any:
