@@ -15,7 +15,7 @@ from benchcheck.report.judge_note import (
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report.numbers import num, short, signed
+from benchcheck.report.numbers import num, pct, short, signed
 
 __all__ = [
     "agreement_renderables",
@@ -69,7 +69,7 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         if point is not None and point["rule"] == "cleanlab":
             what = f"flagged (cleanlab, error score ≥ {short(s['threshold'])})"
     elif point["rule"] == "budget":
-        what = f"flagged (the {point['budget']:,} highest)"
+        what = f"flagged (the {num(point['budget'])} highest)"
     else:
         what = f"flagged (expected precision ≥ {short(point['target_precision'])})"
     rows.update(
@@ -87,8 +87,8 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     exp = payload.get("expected_errors")
     if exp is not None:
         rows["expected errors in the data"] = (
-            f"{exp['expected']:.1f} [{exp['low']:g}, {exp['high']:g}] "
-            f"({exp['rate']:.1%}; {exp['level']:.0%} {exp['interval']})"
+            f"{num(exp['expected'], 1)} [{short(exp['low'])}, {short(exp['high'])}] "
+            f"({pct(exp['rate'], 1)}; {pct(exp['level'])} {exp['interval']})"
         )
     out: list[Any] = [key_value_table("Flags", rows)]
     per_bin = Table(title="Flags per error-score bin")
@@ -119,13 +119,13 @@ def reliability_table(rel: Mapping[str, Any]) -> Any:
     band = rel.get("ece_band")
     title = f"Calibration of error_score vs gold: n={rel['n']}, ECE {cell(rel['ece'])}"
     if band:
-        title += f" [{cell(band[0])}, {cell(band[1])}] ({rel['level']:.0%} bootstrap)"
+        title += f" [{cell(band[0])}, {cell(band[1])}] ({pct(rel['level'])} bootstrap)"
     table = Table(title=title)
     for c in ("error score", "n", "mean score", "share wrong"):
         table.add_column(c, justify="right")
     for b in rel["bins"]:
         table.add_row(
-            f"({b['low']:g}, {b['high']:g}]",
+            f"({short(b['low'])}, {short(b['high'])}]",
             str(b["n"]),
             cell(b["mean_score"]),
             cell(b["frequency"]),

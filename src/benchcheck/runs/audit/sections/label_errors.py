@@ -22,6 +22,7 @@ from benchcheck.report.judge_note import (
     verdict,
 )
 from benchcheck.report.markdown import md_num, md_table, md_text
+from benchcheck.report.numbers import num, pct, short
 from benchcheck.report.svg import hbars
 from benchcheck.runs.audit._inputs import AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
@@ -380,10 +381,11 @@ def _expected_cards(le: LabelErrors) -> list[str]:
         out.append(
             card(
                 "expected errors",
-                round(ex.expected, 1),
+                ex.expected,
                 f"sum of the error scores over {ex.n} judged examples: "
-                f"{ex.level:.0%} interval [{ex.low:g}, {ex.high:g}] ({ex.interval}); "
+                f"{pct(ex.level)} interval [{short(ex.low)}, {short(ex.high)}] ({ex.interval}); "
                 "an estimate before any review",
+                1,
             )
         )
     op = le.operating_point
@@ -391,9 +393,9 @@ def _expected_cards(le: LabelErrors) -> list[str]:
         out.append(
             card(
                 "expected precision",
-                round(op.expected_precision, 3),
+                op.expected_precision,
                 f"mean error score of the {op.flags} flags: "
-                f"{op.expected_true_errors:.1f} true errors expected among them",
+                f"{num(op.expected_true_errors, 1)} true errors expected among them",
             )
         )
     return out
@@ -406,7 +408,7 @@ def _expected_markdown(le: LabelErrors) -> list[str]:
         return []
     line = (
         f"Expected wrong labels (sum of error scores, before review): **{md_num(ex.expected)}** "
-        f"of {md_num(ex.n)} ({ex.level:.0%} interval {md_num(ex.low)}–{md_num(ex.high)}, "
+        f"of {md_num(ex.n)} ({pct(ex.level)} interval {md_num(ex.low)}–{md_num(ex.high)}, "
         f"{md_text(ex.interval)})."
     )
     if op is not ABSENT and op.expected_precision is not None:
