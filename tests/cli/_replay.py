@@ -574,6 +574,28 @@ def _(ws: Path) -> None:
         refused(run(ws, "flag", "j.parquet", "--data", "s.jsonl"), "s.jsonl:8", "surrogate")
 
 
+@case(R, "rank: an answer outside the labels, checked on the gold sample, names its file")
+def _(ws: Path) -> None:
+    text = (ws / "pa.jsonl").read_text()
+    (ws / "s.jsonl").write_text(text.replace('"e005", "pred": "1"', '"e005", "pred": "null"'))
+    assert (ws / "s.jsonl").read_text() != text
+    argv = ("rank", "data.jsonl", "--predictions", "a=s.jsonl", "--predictions", "b=pb.jsonl")
+    with nothing_written(ws):
+        refused(run(ws, *argv, "--gold", "gold.jsonl"), "s.jsonl", "not one of the labels")
+
+
+@case(R, "rerank: a gold row without its original label names the line")
+def _(ws: Path) -> None:
+    lines = (ws / "gold.jsonl").read_text().splitlines()
+    row = json.loads(lines[1])
+    del row["label"]
+    lines[1] = json.dumps(row)
+    (ws / "g.jsonl").write_text("\n".join(lines) + "\n")
+    with nothing_written(ws):
+        r = run(ws, "rerank", "--gold", "g.jsonl", "--scores", "a=a.jsonl", "--bootstrap", "100")
+        refused(r, "g.jsonl:2", "no 'label'")
+
+
 @case(R, "a file above the whole-read limit is refused before it is read")
 def _(ws: Path) -> None:
     os.environ["BENCHCHECK_MAX_READ_BYTES"] = "1000"
@@ -1108,3 +1130,4 @@ if __name__ == "__main__":
                 if os.environ.get("REPLAY_TRACE"):
                     traceback.print_exc()
     print(json.dumps({c: {"tried": t, "held": h} for c, (t, h) in counts.items()}, indent=1))
+    sys.exit(0 if all(t == h for t, h in counts.values()) else 1)

@@ -147,3 +147,19 @@ def _cut(ws):
 def _empty_text(ws):
     (ws / "bad.jsonl").write_text('{"id": "1", "text": "fine"}\n{"id": "2", "text": "  "}\n')
     return ws / "bad.jsonl"
+
+
+def test_terminal_prints_ids_and_model_names_as_written(tmp_path, capsys):
+    """Ids and model names come from files: rich markup in them prints literally."""
+    ws = _workspace(tmp_path)
+    rows = [dict(r, id=f"[bold]{r['id']}[/bold]") for r in TEST]
+    (ws / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    preds = "".join(json.dumps({"id": r["id"], "pred": "x"}) + "\n" for r in rows)
+    (ws / "m1.jsonl").write_text(preds)
+    args = ["leakage", "--test", str(ws / "test.jsonl"), "--corpus", str(ws / "corpus")]
+    args += ["--predictions", f"[red]m1[/red]={ws / 'm1.jsonl'}", "--predictions"]
+    args += [f"m3={ws / 'm1.jsonl'}"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "[bold]A[/bold]: overlap 1.000 (dirty)" in out
+    assert "[red]m1[/red]" in out

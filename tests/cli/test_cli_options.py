@@ -142,11 +142,15 @@ def test_declared_inputs_from_option_values(tmp_path, monkeypatch):
         "corpus": ["c*.parquet", "corpus"],
         "predictions": ["a=pa.jsonl"],
         "source": ["gold=g.jsonl#label"],
+        "split_lists": "train=tr.txt, test=te.txt",
         "label": "bins.json",  # not a file option
         "seed": 3,
     }
     inputs, deep = declared_inputs(values)
     assert sorted(inputs) == sorted(
-        ["map.json", "bins.json", "c1.parquet", "c2.parquet", "corpus", "pa.jsonl", "g.jsonl"]
+        [
+            *("map.json", "bins.json", "c1.parquet", "c2.parquet", "corpus", "pa.jsonl"),
+            *("g.jsonl", "tr.txt", "te.txt"),
+        ]
     )
     assert deep == ["corpus"]

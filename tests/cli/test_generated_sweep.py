@@ -19,8 +19,8 @@ nothing written; never a traceback, never a changed input, never a file outside 
 
 The default profile runs a bounded number of examples (derandomised: the same every run)
 inside the README's test command; ``BENCHCHECK_SWEEP=N`` with ``-m sweep`` runs N random
-examples per test (``.ci/run``). Failing examples it found are kept as named regression
-tests in ``_replay.py``.
+examples per test (``.ci/run`` fixes ``--hypothesis-seed`` so its draw reproduces). Failing
+examples it found are kept as named regression tests in ``_replay.py``.
 """
 
 from __future__ import annotations

@@ -91,3 +91,14 @@ def test_csv_rows_carry_their_lines(tmp_path):
     with pytest.raises(InputError) as info:
         read_table(path, label="label")
     assert info.value.line == 3  # the missing label's own line, from the CSV
+
+
+def test_a_stray_quote_polars_reads_leniently_is_refused_with_its_line(tmp_path):
+    """A '"' opening the header: polars reads on, the strict line reader does not (sweep)."""
+    path = tmp_path / "expert.csv"
+    path.write_text('"review_id,label\nr1,"a, ""b""",0\nr2,c,1\n', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_rows(path)
+    assert str(err.value).endswith(
+        "expert.csv:1: cannot read as CSV: malformed CSV row (',' expected after '\"')"
+    )

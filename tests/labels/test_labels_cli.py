@@ -307,7 +307,9 @@ def test_bad_option_values_exit_2(case, capsys):
     assert main(["error-rate", "--errors", "1", "--sample", "10", "--confidence", "2"]) == 2
     assert "confidence" in capsys.readouterr().err
     assert main(["flag", "j.parquet", "--data", "data.jsonl", "--min-error-score", "1.5"]) == 2
-    assert "--min-error-score must be in [0, 1], got 1.5" in capsys.readouterr().err
+    assert (
+        "--min-error-score must be a finite number from 0 to 1, got 1.5" in capsys.readouterr().err
+    )
     assert main(["flag", "j.parquet", "--data", "data.jsonl", "--bins", "0.9,0.5"]) == 2
     assert main(["flag", "j.parquet", "--data", "data.jsonl", "--judges", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err

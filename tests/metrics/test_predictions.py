@@ -1,4 +1,4 @@
-"""Prediction files scored with seqeval micro-F1, and misaligned predictions."""
+"""Prediction files scored with seqeval micro-F1 and per sentence, and misaligned predictions."""
 
 import random
 
@@ -9,7 +9,7 @@ from seqeval.metrics import f1_score
 from benchcheck.errors import InputError
 from benchcheck.io.conll import read_conll
 from benchcheck.io.load import read_predictions
-from benchcheck.metrics.predictions import score_predictions, seqeval_f1
+from benchcheck.metrics.predictions import score_predictions, sentence_exact_match, seqeval_f1
 
 TAGS = ["O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 
@@ -104,3 +104,32 @@ def test_test_split_predictions_need_a_test_split(tmp_path):
     test = read_conll(tmp_path / "test.txt", name="test")
     got = score_test_predictions(Dataset("ner", {"test": test}), predicted)
     assert got == score_predictions(test, predicted)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sentence_exact_match_against_plain_entity_sets(tmp_path, seed):
+    """Exact match per sentence, by entity sets collected the slow way (IOB2 read by hand)."""
+
+    def entities(tags):
+        out, start = set(), None
+        for k, tag in enumerate([*tags, "O"]):
+            inside = start is not None and tag == "I-" + tags[start][2:]
+            if start is not None and not inside:
+                out.add((tags[start][2:], start, k - 1))
+                start = None
+            if tag.startswith("B-") or (tag.startswith("I-") and start is None):
+                start = k
+        return out
+
+    gold = _corpus(seed)
+    pred = _predict(gold, seed + 7)
+    g = read_conll(write_conll(tmp_path / "test.txt", gold))
+    p = read_conll(write_conll(tmp_path / "pred.txt", pred))
+    pairs = zip(gold, pred, strict=True)
+    expected = [float(entities(gt) == entities(pt)) for (_, gt), (_, pt) in pairs]
+    assert sentence_exact_match(g, p) == expected
+    assert 0 < sum(expected) < len(expected)  # the case has both kinds
+    assert sentence_exact_match(g, g) == [1.0] * len(gold)
+    short = read_conll(write_conll(tmp_path / "short.txt", gold[:-1]))
+    with pytest.raises(InputError, match="end after"):
+        sentence_exact_match(g, short)

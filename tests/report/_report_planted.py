@@ -142,4 +142,64 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
     planted_model["fine"][PWN_TABLE] = copy.deepcopy(next(iter(model["fine"].values())))
     diag["models"][PWN_SCRIPT] = planted_model
     diag["labels"] = [*diag["labels"][:-1], PWN_ATTR]
+    r["contamination"] = _contamination()
     return r
+
+
+def _contamination() -> dict[str, Any]:
+    """The contamination section with planted ids, files, columns and model names."""
+    subset = {"n": 1, "mean_overlap": 1.0, "score": 1.0, "z": 1.5, "z_fpc": None}
+    model = {
+        "model": PWN_SCRIPT,
+        "score": 0.5,
+        "subsets": {s: subset for s in ("clean", "not_clean", "not_dirty", "dirty")},
+        "clean_minus_dirty": 0.0,
+        "interval": None,
+        "clean_vs_all": 0.0,
+        "rank": {"all": 1, "clean": 1, "dirty": None},
+    }
+    match = {"file": PWN_TABLE, "row": 0, "id": ODD, "offset": 0, "item_offset": 0, "length": 12}
+    return {
+        "test": PWN_URL,
+        "test_column": PWN_ATTR,
+        "corpus_patterns": [PWN_TABLE],
+        "parameters": {
+            "definition": "llama2",
+            "overlap": "tokens",
+            "n": 10,
+            "min_length": 10,
+            "skip": 4,
+            "clean_below": 0.2,
+            "dirty_from": 0.8,
+            "max_matches": 3,
+            "normalisation": PWN_SCRIPT,
+        },
+        "corpus": {"files": 1, "documents": 3, "tokens": 40},
+        "n_items": 2,
+        "n_short_items": 1,
+        "buckets": {"clean": 1, "not_clean": 1, "not_dirty": 1, "dirty": 1},
+        "partition": {"clean": 1, "between": 0, "dirty": 1},
+        "metrics": {"exact_rate": 0.5, "contaminated_rate": 0.5, "mean_overlap": 0.5},
+        "histogram": {"edges": [k / 10 for k in range(11)], "counts": [1] + [0] * 8 + [1]},
+        "n_contaminated": 1,
+        "top_items": [
+            {
+                "id": PWN_SCRIPT,
+                "n_tokens": 12,
+                "overlap": 1.0,
+                "bucket": "dirty",
+                "subsets": ["not_clean", "dirty"],
+                "exact_matches": 1,
+                "normalised_matches": 1,
+                "n_matches": 1,
+                "matches": [match],
+            }
+        ],
+        "scores": {
+            "confidence": 0.95,
+            "resamples": 10,
+            "seed": 0,
+            "ranking_changes": False,
+            "models": [model],
+        },
+    }

@@ -177,6 +177,7 @@ def test_planted_text_is_escaped(samples) -> None:
     assert "<svg onload" not in page
     assert "\u202e" not in page and "\u200b" not in page and "\x00" not in page
     assert "U+202E" in page and "U+202E" in md
+    assert 'id="contamination-items"' in page and "## Contamination by a corpus" in md
     assert render_results(planted_results(results))[0] == page  # deterministic
 
 

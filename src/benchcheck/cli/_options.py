@@ -4,8 +4,9 @@ Commands declare plain typed parameters (``seed: int = 0``); :func:`typer_signat
 each its flag and help from the table, so a parameter is one line and a name the table lacks
 is an error at import. ``Annotated[T, "help"]`` gives an option its command's own help,
 ``Annotated[T, Arg()]`` (or ``Arg("help")``) makes it positional, and a parameter typed
-:class:`~benchcheck.data.columns.Columns` or :class:`~benchcheck.io.formats.NerOptions` is
-an option group: several flags, one typed value. Library errors name parameters
+:class:`~benchcheck.data.columns.Columns`, :class:`~benchcheck.io.formats.NerOptions` or
+:class:`~benchcheck.runs.leakage.LeakageOptions` is an option group: several flags, one
+typed value, declared once for every command that takes it. Library errors name parameters
 (``{threshold}``); :func:`flag_for` shows them as the flag a user types.
 
 >>> flag_for("json_out"), flag_for("text_a"), flag_for("output"), flag_for("id")
@@ -27,6 +28,7 @@ import typer
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions, parse_pairs, read_type_map
+from benchcheck.runs.leakage import LeakageOptions
 
 
 class Opt(NamedTuple):
@@ -116,6 +118,9 @@ OPTIONS: dict[str, str | Opt] = {
     "(leakage_ratio), change(NAME), new_flags or fixed_flags.",
     "features": "Trained detector: tfidf, embedding, tfidf+embedding.",
     "fine": Opt("Show fine tags.", ("--fine/--no-fine",)),
+    "folds": "Tagger detector: folds of the out-of-fold CRF (each trained on the others).",
+    "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
+    "mention an entity of the held-out fold (CrossWeigh).",
     "flag_rule": "threshold (disagree and error score >= --min-error-score) or cleanlab "
     "(confident learning's issues with error score >= --min-error-score).",
     "flags": "Flags file from `benchcheck flag -o`.",
@@ -168,6 +173,8 @@ OPTIONS: dict[str, str | Opt] = {
     "n": "Tokens per n-gram (default from --definition).",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
+    "ner": "The NER file (CoNLL) the span flags were flagged on: its sentences and gold "
+    "spans make a Label Studio span review.",
     "negative": "Label of 'inconsistent' (strict vote).",
     "new": "The later results.json (omit to gate OLD alone).",
     "no_cache": "Do not read or write a cache.",
@@ -326,6 +333,7 @@ RANGES: dict[str, Range] = {
     "dirty_from": _P,
     "draws": Range(1, _COUNT),
     "errors": Range(0, None),
+    "folds": Range(2, 100),
     "experts": Range(1, 26),  # expert_a … expert_z
     "max_matches": Range(0, 1_000_000),
     "max_train": Range(1, None),
@@ -369,6 +377,7 @@ def check_ranges(values: dict[str, Any]) -> None:
 #: Parameters whose values name files the command reads, and how a value names them:
 #: ``path`` (the value), ``named`` (NAME=PATH), ``source`` (NAME=PATH[#COLUMN]), ``maybe``
 #: (a path if one exists by that name, else a number: --precision 0.8), ``at`` (@PATH),
+#: ``named-list`` (NAME=PATH,NAME=PATH: --split-by-list),
 #: ``glob`` (a pattern, file or folder, expanded as the reader expands it). Each is claimed
 #: as an input (and checked to be a readable regular file or folder) before any work.
 READS: dict[str, str] = {
@@ -389,6 +398,7 @@ READS: dict[str, str] = {
     "judgments": "path",
     "key": "path",
     "matrix": "path",
+    "ner": "path",
     "new": "path",
     "old": "path",
     "precision": "maybe",
@@ -400,6 +410,7 @@ READS: dict[str, str] = {
     "scores": "maybe",
     "source": "source",
     "split": "named",
+    "split_lists": "named-list",
     "suite": "path",
     "taxonomy": "path",
     "test": "path",
@@ -419,6 +430,11 @@ def _paths(kind: str, value: str) -> Iterator[tuple[str, bool]]:
         return
     if kind == "path":
         yield value, False
+    elif kind == "named-list":
+        for item in _items(value):
+            path = _named(item)
+            if path is not None:
+                yield path, False
     elif kind in ("named", "source"):
         path = _named(value)
         if path is not None:
@@ -519,8 +535,40 @@ def _ner_reading(
     )
 
 
+def _contamination(
+    definition: str = "llama2",
+    overlap: str | None = None,
+    n: int | None = None,
+    min_length: int | None = None,
+    skip: int | None = None,
+    clean_below: float | None = None,
+    dirty_from: float | None = None,
+    near_threshold: Annotated[
+        float | None,
+        "Also find corpus documents whose token set has Jaccard similarity >= this with an "
+        "item (MinHash-LSH, verified exactly; slower).",
+    ] = None,
+    max_matches: int = 3,
+) -> LeakageOptions:
+    return LeakageOptions(
+        definition=definition,
+        overlap=overlap,
+        n=n,
+        min_length=min_length,
+        skip=skip,
+        clean_below=clean_below,
+        dirty_from=dirty_from,
+        near_threshold=near_threshold,
+        max_matches=max_matches,
+    )
+
+
 #: Option groups: a parameter of this type takes the builder's parameters' place.
-GROUPS: dict[type, Callable[..., Any]] = {Columns: _columns, NerOptions: _ner_reading}
+GROUPS: dict[type, Callable[..., Any]] = {
+    Columns: _columns,
+    NerOptions: _ner_reading,
+    LeakageOptions: _contamination,
+}
 _KIND = inspect.Parameter.KEYWORD_ONLY
 
 

@@ -24,7 +24,10 @@ from benchcheck.cli._common import (
 )
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
+from benchcheck.errors import UsageError
+from benchcheck.io.formats import NerOptions
 from benchcheck.runs.judging import JudgeSetup
+from benchcheck.runs.leakage import LeakageOptions
 
 
 @command("audit")
@@ -34,6 +37,7 @@ def audit(
     split: list[str] | None = None,
     scheme: str | None = None,
     strict: bool = False,
+    ner: NerOptions = NerOptions(),
     scores: Annotated[str | None, "NER: comma-separated model scores (Eq. 7)."] = None,
     predictions: Annotated[
         list[str] | None,
@@ -62,6 +66,22 @@ def audit(
     precision: str | None = None,
     error_rate: str | None = None,
     baseline: str | None = None,
+    corpus: Annotated[
+        list[str] | None,
+        "Corpus shards (Parquet, JSON lines, .gz/.zst): glob (quote it), file or folder; "
+        "repeatable. Adds the contamination section: the table's items (or the NER test "
+        "split's instances) against the corpus, and with --predictions each model's score on "
+        "the clean and dirty items (NER: sentence exact match).",
+    ] = None,
+    contamination: LeakageOptions = LeakageOptions(),
+    text_column: Annotated[str, "Text column of the corpus."] = "text",
+    test_column: Annotated[
+        str | None,
+        "Column of the table checked against --corpus (default: --text, or --text-a of a pair "
+        "file).",
+    ] = None,
+    corpus_id_column: str | None = None,
+    batch_mb: int = 32,
     fail_on: str | None = None,
     force: bool = False,
 ) -> None:
@@ -80,16 +100,42 @@ def audit(
     --judge openai:MODEL with --base-url scores on any OpenAI-compatible server (vLLM,
     llama.cpp's server, a hosted API), as in benchcheck judge.
 
+    NER files are read with the reading options of benchcheck stats (--format, --overlaps,
+    --instances, --split-by-list, ...). --corpus adds the contamination section of
+    benchcheck leakage (same options and defaults; the bootstrap takes --seed) on a
+    classification or pair file, or on a NER dataset's test split.
+
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
+    Example: benchcheck audit cdr.pubtator --split-by-list test=test.txt --overlaps keep-longest
+    Example: benchcheck audit t.jsonl --text text --corpus 'c/*.jsonl.zst' --predictions a=a.jsonl
     """
     from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.audit import (
         REPORT_FILES,
+        ContaminationInput,
         JudgeInput,
         audit_inputs,
         run_audit,
         terminal_summary,
     )
+
+    leak = None
+    if corpus:
+        leak = ContaminationInput(
+            tuple(corpus),
+            contamination,
+            text_column=text_column,
+            test_column=test_column,
+            corpus_id_column=corpus_id_column,
+            batch_mb=batch_mb,
+        )
+    elif contamination != LeakageOptions() or (
+        text_column,
+        test_column,
+        corpus_id_column,
+        batch_mb,
+    ) != ("text", None, None, 32):
+        raise UsageError("the contamination options need {corpus}")
 
     setup = JudgeSetup((judge,), base_url=base_url, api_key_env=api_key_env, timeout=timeout)
     inp = audit_inputs(
@@ -108,6 +154,8 @@ def audit(
         error_rate=error_rate,
         baseline=baseline,
         seed=seed,
+        reading=ner,
+        contamination=leak,
     )
     outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)

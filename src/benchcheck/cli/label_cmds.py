@@ -132,6 +132,8 @@ def review_export(
     audit_sample: int = 0,
     labels: str | None = None,
     force: bool = False,
+    ner: str | None = None,
+    scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES when reading --ner."] = None,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
@@ -140,12 +142,19 @@ def review_export(
     private key.jsonl (never give it to the experts). A folder that already holds a review
     (a key, expert files) is refused unless --force.
 
+    With --ner (the CoNLL file they were flagged on), span flags (`benchcheck flag-spans
+    -o`) become a Label Studio NER review instead: one task per flagged sentence, its gold
+    spans pre-annotated for the reviewer to correct (tasks.json, label_config.xml,
+    key.jsonl); without it each flag is reviewed as an item (the marked region's type).
+
     Example: benchcheck review export flags.jsonl --experts 2 --audit-sample 100 --seed 1 -o review/
+
+    Example: benchcheck review export span_flags.jsonl --ner test.conll --seed 1 -o span_review/
     """
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import run_review_export
 
-    outputs = output_claims([flags])
+    outputs = output_claims([flags, ner])
     outputs.reserve(output, param="output")  # locked now; the package's own rule when written
     claim_json(outputs)
     res = run_review_export(
@@ -157,6 +166,8 @@ def review_export(
         audit_sample=audit_sample,
         labels=csv(labels),
         force=force,
+        ner=ner,
+        scheme=scheme,
     )
     warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
     emit(res.to_json(), review_export_renderables)
@@ -179,7 +190,10 @@ def review_import(
     is reported as unresolved, never guessed). Any number of experts: CSV files, or Label
     Studio (JSON, JSON-MIN, CSV) and Argilla exports holding one expert per annotator.
     Each answer file must belong to the key (its review ids and content hashes); a file
-    given twice, or an expert who answered nothing, is refused.
+    given twice, or an expert who answered nothing, is refused. With the key of a span
+    review (review export --ner) the Label Studio exports give corrected spans:
+    -o holds the gold span table (split, sentence, start, end exclusive, type) of every
+    settled sentence; the JSON adds each span's agreement and each flag's verdict.
 
     Example: benchcheck review import r/expert_a.csv r/expert_b.csv --reconciled r/r.csv -o g.jsonl
 
@@ -201,7 +215,12 @@ def review_import(
         output=output,
     )
     payload = run.to_json()
-    if emit(payload, review_import_renderables):
+    if payload.get("review") == "spans":
+        from benchcheck.report.terminal.review import span_review_import_renderables
+
+        if emit(payload, span_review_import_renderables):
+            stderr(review_import_notes(payload))
+    elif emit(payload, review_import_renderables):
         stderr(review_import_notes(payload))
 
 
@@ -435,14 +454,26 @@ def flag_spans(
     spacy_model: str | None = None,
     label_map: Annotated[str | None, "MODEL=TYPE pairs, e.g. PERSON=PER,GPE=LOC,ORG=ORG."] = None,
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES."] = None,
+    folds: int = 5,
+    entity_disjoint: bool = False,
+    seed: int = 0,
+    min_error_score: Annotated[
+        float | None,
+        "Tagger: flag disagreements with at least this error score (default 0.99).",
+    ] = None,
     top: int = 10,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
-    Kinds: type, boundary, spurious, missing; ranked by the model's confidence when given.
-    The output feeds `benchcheck review export` unchanged.
+    Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
+    yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
+    fold on the file itself is the model: every disagreement gets error_score = 1 - the
+    smallest held-out probability of a gold label in its region, ranked by it, flagged from
+    --min-error-score. The output feeds `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
+
+    Example: benchcheck flag-spans train.conll --folds 5 --seed 0 -o span_flags.jsonl
     """
     from benchcheck.report.terminal.labels import span_flag_renderables
     from benchcheck.runs.flag_spans import run_flag_spans
@@ -455,5 +486,9 @@ def flag_spans(
         label_map=label_map,
         scheme=scheme,
         output=output,
+        folds=folds,
+        seed=seed,
+        entity_disjoint=entity_disjoint,
+        min_error_score=min_error_score,
     )
     emit(run.to_json(top=top), span_flag_renderables)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from benchcheck.cli._common import (
     parse_assignments,
 )
 from benchcheck.cli._options import Arg
+from benchcheck.runs.leakage import LeakageOptions
 
 
 @command("convert")
@@ -50,18 +52,7 @@ def convert(
 def leakage(
     test: Path,
     corpus: list[str],
-    definition: str = "llama2",
-    overlap: str | None = None,
-    n: int | None = None,
-    min_length: int | None = None,
-    skip: int | None = None,
-    clean_below: float | None = None,
-    dirty_from: float | None = None,
-    near_threshold: Annotated[
-        float | None,
-        "Also find corpus documents whose token set has Jaccard similarity >= this with an "
-        "item (MinHash-LSH, verified exactly; slower).",
-    ] = None,
+    contamination: LeakageOptions = LeakageOptions(),
     predictions: Annotated[
         list[str] | None,
         "NAME=FILE: a model's per-item results (id + 'correct' in [0, 1], or id + 'pred' "
@@ -72,7 +63,6 @@ def leakage(
     test_column: str | None = None,
     id_column: str | None = None,
     corpus_id_column: str | None = None,
-    max_matches: int = 3,
     resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 1,
@@ -97,24 +87,11 @@ def leakage(
     """
     from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.report.terminal.scale import leakage_lines
-    from benchcheck.runs.leakage import LeakageEngine, LeakageOptions, run_leakage
+    from benchcheck.runs.leakage import LeakageEngine, run_leakage
 
     files = parse_assignments(predictions, "--predictions")
     claim([test, *corpus, *files.values()])
-    options = LeakageOptions(
-        definition=definition,
-        overlap=overlap,
-        n=n,
-        min_length=min_length,
-        skip=skip,
-        clean_below=clean_below,
-        dirty_from=dirty_from,
-        near_threshold=near_threshold,
-        max_matches=max_matches,
-        seed=seed,
-        resamples=resamples,
-        confidence=confidence,
-    )
+    options = replace(contamination, seed=seed, resamples=resamples, confidence=confidence)
     with progress_bar(console_err, "scanning corpus units", transient=True) as bar:
         result = run_leakage(
             test,

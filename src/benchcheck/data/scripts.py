@@ -156,3 +156,28 @@ def _codepoint_at(data: np.ndarray, at: np.ndarray) -> np.ndarray:
             break
         cp[more] = (cp[more] << np.uint32(6)) | (data[at[more] + k] & np.uint32(0x3F))
     return cp
+
+
+def utf16_offset(text: str, index: int) -> int:
+    """UTF-16 code units before character ``index`` of ``text`` (Label Studio's offsets).
+
+    A character above U+FFFF (an emoji) is two units in UTF-16 and one in Python.
+
+    >>> utf16_offset("a😀b", 2)
+    3
+    """
+    return index + sum(1 for c in text[:index] if ord(c) > 0xFFFF)
+
+
+def char_offset(text: str, unit: int) -> int:
+    """Character index of ``text`` at a UTF-16 code-unit offset (the first at or after it).
+
+    >>> char_offset("a😀b", 3)
+    2
+    """
+    count = 0
+    for k, char in enumerate(text):
+        if count >= unit:
+            return k
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(text)

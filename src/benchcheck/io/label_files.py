@@ -37,13 +37,26 @@ def _need(frame: pl.DataFrame, columns: Sequence[str], what: str, path: str | Pa
         raise InputError(f"{what} lacks column(s) {missing}; it has {shown}", path=path)
 
 
-def read_gold(path: str | Path, *, need: Sequence[str] = ("label", "gold")) -> pl.DataFrame:
+def read_gold(
+    path: str | Path,
+    *,
+    need: Sequence[str] = ("label", "gold"),
+    filled: Sequence[str] = (),
+) -> pl.DataFrame:
     """Read a gold file: label columns as strings, ``confidence`` as a number, unique ids.
 
-    ``need`` lists the columns the command uses (an error names the missing ones).
+    ``need`` lists the columns the command uses (an error names the missing ones);
+    ``filled`` those of them that every row must give a value (``gold`` may be empty on
+    a row nobody reviewed, the original ``label`` or the ``id`` may not): the first row
+    without one is refused with its line.
     """
     frame = read_rows(path)
     _need(frame, need, "the gold file", path)
+    for column in filled:
+        empty = frame[column].is_null().arg_true()
+        if empty.len():
+            line = _lines(frame)[int(empty[0])]
+            raise InputError(f"the gold file's row has no {column!r}", path=path, line=line)
     casts = [
         scalar_strings(frame, c, path=path, what="label").alias(c)
         for c in GOLD_LABELS

@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from benchcheck.data.scripts import char_offset
 from benchcheck.errors import InputError
 from benchcheck.io._spans import (
     RecordCollector,
@@ -140,15 +141,5 @@ def _offsets(text: str, value: dict[str, Any], where: str, path: Path) -> tuple[
     if not isinstance(shown, str) or (
         units[2 * start : 2 * end].decode("utf-16-le", errors="replace") == shown
     ):
-        return _char_index(text, start), _char_index(text, end)
+        return char_offset(text, start), char_offset(text, end)
     return start, end
-
-
-def _char_index(text: str, unit: int) -> int:
-    """Return the character index at a UTF-16 code-unit offset of ``text``."""
-    count = 0
-    for k, char in enumerate(text):
-        if count >= unit:
-            return k
-        count += 2 if ord(char) > 0xFFFF else 1
-    return len(text)

@@ -3,6 +3,8 @@
 - :func:`read_test_items`: a JSONL / CSV / TSV / Parquet table with a text column, an
   optional id column (default ``id``, else the row number) and an optional gold label
   column; an empty text (nothing but whitespace) is refused with its line.
+- :func:`split_items`: the instances of a NER split as test items (their tokens joined by
+  spaces; the id is the instance's 0-based index in the split).
 - :func:`read_item_scores`: one model's per-item scores, from a table with ``id`` and
   either ``correct`` (1/0 or a partial credit in [0, 1], e.g. exact match, F1) or ``pred``
   (a label compared with the gold label). Every test item needs a score.
@@ -17,10 +19,11 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
+from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows, scalar_strings
 
-__all__ = ["TestItems", "read_item_scores", "read_test_items"]
+__all__ = ["TestItems", "read_item_scores", "read_test_items", "split_items"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,48 @@ def read_test_items(
             for v in scalar_strings(rows, label_name, path=path, what="label").to_list()
         )
     return TestItems(str(path), tuple(str(i) for i in ids), tuple(texts.to_list()), labels)
+
+
+def split_items(split: Split) -> TestItems:
+    """Return a NER split's instances as test items: tokens joined by a space, in order.
+
+    A space between tokens changes nothing the contamination tokens see (spaces are dropped,
+    scripts written without spaces give a token per character either way). The id is the
+    instance's 0-based index in the split; an instance without tokens is refused.
+
+    >>> import polars as pl
+    >>> from benchcheck.data.model import Split
+    >>> tokens = pl.DataFrame({"sentence": [0, 0, 1], "position": [0, 1, 0],
+    ...                        "token": ["New", "York", "Paris"]})
+    >>> table = pl.DataFrame({"sentence": [0, 1], "line": [1, 4]})
+    >>> split_items(Split("test", "t.conll", table, tokens)).texts
+    ('New York', 'Paris')
+    """
+    if split.tokens is None:
+        raise UsageError(f"split {split.name!r} keeps no tokens to check against a corpus")
+    joined = (
+        split.tokens.sort("sentence", "position")
+        .group_by("sentence", maintain_order=True)
+        .agg(pl.col("token").str.join(" "))
+    )
+    text = dict(zip(joined["sentence"].to_list(), joined["token"].to_list(), strict=True))
+    sentences = split.table["sentence"].to_list()
+    lines = (
+        split.table["line"].to_list() if "line" in split.table.columns else [None] * len(sentences)
+    )
+    empty = [k for k, s in enumerate(sentences) if not str(text.get(s, "")).strip()]
+    if empty:
+        raise InputError(
+            "an instance without tokens cannot be checked against a corpus",
+            path=split.source,
+            line=lines[empty[0]],
+        )
+    return TestItems(
+        split.source,
+        tuple(str(k) for k in range(len(sentences))),
+        tuple(text[s] for s in sentences),
+        None,
+    )
 
 
 def read_item_scores(name: str, path: str | Path, items: TestItems) -> np.ndarray:

@@ -37,6 +37,7 @@ from benchcheck.labels.review import (
     ReviewPackage,
     content_hash,
 )
+from benchcheck.labels.span_review import SPAN_KEY_MARK, Region, SpanAnswers, SpanReviewPackage
 
 __all__ = [
     "ReviewFiles",
@@ -45,6 +46,9 @@ __all__ = [
     "read_choices",
     "read_expert_file",
     "read_review_key",
+    "read_span_answers",
+    "read_span_key",
+    "span_package_files",
     "write_review",
 ]
 
@@ -65,6 +69,34 @@ def package_files(package: ReviewPackage) -> dict[str, str]:
     files[KEY_NAME] = _jsonl(package.key)
     files["README.txt"] = _readme(package)
     return files
+
+
+def span_package_files(package: SpanReviewPackage) -> dict[str, str]:
+    """Files of a span review: Label Studio ``tasks.json`` + ``label_config.xml``, the key."""
+    key = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in package.key_rows())
+    return {
+        "tasks.json": _json(package.label_studio_tasks()),
+        CONFIG_NAME: package.label_studio_config(),
+        KEY_NAME: key,
+        "README.txt": _span_readme(package),
+    }
+
+
+def _span_readme(package: SpanReviewPackage) -> str:
+    return f"""Blind span review package written by benchcheck ({package.n_items} sentences of
+split {package.split}, seed {package.seed}).
+
+In Label Studio, create a project with label_config.xml as its labelling interface and
+import tasks.json. Each task shows one sentence with its current entity spans pre-annotated:
+correct them (move a boundary, change a type, delete a span, add a missing one) and
+submit; skip a sentence you cannot judge. Mark whole tokens. Reviewers work alone.
+
+Export the project (JSON or JSON-MIN) and read it back:
+    benchcheck review import export.json --key key.jsonl -o corrected_spans.jsonl
+
+key.jsonl maps the tasks to the sentences and holds the flags: do NOT give it to the
+reviewers.
+"""
 
 
 def _json(value: object) -> str:
@@ -156,7 +188,7 @@ class ReviewFiles:
 
 
 def write_review(
-    package: ReviewPackage,
+    package: ReviewPackage | SpanReviewPackage,
     out_dir: str | Path,
     *,
     force: bool = False,
@@ -177,7 +209,10 @@ def write_review(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{{output}}: {out} is a file; expected a folder")
-    files = package_files(package)
+    if isinstance(package, SpanReviewPackage):
+        files = span_package_files(package)
+    else:
+        files = package_files(package)
     present = existing_review(out, list(files))
     if present and not force:
         raise UsageError(
@@ -419,3 +454,172 @@ def _read_argilla(
     if not answers.by:
         raise InputError("the Argilla export holds no answer to the 'label' question", path=path)
     return answers.experts(checked=True)
+
+
+def read_span_key(path: str | Path) -> list[dict[str, Any]] | None:
+    """Return the rows of a span review key, or ``None`` when ``path`` is a classification key."""
+    from benchcheck.io._text import loads_json, read_text_file
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError("review key not found (pass {key})", path=path)
+    text = read_text_file(path)
+    rows: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = loads_json(line, path)
+        if not isinstance(row, dict):
+            raise InputError("expected one JSON object per line", path=path, line=n)
+        if not rows and SPAN_KEY_MARK not in row:
+            return None
+        rows.append(row)
+    return rows if rows else None
+
+
+def _regions(result: Any, where: str, path: Path) -> tuple[Region, ...]:
+    """Labelled regions of one annotation's ``result`` (or a JSON-MIN ``label`` list)."""
+    if not isinstance(result, list):
+        raise InputError(f"{where}: expected a list of regions", path=path, got=result)
+    out = []
+    for item in result:
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: expected a region object", path=path, got=item)
+        if "value" in item:  # a full result: {"type": "labels", "value": {...}}
+            if item.get("type", "labels") != "labels":
+                continue
+            item = item["value"]
+        start, end, labels = item.get("start"), item.get("end"), item.get("labels")
+        if not (
+            isinstance(start, int)
+            and isinstance(end, int)
+            and isinstance(labels, list)
+            and all(isinstance(x, str) for x in labels)
+        ):
+            raise InputError(
+                f'{where}: expected a region {{"start", "end", "labels": [...]}}',
+                path=path,
+                got=item,
+            )
+        if len(labels) != 1:
+            raise InputError(
+                f"{where}: a region {start}-{end} with {len(labels)} labels; give it one type",
+                path=path,
+            )
+        shown = item.get("text")
+        out.append(Region(start, end, labels[0], shown if isinstance(shown, str) else None))
+    return tuple(out)
+
+
+class _SpanAnswers:
+    """Regions of one export by annotator, checked as they come."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.hashes: dict[str, str | None] = {}
+        self.where: dict[str, str] = {}
+        self.by: dict[str, dict[str, tuple[Region, ...] | None]] = {}
+        self.where_by: dict[str, dict[str, str]] = {}
+
+    def item(self, rid: str, digest: Any, where: str) -> None:
+        value = None if digest is None else str(digest)
+        if rid in self.hashes and self.hashes[rid] != value:
+            raise InputError(
+                f"{where}: review_id {rid} given twice with different {HASH_COLUMN}s",
+                path=self.path,
+            )
+        self.hashes[rid] = value
+        self.where.setdefault(rid, where)
+
+    def add(self, who: str, rid: str, regions: tuple[Region, ...] | None, where: str) -> None:
+        mine = self.by.setdefault(who, {})
+        if rid in mine:
+            raise InputError(f"{where}: annotator {who} annotated it twice", path=self.path)
+        mine[rid] = regions
+        self.where_by.setdefault(who, {})[rid] = where
+
+    def experts(self) -> list[SpanAnswers]:
+        if not self.by:
+            raise InputError("the export holds no annotation of any task", path=self.path)
+        stem = self.path.stem
+        return [
+            SpanAnswers(
+                f"{stem}@{who}" if len(self.by) > 1 else stem,
+                str(self.path),
+                {rid: regions.get(rid) for rid in self.hashes},
+                dict(self.hashes),
+                {**self.where, **self.where_by.get(who, {})},
+            )
+            for who, regions in sorted(self.by.items(), key=lambda kv: _natural(kv[0]))
+        ]
+
+
+def read_span_answers(path: str | Path) -> list[SpanAnswers]:
+    """Read a Label Studio export of a span review: one :class:`SpanAnswers` per annotator.
+
+    JSON (tasks with ``data.review_id`` and ``annotations``: each ``completed_by`` is a
+    reviewer, a ``was_cancelled`` annotation is a skipped task), JSON-MIN (one row per
+    annotation: ``review_id``, ``annotator``, regions in ``label``) and CSV (the same
+    columns, ``label`` holding the regions as JSON); JSON-MIN and CSV leave skipped
+    annotations out. Messages name the task (``task 3 (review_id r0002)``), the JSON-MIN item
+    or the CSV line.
+    """
+    from benchcheck.io._text import loads_json, read_text_file
+
+    path = Path(path)
+    answers = _SpanAnswers(path)
+    json_file = path.suffix.lower() == ".json"
+    if json_file:
+        items = loads_json(read_text_file(path), path)
+        if not isinstance(items, list) or not all(isinstance(t, dict) for t in items):
+            raise InputError("a Label Studio export is a JSON list of objects", path=path)
+    else:
+        items = _span_csv_rows(path)
+    if not items:
+        raise InputError("the export holds no task", path=path)
+    full = all("data" in t for t in items)
+    for n, task in enumerate(items, start=1):
+        data = task.get("data") if full else task
+        if not isinstance(data, dict) or not data.get("review_id"):
+            raise InputError(
+                f"task {n} has no review_id (expected a Label Studio export of a "
+                "benchcheck span review)",
+                path=path,
+            )
+        rid = str(data["review_id"])
+        unit = "task" if full else "item" if json_file else "line"
+        where = f"{unit} {n + (0 if json_file else 1)} (review_id {rid})"
+        answers.item(rid, data.get(HASH_COLUMN), where)
+        if full:
+            for ann in task.get("annotations") or []:
+                if not isinstance(ann, dict):
+                    raise InputError(f"{where}: expected annotation objects", path=path)
+                who = str(ann.get("completed_by") or "annotator")
+                if ann.get("was_cancelled"):
+                    answers.add(who, rid, None, where)
+                else:
+                    answers.add(who, rid, _regions(ann.get("result") or [], where, path), where)
+            continue
+        who = task.get("annotator")
+        if who is None or who == "":
+            continue  # a task nobody annotated
+        answers.add(str(who), rid, _regions(task.get("label") or [], where, path), where)
+    return answers.experts()
+
+
+def _span_csv_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a Label Studio CSV export, the ``label`` column decoded from JSON."""
+    from benchcheck.io._text import loads_json
+
+    frame = read_rows(path)
+    if "review_id" not in frame.columns:
+        raise InputError("no column 'review_id' (expected a Label Studio export)", path=path)
+    rows = []
+    for row in frame.drop("__line__", strict=False).iter_rows(named=True):
+        value = row.get("label")
+        if isinstance(value, str) and value.strip():
+            row["label"] = loads_json(value, path)
+        elif not value:
+            row["label"] = []
+        rows.append(row)
+    return rows

@@ -130,14 +130,24 @@ def _read_delimited(path: Path, sep: str) -> pl.DataFrame:
         problem = _delimited_problem(text, sep)
         line, message = problem or (None, "the file is not well-formed")
         raise InputError(f"cannot read as {name}: {message}", path=path, line=line) from None
-    _refuse_repeated_columns(path, sep, frame.columns)
-    if frame.width and frame[frame.columns[-1]].null_count():
-        # polars pads a row with too few fields with nulls: a truncated file would pass
-        short = _short_row(read_text_file(path), sep)
-        if short is not None:
-            line, message = short
-            raise InputError(f"cannot read as {name}: {message}", path=path, line=line)
-    return frame.with_columns(pl.Series("__line__", _record_lines(path, sep, frame.height)))
+    import csv
+
+    try:
+        _refuse_repeated_columns(path, sep, frame.columns)
+        if frame.width and frame[frame.columns[-1]].null_count():
+            # polars pads a row with too few fields with nulls: a truncated file would pass
+            short = _short_row(read_text_file(path), sep)
+            if short is not None:
+                line, message = short
+                raise InputError(f"cannot read as {name}: {message}", path=path, line=line)
+        lines = _record_lines(path, sep, frame.height)
+    except csv.Error:
+        # polars read a quote leniently (e.g. a stray '"' opening the header) that the
+        # strict reader of lines and widths refuses: the file is malformed, say where
+        problem = _delimited_problem(read_text_file(path), sep)
+        line, message = problem or (None, "the file is not well-formed")
+        raise InputError(f"cannot read as {name}: {message}", path=path, line=line) from None
+    return frame.with_columns(pl.Series("__line__", lines))
 
 
 def _refuse_repeated_columns(path: Path, sep: str, columns: Sequence[str]) -> None:

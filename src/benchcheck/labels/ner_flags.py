@@ -10,7 +10,8 @@ NER readers decode them. Each disagreement is one row of one kind:
 
 Flags are ranked by the prediction's ``confidence`` when the predictions carry one (nulls
 last), then by kind in the order above, then by position. :func:`span_review_frame` turns
-them into a flags frame that ``benchcheck review export`` takes unchanged: the marked
+them into a flags frame that ``benchcheck review export`` takes unchanged (scored flags keep
+their :data:`SCORED_COLUMNS` and ``flagged``): the marked
 sentence as ``text``, the gold type as ``label`` and the model's as ``llm_label`` (``O`` = no
 entity). The expert labels the marked region with its correct type, or ``O``.
 """
@@ -29,6 +30,7 @@ from benchcheck.errors import InputError, UsageError, require
 __all__ = [
     "CONTEXT_TOKENS",
     "KINDS",
+    "SCORED_COLUMNS",
     "compare_spans",
     "overlapping_pairs",
     "spacy_spans",
@@ -300,6 +302,23 @@ def _unmatched(
     )
 
 
+#: Columns of scored flags (the out-of-fold tagger's) that the review frame keeps after its
+#: own: the split, the error score and its members, both spans.
+SCORED_COLUMNS = (
+    "split",
+    "error_score",
+    "sentence_error_score",
+    "tagger_confidence",
+    "token_issue",
+    "sentence_quality",
+    "gold_start",
+    "gold_end",
+    "gold_type",
+    "pred_start",
+    "pred_end",
+    "pred_type",
+)
+
 #: Tokens of context shown on each side of a flagged region (sentences of up to this
 #: length around the region are shown whole).
 CONTEXT_TOKENS = 128
@@ -366,13 +385,16 @@ def span_review_frame(
         gold_part = "-" if gs is None else f"{gs}-{ge}"
         pred_part = "-" if ps is None else f"{ps}-{pe}"
         ids.append(f"{s}:{gold_part}|{pred_part}")
+    flagged = pl.col("flagged") if "flagged" in flags.columns else pl.lit(True)
+    scored = "error_score" in flags.columns  # a model's flags keep today's columns
+    extra = [c for c in SCORED_COLUMNS if c in flags.columns] if scored else []
     return flags.with_columns(
         pl.Series("id", ids, dtype=pl.String),
         pl.Series("text", texts, dtype=pl.String),
         pl.col("gold_type").fill_null(OUTSIDE).alias("label"),
         pl.col("pred_type").fill_null(OUTSIDE).alias("llm_label"),
         pl.lit(True).alias("disagree"),
-        pl.lit(True).alias("flagged"),
+        flagged.alias("flagged"),
     ).select(
         "id",
         "text",
@@ -386,6 +408,7 @@ def span_review_frame(
         "sentence",
         "start",
         "end",
+        *extra,
     )
 
 

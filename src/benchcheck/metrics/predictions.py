@@ -1,4 +1,7 @@
-"""Score NER predictions against the test split with seqeval (micro F1), for Eq. 7."""
+"""Score NER predictions against the test split with seqeval: micro F1 (Eq. 7), per sentence.
+
+Per sentence: exact match, the per-item score of the audit's contamination table.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +26,44 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
     """
     from seqeval.metrics import f1_score
 
+    check_aligned(gold, predicted)
+    return float(f1_score(sentences_of(gold), sentences_of(predicted)))
+
+
+def sentence_exact_match(gold: Split, predicted: Split) -> list[float]:
+    r"""Per sentence, 1.0 when the predicted entities equal the gold ones, else 0.0.
+
+    .. math:: s_i = [E(\hat y_i) = E(y_i)]
+
+    with :math:`E(y)` the set of (type, first token, last token) entities seqeval reads from a
+    tag sequence (``seqeval.metrics.sequence_labeling.get_entities``, the reading of
+    :func:`seqeval_f1`): sentence-level exact match, a per-item score in [0, 1] whose mean is
+    the share of sentences tagged without an error (micro F1 does not decompose over
+    sentences). A sentence with no entity in either is a match. The splits must be aligned
+    as for :func:`seqeval_f1`.
+
+    >>> import polars as pl
+    >>> def split(tags):
+    ...     tokens = pl.DataFrame({"sentence": [0, 0, 1], "tag": tags})
+    ...     table = pl.DataFrame({"x_hash": [1, 2], "line": [1, 4]})
+    ...     return Split("test", "t.conll", table, tokens)
+    >>> sentence_exact_match(split(["B-PER", "O", "O"]), split(["B-PER", "O", "B-LOC"]))
+    [1.0, 0.0]
+    """
+    from seqeval.metrics.sequence_labeling import get_entities
+
+    check_aligned(gold, predicted)
+    return [
+        float(set(get_entities(g)) == set(get_entities(p)))
+        for g, p in zip(sentences_of(gold), sentences_of(predicted), strict=True)
+    ]
+
+
+def check_aligned(gold: Split, predicted: Split) -> None:
+    """Refuse predictions whose sentences are not the gold split's, naming the first that is not.
+
+    Sentences compare by their tokens (``x_hash``), in order.
+    """
     n = min(gold.n, predicted.n)
     g = gold.table.get_column("x_hash").head(n)
     p = predicted.table.get_column("x_hash").head(n)
@@ -50,7 +91,6 @@ def seqeval_f1(gold: Split, predicted: Split) -> float:
             path=predicted.source,
             line=int(predicted.table["line"][n - 1]),
         )
-    return float(f1_score(sentences_of(gold), sentences_of(predicted)))
 
 
 def score_predictions(gold: Split, predicted: Mapping[str, Split]) -> dict[str, float]:

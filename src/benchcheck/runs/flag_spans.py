@@ -32,6 +32,10 @@ class SpanFlagsRun:
     review: pl.DataFrame
     by_kind: Mapping[str, int] = field(default_factory=dict)
     output: str | None = None
+    #: ``model`` (the user's predictions or spaCy) or ``tagger`` (out-of-fold CRF).
+    detector: str = "model"
+    #: The tagger's settings, threshold and counts (``tagger`` only).
+    tagger: Mapping[str, Any] | None = None
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck flag-spans --json``."""
@@ -42,10 +46,14 @@ class SpanFlagsRun:
             "n_pred_spans": self.n_pred_spans,
             "flags": int(self.flags.height),
             "by_kind": dict(self.by_kind),
-            "top": self.review.head(top)
-            .select("rank", "id", "label", "llm_label", "kind", "text")
-            .to_dicts(),
+            "detector": self.detector,
         }
+        shown = ["rank", "id", "label", "llm_label", "kind", "text"]
+        if self.tagger is not None:
+            out["tagger"] = dict(self.tagger)
+            out["flagged"] = int(self.review["flagged"].sum())
+            shown += ["error_score", "sentence"]
+        out["top"] = self.review.head(top).select(shown).to_dicts()
         if output is not None:
             out["output"] = output
         return out
@@ -59,13 +67,21 @@ def run_flag_spans(
     label_map: str | None = None,
     scheme: str | None = None,
     output: str | Path | None = None,
+    folds: int = 5,
+    seed: int = 0,
+    entity_disjoint: bool = False,
+    min_error_score: float | None = None,
+    max_iterations: int | None = None,
 ) -> SpanFlagsRun:
-    """Compare the gold spans with a model's: CoNLL predictions, a span table, or spaCy.
+    """Compare the gold spans with a model's: CoNLL predictions, a span table, spaCy, or none.
 
-    Exactly one of ``predictions`` (CoNLL with the same tokens, or a table of
+    At most one of ``predictions`` (CoNLL with the same tokens, or a table of
     ``sentence, start, end, type[, confidence]``) and ``spacy_model``. ``label_map``
-    (``MODEL=TYPE,...``) renames the model's types. With ``output`` the span flags are
-    written there in the review format (:func:`benchcheck.io.tables.write_rows`).
+    (``MODEL=TYPE,...``) renames the model's types. With neither, an out-of-fold CRF trained
+    on the file itself is the model (:func:`benchcheck.labels.ner_detect.tagger_flags`:
+    ``folds``, ``seed``, ``entity_disjoint``; flags have an ``error_score`` and are
+    ``flagged`` from ``min_error_score``). With ``output`` the span flags are written there in
+    the review format (:func:`benchcheck.io.tables.write_rows`).
     """
     import polars as pl
 
@@ -79,12 +95,31 @@ def run_flag_spans(
         spans_from_split,
     )
 
-    if (predictions is None) == (spacy_model is None):
-        raise UsageError("give exactly one of {predictions} or {spacy}")
+    if predictions is not None and spacy_model is not None:
+        raise UsageError("give at most one of {predictions} or {spacy}")
+    tagger_only = {"folds": folds != 5, "entity_disjoint": entity_disjoint}
+    if predictions is not None or spacy_model is not None:
+        used = [k for k, v in tagger_only.items() if v]
+        if used or min_error_score is not None:
+            name = used[0] if used else "min_error_score"
+            raise UsageError(
+                f"{{{name}}} is for the tagger detector (no {{predictions}}/{{spacy}})"
+            )
     scheme = scheme.upper() if scheme else None
     split = read_conll(gold, scheme=scheme)
     if split.tokens is None:
         raise InputError("not an NER file", path=gold)
+    if predictions is None and spacy_model is None:
+        return _tagger_run(
+            split,
+            str(gold),
+            folds=folds,
+            seed=seed,
+            entity_disjoint=entity_disjoint,
+            min_error_score=min_error_score,
+            max_iterations=max_iterations,
+            output=output,
+        )
     mapping = parse_label_map(label_map)
     if spacy_model is not None:
         pred = spacy_spans(split.tokens, spacy_model, label_map=mapping)
@@ -119,6 +154,70 @@ def run_flag_spans(
         review=review,
         by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
         output=None if output is None else str(output),
+    )
+
+
+def _tagger_run(
+    split: Split,
+    gold: str,
+    *,
+    folds: int,
+    seed: int,
+    entity_disjoint: bool,
+    min_error_score: float | None,
+    max_iterations: int | None,
+    output: str | Path | None,
+) -> SpanFlagsRun:
+    """Run the out-of-fold tagger path of :func:`run_flag_spans` (one split, its own model)."""
+    from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, tagger_flags
+    from benchcheck.labels.ner_flags import span_review_frame, spans_from_split
+    from benchcheck.labels.ner_tagger import TaggerOptions
+
+    assert split.tokens is not None
+    base = TaggerOptions()
+    opts = TaggerOptions(
+        folds=folds,
+        seed=seed,
+        entity_disjoint=entity_disjoint,
+        max_iterations=max_iterations or base.max_iterations,
+    )
+    threshold = MIN_ERROR_SCORE if min_error_score is None else min_error_score
+    try:
+        found = tagger_flags(
+            split.tokens, spans_from_split(split), split.n, options=opts, min_error_score=threshold
+        )
+    except InputError as exc:
+        if exc.path is not None:
+            raise
+        raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
+    import polars as pl
+
+    flags = found.flags.with_columns(pl.lit(split.name).alias("split"))
+    review = span_review_frame(split.tokens, flags)
+    if output is not None:
+        from benchcheck.io.tables import write_rows
+
+        write_rows(review, output)
+    return SpanFlagsRun(
+        gold=gold,
+        n_gold_spans=int(split.spans.height) if split.spans is not None else 0,
+        n_pred_spans=int(found.pred.height),
+        flags=flags,
+        review=review,
+        by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
+        output=None if output is None else str(output),
+        detector="tagger",
+        tagger={
+            "folds": opts.folds,
+            "seed": opts.seed,
+            "entity_disjoint": opts.entity_disjoint,
+            "algorithm": opts.algorithm,
+            "c2": opts.c2,
+            "max_iterations": opts.max_iterations,
+            "min_error_score": threshold,
+            "sentences": split.n,
+            "token_issues": found.n_token_issues,
+        },
     )
 
 

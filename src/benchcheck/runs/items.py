@@ -172,11 +172,12 @@ def run_items(
     if to_review is not None and frame is not None:
         from dataclasses import replace
 
-        from benchcheck.runs.review import run_review_export
+        from benchcheck.runs.review import ReviewExportRun, run_review_export
 
         review = run_review_export(
             frame, to_review, experts=experts, seed=options.seed, force=force
         )
+        assert isinstance(review, ReviewExportRun)  # items are classification flags
         run = replace(run, review=review)
     return run
 

@@ -37,10 +37,12 @@ def _in_file(path: str | Path, exc: InputError) -> InputError:
     return exc if exc.path is not None else InputError(exc.message, path=path)
 
 
-def _read_gold(path: str | Path, need: Sequence[str] = ("label", "gold")) -> pl.DataFrame:
+def _read_gold(
+    path: str | Path, need: Sequence[str] = ("label", "gold"), filled: Sequence[str] = ()
+) -> pl.DataFrame:
     from benchcheck.io.label_files import read_gold
 
-    return read_gold(path, need=need)
+    return read_gold(path, need=need, filled=filled)
 
 
 # ----------------------------------------------------------------------------- bins
@@ -278,7 +280,7 @@ def run_rerank(
 
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")
-    g = _read_gold(gold, ("id", "label", "gold"))
+    g = _read_gold(gold, ("id", "label", "gold"), filled=("id", "label"))
     g = g.filter(pl.col("gold").is_not_null())
     if g.height == 0:
         raise InputError("the gold file has no example with a gold label", path=gold)
@@ -393,7 +395,7 @@ def run_ensemble_curve(
     from benchcheck.io.judgments import read_judgments
     from benchcheck.labels.analysis import ensemble_curve
 
-    frame = _read_gold(gold, ("id", "label", "gold"))
+    frame = _read_gold(gold, ("id", "label", "gold"), filled=("id", "label"))
     judged = judgments if isinstance(judgments, pl.DataFrame) else read_judgments(judgments)
     source = None if isinstance(judgments, pl.DataFrame) else str(judgments)
     try:

@@ -10,6 +10,9 @@ their JSON is identical.
 Memory (embedded): the test index (about 40 bytes per test token + 16 MB) plus one batch
 (``batch_mb`` of text and about 60 bytes per corpus token in it); no document outlives its
 batch. On Ray, each worker holds the same, the driver the index and the merged hits.
+
+Importing this module is cheap (the options are read by the command line before any work);
+the run imports the scan.
 """
 
 from __future__ import annotations
@@ -17,17 +20,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchcheck.errors import UsageError
-from benchcheck.metrics.contamination import DEFINITIONS, LeakageResult
+
+if TYPE_CHECKING:
+    from benchcheck.io.leakage import TestItems
+    from benchcheck.metrics.contamination import LeakageResult
 
 __all__ = ["LeakageEngine", "LeakageOptions", "run_leakage"]
 
 
 @dataclass(frozen=True)
 class LeakageOptions:
-    """The definition and its overrides (None: the definition's value)."""
+    """The definition and its overrides (None: the definition's value).
+
+    The command line's option group of ``benchcheck leakage`` and ``benchcheck audit
+    --corpus`` (one definition of each option); ``seed``, ``resamples`` and ``confidence``
+    come from each command's own options.
+    """
 
     definition: str = "llama2"
     overlap: str | None = None
@@ -55,7 +66,7 @@ class LeakageEngine:
 
 
 def run_leakage(
-    test: str | Path,
+    test: str | Path | TestItems,
     corpus: Sequence[str],
     *,
     text_column: str = "text",
@@ -64,14 +75,24 @@ def run_leakage(
     corpus_id_column: str | None = None,
     label_column: str | None = None,
     predictions: Mapping[str, str] | None = None,
+    item_scores: Mapping[str, Sequence[float]] | None = None,
     options: LeakageOptions = LeakageOptions(),
     engine: LeakageEngine = LeakageEngine(),
     progress: Callable[[int, int], None] | None = None,
 ) -> LeakageResult:
-    """Measure how far a corpus streamed in batches contaminates the test items."""
+    """Measure how far a corpus streamed in batches contaminates the test items.
+
+    ``test`` is a table (read with the column options) or items already read
+    (:class:`~benchcheck.io.leakage.TestItems`: the audit's NER test sentences). Models'
+    scores come from ``predictions`` files or, already computed, ``item_scores`` (model →
+    one score in [0, 1] per item, in the items' order).
+    """
+    import numpy as np
+
     from benchcheck.io.corpus import corpus_files, corpus_units, read_unit
-    from benchcheck.io.leakage import read_item_scores, read_test_items
+    from benchcheck.io.leakage import TestItems, read_item_scores, read_test_items
     from benchcheck.metrics.contamination import (
+        DEFINITIONS,
         ScanOptions,
         ScanState,
         build_index,
@@ -99,15 +120,25 @@ def run_leakage(
     chosen = replace(DEFINITIONS[options.definition], **overrides)
     if overrides:
         chosen = replace(chosen, name=f"{options.definition}+custom")
-    items = read_test_items(
-        test,
-        text_column=test_column or text_column,
-        id_column=id_column,
-        label_column=label_column,
+    items = (
+        test
+        if isinstance(test, TestItems)
+        else read_test_items(
+            test,
+            text_column=test_column or text_column,
+            id_column=id_column,
+            label_column=label_column,
+        )
     )
     scores = {
         name: read_item_scores(name, path, items) for name, path in (predictions or {}).items()
     }
+    for name, values in (item_scores or {}).items():
+        if len(values) != len(items.ids):
+            raise UsageError(
+                f"model {name!r} has {len(values)} item scores for {len(items.ids)} test items"
+            )
+        scores[name] = np.asarray(values, dtype=float)
     d = chosen.resolve(token_hashes(list(items.texts)).lengths)
     assert d.n is not None and d.min_length is not None
     scan = ScanOptions(min_length=d.min_length, skip=d.skip, max_matches=options.max_matches)

@@ -124,7 +124,9 @@ def run_rank(
         from benchcheck.labels.analysis import bin_agreement
         from benchcheck.labels.remedies import ModelScores, rerank
 
-        g = read_gold(gold, need=("id", "label", "gold"))  # single-value labels, unique ids
+        g = read_gold(
+            gold, need=("id", "label", "gold"), filled=("id",)
+        )  # single-value labels, unique ids
         check_join(
             ids,
             g["id"].to_list(),
@@ -148,7 +150,13 @@ def run_rank(
             pos = options.positive or (label_set[-1] if label_set else "1")
             index = {i: k for k, i in enumerate(ids)}
             models = [
-                ModelScores(n, tuple(in_gold), None, tuple(preds[n][i] for i in in_gold))
+                ModelScores(
+                    n,
+                    tuple(in_gold),
+                    None,
+                    tuple(preds[n][i] for i in in_gold),
+                    source=str(predictions[n]),
+                )
                 for n in preds
             ]
             rr = rerank(

@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -29,8 +29,44 @@ from benchcheck.labels.review import (
     combine_review,
     review_labels,
 )
+from benchcheck.labels.span_review import SpanReviewPackage, SpanReviewSummary
 
-__all__ = ["ReviewExportRun", "ReviewImportRun", "run_review_export", "run_review_import"]
+__all__ = [
+    "ReviewExport",
+    "ReviewExportRun",
+    "ReviewImport",
+    "ReviewImportRun",
+    "SpanReviewExportRun",
+    "SpanReviewImportRun",
+    "run_review_export",
+    "run_review_import",
+]
+
+
+class ReviewExport(Protocol):
+    """What ``review export`` returns: an item review or a span review (``to_json``)."""
+
+    @property
+    def out_dir(self) -> str:
+        """The folder written."""
+        ...
+
+    @property
+    def replaced(self) -> tuple[str, ...]:
+        """Files replaced with ``force``."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """Canonical JSON of ``review export --json``."""
+        ...
+
+
+class ReviewImport(Protocol):
+    """What ``review import`` returns: gold labels, or corrected spans (``to_json``)."""
+
+    def to_json(self, *, output: str | None = None) -> dict[str, Any]:
+        """Canonical JSON of ``review import --json``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -61,6 +97,88 @@ class ReviewExportRun:
         }
 
 
+@dataclass(frozen=True)
+class SpanReviewExportRun:
+    """What ``review export`` of span flags built and wrote (a Label Studio NER review)."""
+
+    package: SpanReviewPackage
+    out_dir: str
+    files: tuple[str, ...]
+    replaced: tuple[str, ...] = ()
+    flags: str | None = None
+    ner: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Canonical JSON of ``review export --json`` for span flags."""
+        p = self.package
+        return {
+            "review": "spans",
+            "flags": self.flags,
+            "ner": self.ner,
+            "split": p.split,
+            "out_dir": self.out_dir,
+            "n_items": p.n_items,
+            "n_flags": p.n_flags,
+            "n_flagged": p.n_flagged_sentences,
+            "n_disputed": p.n_disputed,
+            "n_audit": p.n_audit,
+            "n_undisputed": p.n_undisputed,
+            "types": list(p.types),
+            "seed": p.seed,
+            "files": list(self.files),
+            "replaced": list(self.replaced),
+        }
+
+
+def _span_export(
+    frame: pl.DataFrame,
+    source: str | None,
+    out: Path,
+    *,
+    ner: str | Path,
+    scheme: str | None,
+    experts: int,
+    seed: int,
+    sample: int | None,
+    audit_sample: int,
+    labels: Sequence[str] | None,
+    force: bool,
+) -> SpanReviewExportRun:
+    """Build and write the Label Studio NER review of span flags (``labels.span_review``)."""
+    from benchcheck.io.conll import read_conll
+    from benchcheck.io.review import write_review
+    from benchcheck.labels.ner_flags import spans_from_split
+    from benchcheck.labels.span_review import build_span_review
+
+    if experts != 2:
+        raise UsageError(
+            "{experts} is for spreadsheet reviews; a span review goes to Label Studio, where "
+            "every reviewer annotates the same project"
+        )
+    split = read_conll(ner, scheme=scheme.upper() if scheme else None)
+    if split.tokens is None:
+        raise InputError("not an NER file", path=ner)
+    try:
+        package = build_span_review(
+            frame.drop("__line__", strict=False),
+            split.tokens,
+            spans_from_split(split),
+            split=split.name,
+            seed=seed,
+            sample=sample,
+            audit_sample=audit_sample,
+            labels=labels or (),
+        )
+    except InputError as exc:
+        if exc.path is None and source is not None:
+            raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
+        raise
+    written = write_review(package, out, force=force, inputs=[source, str(ner)])
+    return SpanReviewExportRun(
+        package, written.out_dir, written.files, written.replaced, source, str(ner)
+    )
+
+
 def run_review_export(
     flags: str | Path | pl.DataFrame,
     out_dir: str | Path,
@@ -71,18 +189,48 @@ def run_review_export(
     audit_sample: int = 0,
     labels: Sequence[str] | None = None,
     force: bool = False,
-) -> ReviewExportRun:
+    ner: str | Path | None = None,
+    scheme: str | None = None,
+) -> ReviewExport:
     """Build the blind review of a flags file (or frame) and write it into ``out_dir``.
 
     See :func:`benchcheck.labels.review.build_review` for the options and
-    :func:`benchcheck.io.review.write_review` for the files and the refusal rule.
+    :func:`benchcheck.io.review.write_review` for the files and the refusal rule. With
+    ``ner``, the CoNLL file they were flagged on (``scheme`` as ``flag-spans``'s), span
+    flags (``benchcheck flag-spans -o``: columns ``sentence``, ``start``, ``end``,
+    ``kind``) become a Label Studio NER review of their sentences
+    (:func:`benchcheck.labels.span_review.build_span_review`); without it they are
+    reviewed as classification items (the marked region's type).
     """
     from benchcheck.io.review import write_review
     from benchcheck.io.tables import read_rows
+    from benchcheck.labels.span_review import is_span_flags
 
     source = None if isinstance(flags, pl.DataFrame) else str(flags)
     out = Path(out_dir)
     frame = flags if isinstance(flags, pl.DataFrame) else read_rows(flags)
+    if ner is not None:
+        if not is_span_flags(frame.columns):
+            raise InputError(
+                "{ner} is for span flags (benchcheck flag-spans -o, with columns sentence, "
+                "start, end, kind); these flags have none",
+                path=source,
+            )
+        return _span_export(
+            frame,
+            source,
+            out,
+            ner=ner,
+            scheme=scheme,
+            experts=experts,
+            seed=seed,
+            sample=sample,
+            audit_sample=audit_sample,
+            labels=labels,
+            force=force,
+        )
+    if scheme is not None:
+        raise UsageError("{scheme} goes with {ner} (a span review), and only with it")
     try:
         package = build_review(
             frame,
@@ -129,6 +277,74 @@ class ReviewImportRun:
         return {**out, **self.summary.to_dict()}
 
 
+@dataclass(frozen=True)
+class SpanReviewImportRun:
+    """Corrected gold spans of a span review round, and its summary."""
+
+    gold: pl.DataFrame
+    summary: SpanReviewSummary
+    key: str
+    experts: tuple[str, ...]
+    output: str | None = None
+
+    def to_json(self, *, output: str | None = None) -> dict[str, Any]:
+        """Canonical JSON of ``review import --json`` for a span review."""
+        output = output if output is not None else self.output
+        out: dict[str, Any] = {"key": self.key, "expert_files": list(self.experts)}
+        if output is not None:
+            out["output"] = output
+        return {**out, **self.summary.to_dict()}
+
+
+def _span_import(
+    paths: Sequence[Path],
+    key_file: Path,
+    rows: Sequence[dict[str, Any]],
+    *,
+    reconciled: Path | None,
+    consensus: str,
+    adjudicator: str | None,
+    output: str | Path | None,
+) -> SpanReviewImportRun:
+    from benchcheck.io.review import CONFIG_NAME, read_span_answers
+    from benchcheck.labels.span_review import combine_span_review, span_key_tasks
+
+    if reconciled is not None:
+        raise UsageError(
+            "{reconciled} is for classification reviews; settle a span review with "
+            "{consensus} majority or adjudicator"
+        )
+    tasks = span_key_tasks(rows, source=str(key_file))
+    config = key_file.parent / CONFIG_NAME
+    if config.exists():
+        import html
+        import re
+
+        types: list[str] = [
+            html.unescape(v)
+            for v in re.findall(r'<Label value="([^"]*)"', config.read_text("utf-8"))
+        ]
+    else:
+        types = sorted({s[2] for t in tasks for s in t.gold})
+    experts = []
+    for p in paths:
+        experts.extend(read_span_answers(p))
+    gold, summary = combine_span_review(
+        tasks, experts, types=types, consensus=consensus, adjudicator=adjudicator
+    )
+    if output is not None:
+        from benchcheck.io.tables import write_rows
+
+        write_rows(gold, output)
+    return SpanReviewImportRun(
+        gold,
+        summary,
+        str(key_file),
+        tuple(str(p) for p in paths),
+        None if output is None else str(output),
+    )
+
+
 def run_review_import(
     expert_paths: Sequence[str | Path],
     *,
@@ -138,7 +354,7 @@ def run_review_import(
     adjudicator: str | None = None,
     seed: int = 0,
     output: str | Path | None = None,
-) -> ReviewImportRun:
+) -> ReviewImport:
     """Combine answer files (and a reconciled file) with the review key into gold labels.
 
     A file may hold several experts (a Label Studio or Argilla export: one per annotator);
@@ -150,7 +366,12 @@ def run_review_import(
     frame and the summary; with ``output`` the gold table is written there
     (:func:`benchcheck.io.tables.write_rows`).
     """
-    from benchcheck.io.review import read_choices, read_expert_file, read_review_key
+    from benchcheck.io.review import (
+        read_choices,
+        read_expert_file,
+        read_review_key,
+        read_span_key,
+    )
 
     if not expert_paths:
         raise UsageError("give at least one expert file")
@@ -168,6 +389,17 @@ def run_review_import(
     for p in paths:
         if _same(p, key_file):
             raise UsageError(f"{p}: the review key cannot be an expert file")
+    span_rows = read_span_key(key_file)
+    if span_rows is not None:  # a span review (Label Studio NER): corrected spans
+        return _span_import(
+            paths,
+            key_file,
+            span_rows,
+            reconciled=rec_path,
+            consensus=consensus,
+            adjudicator=adjudicator,
+            output=output,
+        )
     raw_key = read_review_key(key_file)
     key = check_key(raw_key, source=str(key_file))
     labels = review_labels(key, read_choices(key_file))

@@ -35,10 +35,12 @@ NAMES = [
     "comparison",
     "table statistics",
     "label errors",
+    "ner label errors",
     "review",
     "diagnostics",
     "items",
     "ranking",
+    "contamination",
     "diff",
 ]
 
@@ -78,6 +80,7 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "no classification or pair file given",
             },
+            {"name": "ner label errors", "status": "skipped", "detail": "no NER dataset given"},
             {
                 "name": "review",
                 "status": "skipped",
@@ -94,6 +97,7 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "needs a classification/pair file and two or more --predictions",
             },
+            {"name": "contamination", "status": "skipped", "detail": "no --corpus given"},
             {"name": "diff", "status": "skipped", "detail": "no --baseline results.json given"},
         ],
     }

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _contamination_case import contamination_case
 from _review_case import StubJudge, review_case
 from jsonschema import Draft202012Validator
 
@@ -30,12 +31,14 @@ from benchcheck.io.typed import ShapeError, to_json
 from benchcheck.runs.audit import (
     SECTIONS,
     AuditInputs,
+    ContaminationInput,
     NerInput,
     TableInput,
     read_document,
     results_schema,
     run_audit,
 )
+from benchcheck.runs.leakage import LeakageOptions
 from benchcheck.sample_data import NER_SAMPLE, PAIR_SAMPLE
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -115,6 +118,17 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
             str(case["data"]), Columns(text_a="text_a", text_b="text_b"), gold=str(case["gold"])
         )
         out["review"] = json.loads(dumps(run_audit(AuditInputs(table=reviewed)).results))
+        leak = contamination_case(tmp / "leak")
+        models = {m: str(leak[m]) for m in ("memo", "honest")}
+        leaked = AuditInputs(
+            table=TableInput(str(leak["test"]), Columns(text="text"), predictions=models),
+            judge=None,
+            contamination=ContaminationInput(  # near matches and corpus ids: every key
+                (str(leak["corpus"]),), LeakageOptions(near_threshold=0.5), corpus_id_column="doc"
+            ),
+            resamples=100,
+        )
+        out["contamination"] = json.loads(dumps(run_audit(leaked).results))
     finally:
         patch.undo()
     return out
@@ -126,7 +140,8 @@ def test_every_section_runs_in_these_audits(audits) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["samples", "items, ranking, diff", "comparison", "label errors", "review"]
+    "name",
+    ["samples", "items, ranking, diff", "comparison", "label errors", "review", "contamination"],
 )
 def test_audits_validate_and_read_back(audits, schema, name) -> None:
     _check(audits[name], schema)

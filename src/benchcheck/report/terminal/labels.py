@@ -277,28 +277,28 @@ def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:
 
 def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``benchcheck flag-spans``: counts per kind and the top span flags."""
-    out: list[Any] = [
-        key_value_table(
-            "Span flags",
-            {
-                "gold spans": payload["n_gold_spans"],
-                "model spans": payload["n_pred_spans"],
-                **payload["by_kind"],
-            },
-        )
-    ]
+    tagger = payload.get("tagger")
+    counts: dict[str, Any] = {
+        "gold spans": payload["n_gold_spans"],
+        ("tagger spans (out of fold)" if tagger else "model spans"): payload["n_pred_spans"],
+        **payload["by_kind"],
+    }
+    if tagger:
+        counts[f"flagged (error score >= {num(tagger['min_error_score'])})"] = payload["flagged"]
+        counts["folds"] = tagger["folds"]
+    out: list[Any] = [key_value_table("Span flags", counts)]
     if payload["top"]:
         table = Table(title=f"Top {len(payload['top'])} span flags")
-        for c in ("rank", "kind", "gold", "model", "text"):
+        heads = ["rank", "kind", "gold", "model", "text"]
+        if tagger:
+            heads.insert(2, "error score")
+        for c in heads:
             table.add_column(c)
         for r in payload["top"]:
-            table.add_row(
-                str(r["rank"]),
-                r["kind"],
-                escape(r["label"]),
-                escape(r["llm_label"]),
-                escape(r["text"]),
-            )
+            cells = [str(r["rank"]), r["kind"], escape(r["label"]), escape(r["llm_label"])]
+            if tagger:
+                cells.insert(2, num(r["error_score"]))
+            table.add_row(*cells, escape(r["text"]))
         out.append(table)
     return out
 

@@ -17,11 +17,29 @@ __all__ = [
     "review_export_renderables",
     "review_import_notes",
     "review_import_renderables",
+    "span_review_import_renderables",
 ]
 
 
 def review_export_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``review export``: what went into the package, and where."""
+    if payload.get("review") == "spans":
+        return [
+            key_value_table(
+                "Span review export (Label Studio)",
+                {
+                    "span flags": payload["n_flags"],
+                    "flagged sentences": payload["n_flagged"],
+                    "flagged sentences exported": payload["n_disputed"],
+                    "audit sample (sentences without a flag)": payload["n_audit"],
+                    "tasks": payload["n_items"],
+                    "entity types": ", ".join(payload["types"]),
+                    "seed": payload["seed"],
+                    "folder": payload["out_dir"],
+                },
+            ),
+            "Keep key.jsonl away from the reviewers.",
+        ]
     return [
         key_value_table(
             "Review export",
@@ -61,6 +79,31 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if payload.get("crowd_model"):
         out.append(crowd_model_table(payload["crowd_model"]))
     return out
+
+
+def span_review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``review import`` of a span review: sentences, span agreement, flag verdicts."""
+    agreement = payload["span_agreement"]
+    return [
+        key_value_table("Sentences", dict(payload["status_counts"])),
+        key_value_table(
+            "Span agreement",
+            {
+                "spans marked (tasks two or more answered)": agreement["spans"],
+                "marked by every reviewer": agreement["agreed"],
+                "agreement": agreement["percent"],
+            },
+        ),
+        key_value_table("Gold spans", {f"{k}": v for k, v in payload["changes"].items()}),
+        key_value_table(
+            "Flags",
+            {
+                "confirmed (the gold was wrong)": payload["flag_counts"]["confirmed"],
+                "rejected": payload["flag_counts"]["rejected"],
+                "unresolved": payload["flag_counts"]["unresolved"],
+            },
+        ),
+    ]
 
 
 def _fpc_row(level: str, ci_fpc: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from benchcheck.report.numbers import num
 
-__all__ = ["adjust_lines", "convert_lines", "leakage_lines"]
+__all__ = ["adjust_lines", "contamination_lines", "convert_lines", "leakage_lines"]
 
 
 def adjust_lines(payload: Mapping[str, Any]) -> list[str]:
@@ -93,7 +93,17 @@ def _scores_lines(scores: Mapping[str, Any]) -> list[str]:
 
 
 def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
-    """Render ``leakage``: definition, subsets, rates, histogram, worst items, scores."""
+    """Render ``leakage``: definition, subsets, rates, histogram, worst items, scores.
+
+    Lines are rich markup with every input-derived text escaped (item ids, file names and
+    model names come from the user's files: ``[bold]`` in an id prints as written).
+    """
+    from rich.markup import escape
+
+    return [escape(line) for line in _leakage_text(payload, show=show)]
+
+
+def _leakage_text(payload: Mapping[str, Any], *, show: int) -> list[str]:
     m, corpus, b = payload["metrics"], payload["corpus"], payload["buckets"]
     part = payload["partition"]
     out = [
@@ -139,3 +149,11 @@ def leakage_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
     if "scores" in payload:
         out += _scores_lines(payload["scores"])
     return out
+
+
+def contamination_lines(payload: Mapping[str, Any], *, show: int) -> list[str]:
+    """Render the audit's ``contamination`` as :func:`leakage_lines` (markup escaped).
+
+    ``payload`` holds ``top_items`` (the most contaminated items) in place of ``items``.
+    """
+    return leakage_lines({**payload, "items": payload["top_items"]}, show=show)

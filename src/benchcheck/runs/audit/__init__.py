@@ -25,6 +25,7 @@ from benchcheck.runs.audit._document import (
 from benchcheck.runs.audit._folder import REPORT_FILES, render_results, write_report
 from benchcheck.runs.audit._inputs import (
     AuditInputs,
+    ContaminationInput,
     JudgeInput,
     NerInput,
     SuiteInput,
@@ -47,6 +48,7 @@ __all__ = [
     "AuditInputs",
     "AuditReport",
     "Card",
+    "ContaminationInput",
     "Head",
     "JudgeInput",
     "NerInput",

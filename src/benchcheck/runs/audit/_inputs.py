@@ -13,10 +13,13 @@ from dataclasses import dataclass, field, replace
 
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
+from benchcheck.io.formats import NerOptions
 from benchcheck.runs.judging import JudgeSetup
+from benchcheck.runs.leakage import LeakageOptions
 
 __all__ = [
     "AuditInputs",
+    "ContaminationInput",
     "JudgeInput",
     "NerInput",
     "SuiteInput",
@@ -42,6 +45,10 @@ class NerInput:
         (they replace ``scores``).
     compare
         Other NER datasets by name, shown side by side with this one.
+    reading
+        How the files are read (``benchcheck stats``' reading options: the format, the
+        offset formats' span policies, sentence splitting, split lists, ...); the
+        ``compare`` datasets are read the same way.
 
     """
 
@@ -52,6 +59,7 @@ class NerInput:
     scores: Mapping[str, float] = field(default_factory=dict)
     predictions: Mapping[str, str] = field(default_factory=dict)
     compare: Mapping[str, str] = field(default_factory=dict)
+    reading: NerOptions = field(default_factory=NerOptions)
 
     @property
     def given(self) -> bool:
@@ -117,6 +125,52 @@ class JudgeInput:
 
 
 @dataclass(frozen=True)
+class ContaminationInput:
+    """A corpus to check the audited items against (``benchcheck leakage``'s run).
+
+    The items are the table's (a classification or pair file), else the NER dataset's test
+    split.
+
+    Attributes
+    ----------
+    corpus
+        Corpus shards: globs, files or folders (Parquet, JSON lines, ``.gz``/``.zst``).
+    options
+        The contamination definition and its overrides (``seed`` and ``resamples`` are the
+        audit's own).
+    text_column, corpus_id_column
+        The corpus' text column and its id column (shown with each match).
+    test_column
+        The table's column whose texts are checked (default: ``text`` of a classification
+        file, ``text_a`` — the premise, the grounding document — of a pair file). A NER
+        dataset's test split is checked by its tokens.
+    batch_mb
+        Megabytes of corpus text held at once.
+
+    """
+
+    corpus: tuple[str, ...]
+    options: LeakageOptions = field(default_factory=LeakageOptions)
+    text_column: str = "text"
+    test_column: str | None = None
+    corpus_id_column: str | None = None
+    batch_mb: int = 32
+
+    def paths(self) -> list[str]:
+        """Return the corpus paths the patterns name now (globs expanded as the reader does)."""
+        import glob
+        import os
+
+        out: list[str] = []
+        for pattern in self.corpus:
+            if os.path.lexists(pattern):
+                out.append(pattern)
+            else:
+                out += sorted(glob.glob(pattern, recursive=True))
+        return out
+
+
+@dataclass(frozen=True)
 class SuiteInput:
     """A diagnostic suite and model predictions on it by model name."""
 
@@ -142,6 +196,9 @@ class AuditInputs:
         A score matrix (items × models): the item analysis without a table.
     baseline
         An earlier ``results.json`` of the same dataset: the audit adds its diff.
+    contamination
+        A corpus to check the table's items, or the NER test split, against
+        (:class:`ContaminationInput`).
     seed, resamples
         Seed and number of resamples of every bootstrap.
 
@@ -153,6 +210,7 @@ class AuditInputs:
     suite: SuiteInput | None = None
     matrix: str | None = None
     baseline: str | None = None
+    contamination: ContaminationInput | None = None
     seed: int = 0
     resamples: int = 1000
 
@@ -161,12 +219,14 @@ class AuditInputs:
         out: list[str | None] = []
         if self.ner is not None:
             out += [self.ner.path, *self.ner.splits.values(), *self.ner.predictions.values()]
-            out += list(self.ner.compare.values())
+            out += [*self.ner.compare.values(), *self.ner.reading.split_lists.values()]
         if self.table is not None:
             out += [self.table.path, *self.table.predictions.values(), self.table.gold]
         if self.suite is not None:
             out += [self.suite.path, *self.suite.predictions.values()]
         out += [self.matrix, self.baseline]
+        if self.contamination is not None:
+            out += self.contamination.paths()
         return tuple(p for p in out if p is not None)
 
 
@@ -187,6 +247,8 @@ def audit_inputs(
     error_rate: str | None = None,
     baseline: str | None = None,
     seed: int = 0,
+    reading: NerOptions | None = None,
+    contamination: ContaminationInput | None = None,
 ) -> AuditInputs:
     """Return the inputs of ``benchcheck audit DATA``: what ``data`` is decides the groups.
 
@@ -198,6 +260,7 @@ def audit_inputs(
     from benchcheck.io.diagnostic import looks_like_suite
 
     cols = columns or Columns()
+    ner_reading = reading or NerOptions()
 
     def inputs(
         ner: NerInput | None = None,
@@ -205,12 +268,16 @@ def audit_inputs(
         suite: SuiteInput | None = None,
     ) -> AuditInputs:
         return AuditInputs(
-            ner=ner or NerInput(scheme=scheme, strict=strict, compare=dict(compare or {})),
+            ner=ner
+            or NerInput(
+                scheme=scheme, strict=strict, compare=dict(compare or {}), reading=ner_reading
+            ),
             table=table,
             suite=suite,
             judge=judge,
             matrix=matrix,
             baseline=baseline,
+            contamination=contamination,
             seed=seed,
         )
 
@@ -228,6 +295,7 @@ def audit_inputs(
             dict(given_scores or {}),
             dict(given_predictions or {}),
             dict(compare or {}),
+            ner_reading,
         )
 
     def table(path: str, table_columns: Columns, models: Mapping[str, str]) -> TableInput:
@@ -251,5 +319,10 @@ def audit_inputs(
             raise UsageError("{text} or {text_a} and {text_b} need a DATA file")
         return inputs(table=table(data, cols, predictions))
     if data is not None and looks_like_suite(data):
+        if contamination is not None:
+            raise UsageError(
+                "{corpus} needs a table or a NER dataset to check, not a diagnostic suite; "
+                "run benchcheck leakage on a table of its texts"
+            )
         return inputs(suite=SuiteInput(data, dict(predictions)))
     return inputs(ner(data, splits, scores, predictions))

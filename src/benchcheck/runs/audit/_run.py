@@ -53,6 +53,8 @@ def _inputs_shown(inputs: AuditInputs) -> dict[str, str]:
         for name, path in inputs.table.predictions.items():
             given[f"predictions {name}"] = shown(path)
     gold = inputs.table.gold if inputs.table is not None else None
+    if inputs.contamination is not None:
+        given["corpus"] = ", ".join(shown(p) for p in inputs.contamination.corpus)
     for key, extra in (
         ("score matrix", inputs.matrix),
         ("gold labels", gold),
@@ -139,7 +141,14 @@ def run_audit(
         from benchcheck.io.canonical import dumps
 
         canonical = json.loads(dumps(results))
-        report = replace(report, gates=tuple(evaluate_gates(gates, canonical, None)))
+        baseline = None
+        if inputs.baseline is not None:  # change(...), new_flags, fixed_flags: against it
+            from benchcheck.io.canonical import read_results
+            from benchcheck.items.diff import diff_results
+
+            now = {k: v for k, v in canonical.items() if k not in ("analyses", "inputs", "diff")}
+            baseline = diff_results(read_results(inputs.baseline), now)
+        report = replace(report, gates=tuple(evaluate_gates(gates, canonical, baseline)))
     if output is not None:
         from benchcheck.runs.audit._folder import write_report
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from benchcheck.runs.audit._section import Section
 from benchcheck.runs.audit.sections.comparison import Comparison
+from benchcheck.runs.audit.sections.contamination import ContaminationSection
 from benchcheck.runs.audit.sections.diagnostics import DiagnosticsSection
 from benchcheck.runs.audit.sections.diff import DiffSection
 from benchcheck.runs.audit.sections.items import ItemsSection
 from benchcheck.runs.audit.sections.label_errors import LabelErrorsSection
+from benchcheck.runs.audit.sections.ner_label_errors import NerLabelErrorsSection
 from benchcheck.runs.audit.sections.ranking import RankingSection
 from benchcheck.runs.audit.sections.review import Review
 from benchcheck.runs.audit.sections.statistics import Statistics
@@ -29,9 +31,11 @@ SECTIONS: tuple[Section, ...] = (  # type: ignore[type-arg]
     Comparison(),
     TableStatistics(),
     LabelErrorsSection(),
+    NerLabelErrorsSection(),
     Review(),
     DiagnosticsSection(),
     ItemsSection(),
     RankingSection(),
+    ContaminationSection(),
     DiffSection(),
 )

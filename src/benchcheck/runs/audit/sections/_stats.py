@@ -17,7 +17,15 @@ from benchcheck.report.markdown import md_num, md_table, md_text
 from benchcheck.report.numbers import num
 from benchcheck.report.svg import hbars
 
-__all__ = ["MetricSpec", "SplitStats", "Stats", "html_profile", "html_stats", "markdown_stats"]
+__all__ = [
+    "MetricSpec",
+    "SplitLists",
+    "SplitStats",
+    "Stats",
+    "html_profile",
+    "html_stats",
+    "markdown_stats",
+]
 
 DIMENSIONS = ("reliability", "difficulty", "validity")
 DIMENSION_TEXT = {
@@ -79,6 +87,14 @@ class SplitStats(JsonResult):
 
 
 @dataclass(frozen=True)
+class SplitLists(JsonResult):
+    """A file split by lists of document ids (``--split-by-list``) and what no list names."""
+
+    lists: dict[str, str]
+    unassigned_documents: int
+
+
+@dataclass(frozen=True)
 class Stats(JsonResult):
     """The statistics of one dataset (``benchcheck stats --json``)."""
 
@@ -91,6 +107,7 @@ class Stats(JsonResult):
     types_only_in: dict[str, tuple[str, ...]] | AbsentType = ABSENT
     type_map: dict[str, Any] | AbsentType = ABSENT
     skipped_splits: tuple[str, ...] | AbsentType = ABSENT
+    split_lists: SplitLists | AbsentType = ABSENT
     notes: tuple[str, ...] = ()
     buckets: dict[str, dict[str, Any]] | AbsentType = ABSENT
     near_duplicates: dict[str, Any] | AbsentType = ABSENT

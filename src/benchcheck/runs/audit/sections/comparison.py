@@ -49,6 +49,7 @@ class Comparison(Section[ComparisonResult]):
     name = "comparison"
     title = "Datasets compared"
     anchor = "comparison"
+    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
     result = ComparisonResult
     needs = ("statistics",)
     card = Card(

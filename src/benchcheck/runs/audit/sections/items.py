@@ -160,9 +160,16 @@ class ItemsSection(Section[ItemsResult]):
     )
 
     def skip(self, inputs: AuditInputs) -> str | None:
-        """Skipped without a score matrix, or a table with its models' predictions."""
+        """Skipped without a score matrix, or a table with two or more models' predictions.
+
+        Item analysis needs examinees to compare (discrimination correlates an item with the
+        models' totals): one model's predictions leave it undefined, so the section skips,
+        as ranking does, rather than failing the audit.
+        """
         if inputs.matrix is None and not (inputs.table and inputs.table.predictions):
             return "no --matrix, nor a classification/pair file with --predictions"
+        if inputs.matrix is None and inputs.table and len(inputs.table.predictions) < 2:
+            return "needs two or more models' --predictions (got one)"
         return None
 
     def run(

@@ -66,7 +66,10 @@ class StatisticsResult(JsonResult):
 
 
 def ner_source(ner: NerInput, path: str | None = None) -> Any:
-    """Return the :class:`~benchcheck.io.source.DataSource` of the dataset (or of ``path``)."""
+    """Return the :class:`~benchcheck.io.source.DataSource` of the dataset (or of ``path``).
+
+    Every dataset of the audit is read with the same reading options (``ner.reading``).
+    """
     from benchcheck.io.source import DataSource
 
     return DataSource(
@@ -74,6 +77,7 @@ def ner_source(ner: NerInput, path: str | None = None) -> Any:
         splits={} if path is not None else dict(ner.splits),
         scheme=ner.scheme,
         strict=ner.strict,
+        ner=ner.reading,
     )
 
 
@@ -83,6 +87,7 @@ class Statistics(Section[StatisticsResult]):
     name = "statistics"
     title = "Dataset statistics"
     anchor = "statistics"
+    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
     result = StatisticsResult
     card = Card(
         measures="Reliability (duplicates, leakage), difficulty (ambiguity, unseen entities, "

@@ -30,6 +30,7 @@ class TableStatistics(Section[TableStatisticsResult]):
     name = "table statistics"
     title = "Statistics of the labelled examples"
     anchor = "table-statistics"
+    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
     result = TableStatisticsResult
     card = Card(
         measures="Duplicates, label conflicts, label imbalance and text lengths of a "

@@ -1,0 +1,230 @@
+"""NER label errors found without a user model: out-of-fold CRF disagreements, scored.
+
+:func:`tagger_flags` runs the out-of-fold tagger (:mod:`benchcheck.labels.ner_tagger`) on one
+split, compares its Viterbi spans with the gold spans (:func:`~benchcheck.labels.ner_flags.
+compare_spans`: kinds ``type``, ``boundary``, ``spurious``, ``missing``) and scores every
+disagreement from the held-out marginals ``p_t(y)``.
+
+**Error score.** For a flag whose region (the union of its gold and predicted span) covers
+tokens ``R`` with gold labels ``g_t``,
+
+    error_score = 1 − min_{t ∈ R} p_t(g_t)
+
+the complement of cleanlab's token label quality (``self_confidence``, Northcutt et al. 2021;
+Wang & Mueller 2022, "Detecting Label Errors in Token Classification Data") at the region's
+worst token. ``min_t p_t(g_t)`` bounds from above the probability that the tagger gives the
+whole gold labelling of the region (a joint probability is at most each of its marginals), so
+the score is a lower bound on the tagger's probability that the gold labelling of the region is
+wrong, in [0, 1]. Members kept beside it: ``tagger_confidence`` (``min_t p_t(ŷ_t)`` of the
+tagger's own labels over the region), ``token_issue`` (whether cleanlab's
+``find_label_issues`` flags a token of the region) and ``sentence_quality`` (cleanlab's
+``get_label_quality_scores`` sentence score: the smallest token quality ``min_t p_t(g_t)``).
+
+A flag is a disagreement with ``error_score >= min_error_score``; every sentence gets
+``sentence_error_score``, the largest error score of its disagreements (0 without any).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from benchcheck.errors import InputError, UsageError, require
+from benchcheck.labels.ner_flags import KINDS, compare_spans
+from benchcheck.labels.ner_tagger import (
+    OofTagging,
+    TaggerOptions,
+    bio_labels,
+    bio_spans,
+    oof_tagging,
+)
+
+__all__ = ["MIN_ERROR_SCORE", "TaggerFlags", "score_flags", "tagger_flags"]
+
+#: Default flag threshold on ``error_score``: on MSRA (test, 10k of train) flags from 0.99
+#: had precision 0.40–0.42 at recall 0.47–0.50 against planted errors, from 0.9 0.20 at
+#: 0.81 (benchmarks/ner_detect_bench.py, threshold sweep).
+MIN_ERROR_SCORE = 0.99
+
+
+@dataclass(frozen=True)
+class TaggerFlags:
+    """Span disagreements of the out-of-fold tagger with the gold, scored and ranked.
+
+    ``flags``: one row per disagreement (``flagged`` where ``error_score`` reaches the
+    threshold); ``sentences``: ``sentence``, ``sentence_error_score``, ``sentence_quality``
+    (cleanlab) of every sentence; ``pred``: the tagger's spans; ``n_token_issues``: tokens
+    cleanlab's ``find_label_issues`` flags.
+    """
+
+    flags: pl.DataFrame
+    sentences: pl.DataFrame
+    pred: pl.DataFrame
+    n_token_issues: int
+    options: TaggerOptions
+    min_error_score: float
+
+
+def _sentence_words(tokens: pl.DataFrame, n: int) -> list[list[str]]:
+    """Tokens of each sentence ``0 … n-1`` in position order."""
+    grouped = (
+        tokens.select(
+            pl.col("sentence").cast(pl.Int64), "position", pl.col("token").cast(pl.String)
+        )
+        .group_by("sentence")
+        .agg(pl.col("token").sort_by("position"))
+    )
+    words: list[list[str]] = [[] for _ in range(n)]
+    for s, w in grouped.iter_rows():
+        words[s] = list(w)
+    return words
+
+
+def score_flags(
+    flags: pl.DataFrame, gold_labels: list[list[str]], tagging: OofTagging
+) -> pl.DataFrame:
+    """Add ``error_score`` and ``tagger_confidence`` to span flags (module docstring formula).
+
+    >>> from benchcheck.labels.ner_tagger import OofTagging
+    >>> t = OofTagging(("O", "B-LOC"), (np.array([[0.3, 0.7], [0.9, 0.1]]),),
+    ...                (("B-LOC", "O"),), np.zeros(1))
+    >>> f = pl.DataFrame({"sentence": [0], "start": [0], "end": [1]})
+    >>> score_flags(f, [["O", "O"]], t)["error_score"].to_list()
+    [0.7]
+    """
+    col = {c: j for j, c in enumerate(tagging.classes)}
+    err, conf = [], []
+    for s, a, b in flags.select("sentence", "start", "end").iter_rows():
+        marg = tagging.marginals[s][a:b]
+        gold = [col[g] for g in gold_labels[s][a:b]]
+        pred = [col.get(p, 0) for p in tagging.predicted[s][a:b]]
+        rows = np.arange(b - a)
+        err.append(float(1.0 - marg[rows, gold].min()))
+        conf.append(float(marg[rows, pred].min()))
+    return flags.with_columns(
+        pl.Series("error_score", np.clip(err, 0.0, 1.0), dtype=pl.Float64),
+        pl.Series("tagger_confidence", np.clip(conf, 0.0, 1.0), dtype=pl.Float64),
+    )
+
+
+def tagger_flags(
+    tokens: pl.DataFrame,
+    spans: pl.DataFrame,
+    n_sentences: int,
+    *,
+    options: TaggerOptions | None = None,
+    min_error_score: float = MIN_ERROR_SCORE,
+) -> TaggerFlags:
+    """Flag span disagreements of an out-of-fold CRF with the gold (module docstring).
+
+    ``tokens``: the split's token table; ``spans``: its span table (``sentence``, ``start``,
+    ``end``, ``type``). Raises :class:`UsageError` for fewer than two entity types or fewer
+    sentences with entities than folds, :class:`InputError` for a span off the sentence.
+    """
+    opts = options or TaggerOptions()
+    cl_rank = require("cleanlab.token_classification.rank", "tagger")
+    cl_filter = require("cleanlab.token_classification.filter", "tagger")
+    if not 0.0 <= min_error_score <= 1.0:
+        raise UsageError(f"{{min_error_score}} must be in [0, 1], got {min_error_score}")
+    types = sorted(set(spans["type"].cast(pl.String).to_list()))
+    if len(types) < 2:
+        found = f"only {types[0]!r}" if types else "none"
+        raise UsageError(
+            "the tagger detector needs at least two entity types (a type error is a swap "
+            f"between types); found {found}"
+        )
+    words = _sentence_words(tokens, n_sentences)
+    empty = [i for i, w in enumerate(words) if not w]
+    if empty:
+        raise InputError(f"sentence {empty[0]} has no tokens")
+    s_arr = spans["sentence"].cast(pl.Int64).to_numpy()
+    a_arr = spans["start"].cast(pl.Int64).to_numpy()
+    b_arr = spans["end"].cast(pl.Int64).to_numpy()
+    t_list = spans["type"].cast(pl.String).to_list()
+    labels = bio_labels([len(w) for w in words], s_arr, a_arr, b_arr, t_list)
+    surfaces: list[set[str]] = [set() for _ in words]
+    for s, a, b in zip(s_arr.tolist(), a_arr.tolist(), b_arr.tolist(), strict=True):
+        surfaces[s].add(" ".join(words[s][a:b]).lower())
+    tagging = oof_tagging(words, labels, [frozenset(x) for x in surfaces], opts)
+
+    rows: dict[str, list[object]] = {"sentence": [], "start": [], "end": [], "type": []}
+    for s, pred in enumerate(tagging.predicted):
+        for a, b, t in bio_spans(pred):
+            rows["sentence"].append(s)
+            rows["start"].append(a)
+            rows["end"].append(b)
+            rows["type"].append(t)
+    pred_spans = pl.DataFrame(
+        rows,
+        schema={"sentence": pl.Int64, "start": pl.Int64, "end": pl.Int64, "type": pl.String},
+    )
+    gold = pl.DataFrame(
+        {"sentence": s_arr, "start": a_arr, "end": b_arr, "type": t_list},
+        schema={"sentence": pl.Int64, "start": pl.Int64, "end": pl.Int64, "type": pl.String},
+    )
+    flags = score_flags(compare_spans(gold, pred_spans).drop("rank"), labels, tagging)
+    flags = flags.with_columns(pl.col("tagger_confidence").alias("confidence"))
+
+    col = {c: j for j, c in enumerate(tagging.classes)}
+    given = [np.array([col[g] for g in row], dtype=np.int64) for row in labels]
+    probs = [m / m.sum(axis=1, keepdims=True) for m in tagging.marginals]
+    with warnings.catch_warnings():  # "too few examples in class k": a note, not our user's
+        warnings.simplefilter("ignore", UserWarning)
+        sent_quality, _ = cl_rank.get_label_quality_scores(given, probs)
+        issues = cl_filter.find_label_issues(given, probs, n_jobs=1)
+    issue_tokens: dict[int, set[int]] = {}
+    for s, t in issues:
+        issue_tokens.setdefault(int(s), set()).add(int(t))
+    flags = flags.with_columns(
+        pl.Series(
+            "token_issue",
+            [
+                any(t in issue_tokens.get(s, ()) for t in range(a, b))
+                for s, a, b in flags.select("sentence", "start", "end").iter_rows()
+            ],
+            dtype=pl.Boolean,
+        )
+    )
+    order = {k: i for i, k in enumerate(KINDS)}
+    flags = (
+        flags.with_columns(pl.col("kind").replace_strict(order).alias("_k"))
+        .sort(
+            ["error_score", "_k", "sentence", "start"],
+            descending=[True, False, False, False],
+            maintain_order=True,
+        )
+        .drop("_k")
+        .with_columns(
+            pl.int_range(1, flags.height + 1).alias("rank"),
+            (pl.col("error_score") >= min_error_score).alias("flagged"),
+        )
+    )
+    per_sentence = flags.group_by("sentence").agg(pl.col("error_score").max())
+    sentence_score = np.zeros(n_sentences)
+    for s, e in per_sentence.iter_rows():
+        sentence_score[s] = e
+    sentences = pl.DataFrame(
+        {
+            "sentence": np.arange(n_sentences, dtype=np.int64),
+            "sentence_error_score": sentence_score,
+            "sentence_quality": np.asarray(sent_quality, dtype=np.float64),
+            "fold": tagging.fold,
+        }
+    )
+    flags = flags.join(
+        sentences.select("sentence", "sentence_error_score", "sentence_quality"),
+        on="sentence",
+        how="left",
+        maintain_order="left",
+    )
+    return TaggerFlags(
+        flags=flags,
+        sentences=sentences,
+        pred=pred_spans,
+        n_token_issues=len(issues),
+        options=opts,
+        min_error_score=min_error_score,
+    )

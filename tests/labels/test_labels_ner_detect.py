@@ -1,0 +1,205 @@
+"""flag-spans without a model: the out-of-fold CRF on corpora where its answer is forced."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+pytest.importorskip("sklearn_crfsuite")
+pytest.importorskip("cleanlab")
+
+from benchcheck.cli import main  # noqa: E402
+from benchcheck.errors import InputError, UsageError  # noqa: E402
+from benchcheck.io.conll import read_conll  # noqa: E402
+from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, score_flags, tagger_flags  # noqa: E402
+from benchcheck.labels.ner_flags import spans_from_split  # noqa: E402
+from benchcheck.labels.ner_tagger import (  # noqa: E402
+    OofTagging,
+    TaggerOptions,
+    bio_labels,
+    bio_spans,
+    deal_folds,
+    disjoint_training,
+    token_features,
+)
+
+NAMES = ["Anna", "Boris", "Carl", "Dora", "Emil"]
+CITIES = ["Paris", "Rome", "Oslo", "Lima"]
+
+
+def corpus(n: int = 24, wrong: dict[int, str] | None = None) -> str:
+    """``NAME visited CITY .`` sentences, PER and LOC; ``wrong`` gives a city another tag."""
+    wrong = wrong or {}
+    blocks = []
+    for i in range(n):
+        city_tag = wrong.get(i, "B-LOC")
+        blocks.append(f"{NAMES[i % 5]} B-PER\nvisited O\n{CITIES[i % 4]} {city_tag}\n. O\n")
+    return "\n".join(blocks)
+
+
+def _flags(text: str, tmp_path: Path, **kw: object) -> tuple:
+    """Flags of a 2-fold tagger, flagged from 0.9 (the default, 0.99, is tuned for big data)."""
+    path = tmp_path / "c.conll"
+    path.write_text(text)
+    split = read_conll(path)
+    kw = {"n_jobs": 1, **kw}
+    opts = TaggerOptions(folds=2, seed=0, **kw)  # type: ignore[arg-type]
+    spans = spans_from_split(split)
+    return split, tagger_flags(split.tokens, spans, split.n, options=opts, min_error_score=0.9)
+
+
+def test_the_one_wrong_type_is_the_one_flag(tmp_path):
+    # Sentence 5 tags "Rome" PER; every other Rome, and every city, is LOC: the tagger
+    # trained on the other fold must say LOC there, and agree with the gold everywhere else.
+    split, found = _flags(corpus(wrong={5: "B-PER"}), tmp_path)
+    rows = found.flags.select(
+        "kind", "sentence", "start", "end", "gold_type", "pred_type", "rank", "flagged"
+    ).rows()
+    assert rows == [("type", 5, 2, 3, "PER", "LOC", 1, True)]
+    err = found.flags["error_score"][0]
+    assert 0.9 <= err <= 1.0  # reaches the threshold
+    sent = found.sentences
+    assert sent["sentence_error_score"][5] == pytest.approx(err, abs=1e-12)
+    assert sent.filter(pl.col("sentence") != 5)["sentence_error_score"].max() == 0.0
+    assert sent["sentence_quality"].arg_min() == 5  # cleanlab's worst sentence too
+
+
+def test_a_missing_annotation_is_a_spurious_tagger_span(tmp_path):
+    # Sentence 9's city carries no tag: the tagger finds a LOC the gold lacks.
+    split, found = _flags(corpus(wrong={9: "O"}), tmp_path)
+    rows = found.flags.select("kind", "sentence", "start", "end", "gold_type", "pred_type").rows()
+    assert rows == [("spurious", 9, 2, 3, None, "LOC")]
+    assert found.flags["token_issue"].to_list() == [True]  # cleanlab flags the token too
+
+
+def test_error_score_is_one_minus_the_worst_gold_marginal():
+    # Region [0, 2): gold B-LOC I-LOC with marginals 0.8 and 0.35 -> 1 - 0.35 = 0.65.
+    classes = ("O", "B-LOC", "I-LOC")
+    marg = np.array([[0.1, 0.8, 0.1], [0.6, 0.05, 0.35], [0.9, 0.05, 0.05]])
+    t = OofTagging(classes, (marg,), (("B-LOC", "O", "O"),), np.zeros(1, dtype=np.int64))
+    f = pl.DataFrame({"sentence": [0], "start": [0], "end": [2]})
+    out = score_flags(f, [["B-LOC", "I-LOC", "O"]], t)
+    assert out["error_score"][0] == pytest.approx(0.65, abs=1e-12)
+    # the tagger's own labels B-LOC, O: min(0.8, 0.6) = 0.6
+    assert out["tagger_confidence"][0] == pytest.approx(0.6, abs=1e-12)
+
+
+def test_same_seed_same_flags_in_any_worker_and_folds_dealt_evenly(tmp_path, monkeypatch):
+    text = corpus(wrong={5: "B-PER", 13: "O"})
+    _, a = _flags(text, tmp_path)
+    _, b = _flags(text, tmp_path)
+    assert a.flags.equals(b.flags) and a.sentences.equals(b.sentences)
+    # folds trained in two worker processes: the same (CRFsuite's SGD shuffle is seeded)
+    monkeypatch.setattr("benchcheck.labels.ner_tagger.PARALLEL_TOKENS", 0)
+    _, c = _flags(text, tmp_path, n_jobs=2)
+    assert c.flags.equals(a.flags) and c.sentences.equals(a.sentences)
+    has = np.array([True] * 7 + [False] * 3)
+    fold = deal_folds(has, 3, seed=4)
+    # 7 entity sentences over 3 folds: 3, 2, 2 in some order; 3 others: 1 each
+    assert sorted(np.bincount(fold[:7], minlength=3).tolist()) == [2, 2, 3]
+    assert np.bincount(fold[7:], minlength=3).tolist() == [1, 1, 1]
+    assert not np.array_equal(deal_folds(has, 3, seed=4), deal_folds(has, 3, seed=5))
+
+
+def test_entity_disjoint_training_drops_shared_mentions():
+    surfaces = [frozenset({"rome"}), frozenset({"paris"}), frozenset({"rome", "oslo"}), frozenset()]
+    fold = np.array([0, 1, 1, 0])
+    # fold 0 holds rome: sentence 2 (rome, oslo) leaves its training set, sentence 1 stays
+    assert disjoint_training(fold, surfaces, 0).tolist() == [1]
+    # fold 1 holds paris, rome, oslo: sentence 0 (rome) leaves, sentence 3 (none) stays
+    assert disjoint_training(fold, surfaces, 1).tolist() == [3]
+
+
+def test_entity_disjoint_still_finds_the_error(tmp_path):
+    # Every name and city occurs once ("Pa0son visited Ca0ville ."), so the filter keeps all
+    # training sentences; the held-out city is tagged from its suffix and context: LOC.
+    blocks = []
+    for i in range(24):
+        city = "B-PER" if i == 5 else "B-LOC"
+        blocks.append(f"P{chr(97 + i)}son B-PER\nvisited O\nC{chr(97 + i)}ville {city}\n. O\n")
+    _, found = _flags("\n".join(blocks), tmp_path, entity_disjoint=True)
+    rows = found.flags.select("kind", "sentence", "gold_type", "pred_type").rows()
+    assert rows == [("type", 5, "PER", "LOC")]
+
+
+def test_labels_and_spans_round_trip():
+    labels = bio_labels([4], np.array([0, 0]), np.array([0, 2]), np.array([2, 3]), ["A", "B"])
+    assert labels == [["B-A", "I-A", "B-B", "O"]]
+    assert bio_spans(labels[0]) == [(0, 2, "A"), (2, 3, "B")]
+    feats = token_features(["北", "京"])
+    assert "w|+1w=北|京" in feats[0] and "BOS" in feats[0] and "EOS" in feats[1]
+    assert not any(f.startswith("p1=") for f in feats[0])  # no affixes of one character
+
+
+def test_a_span_past_the_sentence_end_is_an_input_error():
+    with pytest.raises(InputError, match="ends at token 4, after the sentence's 3 tokens"):
+        bio_labels([3], np.array([0]), np.array([2]), np.array([4]), ["LOC"])
+
+
+def test_too_few_entity_sentences_and_one_type(tmp_path):
+    path = tmp_path / "c.conll"
+    path.write_text(corpus(n=3))
+    split = read_conll(path)
+    with pytest.raises(UsageError, match="at least 5 sentences with entities.*has 3"):
+        tagger_flags(split.tokens, spans_from_split(split), split.n)
+    path.write_text(corpus().replace("B-LOC", "B-PER"))
+    split = read_conll(path)
+    with pytest.raises(UsageError, match="two entity types.*only 'PER'"):
+        tagger_flags(split.tokens, spans_from_split(split), split.n)
+
+
+@pytest.fixture()
+def cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_cli_tagger_flags_feed_review_export(cwd):
+    Path("c.conll").write_text(corpus(wrong={5: "B-PER"}))
+    args = ["flag-spans", "c.conll", "--folds", "2"]
+    assert main([*args, "--json", "d.json"]) == 0  # the default threshold
+    res = json.loads(Path("d.json").read_text())
+    assert res["tagger"]["min_error_score"] == MIN_ERROR_SCORE == 0.99
+    assert res["flagged"] == sum(r["error_score"] >= 0.99 for r in res["top"])
+    args += ["--min-error-score", "0.9", "-o", "f.jsonl", "--json", "f.json"]
+    assert main(args) == 0
+    res = json.loads(Path("f.json").read_text())
+    assert res["detector"] == "tagger" and res["flagged"] == 1
+    assert res["by_kind"] == {"type": 1, "boundary": 0, "spurious": 0, "missing": 0}
+    assert res["tagger"]["folds"] == 2 and res["tagger"]["min_error_score"] == 0.9
+    top = res["top"][0]
+    assert (top["sentence"], top["label"], top["llm_label"]) == (5, "PER", "LOC")
+    assert top["text"] == "Anna visited [[ Rome ]] ."
+    rows = pl.read_ndjson("f.jsonl")
+    assert {"error_score", "sentence_error_score", "split", "gold_start", "pred_type"} <= set(
+        rows.columns
+    )
+    assert main(["review", "export", "f.jsonl", "-o", "rv", "--labels", "PER,LOC,O"]) == 0
+    expert = pl.read_csv("rv/expert_a.csv", infer_schema=False)
+    assert expert.height == 1
+    # the expert marks the region LOC (the tagger's type): one error in one reviewed flag
+    expert.with_columns(pl.lit("LOC").alias("label")).write_csv("rv/expert_a.csv")
+    assert main(["review", "import", "rv/expert_a.csv", "-o", "g.jsonl"]) == 0
+    assert main(["error-rate", "g.jsonl", "--population", "24", "--json", "er.json"]) == 0
+    er = json.loads(Path("er.json").read_text())
+    assert (er["errors"], er["sample"], er["population"]) == (1, 1, 24)
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "message"),
+    [
+        (corpus(n=3), [], "at least 5 sentences with entities for --folds 5"),
+        (corpus().replace("B-LOC", "B-PER"), [], "at least two entity types"),
+        (corpus(), ["--folds", "1"], "--folds must be an integer from 2 to 100"),
+        (corpus(), ["--predictions", "c.conll", "--folds", "3"], "--folds is for the tagger"),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2_nothing_written(cwd, capsys, text, extra, message):
+    Path("c.conll").write_text(text)
+    capsys.readouterr()
+    assert main(["flag-spans", "c.conll", *extra, "-o", "f.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert message in " ".join(err.split()), err
+    assert "Traceback" not in err and not Path("f.jsonl").exists()
