@@ -111,6 +111,31 @@ class OperatingPoint(JsonResult):
     target_precision: float | None | AbsentType = ABSENT
 
 
+@dataclass(frozen=True)
+class ReliabilityBin(JsonResult):
+    """One bin of error scores: its edges, examples, mean score and share wrong by gold."""
+
+    low: float
+    high: float
+    n: int
+    mean_score: float
+    frequency: float
+
+
+@dataclass(frozen=True)
+class GoldCalibration(JsonResult):
+    """``error_score`` against the reviewed gold (``--gold``): ECE and the reliability bins.
+
+    The event is "original label ≠ gold" (:func:`benchcheck.runs.flag.gold_calibration`).
+    """
+
+    n: int
+    ece: float | None
+    ece_band: tuple[float, float] | None
+    level: float | None
+    bins: tuple[ReliabilityBin, ...]
+
+
 #: The text columns a flagged example can hold (the data's columns, named as the reader names them).
 TextColumn = Literal["text", "text_a", "text_b"]
 
@@ -152,6 +177,7 @@ class LabelErrors(JsonResult):
     files: tuple[str, ...]
     expected_errors: ExpectedErrors | AbsentType = ABSENT
     operating_point: OperatingPoint | AbsentType = ABSENT
+    calibration_vs_gold: GoldCalibration | AbsentType = ABSENT
 
     def shown_columns(self) -> tuple[str, ...]:
         """Return the text columns some example has."""
@@ -172,7 +198,7 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
 
     name = "label errors"
     title = "Label errors"
-    #: 1.1: expected_errors and operating_point (issue 24: calibrated error scores)
+    #: 1.1: expected_errors, operating_point and calibration_vs_gold (issue 24)
     version = "1.1"
     anchor = "label-errors"
     result = LabelErrorsResult
@@ -225,6 +251,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             raise Skip(f"judge unavailable: {exc}", unavailable=True) from None
         named = {k: v for k, v in columns.given().items() if k != "id"}
         payload = run.to_json(source=shown(table.path), columns=named)
+        if table.gold is not None:
+            payload.update(_gold_check(run.flag.flags, table.gold))
         result = LabelErrorsResult.from_json(jsonable({"label_errors": payload}))
         s = run.flag.summary
         detail = (
@@ -301,6 +329,17 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                     "paper, over two thirds of the flags above 0.95 were true label errors.",
                 )
             )
+        if le.calibration_vs_gold is not ABSENT:
+            head = "".join(f"<th>{esc(h)}</th>" for h in _GOLD_COLUMNS)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                for row in _gold_rows(le)
+            )
+            parts.append(
+                f"<h3>Calibration against gold</h3><p>{esc(_gold_head(le))}</p>"
+                f'<div class="tablewrap"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>"
+            )
         parts.append(_flag_table(le))
         if le.files:
             parts.append(
@@ -327,6 +366,9 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             "probability of its own label. Flags are candidates for expert review.\n",
         ]
         out += _expected_markdown(le)
+        if le.calibration_vs_gold is not ABSENT:
+            out.append(f"{md_text(_gold_head(le))}\n")
+            out.append(md_table(_GOLD_COLUMNS, _gold_rows(le), right=[1, 2, 3]))
         if le.default_judge is not ABSENT:
             out += _default_judge_markdown(le.default_judge.to_json())
         if s.flagged_by_bin:
@@ -371,6 +413,40 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         from benchcheck.report.terminal.labels import default_judge_renderables
 
         return default_judge_renderables(note.to_json())
+
+
+def _gold_check(flags: Any, gold: str) -> dict[str, Any]:
+    """``calibration_vs_gold`` where the reviewed gold shares ids with the judged data."""
+    from benchcheck.errors import InputError
+    from benchcheck.runs.flag import gold_calibration, read_gold_map
+
+    try:
+        return {"calibration_vs_gold": gold_calibration(flags, read_gold_map(gold)).to_json()}
+    except InputError:
+        return {}  # no gold label for a judged example: nothing to check
+
+
+def _gold_rows(le: LabelErrors) -> list[list[str]]:
+    cal = le.calibration_vs_gold
+    assert cal is not ABSENT
+    return [
+        [f"({short(b.low)}, {short(b.high)}]", num(b.n), num(b.mean_score), num(b.frequency)]
+        for b in cal.bins
+    ]
+
+
+def _gold_head(le: LabelErrors) -> str:
+    cal = le.calibration_vs_gold
+    assert cal is not ABSENT
+    band = "" if cal.ece_band is None else f" [{num(cal.ece_band[0])}, {num(cal.ece_band[1])}]"
+    return (
+        f"Calibration of the error score against the reviewed gold ({num(cal.n)} examples; "
+        f"event: original label ≠ gold): ECE {num(cal.ece)}{band} ({pct(cal.level)} bootstrap). "
+        "A review of the flags alone covers high scores only."
+    )
+
+
+_GOLD_COLUMNS = ["error score", "n", "mean score", "share wrong by gold"]
 
 
 def _expected_cards(le: LabelErrors) -> list[str]:
