@@ -23,8 +23,14 @@ catch one flip direction for free) — and every detector scores the noisy label
   (TF-IDF + overlap, MiniLM embeddings; ``tfidf+embedding`` with ``--full``);
 * ``both:<rule>`` — the default LLM calibration with ``trained:<--both-features>``
   (``mean``, ``rank``, ``stack``);
+* ``post:<posterior>`` — the error posteriors of issue 24
+  (:mod:`benchcheck.labels.posterior`: ``none``, ``bayes``, ``bayes-platt``, ``cleanlab``,
+  ``dawid-skene`` with the ensemble's members as annotators) on the default calibration's
+  ensemble;
 * ``default`` — exactly ``benchcheck flag`` with no options
   (:func:`benchcheck.labels.detectors.detect` with its defaults).
+
+``--only-llm`` skips the trained and ``both`` detectors (minutes on these 2 cores).
 
 Cost of the default sample, measured cold on 2 cores shared with other work (load 3-9, one
 llama.cpp thread): judging XSum's 60 pairs ≈ 35 min (half of them in 18 min), CNN/DM's 20
@@ -40,6 +46,11 @@ positives), the flag set's size, precision and recall under the ``threshold`` ru
 0.5–0.9 and under ``cleanlab``; precision per error-score bin (the flags' confidence bins);
 seconds per example (judge seconds of the ensemble's members as measured when computed, or
 the trained detector's CPU seconds). Means and 10th–90th percentiles over the draws.
+Calibration of the error score (issue 24): ECE of the event "this label was flipped" against
+the error score (:func:`benchcheck.labels.calibration.reliability`, ten bins) with each
+draw's 90 % bootstrap band over examples (200 resamples), the sum of the scores over the
+number planted and whether its Poisson-binomial interval covers it, and a reliability table
+pooled over the draws (``post:*`` and ``default``).
 
     python benchmarks/detect_bench.py                 # default sample, judged once, then cached
     python benchmarks/detect_bench.py --full          # every example, every feature set
@@ -76,14 +87,18 @@ from benchcheck.labels.calibration import (  # noqa: E402
     calibrate_members,
     expected_calibration_error,
     fit_to_labels,
+    reliability,
 )
 from benchcheck.labels.ensemble import ensemble  # noqa: E402
 from benchcheck.labels.flags import DEFAULT_BINS, _bin_labels, bin_label  # noqa: E402
+from benchcheck.labels.posterior import POSTERIORS, error_posterior, expected_errors  # noqa: E402
 
 CACHE = HERE / "_data" / "detect_cache.sqlite"
 OUT = HERE / "_data" / "detect_bench.json"
 RATES = (0.05, 0.1, 0.2)
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
+#: Bootstrap resamples of each draw's ECE band (issue 24).
+BOOTSTRAP = 200
 #: The binary prompt set judged by default (the built-in default set, see docs/judges.md).
 DEFAULT_PROMPTS = "nli,document"
 SCHEMA_VERSION = 1
@@ -192,6 +207,15 @@ def planted_metrics(
         sel = names == name
         bins[name] = (int(sel.sum()), float(mask[sel].mean()) if sel.any() else math.nan)
     out["bins"] = bins
+    # calibration of the error score against the planted truth (issue 24): ECE of the
+    # event "this label was flipped" (ten bins) with a 90 % bootstrap band over examples,
+    # and the expected number of errors (sum of scores) against the number planted
+    rel = reliability(e, mask.astype(float), bootstrap=BOOTSTRAP, seed=int(mask.sum()))
+    out["ece_planted"] = rel.ece
+    out["ece_band"] = rel.ece_band
+    ex = expected_errors(e)
+    out["expected_ratio"] = ex.expected / k if k else math.nan
+    out["expected_covers"] = float(ex.low <= k <= ex.high)
     return out
 
 
@@ -308,8 +332,11 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
     for k, p in fixed.items():
         aucs[k] = [auc(y, p, k_labels)]
         eces[k] = [expected_calibration_error(p, y)]
+    # the ensemble members (raw), annotators of the Dawid-Skene posterior
+    mem_votes = np.stack([members[p] for p in ens_names if p in members], axis=1)
     for rate in args.rates:
         per_scorer: dict[str, list[dict[str, Any]]] = {}
+        pooled: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
         for d in range(args.draws):
             drng = np.random.default_rng([args.seed, int(round(rate * 1000)), d])
             noisy, mask = plant(y, rate, k_labels, drng)
@@ -320,20 +347,28 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
             probs["llm:prior-member"] = ens_probs(pm, ids, order)
             probs["llm:contextual+prior"] = shift_ensemble(fixed["llm:contextual"], noisy, order)
             probs["llm:labels"] = fit_to_labels(fixed["llm:none"], labs, order, seed=args.seed)
-            for f in feature_sets:
-                probs[f"trained:{f}"] = trained(f, noisy)
             llm_def = (
                 probs[f"llm:{det.DEFAULT_CALIBRATION}"]
                 if f"llm:{det.DEFAULT_CALIBRATION}" in probs
                 else probs["llm:prior"]
             )
-            tr = probs[f"trained:{both_f}"]
             scores: dict[str, np.ndarray] = {}
-            probs["both:mean"], _ = det.combine(llm_def, tr, labs, order, rule="mean")
-            probs["both:rank"], scores["both:rank"] = det.combine(
-                llm_def, tr, labs, order, rule="rank"
-            )
-            probs["both:stack"] = trained(both_f, noisy, extra=stack_extra)
+            # error posteriors on the default calibration's ensemble (issue 24)
+            for method in POSTERIORS:
+                t = time.process_time()
+                got = error_posterior(llm_def, noisy, method=method, members=mem_votes)
+                cpu.setdefault(f"post:{method}", []).append(time.process_time() - t)
+                probs[f"post:{method}"] = llm_def
+                scores[f"post:{method}"] = got.error
+            if not args.only_llm:
+                for f in feature_sets:
+                    probs[f"trained:{f}"] = trained(f, noisy)
+                tr = probs[f"trained:{both_f}"]
+                probs["both:mean"], _ = det.combine(llm_def, tr, labs, order, rule="mean")
+                probs["both:rank"], scores["both:rank"] = det.combine(
+                    llm_def, tr, labs, order, rule="rank"
+                )
+                probs["both:stack"] = trained(both_f, noisy, extra=stack_extra)
             # the default flag set: what `benchcheck flag` does with no options
             data = frame.select("id", "text_a", "text_b").with_columns(pl.Series("label", labs))
             t = time.process_time()
@@ -342,11 +377,15 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
             )
             cpu.setdefault("default", []).append(time.process_time() - t)
             probs["default"] = dflt.frame.select([f"p_{lab}" for lab in order]).to_numpy()
+            scores["default"] = dflt.frame["error_score"].to_numpy()
             for key, p in probs.items():
                 e = scores.get(key)
                 if e is None:
                     e = det.error_scores(p, labs, order)
                 m = planted_metrics(e, p, noisy, mask, order)
+                if key.startswith("post:") or key == "default":
+                    pooled.setdefault(key, ([], []))[0].append(e)
+                    pooled[key][1].append(mask)
                 if key == "default":
                     f = dflt.frame["flagged"].to_numpy()
                     m["flags"]["default"] = {
@@ -379,7 +418,19 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
                 "p_at_k": band([m["p_at_k"] for m in ms]),
                 "flags": flags,
                 "bins": bins,
+                "ece_planted": band([m["ece_planted"] for m in ms]),
+                # mean over draws of each draw's 90 % bootstrap band (over examples)
+                "ece_bootstrap_band": [
+                    float(np.mean([m["ece_band"][0] for m in ms])),
+                    float(np.mean([m["ece_band"][1] for m in ms])),
+                ],
+                "expected_over_planted": band([m["expected_ratio"] for m in ms]),
+                "expected_interval_covers": float(np.mean([m["expected_covers"] for m in ms])),
             }
+            if key in pooled:
+                es, masks = pooled[key]
+                rel = reliability(np.concatenate(es), np.concatenate(masks).astype(float))
+                r["rates"][f"{rate:g}"]["reliability_pooled"] = rel.to_json()["bins"]
     for key in results:
         results[key]["auc"] = band(aucs[key])
         results[key]["ece"] = band(eces[key])
@@ -393,6 +444,8 @@ def run_dataset(name: str, args: argparse.Namespace, judge: Any, cache: JudgeCac
             results[key]["seconds_per_example"] = ens_sec + float(np.mean(cpu["stack"])) / len(ids)
         elif key.startswith("both:"):
             results[key]["seconds_per_example"] = ens_sec + float(np.mean(cpu[both_f])) / len(ids)
+        elif key.startswith("post:"):
+            results[key]["seconds_per_example"] = ens_sec + float(np.mean(cpu[key])) / len(ids)
         elif key == "default":
             results[key]["seconds_per_example"] = ens_sec + float(np.mean(cpu["default"])) / len(
                 ids
@@ -442,6 +495,8 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
             "P@R>=.5",
             "flags@0.5 rate/P/R",
             "cleanlab rate/P/R",
+            "ECE planted [90% boot]",
+            "Σe/planted",
             "s/ex",
         ):
             t.add_column(col, justify="left" if col == "detector" else "right")
@@ -461,9 +516,29 @@ def render(report: dict[str, Any], rate: str = "0.1") -> None:
                 _f(r["precision_at_recall_50"]["mean"]),
                 f"{_f(f5['rate']['mean'])}/{_f(f5['precision']['mean'])}/{_f(f5['recall']['mean'])}",
                 f"{_f(cl['rate']['mean'])}/{_f(cl['precision']['mean'])}/{_f(cl['recall']['mean'])}",
+                f"{_f(r['ece_planted']['mean'], 3)} [{_f(r['ece_bootstrap_band'][0], 3)}–"
+                f"{_f(r['ece_bootstrap_band'][1], 3)}]",
+                _f(r["expected_over_planted"]["mean"]),
                 _f(s["seconds_per_example"], 3),
             )
         console.print(t)
+        rel = res["scorers"].get("default", {}).get("rates", {}).get(rate, {})
+        if rel.get("reliability_pooled"):
+            rt = Table(
+                title=f"{name}: reliability of the default error score at {float(rate):.0%} "
+                "planted (pooled over the draws)",
+                title_justify="left",
+            )
+            for col in ("error score", "n", "mean score", "share planted"):
+                rt.add_column(col, justify="right")
+            for b in rel["reliability_pooled"]:
+                rt.add_row(
+                    f"({b['low']:g}, {b['high']:g}]",
+                    str(b["n"]),
+                    _f(b["mean_score"], 3),
+                    _f(b["frequency"], 3),
+                )
+            console.print(rt)
 
 
 def _clean(o: Any) -> Any:
@@ -496,6 +571,7 @@ def main() -> None:
     ap.add_argument("--both-features", default="tfidf")
     ap.add_argument("--no-embeddings", action="store_true")
     ap.add_argument("--judge-only", action="store_true")
+    ap.add_argument("--only-llm", action="store_true", help="skip the trained and both detectors")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=str(OUT))
     args = ap.parse_args()

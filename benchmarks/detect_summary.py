@@ -74,6 +74,37 @@ def summarise_dataset(run: dict[str, Any], name: str) -> dict[str, Any]:
                     "p_at_k": _r(r["p_at_k"]["mean"]),
                     "precision_at_recall_50": _r(r["precision_at_recall_50"]["mean"]),
                     "flags": _flags(r["flags"]),
+                    # issue 24: ECE of the error score against the planted truth [mean,
+                    # p10, p90 over draws], the mean 90 % bootstrap band, sum of scores /
+                    # planted count, share of draws whose interval covers the planted count
+                    **(
+                        {
+                            "ece_planted": _band(r["ece_planted"]),
+                            "ece_bootstrap_band": [_r(v) for v in r["ece_bootstrap_band"]],
+                            "expected_over_planted": _band(r["expected_over_planted"]),
+                            "expected_interval_covers": _r(r["expected_interval_covers"]),
+                        }
+                        if "ece_planted" in r
+                        else {}
+                    ),
+                    # pooled over the draws: [low, high, n, mean score, share planted]
+                    **(
+                        {
+                            "reliability": [
+                                [
+                                    b["low"],
+                                    b["high"],
+                                    b["n"],
+                                    _r(b["mean_score"]),
+                                    _r(b["frequency"]),
+                                ]
+                                for b in r["reliability_pooled"]
+                            ]
+                        }
+                        if "reliability_pooled" in r
+                        and (key in BINS_FOR or key.startswith("post:"))
+                        else {}
+                    ),
                     # per error-score bin: [mean count, mean precision over the draws]
                     **(
                         {

@@ -81,7 +81,22 @@ def _commands() -> list[tuple[str, list[str]]]:
             ["diagnose", "--suite", suite, "--predictions", f"base={base}", "--resamples", "200"],
         ),
         ("check_suite.json", ["check-suite", suite]),
-        ("flag.json", ["flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl"]),
+        # posterior "none": the chain records the run layer on the detector's own score (the
+        # posterior is tested in tests/labels/test_labels_posterior.py); issue 24 added
+        # detector_error_score, expected_errors and operating_point to these two outputs
+        (
+            "flag.json",
+            [
+                "flag",
+                "j.parquet",
+                "--data",
+                "data.jsonl",
+                "-o",
+                "flags.jsonl",
+                "--posterior",
+                "none",
+            ],
+        ),
         ("review_export.json", ["review", "export", "flags.jsonl", "-o", "review", "--seed", "1"]),
         ("experts", []),
         (

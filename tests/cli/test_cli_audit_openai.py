@@ -85,13 +85,12 @@ def test_audit_judges_on_the_base_url_server(tmp_path: Path, monkeypatch) -> Non
     assert le["judge"]["judge"] == f"openai:{MODEL}"
     assert le["judge"]["members"] == PROMPTS and "default_judge" not in le
     # The server's P(1) is the same for every example, so the default prior shift moves
-    # each to the data's share of label 1 (11 of 20): every example labelled 0 is flagged,
-    # at confidence 11/20.
-    share = labels.count(1) / n
+    # each to the data's share of label 1 (11 of 20): every example labelled 0 disagrees.
+    # A constant judge is no evidence: the error posterior (issue 24) flags none of them.
     zeros = [f"p{i + 1:02d}" for i, lab in enumerate(labels) if lab == 0]
-    assert [e["id"] for e in le["examples"]] == zeros
-    assert [e["confidence"] for e in le["examples"]] == pytest.approx([share] * len(zeros))
-    assert le["summary"]["flagged"] == len(zeros) == 9
+    assert le["summary"]["disagreements"] == len(zeros) == 9
+    assert le["summary"]["flagged"] == 0 and le["examples"] == []
+    assert le["expected_errors"]["n"] == n and le["operating_point"]["flags"] == 0
 
 
 @pytest.mark.parametrize(

@@ -82,9 +82,11 @@ def test_changed_outputs_keep_what_they_had(produced):
         _same(
             [{k: r[k] for k in o} for o, r in zip(old_rows, new_rows, strict=True)], old_rows, name
         )
+        # detector_error_score: the flags table's column since issue 24, carried along
         assert {k for r in new_rows for k in r} - {k for r in old_rows for k in r} == {
             "stratum",
             "content_hash",
+            "detector_error_score",
         }
     er = _json_of(produced["error_rate.json"])
     assert er["stratified"] is None and "audit sample" in er["stratified_note"]

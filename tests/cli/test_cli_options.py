@@ -100,8 +100,10 @@ def test_flag_defaults_are_those_of_the_run():
     shown = {p.name: p.default for p in flag.params}
     expected = FlagOptions()
     assert shown["min_error_score"] == expected.threshold
-    for name in ("detector", "calibration", "features", "combination", "flag_rule"):
+    for name in ("detector", "calibration", "features", "combination", "flag_rule", "posterior"):
         assert shown[name] == getattr(expected, name), name
+    assert shown["budget"] is expected.budget is None
+    assert shown["target_precision"] is expected.target_precision is None
     assert tuple(float(b) for b in shown["bins"].split(",")) == DEFAULT_BINS
 
 

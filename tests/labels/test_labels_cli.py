@@ -50,7 +50,14 @@ def _json(path):
 
 def test_flag_review_chain(case, capsys):
     data, j, truth, flipped = case
-    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl", "--json", "flag.json")
+    # the review chain needs every disagreement reviewed (gold for all 80 examples): the
+    # detector's own score flags each one at 0.5; the posterior may leave some below it
+    # (test_flag_posterior_operating_points_and_gold_calibration)
+    cli_ok(
+        "flag",
+        *("j.parquet", "--data", "data.jsonl", "-o", "flags.jsonl", "--json", "flag.json"),
+        *("--posterior", "none"),
+    )
     out = capsys.readouterr().out
     assert "[0.95, 1]" in out and "Top" in out
     res = _json("flag.json")
@@ -309,3 +316,62 @@ def test_bad_option_values_exit_2(case, capsys):
     Path("empty_gold.jsonl").write_text('{"id": "1", "label": "1", "gold": null}\n')
     assert main(["rerank", "--gold", "empty_gold.jsonl", "--scores", "a=data.jsonl"]) == 2
     assert main(["ensemble-curve", "j.parquet", "--gold", "empty_gold.jsonl", "--unit", "x"]) == 2
+
+
+def test_flag_posterior_operating_points_and_gold_calibration(case, capsys):
+    """Issue 24: JSON fields, --budget / --target-precision, --gold's reliability, bad values."""
+    data, j, truth, flipped = case
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "f.jsonl", "--json", "f.json")
+    out = capsys.readouterr().out
+    assert "expected errors in the data" in out and "expected precision of the flags" in out
+    res = _json("f.json")
+    rows = [json.loads(x) for x in open("f.jsonl")]
+    e = np.array([r["error_score"] for r in rows])
+    ex = res["expected_errors"]
+    assert ex["expected"] == pytest.approx(float(e.sum()), rel=1e-12)
+    assert ex["low"] <= ex["expected"] <= ex["high"] and ex["interval"].startswith("poisson")
+    assert res["detector"]["settings"]["posterior"] == "bayes-platt"
+    assert {"error_score", "detector_error_score"} <= set(rows[0])
+    point = res["operating_point"]
+    flagged = e[[r["flagged"] for r in rows]]
+    assert point["flags"] == res["summary"]["flagged"] == len(flagged)
+    assert point["expected_precision"] == pytest.approx(float(flagged.mean()))
+    # --budget 5: the five highest error scores
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "--budget", "5", "--json", "b.json")
+    b = _json("b.json")
+    assert b["summary"]["flagged"] == 5 and b["operating_point"]["rule"] == "budget"
+    assert b["operating_point"]["expected_true_errors"] == pytest.approx(
+        float(np.sort(e)[-5:].sum())
+    )
+    assert "the 5 highest" in capsys.readouterr().out
+    # --target-precision: the longest prefix of descending scores with mean >= P
+    cli_ok(
+        "flag", "j.parquet", "--data", "data.jsonl", "--target-precision", "0.9", "--json", "t.json"
+    )
+    t = _json("t.json")
+    s = np.sort(e)[::-1]
+    k = int(np.sum(np.cumsum(s) / np.arange(1, len(s) + 1) >= 0.9))
+    assert t["summary"]["flagged"] == k and t["operating_point"]["expected_precision"] >= 0.9
+    # --gold: ECE of error_score against "label != gold", computed here by hand
+    tr = {i: str(v) for i, v in zip(data["id"], truth, strict=True)}
+    write_jsonl(pl.DataFrame({"id": list(tr), "gold": list(tr.values())}), Path("gold.jsonl"))
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "--gold", "gold.jsonl", "--json", "g.json")
+    cal = _json("g.json")["calibration_vs_gold"]
+    wrong = np.array([str(r["label"]) != tr[r["id"]] for r in rows], dtype=float)
+    idx = np.clip(np.ceil(e * 10).astype(int) - 1, 0, 9)
+    ece = sum(abs((wrong[idx == m] - e[idx == m]).sum()) for m in range(10)) / len(e)
+    assert cal["n"] == 80 and cal["ece"] == pytest.approx(ece, abs=1e-12)
+    assert cal["ece_band"][0] <= cal["ece_band"][1] and sum(b["n"] for b in cal["bins"]) == 80
+    assert "Calibration of error_score vs gold" in capsys.readouterr().out
+    # bad values: exit 2, one line naming the option, nothing written
+    for argv, name in (
+        (["--budget", "-1"], "--budget"),
+        (["--target-precision", "0"], "--target-precision"),
+        (["--target-precision", "1.5"], "--target-precision"),
+        (["--posterior", "magic"], "--posterior"),
+        (["--budget", "3", "--target-precision", "0.5"], "--budget"),
+    ):
+        assert main(["flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert name in err and len(err.splitlines()) == 1, err
+        assert not Path("x.jsonl").exists()

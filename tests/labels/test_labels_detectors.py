@@ -202,13 +202,17 @@ def test_detect_rank_combination_and_cleanlab_rule():
             "p_1": p1,
         }
     )
-    got = detect(data, j, detector="both", combination="rank", calibration="none")
+    # posterior "none": the error score is the rank combination's score itself
+    got = detect(data, j, detector="both", combination="rank", calibration="none", posterior="none")
     f = got.frame
     llm = np.column_stack([1 - np.array(p1), np.array(p1)])
     tr = f.select("trained_p_0", "trained_p_1").to_numpy()
     _, want = combine(llm, tr, y, ["0", "1"], rule="rank")
     np.testing.assert_allclose(f["error_score"].to_numpy(), want)
     assert f.filter(pl.col("rank") == 1)["id"][0] == "0"
+    # with the default posterior that score is kept as detector_error_score
+    post = detect(data, j, detector="both", combination="rank", calibration="none")
+    np.testing.assert_allclose(post.frame["detector_error_score"].to_numpy(), want)
     cl = detect(data, j, calibration="none", flag_rule="cleanlab", threshold=0.0)
     cleanlab_filter = pytest.importorskip("cleanlab.filter")
     codes = np.array([int(v) for v in y])

@@ -121,7 +121,8 @@ def test_the_flag_rule_by_hand():
         "d": (0.2, 0.8),  # disagrees, 0.8
         "e": (0.1, 0.9),  # agrees
     }
-    f = detect(data, _judged(probs), calibration="none", threshold=0.68).frame
+    # the rule on the detector's own score (posterior "none"): by hand
+    f = detect(data, _judged(probs), calibration="none", threshold=0.68, posterior="none").frame
     assert f["error_score"].to_list() == pytest.approx([0.96, 0.7, 0.35, 0.8, 0.1])
     assert f["disagree"].to_list() == [True, True, False, True, False]
     assert f["flagged"].to_list() == [True, True, False, True, False]

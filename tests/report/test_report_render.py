@@ -223,13 +223,23 @@ def test_audit_pair_with_judge(tmp_path: Path, monkeypatch) -> None:
     )
     le = results["label_errors"]
     rows = [json.loads(x) for x in PAIR_SAMPLE.read_text(encoding="utf-8").splitlines()]
-    expect = []
-    for r in rows:  # the fake judge's rule, applied by hand
-        p0 = 0.9 if re.search(r"\b(not|never)\b", r["generated_text"]) else 0.2
-        llm = "0" if p0 > 0.5 else "1"
-        if llm != str(r["label"]):
-            expect.append((r["id"], max(p0, 1 - p0)))
+    # the fake judge's rule, then the default prior shift and error posterior (issue 24)
+    # applied to it directly: the audit must flag exactly what the library rule flags
+    import numpy as np
+
+    from benchcheck.labels.calibration import prior_shift
+    from benchcheck.labels.posterior import error_posterior
+
+    p0 = np.array(
+        [0.9 if re.search(r"\b(not|never)\b", r["generated_text"]) else 0.2 for r in rows]
+    )
+    y = np.array([int(r["label"]) for r in rows])
+    shifted, _ = prior_shift(np.column_stack([p0, 1 - p0]), np.bincount(y, minlength=2) / len(y))
+    e = error_posterior(shifted, y).error
+    flag = (shifted.argmax(axis=1) != y) & (e >= 0.5)
+    expect = [(r["id"], float(e[i])) for i, r in enumerate(rows) if flag[i]]
     expect.sort(key=lambda t: -t[1])
+    assert len(expect) >= 5  # the planted sample's disputed labels
     assert [e["id"] for e in le["examples"]] == [i for i, _ in expect]
     assert le["summary"]["flagged"] == len(expect)
     from benchcheck.judges.run import AUDIT_PROMPTS
@@ -243,6 +253,70 @@ def test_audit_pair_with_judge(tmp_path: Path, monkeypatch) -> None:
     assert "table_stats" in results
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert 'id="flag-table"' in page
+
+
+def test_audit_label_errors_check_the_error_score_against_gold(tmp_path: Path, monkeypatch) -> None:
+    """Issue 24: with --gold the label-error section reports ECE and reliability bins."""
+    import numpy as np
+
+    import benchcheck.judges.cache as cache_mod
+    import benchcheck.judges.run as run_mod
+    from benchcheck.labels.calibration import prior_shift
+    from benchcheck.labels.posterior import error_posterior
+
+    monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: _FakeJudge())
+    monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
+    rows = [json.loads(x) for x in PAIR_SAMPLE.read_text(encoding="utf-8").splitlines()]
+    # by hand: the fake judge's rule, the prior shift and the posterior
+    p0 = np.array(
+        [0.9 if re.search(r"\b(not|never)\b", r["generated_text"]) else 0.2 for r in rows]
+    )
+    y = np.array([int(r["label"]) for r in rows])
+    shifted, _ = prior_shift(np.column_stack([p0, 1 - p0]), np.bincount(y, minlength=2) / len(y))
+    e = error_posterior(shifted, y).error
+    # gold: the sample's labels, two of them corrected (the first two labelled 0); the
+    # review columns the gold file carries (llm_label, confidence) from the same vectors
+    zeros = [r["id"] for r in rows if int(r["label"]) == 0][:2]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": r["id"],
+                    "label": str(r["label"]),
+                    "llm_label": str(int(shifted[i].argmax())),
+                    "confidence": float(shifted[i].max()),
+                    "gold": str(1 - r["label"] if r["id"] in zeros else r["label"]),
+                }
+            )
+            + "\n"
+            for i, r in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    results = _audit(
+        out,
+        str(PAIR_SAMPLE),
+        "--text-a",
+        "grounding",
+        "--text-b",
+        "generated_text",
+        "--gold",
+        str(gold),
+    )
+    cal = results["label_errors"]["calibration_vs_gold"]
+    # ten bins
+    wrong = np.array([r["id"] in zeros for r in rows], dtype=float)
+    idx = np.clip(np.ceil(e * 10).astype(int) - 1, 0, 9)
+    ece = sum(abs((wrong[idx == m] - e[idx == m]).sum()) for m in range(10)) / len(e)
+    assert cal["n"] == len(rows) and cal["ece"] == pytest.approx(ece, abs=1e-9)
+    assert sum(b["n"] for b in cal["bins"]) == len(rows)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "Calibration against gold" in page
+    assert "Calibration of the error score against the reviewed gold" in (
+        out / "report.md"
+    ).read_text(encoding="utf-8")
 
 
 def test_audit_skips_unavailable_judge(tmp_path: Path, monkeypatch) -> None:

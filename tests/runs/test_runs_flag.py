@@ -30,7 +30,10 @@ def test_hand_computed_flags():
     data = pl.DataFrame(
         {"id": ["a", "b", "c", "d"], "text": ["w", "x", "y", "z"], "label": ["1", "1", "1", "0"]}
     )
-    run = flag_frames(j, data, options=FlagOptions(threshold=0.6, calibration="none"))
+    # the rule by hand on the detector's own score: posterior "none"
+    run = flag_frames(
+        j, data, options=FlagOptions(threshold=0.6, calibration="none", posterior="none")
+    )
     flagged = run.flagged()
     assert flagged["id"].to_list() == ["d", "a"]
     assert flagged["rank"].to_list() == [1, 2]
@@ -40,7 +43,9 @@ def test_hand_computed_flags():
     assert [r["id"] for r in js["top"]] == ["d"]
     assert js["summary"]["flag_rate"] == 0.5
     only_p0 = flag_frames(
-        j, data, options=FlagOptions(threshold=0.6, prompts=("p0",), calibration="none")
+        j,
+        data,
+        options=FlagOptions(threshold=0.6, prompts=("p0",), calibration="none", posterior="none"),
     )
     # p0 alone: a 0.0, b 0.6, c 0.4, d 0.9 → flags a (1.0), d (0.9), c (0.6)
     assert only_p0.flagged()["id"].to_list() == ["a", "d", "c"]
@@ -71,6 +76,7 @@ def test_flags_file_keeps_the_data_columns(tmp_path):
         tmp_path / "j.parquet",
         data,
         columns=Columns(text_a="grounding", text_b="generated_text", id="uid"),
+        options=FlagOptions(posterior="none"),  # two examples: no base rate to estimate
     )
     cols = run.flags.columns
     assert cols[:5] == ["uid", "grounding", "generated_text", "label", "source"]
@@ -109,7 +115,7 @@ def test_pred_probs_add_confident_learning():
     labels[3] = "0"  # the judge and the model both say 1
     data = pl.DataFrame({"id": [str(i) for i in range(40)], "text": ["t"] * 40, "label": labels})
     probs = np.array([[0.05, 0.95] if i % 2 else [0.95, 0.05] for i in range(40)])
-    run = flag_frames(j, data, pred_probs=probs)
+    run = flag_frames(j, data, pred_probs=probs, options=FlagOptions(posterior="none"))
     assert run.flags.filter(pl.col("cleanlab_issue"))["id"].to_list() == ["3"]
     assert run.confident_learning is not None and run.confident_learning.both == 1
 
@@ -131,16 +137,22 @@ def test_default_prior_shift_and_error_score_by_hand():
     data = pl.DataFrame(
         {"id": list(p1), "text": ["t"] * 10, "label": ["1" if i % 2 else "0" for i in range(10)]}
     )
-    raw = flag_frames(j, data, options=FlagOptions(calibration="none"))
+    # the detector's score 1 - P(label) by hand (posterior "none"; the posterior's own
+    # tests are in tests/labels/test_labels_posterior.py)
+    raw = flag_frames(j, data, options=FlagOptions(calibration="none", posterior="none"))
     assert raw.summary.flagged == 5  # every label-1 pair: the raw threshold over-flags
-    run = flag_frames(j, data)  # default: prior shift to the observed share 0.5
+    run = flag_frames(j, data, options=FlagOptions(posterior="none"))  # prior shift to 0.5
     logits = [math.log(v[0] / (1 - v[0])) for v in p1.values()]
     d = _bisect(logits, 0.5)
     want = [1 / (1 + math.exp(-(z + d))) for z in logits]
     assert run.flags["p_1"].to_list() == pytest.approx(want, abs=1e-9)
     e = [w if lab == "0" else 1 - w for w, lab in zip(want, data["label"], strict=True)]
     assert run.flags["error_score"].to_list() == pytest.approx(e, abs=1e-9)
+    assert run.flags["detector_error_score"].to_list() == pytest.approx(e, abs=1e-9)
     assert run.flagged()["id"].to_list() == ["e9"]
+    # the default posterior keeps that score as detector_error_score
+    post = flag_frames(j, data)
+    assert post.flags["detector_error_score"].to_list() == pytest.approx(e, abs=1e-9)
     js = run.to_json()
     assert js["detector"]["calibration"]["params"]["ensemble"]["offset"][1] == pytest.approx(d)
     assert js["top"][0]["error_score"] == pytest.approx(e[9])
@@ -163,7 +175,7 @@ def test_trained_and_both_detectors_without_and_with_judgments():
     data = pl.DataFrame(
         {"id": [str(i) for i in range(n)], "text_a": a, "text_b": b, "label": labels}
     )
-    run = flag_frames(None, data, options=FlagOptions(detector="trained"))
+    run = flag_frames(None, data, options=FlagOptions(detector="trained", posterior="none"))
     assert {"trained_p_0", "trained_p_1", "error_score"} <= set(run.flags.columns)
     want = [1 - r[f"trained_p_{r['label']}"] for r in run.flags.iter_rows(named=True)]
     assert run.flags["error_score"].to_list() == pytest.approx(want)

@@ -69,6 +69,7 @@ OPTIONS: dict[str, str | Opt] = {
     "bins": "Confidence bin edges.",
     "bootstrap": "Bootstrap resamples.",
     "cache": "Judge cache (default: the user cache dir).",
+    "budget": "Flag the N highest error scores (replaces --flag-rule and --min-error-score).",
     "calibration": "none, contextual, prior (shift to the data's label shares), "
     "contextual+prior, labels (Platt scaling fitted out of fold to the data's own labels), or "
     "with --gold: platt, isotonic.",
@@ -165,8 +166,8 @@ OPTIONS: dict[str, str | Opt] = {
     "min_bin": "Warn on bins with fewer examples.",
     "min_confidence": "Act on flags whose confidence (the ensemble's probability of its own "
     "label) is at least this.",
-    "min_error_score": "Minimum error score of a flag: the probability, under the detector, "
-    "that the original label is wrong.",
+    "min_error_score": "Minimum error score of a flag: the posterior probability that the "
+    "original label is wrong (0.5: more likely wrong than right).",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip.",
     "n": "Tokens per n-gram (default from --definition).",
@@ -196,6 +197,10 @@ OPTIONS: dict[str, str | Opt] = {
     "predictions": "NAME=FILE: a model's answers (id and pred) on the data.",
     "price": Opt("Price per 1000 prompt tokens, for the cost.", ("--price-per-1k-tokens",)),
     "prompt_file": "User templates (TOML, [prompts.NAME]).",
+    "posterior": "How error_score is computed: bayes-platt (the posterior probability that the "
+    "label is wrong, detector recalibrated jointly with the base rate of errors), bayes, "
+    "dawid-skene, cleanlab, or none (the detector's probability of another label, kept as "
+    "detector_error_score).",
     "prompts": "Comma-separated prompts to keep (default: all).",
     "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
@@ -243,6 +248,8 @@ OPTIONS: dict[str, str | Opt] = {
     "to_review": "Folder: the suspect items as a blind review package.",
     "tokenizer": "Offset formats: unicode (a token per CJK/Thai character, else words) or chars.",
     "tolerance": "Largest accepted |achieved − target|.",
+    "target_precision": "Flag the largest top set whose expected precision (mean error "
+    "score) is at least P (replaces --flag-rule and --min-error-score).",
     "top": "Rows to show in the terminal.",
     "train": "Training pair file.",
     "truth": "Source taken as truth for annotators.",
@@ -316,6 +323,7 @@ RANGES: dict[str, Range] = {
     "actors": Range(1, 1024),
     "audit_sample": Range(0, 10_000_000),
     "batch_mb": Range(1, 65_536),
+    "budget": Range(0, None),
     "bootstrap": Range(1, _COUNT),
     "chunk_mb": Range(1, 4096),
     "clean_below": _P,
@@ -353,6 +361,7 @@ RANGES: dict[str, Range] = {
     "min_error_score": _P,
     "timeout": Range(0, 86_400, integer=False, open_lo=True),
     "tolerance": Range(0, None, integer=False),
+    "target_precision": Range(0, 1, integer=False, open_lo=True),
     "top": Range(0, 1_000_000),
 }
 

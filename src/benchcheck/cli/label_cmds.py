@@ -54,7 +54,14 @@ def flag(
     features: str = "tfidf",
     combination: str = "mean",
     flag_rule: str = "threshold",
-    gold: Annotated[str | None, "Reviewed gold file (review import -o) for platt/isotonic."] = None,
+    posterior: str = "bayes-platt",
+    budget: int | None = None,
+    target_precision: float | None = None,
+    gold: Annotated[
+        str | None,
+        "Reviewed gold file (review import -o): fits platt/isotonic, and checks the calibration "
+        "of error_score against it (ECE, reliability bins).",
+    ] = None,
     seed: int = 0,
     judges: str | None = None,
     prompts: str | None = None,
@@ -70,8 +77,13 @@ def flag(
     """Flag examples whose label the detector disputes, ranked by error score.
 
     The LLM detector averages judges × prompts and calibrates the mean (--calibration);
-    every example gets error_score, the probability under the detector that its label is
-    wrong. A flag is a disagreement whose error score is at least --min-error-score. The flags
+    every example gets error_score, the posterior probability that its label is wrong given
+    the detector and the estimated base rate of errors (--posterior; the detector's own
+    probability of another label is kept as detector_error_score). A flag is a disagreement
+    whose error score is at least --min-error-score (0.5: more likely wrong than right), or
+    one of the --budget highest, or the largest top set of expected precision >=
+    --target-precision.
+    The JSON gives expected_errors (the sum of error scores, with an interval). The flags
     table keeps the data's own columns.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
@@ -93,6 +105,9 @@ def flag(
         combination=combination,
         flag_rule=flag_rule,
         seed=seed,
+        posterior=posterior,
+        budget=budget,
+        target_precision=target_precision,
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
     run = run_flag(

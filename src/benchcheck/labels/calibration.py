@@ -81,6 +81,8 @@ __all__ = [
     "fit_to_labels",
     "label_shares",
     "prior_shift",
+    "reliability",
+    "Reliability",
     "shift_defined",
 ]
 
@@ -342,6 +344,106 @@ def expected_calibration_error(
         if sel.any():
             total += sel.sum() / p.shape[0] * abs(correct[sel].mean() - conf[sel].mean())
     return float(total)
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """Reliability table of an event's predicted probability: bins, ECE, and its band.
+
+    ``bins`` rows: (lower edge, upper edge, n, mean predicted probability, observed
+    frequency); empty bins are left out. ``ece_band`` is the bootstrap percentile interval
+    (over examples) at ``level`` when computed, else None.
+    """
+
+    n: int
+    ece: float
+    bins: tuple[tuple[float, float, int, float, float], ...]
+    ece_band: tuple[float, float] | None = None
+    level: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return n, ECE (with its band) and the bins as mappings."""
+        return {
+            "n": self.n,
+            "ece": self.ece,
+            "ece_band": None if self.ece_band is None else list(self.ece_band),
+            "level": self.level,
+            "bins": [
+                {"low": lo, "high": hi, "n": k, "mean_score": m, "frequency": f}
+                for lo, hi, k, m, f in self.bins
+            ],
+        }
+
+
+def _event_ece(e: np.ndarray, o: np.ndarray, n_bins: int) -> float:
+    idx = np.clip(np.ceil(e * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
+    gap = np.bincount(idx, weights=o - e, minlength=n_bins)
+    return float(np.abs(gap).sum() / len(e))
+
+
+def reliability(
+    scores: Any,
+    outcome: Any,
+    *,
+    n_bins: int = 10,
+    bootstrap: int = 0,
+    level: float = 0.9,
+    seed: int = 0,
+) -> Reliability:
+    r"""Reliability of the probabilities ``scores`` of a binary event that happened or not.
+
+    ECE for one event's probability (Naeini et al. 2015; Guo et al. 2017, Eq. 3, with the
+    event's probability in place of the top label's):
+
+    .. math:: \mathrm{ECE} = \sum_m \frac{|B_m|}{n} \bigl|\bar o(B_m) - \bar e(B_m)\bigr|
+
+    with :math:`B_m` the examples whose score lies in :math:`((m-1)/M, m/M]` (the first bin
+    holds 0). ``bootstrap`` > 0 adds a percentile band of the ECE over that many seeded
+    resamples of the examples. NaN scores are left out.
+
+    Scores 0.1, 0.1, 0.8, 0.8 with outcomes 0, 1, 1, 1: bins (0, 0.1] and (0.7, 0.8],
+    ECE = ½·|0.5 − 0.1| + ½·|1 − 0.8| = 0.3.
+
+    >>> r = reliability([0.1, 0.1, 0.8, 0.8], [0, 1, 1, 1])
+    >>> round(r.ece, 6), [(b[2], b[4]) for b in r.bins]
+    (0.3, [(2, 0.5), (2, 1.0)])
+    """
+    e = np.asarray(scores, dtype=np.float64)
+    o = np.asarray(outcome, dtype=np.float64)
+    if e.shape != o.shape or e.ndim != 1:
+        raise UsageError(
+            f"scores and outcomes must be two equal 1-d arrays, got {e.shape}, {o.shape}"
+        )
+    if n_bins < 1:
+        raise UsageError(f"the number of bins must be >= 1, got {n_bins}")
+    ok = ~np.isnan(e)
+    e, o = np.clip(e[ok], 0.0, 1.0), o[ok]
+    n = int(e.size)
+    if n == 0:
+        return Reliability(0, math.nan, ())
+    idx = np.clip(np.ceil(e * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
+    rows = []
+    for m in range(n_bins):
+        sel = idx == m
+        if sel.any():
+            rows.append(
+                (
+                    m / n_bins,
+                    (m + 1) / n_bins,
+                    int(sel.sum()),
+                    float(e[sel].mean()),
+                    float(o[sel].mean()),
+                )
+            )
+    ece = _event_ece(e, o, n_bins)
+    band = None
+    if bootstrap > 0:
+        rng = np.random.default_rng(seed)
+        draws = rng.integers(0, n, size=(bootstrap, n))
+        vals = np.array([_event_ece(e[d], o[d], n_bins) for d in draws])
+        a = (1.0 - level) / 2.0
+        band = (float(np.quantile(vals, a)), float(np.quantile(vals, 1.0 - a)))
+    return Reliability(n, ece, tuple(rows), band, level if bootstrap > 0 else None)
 
 
 def fit_to_labels(

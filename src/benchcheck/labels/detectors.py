@@ -27,9 +27,14 @@ example's original label :math:`\tilde y` is wrong,
     per-member log-odds as extra features, so the cross-validated regression learns how
     far to trust the judge on this dataset.
 
+The error score of :func:`detect` is not :math:`e` itself but the **posterior**
+probability that the label is wrong given the detector's vector, the label and the
+estimated base rate of errors (:mod:`benchcheck.labels.posterior`, ``bayes-platt`` by default);
+:math:`e` is kept as ``detector_error_score``.
+
 Flags (:func:`flag_mask`): ``threshold`` — the detector's most probable label differs
-from the original and :math:`e \ge` threshold (for an LLM ensemble with two labels this is
-the paper's rule, since then :math:`e` is the confidence of the disagreeing LLM label);
+from the original and the error score is :math:`\ge` threshold (with the posterior and the
+default 0.5: the label is more likely wrong than right);
 ``cleanlab`` — :func:`cleanlab.filter.find_label_issues` on the detector's probabilities
 (per-class thresholds at the mean self-confidence, pruned by the estimated noise rate).
 """
@@ -468,6 +473,8 @@ DEFAULT_FEATURES = "tfidf"
 DEFAULT_COMBINATION = "mean"
 DEFAULT_FLAG_RULE = "threshold"
 DEFAULT_THRESHOLD = 0.5
+#: Operating points beside the flag rule (``--budget``, ``--target-precision``).
+OPERATING_POINTS: tuple[str, ...] = ("rule", "budget", "target-precision")
 
 
 @dataclass(frozen=True)
@@ -477,9 +484,14 @@ class Detection:
     ``frame`` holds every row of the data, then ``p_<label>`` (the chosen detector's
     probabilities), ``llm_label`` (its most probable label — named for the paper's LLM
     label, whichever detector made it), ``confidence`` (that label's probability),
-    ``error_score`` (:math:`1 - P(\tilde y)`), ``disagree``, ``flagged``, ``rank``
-    (1 = highest error score among the flags) and ``bin`` (of ``error_score``); with an
-    LLM part ``n_members`` and ``llm_p_<label>``, with a trained part ``trained_p_<label>``.
+    ``error_score`` (the posterior probability that the label is wrong,
+    :mod:`benchcheck.labels.posterior`), ``detector_error_score`` (the detector's
+    :math:`1 - P(\tilde y)`), ``disagree``, ``flagged``, ``rank`` (1 = highest error score
+    among the flags) and ``bin`` (of ``error_score``); with an LLM part ``n_members`` and
+    ``llm_p_<label>``, with a trained part ``trained_p_<label>``. ``expected`` is
+    :math:`\sum_i e_i` over the scored examples with its interval; ``operating_point``
+    how the flags were chosen, with their expected precision (mean error score) and
+    expected number of true errors (sum).
     """
 
     frame: Any
@@ -487,6 +499,9 @@ class Detection:
     calibration: Any
     labels: tuple[str, ...]
     settings: tuple[tuple[str, Any], ...]
+    posterior: Any = None
+    expected: Any = None
+    operating_point: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the settings, the calibration's parameters and the counts."""
@@ -496,10 +511,13 @@ class Detection:
             "labels": list(self.labels),
             "settings": dict(self.settings),
             "calibration": None if self.calibration is None else self.calibration.to_json(),
+            "posterior": None if self.posterior is None else self.posterior.to_json(),
             "n": int(f.height),
             "scored": int(f["error_score"].is_not_null().sum()),
             "disagreements": int(f["disagree"].sum()),
             "flagged": int(f["flagged"].sum()),
+            "expected_errors": None if self.expected is None else self.expected.to_json(),
+            "operating_point": self.operating_point,
         }
 
 
@@ -513,8 +531,12 @@ def _llm_probs(
     gold: Any,
     content_free: Any,
     seed: int = 0,
-) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Calibrated ensemble probabilities aligned to ``data_ids`` (NaN rows: not judged)."""
+) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+    """Calibrated ensemble probabilities aligned to ``data_ids`` (NaN rows: not judged).
+
+    Also each member's (judge × prompt, after member calibration) vectors:
+    :func:`member_votes`.
+    """
     import polars as pl
 
     from benchcheck.labels.calibration import calibrate_ensemble, calibrate_members
@@ -558,7 +580,24 @@ def _llm_probs(
         if i in row:
             probs[k] = vals[row[i]]
             members[k] = nm[row[i]]
-    return probs, members, info
+    return probs, members, info, member_votes(j, data_ids, labels)
+
+
+def member_votes(judgments: Any, data_ids: list[str], labels: Sequence[str]) -> np.ndarray:
+    """Each judge × prompt's probability vectors, n × members × K (NaN: not judged)."""
+    import polars as pl
+
+    pcols = [f"p_{lab}" for lab in labels]
+    keys = judgments.select("judge", "prompt").unique(maintain_order=True).rows()
+    pos = {i: k for k, i in enumerate(data_ids)}
+    out = np.full((len(data_ids), max(1, len(keys)), len(labels)), np.nan)
+    for w, (judge, prompt) in enumerate(keys):
+        part = judgments.filter((pl.col("judge") == judge) & (pl.col("prompt") == prompt))
+        vals = part.select(pcols).to_numpy().astype(np.float64)
+        for i, v in zip(part["id"].cast(pl.String).to_list(), vals, strict=True):
+            if i in pos:
+                out[pos[i], w] = v
+    return out
 
 
 def detect(
@@ -578,8 +617,11 @@ def detect(
     bins: Sequence[float] | None = None,
     folds: int = 5,
     seed: int = 0,
+    posterior: str | None = None,
+    budget: int | None = None,
+    target_precision: float | None = None,
 ) -> Detection:
-    """Score every example of ``data`` with one detector and flag likely label errors.
+    r"""Score every example of ``data`` with one detector and flag likely label errors.
 
     ``data``: ``id``, ``label`` and the texts (``text_a``/``text_b`` or ``text``; the
     trained detector needs them). ``judgments``: rows (``id``, ``judge``, ``prompt``,
@@ -597,7 +639,31 @@ def detect(
     least ``threshold`` (0 keeps all of them). ``threshold`` is the minimum error score of
     a flag (``min_error_score`` in messages, as on the command line): this is the one flag
     rule, what ``benchcheck flag`` and the audit run.
+
+    ``posterior`` (:data:`benchcheck.labels.posterior.POSTERIORS`, default
+    :data:`~benchcheck.labels.posterior.DEFAULT_POSTERIOR`) turns the detector's vectors into
+    the error score; ``none`` keeps :math:`1 - P(\tilde y)`. ``budget`` (the N highest error
+    scores) or ``target_precision`` (the largest top set whose mean error score is at least
+    P) replace the flag rule.
     """
+    from benchcheck.labels.posterior import (
+        DEFAULT_POSTERIOR,
+        POSTERIORS,
+        error_posterior,
+        expected_errors,
+        top_by_budget,
+        top_by_precision,
+    )
+
+    posterior = DEFAULT_POSTERIOR if posterior is None else posterior
+    if posterior not in POSTERIORS:
+        raise UsageError(f"{{posterior}} must be one of {', '.join(POSTERIORS)}, got {posterior!r}")
+    if budget is not None and target_precision is not None:
+        raise UsageError("{budget} and {target_precision} are two operating points: give one")
+    if budget is not None and budget < 0:
+        raise UsageError(f"{{budget}} must be >= 0, got {budget}")
+    if target_precision is not None and not 0 < target_precision <= 1:
+        raise UsageError(f"{{target_precision}} must be in (0, 1], got {target_precision}")
     import polars as pl
 
     from benchcheck.labels.calibration import CALIBRATIONS
@@ -639,12 +705,17 @@ def detect(
     bad = sorted({o for o in observed if o not in order})
     if bad:
         raise UsageError(f"labels {bad} are not among the judged labels {list(order)}")
-    settings: list[tuple[str, Any]] = [("threshold", threshold), ("flag_rule", flag_rule)]
+    settings: list[tuple[str, Any]] = [
+        ("threshold", threshold),
+        ("flag_rule", flag_rule),
+        ("posterior", posterior),
+    ]
     out = data.with_columns(pl.col("id").cast(pl.String), pl.col("label").cast(pl.String))
     llm = None
     info = None
+    votes: np.ndarray | None = None
     if uses_llm:
-        llm, members, info = _llm_probs(
+        llm, members, info, votes = _llm_probs(
             ids,
             judgments,
             order,
@@ -687,6 +758,10 @@ def detect(
         out = out.with_columns(
             pl.Series(f"trained_p_{lab}", trained[:, k]) for k, lab in enumerate(order)
         )
+        if detector == "both" and votes is not None:
+            votes = np.concatenate([votes, trained[:, None, :]], axis=1)
+        elif detector == "trained":
+            votes = trained[:, None, :]
     scores: np.ndarray | None = None
     if detector == "llm":
         assert llm is not None
@@ -706,26 +781,49 @@ def detect(
             if combination == "mean":
                 scores = None
     ok = ~np.isnan(probs).any(axis=1)
-    e = np.full(len(ids), np.nan)
-    e[ok] = error_scores(probs[ok], [o for o, k in zip(observed, ok, strict=True) if k], order)
-    if scores is not None:
-        e[ok] = scores[ok]
-    best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
     y = _codes(observed, order)
+    p_other = np.full(len(ids), np.nan)
+    p_other[ok] = error_scores(
+        probs[ok], [o for o, k in zip(observed, ok, strict=True) if k], order
+    )
+    if scores is not None:
+        p_other[ok] = scores[ok]
+    e = p_other.copy()
+    post = None
+    if ok.any() and posterior != "none":
+        post = error_posterior(
+            probs[ok], y[ok], method=posterior, members=None if votes is None else votes[ok]
+        )
+        e[ok] = post.error
+    best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
     disagree = ok & (best != y)
     flagged = np.zeros(len(ids), dtype=bool)
-    if ok.any():
-        sub_labels = [o for o, k in zip(observed, ok, strict=True) if k]
-        flagged[ok] = flag_mask(
-            probs[ok],
-            sub_labels,
-            order,
-            rule=flag_rule,
-            threshold=threshold,
-            scores=None if scores is None else scores[ok],
-        )
-        if flag_rule == "cleanlab":
-            flagged &= e >= threshold
+    if budget is not None:
+        flagged = top_by_budget(e, budget)
+        point: dict[str, Any] = {"rule": "budget", "budget": budget}
+    elif target_precision is not None:
+        flagged = top_by_precision(e, target_precision)
+        point = {"rule": "target-precision", "target_precision": target_precision}
+    else:
+        point = {"rule": flag_rule, "min_error_score": threshold}
+        if ok.any():
+            sub_labels = [o for o, k in zip(observed, ok, strict=True) if k]
+            # the threshold rule compares the error score (the posterior) itself
+            flagged[ok] = flag_mask(
+                probs[ok], sub_labels, order, rule=flag_rule, threshold=threshold, scores=e[ok]
+            )
+            if flag_rule == "cleanlab":
+                flagged &= e >= threshold
+    chosen = e[flagged]
+    point.update(
+        flags=int(flagged.sum()),
+        expected_true_errors=float(chosen.sum()),
+        expected_precision=float(chosen.mean()) if chosen.size else None,
+    )
+    if budget is not None:
+        settings.append(("budget", budget))
+    if target_precision is not None:
+        settings.append(("target_precision", target_precision))
     rank = rank_by(e, flagged)
     conf = np.where(ok, probs[np.arange(len(ids)), np.clip(best, 0, None)], np.nan)
     out = out.with_columns(
@@ -733,9 +831,11 @@ def detect(
         pl.Series("llm_label", [order[b] if b >= 0 else None for b in best], dtype=pl.String),
         pl.Series("confidence", conf).fill_nan(None),
         pl.Series("error_score", e).fill_nan(None),
+        pl.Series("detector_error_score", p_other).fill_nan(None),
         pl.Series("disagree", disagree),
         pl.Series("flagged", flagged),
         pl.Series("rank", rank).replace(0, None),
         pl.Series("bin", _bin_labels(e, tuple(bins or DEFAULT_BINS)), dtype=pl.String),
     )
-    return Detection(out, detector, info, order, tuple(settings))
+    expected = expected_errors(e[ok]) if ok.any() else None
+    return Detection(out, detector, info, order, tuple(settings), post, expected, point)

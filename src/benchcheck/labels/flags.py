@@ -249,7 +249,10 @@ def confident_learning_flags(
             f"({len(labels)}, {len(label_order)})"
         )
     y = np.array([code[lab] for lab in labels])
-    return np.asarray(filt.find_label_issues(labels=y, pred_probs=probs), dtype=bool)
+    # n_jobs=1: cleanlab's default forks a process pool per call; a fork of a process that
+    # holds threads (BLAS, a loaded judge) can deadlock — seen once in the labels suite
+    # (the child waiting on a futex forever) — and the pool costs more than the work here
+    return np.asarray(filt.find_label_issues(labels=y, pred_probs=probs, n_jobs=1), dtype=bool)
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ names, followed by benchcheck's: the normalised ``id``, text and ``label`` colum
 data's names differ (what ``review export`` and ``remedy`` read), ``line`` (the example's
 line in its file), then ``llm_label`` (the detector's suggested label), the ``p_<label>``
 probabilities of the chosen detector (calibrated; raw ones stay in the judgments file),
-``confidence`` (the suggested label's probability), ``error_score`` (the probability that
-the original label is wrong), ``n_members``, ``disagree``, ``flagged``, ``bin`` (of
+``confidence`` (the suggested label's probability), ``error_score`` (the posterior
+probability that the original label is wrong, :mod:`benchcheck.labels.posterior`),
+``detector_error_score`` (the detector's probability of another label, the error score before issue
+24), ``n_members``, ``disagree``, ``flagged``, ``bin`` (of
 ``error_score``) and ``rank`` (by ``error_score``); with ``both``, ``llm_p_<label>`` and
 ``trained_p_<label>`` of the two parts (``trained`` alone: ``trained_p_<label>``). A data
 column whose name clashes with one of benchcheck's is kept as ``data_<name>``.
@@ -25,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
 import polars as pl
 
 from benchcheck.data.columns import Columns
@@ -41,9 +44,7 @@ from benchcheck.labels.detectors import (
     Detection,
 )
 from benchcheck.labels.flags import DEFAULT_BINS, FlagSummary, Overlap
-
-if TYPE_CHECKING:
-    import numpy as np
+from benchcheck.labels.posterior import DEFAULT_POSTERIOR
 
 __all__ = ["FlagOptions", "FlagRun", "flag_frames", "run_flag", "TOP_COLUMNS"]
 
@@ -54,6 +55,7 @@ _COMPUTED = (
     "llm_label",
     "confidence",
     "error_score",
+    "detector_error_score",
     "n_members",
     "disagree",
     "flagged",
@@ -65,11 +67,16 @@ _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 
 @dataclass(frozen=True)
 class FlagOptions:
-    """How to flag: threshold, bins, which judges × prompts to average, and the detector.
+    r"""How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
     ``threshold`` is the minimum error score of a flag (the probability, under the
     detector, that the original label is wrong; ``--min-error-score``); ``bins`` are
     error-score bin edges.
+
+    ``posterior`` turns the detector's probabilities into the error score
+    (:mod:`benchcheck.labels.posterior`; ``none``: the detector's :math:`1 - P(\tilde y)`);
+    ``budget`` (the N highest error scores) or ``target_precision`` (the largest top set
+    whose mean error score is at least P) replace the flag rule.
 
     ``judges``/``prompts`` ``None`` keep every member of the judgments. ``detector``,
     ``calibration``, ``features``, ``combination`` and ``flag_rule`` are those of
@@ -87,6 +94,9 @@ class FlagOptions:
     combination: str = DEFAULT_COMBINATION
     flag_rule: str = DEFAULT_FLAG_RULE
     seed: int = 0
+    posterior: str = DEFAULT_POSTERIOR
+    budget: int | None = None
+    target_precision: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +112,7 @@ class FlagRun:
     data: str | None = None
     detection: Detection | None = None
     output: str | None = None
+    gold_check: Any = None
 
     def flagged(self) -> pl.DataFrame:
         """Return the flagged examples, most confident first."""
@@ -113,7 +124,12 @@ class FlagRun:
         out: dict[str, Any] = {"judgments": self.judgments, "data": self.data}
         out["summary"] = self.summary.to_dict()
         if self.detection is not None:
-            out["detector"] = self.detection.to_json()
+            found = self.detection.to_json()
+            out["detector"] = found
+            out["expected_errors"] = found["expected_errors"]
+            out["operating_point"] = found["operating_point"]
+        if self.gold_check is not None:
+            out["calibration_vs_gold"] = self.gold_check.to_json()
         if self.confident_learning is not None:
             out["confident_learning"] = self.confident_learning.to_dict()
         if output is not None:
@@ -192,6 +208,9 @@ def flag_frames(
         flag_rule=options.flag_rule,
         bins=options.bins,
         seed=options.seed,
+        posterior=options.posterior,
+        budget=options.budget,
+        target_precision=options.target_precision,
     )
     flags = _ordered(found.frame, data, labels, options.detector)
     summary = summarize_flags(flags, threshold=options.threshold, bins=options.bins)
@@ -239,7 +258,7 @@ def _ordered(
     """Put the data's columns first, then llm_label, p_*, confidence, error_score, …."""
     pcols = [f"p_{lab}" for lab in labels]
     head = [c for c in data.columns if c in frame.columns]
-    tail = ["llm_label", *pcols, "confidence", "error_score", "n_members"]
+    tail = ["llm_label", *pcols, "confidence", "error_score", "detector_error_score", "n_members"]
     tail += ["disagree", "flagged", "bin", "rank"]
     if detector == "both":
         tail += [f"llm_p_{lab}" for lab in labels]
@@ -339,6 +358,34 @@ def run_flag(
         data=str(data),
         detection=run.detection,
         output=None if output is None else str(output),
+        gold_check=None if gold_map is None else gold_calibration(run.flags, gold_map),
+    )
+
+
+def gold_calibration(flags: pl.DataFrame, gold: Mapping[str, str], *, bootstrap: int = 1000):
+    """Return the reliability of ``error_score`` against reviewed gold (was the label wrong?).
+
+    The event is "original label ≠ gold label", over the scored examples that have a gold
+    label (:func:`benchcheck.labels.calibration.reliability`, ten bins, 90 % bootstrap band
+    of the ECE). A review of the flags alone covers high scores only: an audit sample
+    (``review export --audit-sample``) is what checks the low ones. With ``platt`` or
+    ``isotonic`` calibration the same gold fitted the judge: the check is then in-sample.
+
+    >>> f = pl.DataFrame({"id": ["a", "b"], "label": ["1", "0"], "error_score": [0.9, 0.2]})
+    >>> r = gold_calibration(f, {"a": "0", "b": "0"}, bootstrap=0)
+    >>> r.n, round(r.ece, 6)
+    (2, 0.15)
+    """
+    from benchcheck.labels.calibration import reliability
+
+    rows = flags.filter(pl.col("error_score").is_not_null()).select("id", "label", "error_score")
+    keep = [i in gold for i in rows["id"].to_list()]
+    rows = rows.filter(pl.Series(keep, dtype=pl.Boolean))
+    if rows.height == 0:
+        raise InputError("no gold label matches a scored example of the data")
+    wrong = [str(gold[i]) != str(lab) for i, lab in zip(rows["id"], rows["label"], strict=True)]
+    return reliability(
+        rows["error_score"].to_numpy(), np.asarray(wrong, dtype=float), bootstrap=bootstrap
     )
 
 

@@ -70,7 +70,12 @@ class LabelErrorsRun:
 
         flagged = self.flagged()
         note = default_judge_note(self.identity.backend, self.identity.model)
-        extra = {} if note is None else {"default_judge": note}
+        extra: dict[str, Any] = {} if note is None else {"default_judge": note}
+        found = self.flag.detection
+        if found is not None and found.expected is not None:
+            extra["expected_errors"] = found.expected.to_json()
+        if found is not None and found.operating_point is not None:
+            extra["operating_point"] = dict(found.operating_point)
         return {
             **extra,
             "dataset": {"source": source, "n": self.examples.height, "columns": dict(columns)},

@@ -199,8 +199,21 @@ def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> N
     # The judge says '0' at 0.9 everywhere. The default prior shift moves every example to
     # the sample's share of label 1 (11 of 20): P(1) = 0.55 for all, so every example
     # labelled '0' is flagged, all with confidence 0.55, in file order.
+    import functools
+
+    import benchcheck.runs.flag as flag_run
     import benchcheck.runs.label_errors as label_errors
 
+    # A constant judge carries no evidence: the default posterior (issue 24) flags nothing
+    # and expects about as many errors as a flip rate fitted to no signal allows
+    plain = run_audit(AuditInputs(table=PAIR))
+    assert plain.results["label_errors"]["summary"]["flagged"] == 0
+    assert plain.results["label_errors"]["operating_point"]["flags"] == 0
+    assert plain.results["label_errors"]["expected_errors"]["n"] == 20
+    # this test is about returning every flag: score with the detector's own score
+    monkeypatch.setattr(
+        flag_run, "FlagOptions", functools.partial(flag_run.FlagOptions, posterior="none")
+    )
     monkeypatch.setattr(label_errors, "MAX_FLAGS_IN_JSON", 3)
     report = run_audit(AuditInputs(table=PAIR))
     expect = _ids_labelled("0")

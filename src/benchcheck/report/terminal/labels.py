@@ -15,7 +15,7 @@ from benchcheck.report.judge_note import (
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report.numbers import num, short, signed
+from benchcheck.report.numbers import num, pct, short, signed
 
 __all__ = [
     "agreement_renderables",
@@ -61,15 +61,35 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         rows["detector"] = found["detector"]
         if "calibration" in settings:
             rows["calibration"] = settings["calibration"]
+        if "posterior" in settings:
+            rows["error score"] = settings["posterior"]
+    point = payload.get("operating_point")
+    if point is None or point.get("rule") in ("threshold", "cleanlab"):
+        what = f"flagged (error score ≥ {short(s['threshold'])})"
+        if point is not None and point["rule"] == "cleanlab":
+            what = f"flagged (cleanlab, error score ≥ {short(s['threshold'])})"
+    elif point["rule"] == "budget":
+        what = f"flagged (the {num(point['budget'])} highest)"
+    else:
+        what = f"flagged (expected precision ≥ {short(point['target_precision'])})"
     rows.update(
         {
             "examples": s["n"],
             "judged": s["judged"],
             "disagreements": s["disagreements"],
-            f"flagged (error score ≥ {short(s['threshold'])})": s["flagged"],
+            what: s["flagged"],
             "flag rate": s["flag_rate"],
         }
     )
+    if point is not None:
+        rows["expected precision of the flags"] = point["expected_precision"]
+        rows["expected true errors among them"] = point["expected_true_errors"]
+    exp = payload.get("expected_errors")
+    if exp is not None:
+        rows["expected errors in the data"] = (
+            f"{num(exp['expected'], 1)} [{short(exp['low'])}, {short(exp['high'])}] "
+            f"({pct(exp['rate'], 1)}; {pct(exp['level'])} {exp['interval']})"
+        )
     out: list[Any] = [key_value_table("Flags", rows)]
     per_bin = Table(title="Flags per error-score bin")
     per_bin.add_column("bin")
@@ -89,7 +109,28 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if "confident_learning" in payload:
         overlap = payload["confident_learning"]
         out.append(key_value_table("LLM flags vs confident learning", overlap))
+    if payload.get("calibration_vs_gold") is not None:
+        out.append(reliability_table(payload["calibration_vs_gold"]))
     return out
+
+
+def reliability_table(rel: Mapping[str, Any]) -> Any:
+    """Return a reliability table of error_score vs gold: per bin, mean score vs frequency."""
+    band = rel.get("ece_band")
+    title = f"Calibration of error_score vs gold: n={rel['n']}, ECE {cell(rel['ece'])}"
+    if band:
+        title += f" [{cell(band[0])}, {cell(band[1])}] ({pct(rel['level'])} bootstrap)"
+    table = Table(title=title)
+    for c in ("error score", "n", "mean score", "share wrong"):
+        table.add_column(c, justify="right")
+    for b in rel["bins"]:
+        table.add_row(
+            f"({short(b['low'])}, {short(b['high'])}]",
+            str(b["n"]),
+            cell(b["mean_score"]),
+            cell(b["frequency"]),
+        )
+    return table
 
 
 def bins_renderables(payload: Mapping[str, Any]) -> tuple[list[Any], list[str]]:

@@ -22,6 +22,7 @@ from benchcheck.report.judge_note import (
     verdict,
 )
 from benchcheck.report.markdown import md_num, md_table, md_text
+from benchcheck.report.numbers import num, pct, short
 from benchcheck.report.svg import hbars
 from benchcheck.runs.audit._inputs import AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
@@ -80,6 +81,61 @@ class FlagCounts(JsonResult):
     labels: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ExpectedErrors(JsonResult):
+    """Sum of the error scores over the judged examples, with its Poisson-binomial interval.
+
+    The number of wrong labels the calibrated error scores expect before any review
+    (:func:`benchcheck.labels.posterior.expected_errors`).
+    """
+
+    n: int
+    expected: float
+    rate: float | None
+    low: float
+    high: float
+    level: float
+    interval: str
+
+
+@dataclass(frozen=True)
+class OperatingPoint(JsonResult):
+    """How the flags were chosen, and their expected precision and true errors."""
+
+    rule: str
+    flags: int
+    expected_true_errors: float
+    expected_precision: float | None
+    min_error_score: float | None | AbsentType = ABSENT
+    budget: int | None | AbsentType = ABSENT
+    target_precision: float | None | AbsentType = ABSENT
+
+
+@dataclass(frozen=True)
+class ReliabilityBin(JsonResult):
+    """One bin of error scores: its edges, examples, mean score and share wrong by gold."""
+
+    low: float
+    high: float
+    n: int
+    mean_score: float
+    frequency: float
+
+
+@dataclass(frozen=True)
+class GoldCalibration(JsonResult):
+    """``error_score`` against the reviewed gold (``--gold``): ECE and the reliability bins.
+
+    The event is "original label ≠ gold" (:func:`benchcheck.runs.flag.gold_calibration`).
+    """
+
+    n: int
+    ece: float | None
+    ece_band: tuple[float, float] | None
+    level: float | None
+    bins: tuple[ReliabilityBin, ...]
+
+
 #: The text columns a flagged example can hold (the data's columns, named as the reader names them).
 TextColumn = Literal["text", "text_a", "text_b"]
 
@@ -119,6 +175,9 @@ class LabelErrors(JsonResult):
     examples: tuple[FlaggedExample, ...]
     examples_total: int
     files: tuple[str, ...]
+    expected_errors: ExpectedErrors | AbsentType = ABSENT
+    operating_point: OperatingPoint | AbsentType = ABSENT
+    calibration_vs_gold: GoldCalibration | AbsentType = ABSENT
 
     def shown_columns(self) -> tuple[str, ...]:
         """Return the text columns some example has."""
@@ -139,12 +198,16 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
 
     name = "label errors"
     title = "Label errors"
+    #: 1.1: expected_errors, operating_point and calibration_vs_gold (issue 24)
+    version = "1.1"
     anchor = "label-errors"
     result = LabelErrorsResult
     card = Card(
         measures="Which examples' labels a judge ensemble disputes: the ensemble's probability "
         "of each label is the mean over judges × prompts (calibrated), and an example's error "
-        "score is the probability that its original label is wrong.",
+        "score is the posterior probability that its original label is wrong, given the "
+        "ensemble and the estimated base rate of errors; their sum is the expected number of "
+        "wrong labels.",
         reading="A flag is a disagreement whose error score reaches the threshold; higher "
         "error scores hold a larger share of true errors. Flags are candidates for expert "
         "review (benchcheck review export), not verdicts.",
@@ -188,6 +251,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             raise Skip(f"judge unavailable: {exc}", unavailable=True) from None
         named = {k: v for k, v in columns.given().items() if k != "id"}
         payload = run.to_json(source=shown(table.path), columns=named)
+        if table.gold is not None:
+            payload.update(_gold_check(run.flag.flags, table.gold))
         result = LabelErrorsResult.from_json(jsonable({"label_errors": payload}))
         s = run.flag.summary
         detail = (
@@ -242,6 +307,7 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                     ),
                     card("flag rate", s.flag_rate, "flagged / examples; ↓ better"),
                     card("threshold", s.threshold, "minimum error score of a flag"),
+                    *_expected_cards(le),
                 ]
             )
         )
@@ -262,6 +328,17 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                     "Flagged examples per error-score bin ([a, b), the last closed). In the "
                     "paper, over two thirds of the flags above 0.95 were true label errors.",
                 )
+            )
+        if le.calibration_vs_gold is not ABSENT:
+            head = "".join(f"<th>{esc(h)}</th>" for h in _GOLD_COLUMNS)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                for row in _gold_rows(le)
+            )
+            parts.append(
+                f"<h3>Calibration against gold</h3><p>{esc(_gold_head(le))}</p>"
+                f'<div class="tablewrap"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>"
             )
         parts.append(_flag_table(le))
         if le.files:
@@ -288,6 +365,10 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             "the original label is wrong) reaches the threshold; confidence = the ensemble's "
             "probability of its own label. Flags are candidates for expert review.\n",
         ]
+        out += _expected_markdown(le)
+        if le.calibration_vs_gold is not ABSENT:
+            out.append(f"{md_text(_gold_head(le))}\n")
+            out.append(md_table(_GOLD_COLUMNS, _gold_rows(le), right=[1, 2, 3]))
         if le.default_judge is not ABSENT:
             out += _default_judge_markdown(le.default_judge.to_json())
         if s.flagged_by_bin:
@@ -332,6 +413,86 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         from benchcheck.report.terminal.labels import default_judge_renderables
 
         return default_judge_renderables(note.to_json())
+
+
+def _gold_check(flags: Any, gold: str) -> dict[str, Any]:
+    """``calibration_vs_gold`` where the reviewed gold shares ids with the judged data."""
+    from benchcheck.errors import InputError
+    from benchcheck.runs.flag import gold_calibration, read_gold_map
+
+    try:
+        return {"calibration_vs_gold": gold_calibration(flags, read_gold_map(gold)).to_json()}
+    except InputError:
+        return {}  # no gold label for a judged example: nothing to check
+
+
+def _gold_rows(le: LabelErrors) -> list[list[str]]:
+    cal = le.calibration_vs_gold
+    assert cal is not ABSENT
+    return [
+        [f"({short(b.low)}, {short(b.high)}]", num(b.n), num(b.mean_score), num(b.frequency)]
+        for b in cal.bins
+    ]
+
+
+def _gold_head(le: LabelErrors) -> str:
+    cal = le.calibration_vs_gold
+    assert cal is not ABSENT
+    band = "" if cal.ece_band is None else f" [{num(cal.ece_band[0])}, {num(cal.ece_band[1])}]"
+    return (
+        f"Calibration of the error score against the reviewed gold ({num(cal.n)} examples; "
+        f"event: original label ≠ gold): ECE {num(cal.ece)}{band} ({pct(cal.level)} bootstrap). "
+        "A review of the flags alone covers high scores only."
+    )
+
+
+_GOLD_COLUMNS = ["error score", "n", "mean score", "share wrong by gold"]
+
+
+def _expected_cards(le: LabelErrors) -> list[str]:
+    """Cards of the expected errors in the data and the flags' expected precision."""
+    out = []
+    ex = le.expected_errors
+    if ex is not ABSENT:
+        out.append(
+            card(
+                "expected errors",
+                ex.expected,
+                f"sum of the error scores over {ex.n} judged examples: "
+                f"{pct(ex.level)} interval [{short(ex.low)}, {short(ex.high)}] ({ex.interval}); "
+                "an estimate before any review",
+                1,
+            )
+        )
+    op = le.operating_point
+    if op is not ABSENT and op.expected_precision is not None:
+        out.append(
+            card(
+                "expected precision",
+                op.expected_precision,
+                f"mean error score of the {op.flags} flags: "
+                f"{num(op.expected_true_errors, 1)} true errors expected among them",
+            )
+        )
+    return out
+
+
+def _expected_markdown(le: LabelErrors) -> list[str]:
+    """One line: the expected errors in the data and the flags' expected precision."""
+    ex, op = le.expected_errors, le.operating_point
+    if ex is ABSENT:
+        return []
+    line = (
+        f"Expected wrong labels (sum of error scores, before review): **{md_num(ex.expected)}** "
+        f"of {md_num(ex.n)} ({pct(ex.level)} interval {md_num(ex.low)}–{md_num(ex.high)}, "
+        f"{md_text(ex.interval)})."
+    )
+    if op is not ABSENT and op.expected_precision is not None:
+        line += (
+            f" Expected precision of the {md_num(op.flags)} flags: "
+            f"{md_num(op.expected_precision, 3)} ({md_num(op.expected_true_errors)} true errors)."
+        )
+    return [line + "\n"]
 
 
 def _default_judge_html(note: Mapping[str, Any]) -> str:

@@ -1,0 +1,218 @@
+"""Error posteriors (issue 24): Bayes rules by hand, EM against crowd-kit, totals, top sets."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+from benchcheck.errors import UsageError
+from benchcheck.labels.calibration import reliability
+from benchcheck.labels.detectors import detect
+from benchcheck.labels.posterior import (
+    bayes_rule,
+    dawid_skene,
+    error_posterior,
+    expected_errors,
+    fit_noisy_platt,
+    symmetric_noise_mle,
+    top_by_budget,
+    top_by_precision,
+)
+
+
+def test_bayes_rule_two_classes_by_hand():
+    # noise matrix T[j, k] = P(label j | true k): class 0 flips to 1 at 10 %, 1 to 0 at 30 %
+    t = np.array([[0.9, 0.3], [0.1, 0.7]])
+    p = np.array([[0.6, 0.4], [0.2, 0.8]])
+    post = bayes_rule(p, [1, 0], t)
+    # example 0, label 1: P(z=0) ∝ 0.6·0.1 = 0.06, P(z=1) ∝ 0.4·0.7 = 0.28
+    assert post[0].tolist() == pytest.approx([0.06 / 0.34, 0.28 / 0.34], abs=1e-12)
+    # example 1, label 0: P(z=0) ∝ 0.2·0.9 = 0.18, P(z=1) ∝ 0.8·0.3 = 0.24
+    assert post[1].tolist() == pytest.approx([0.18 / 0.42, 0.24 / 0.42], abs=1e-12)
+
+
+def test_bayes_three_classes_and_the_flip_rate_by_hand():
+    # K = 3, symmetric flips: T_jj = 1 - π, T_jk = π/2
+    p = np.array([[0.7, 0.2, 0.1]])
+    post = bayes_rule(p, [2], [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]])
+    den = 0.7 * 0.1 + 0.2 * 0.1 + 0.1 * 0.8
+    assert post[0].tolist() == pytest.approx([0.07 / den, 0.02 / den, 0.08 / den], abs=1e-12)
+    # MLE of π: a = (0.9, 0.1, 0.5), K = 2, l'(π) = Σ (b - a)/(a + π(b - a)); by hand the
+    # root of -0.8/(0.9 - 0.8π) + 0.8/(0.1 + 0.8π) + 0 = 0 is π = 0.5
+    pi = symmetric_noise_mle([[0.1, 0.9], [0.9, 0.1], [0.5, 0.5]], [1, 1, 0])
+    assert pi == pytest.approx(0.5, abs=1e-9)
+    # and a clean detector agreeing with every label: π = 0
+    assert symmetric_noise_mle([[0.9, 0.1], [0.2, 0.8]], [0, 1]) == 0.0
+
+
+def test_bayes_posterior_is_the_em_fixed_point():
+    rng = np.random.default_rng(1)
+    p1 = rng.uniform(0.01, 0.99, 200)
+    p = np.column_stack([1 - p1, p1])
+    y = (rng.random(200) < 0.5).astype(int)
+    r = error_posterior(p, y, method="bayes")
+    # EM on π: π ← mean posterior error; started anywhere inside, it reaches the MLE
+    pi = 0.3
+    for _ in range(5000):
+        a = p[np.arange(200), y]
+        e = pi * (1 - a) / ((1 - pi) * a + pi * (1 - a))
+        pi = float(e.mean())
+    assert r.params["flip_rate"] == pytest.approx(pi, abs=1e-6)
+    assert r.error.sum() == pytest.approx(200 * r.params["flip_rate"], abs=1e-6)
+
+
+def test_noisy_platt_recovers_flip_rate_and_temperature():
+    rng = np.random.default_rng(0)
+    n = 6000
+    z = rng.integers(0, 2, n)
+    x = rng.normal(2.0 * (2 * z - 1), 1.0)  # P(z=1 | x) = σ(4x)
+    p = np.column_stack([1 / (1 + np.exp(x / 2)), 1 / (1 + np.exp(-x / 2))])  # says σ(x/2)
+    flip = rng.random(n) < 0.08
+    y = np.where(flip, 1 - z, z)
+    q, pi, alpha, delta = fit_noisy_platt(p, y)
+    assert pi == pytest.approx(0.08, abs=0.01)
+    assert alpha == pytest.approx(8.0, rel=0.1)
+    assert abs(delta[1]) < 0.2
+    r = error_posterior(p, y, method="bayes-platt")
+    # calibrated against the planted truth (the model is right here): ECE within 0.02
+    assert reliability(r.error, flip.astype(float)).ece < 0.02
+    assert r.error.sum() == pytest.approx(flip.sum(), rel=0.1)
+
+
+def _hard_crowd(n: int, k: int, accuracy, seed: int):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n)
+    votes = np.zeros((n, len(accuracy), k))
+    rows = []
+    for w, acc in enumerate(accuracy):
+        right = rng.random(n) < acc
+        given = np.where(right, truth, (truth + rng.integers(1, k, n)) % k)
+        votes[np.arange(n), w, given] = 1.0
+        rows += [(f"t{i:04d}", f"w{w}", int(given[i])) for i in range(n)]
+    return votes, rows
+
+
+@pytest.mark.parametrize(("k", "seed"), [(2, 0), (3, 1)])
+def test_dawid_skene_equals_crowd_kit_on_hard_votes(k, seed):
+    aggregation = pytest.importorskip("crowdkit.aggregation")
+    import pandas as pd
+
+    votes, rows = _hard_crowd(400, k, (0.9, 0.75, 0.6, 0.55), seed)
+    frame = pd.DataFrame(rows, columns=["task", "worker", "label"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = aggregation.DawidSkene(n_iter=100, tol=1e-5).fit_predict_proba(frame)
+    want = ref.loc[[f"t{i:04d}" for i in range(400)], list(range(k))].to_numpy()
+    post, prior, conf = dawid_skene(votes, n_iter=100, tol=1e-5)
+    np.testing.assert_allclose(post, want, atol=1e-9)
+    np.testing.assert_allclose(conf.sum(axis=2), 1.0, atol=1e-12)
+
+
+def test_dawid_skene_soft_votes_and_missing_answers():
+    # a soft vote of (0.5, 0.5) carries no evidence: the posterior equals that without it
+    hard = np.array([[[1, 0], [1, 0]], [[0, 1], [0, 1]], [[1, 0], [0, 1]]], dtype=float)
+    flat = np.concatenate([hard, np.full((3, 1, 2), 0.5)], axis=1)
+    missing = np.concatenate([hard, np.full((3, 1, 2), np.nan)], axis=1)
+    post_m, _, _ = dawid_skene(missing)
+    post_h, _, _ = dawid_skene(hard)
+    np.testing.assert_allclose(post_m, post_h, atol=1e-12)
+    post_f, _, conf_f = dawid_skene(flat)
+    # the flat annotator's confusion rows are (0.5, 0.5): every likelihood ratio is 1, so
+    # the posterior is that without it up to where EM stopped (its start, the mean vote,
+    # and its ELBO per answer differ): within 1e-4
+    np.testing.assert_allclose(conf_f[2], 0.5, atol=1e-9)
+    np.testing.assert_allclose(post_f, post_h, atol=1e-4)
+    with pytest.raises(UsageError, match="at least one annotator"):
+        dawid_skene(np.full((1, 2, 2), np.nan))
+
+
+def test_cleanlab_posterior_uses_the_confident_joint():
+    count = pytest.importorskip("cleanlab.count")
+    rng = np.random.default_rng(2)
+    n = 300
+    z = rng.integers(0, 2, n)
+    p1 = np.clip(np.where(z == 1, 0.8, 0.2) + rng.normal(0, 0.1, n), 0.01, 0.99)
+    p = np.column_stack([1 - p1, p1])
+    y = np.where(rng.random(n) < 0.1, 1 - z, z)
+    r = error_posterior(p, y, method="cleanlab")
+    joint = count.estimate_joint(labels=y, pred_probs=p)
+    t = joint / joint.sum(axis=0, keepdims=True)
+    np.testing.assert_allclose(r.noise, t, atol=1e-12)
+    np.testing.assert_allclose(r.posterior, bayes_rule(p, y, t), atol=1e-12)
+
+
+def test_expected_errors_exact_and_normal():
+    # Poisson-binomial of (0.1, 0.5, 0.9): pmf by hand
+    r = expected_errors([0.1, 0.5, 0.9], level=0.8)
+    pmf = [0.9 * 0.5 * 0.1, 0.1 * 0.5 * 0.1 + 0.9 * 0.5 * 0.1 + 0.9 * 0.5 * 0.9]
+    assert pmf[0] == pytest.approx(0.045)  # P(0) < 0.1 ≤ P(≤1) = 0.5: the 10 % quantile is 1
+    assert (r.expected, r.low, r.high, r.method) == (pytest.approx(1.5), 1.0, 2.0, "exact")
+    big = expected_errors(np.full(30_000, 0.1))
+    sd = math.sqrt(30_000 * 0.09)
+    assert big.method == "normal"
+    assert big.low == pytest.approx(3000 - 1.959964 * sd, abs=1e-3)
+    assert big.high == pytest.approx(3000 + 1.959964 * sd, abs=1e-3)
+    # exact against scipy's binomial when every score is equal
+    from scipy.stats import binom
+
+    e = expected_errors(np.full(200, 0.05))
+    assert (e.low, e.high) == (binom.ppf(0.025, 200, 0.05), binom.ppf(0.975, 200, 0.05))
+
+
+def test_budget_and_target_precision_selection():
+    s = np.array([0.3, 0.95, np.nan, 0.7, 0.7, 0.1])
+    assert top_by_budget(s, 3).tolist() == [False, True, False, True, True, False]
+    assert top_by_budget(s, 99).sum() == 5  # never an unscored row
+    assert top_by_budget(s, 0).sum() == 0
+    # running means: 0.95, 0.825, 0.783, 0.6625, 0.55
+    assert top_by_precision(s, 0.78).tolist() == [False, True, False, True, True, False]
+    assert top_by_precision(s, 0.66).sum() == 4
+    assert top_by_precision(s, 0.99).sum() == 0
+    with pytest.raises(UsageError, match="target_precision"):
+        top_by_precision(s, 0.0)
+
+
+def _case():
+    ids = [f"e{i}" for i in range(40)]
+    p1 = [0.95 if i % 2 else 0.05 for i in range(40)]
+    labels = ["1" if i % 2 else "0" for i in range(40)]
+    labels[2], labels[5] = "1", "0"  # two planted errors the judge is sure of
+    p1[7] = 0.6  # a doubtful one, label 1
+    data = pl.DataFrame({"id": ids, "label": labels})
+    j = pl.DataFrame(
+        {"id": ids, "judge": "m", "prompt": "p", "p_0": [1 - v for v in p1], "p_1": p1}
+    )
+    return data, j
+
+
+def test_detect_operating_points_and_expected_errors():
+    data, j = _case()
+    base = detect(data, j, calibration="none", posterior="bayes-platt")
+    e = base.frame["error_score"].to_numpy()
+    r = error_posterior(
+        base.frame.select("p_0", "p_1").to_numpy(),
+        [int(v) for v in data["label"]],
+        method="bayes-platt",
+    )
+    # the two planted errors: a sharp temperature, π = 2/40
+    assert r.params["flip_rate"] == pytest.approx(0.05, abs=1e-3)
+    np.testing.assert_allclose(e, r.error, atol=1e-12)
+    assert base.expected.expected == pytest.approx(float(e.sum()), abs=1e-9)
+    assert base.to_json()["expected_errors"]["interval"] == "poisson-binomial (exact)"
+    top2 = detect(data, j, calibration="none", posterior="bayes-platt", budget=2)
+    assert sorted(top2.frame.filter(pl.col("flagged"))["id"].to_list()) == ["e2", "e5"]
+    point = top2.operating_point
+    assert point["rule"] == "budget" and point["flags"] == 2
+    assert point["expected_true_errors"] == pytest.approx(float(np.sort(e)[-2:].sum()))
+    want = top_by_precision(e, 0.7)  # 1, 1, then ~0: a third flag drops the mean to 2/3
+    tp = detect(data, j, calibration="none", posterior="bayes-platt", target_precision=0.7)
+    assert tp.frame["flagged"].to_list() == want.tolist() and want.sum() == 2
+    assert tp.operating_point["expected_precision"] == pytest.approx(float(e[want].mean()))
+    with pytest.raises(UsageError, match="two operating points"):
+        detect(data, j, budget=1, target_precision=0.5)
+    with pytest.raises(UsageError, match="posterior"):
+        detect(data, j, posterior="magic")
