@@ -303,16 +303,37 @@ def remedy(
     judges: str | None = None,
     prompts: str | None = None,
     force: bool = False,
+    spans: str | None = None,
+    scheme: str | None = None,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
-    Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input.
+    Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input. With --spans
+    (corrected spans of a span review) DATA is the CoNLL file reviewed, and --mode correct
+    retags its reviewed sentences (filter removes them), written as OUTPUT/<DATA's name>.
 
     Example: benchcheck remedy train.jsonl --flags f.jsonl --min-confidence 0.9 --mode flip -o out/
+    Example: benchcheck remedy test.conll --spans corrected.csv --mode correct -o fixed/
     """
     from benchcheck.labels.remedies import remedy_file_names
-    from benchcheck.report.terminal.labels import remedy_renderables
+    from benchcheck.report.terminal.labels import remedy_renderables, span_remedy_renderables
     from benchcheck.runs.labels import run_remedy
+
+    if spans is not None:
+        from benchcheck.runs.span_remedy import run_span_remedy
+
+        if judgments is not None or flags is not None:
+            raise UsageError("{spans} replaces {judgments} / {flags}: give one of them")
+        outputs = output_claims([data, spans])
+        outputs.folder(output, param="output", names=[Path(data).name])
+        claim_json(outputs)
+        span_run = run_span_remedy(
+            data, spans, output=output, mode=mode, scheme=scheme, force=force
+        )
+        emit(span_run.to_json(), span_remedy_renderables)
+        return
+    if scheme is not None:
+        raise UsageError("{scheme} goes with {spans} (an NER remedy), and only with it")
 
     if ablation != "random":
         raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
