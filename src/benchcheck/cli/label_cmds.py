@@ -316,29 +316,14 @@ def remedy(
     Example: benchcheck remedy test.conll --spans corrected.csv --mode correct -o fixed/
     """
     from benchcheck.labels.remedies import remedy_file_names
-    from benchcheck.report.terminal.labels import remedy_renderables, span_remedy_renderables
+    from benchcheck.report.terminal.labels import remedy_renderables
     from benchcheck.runs.labels import run_remedy
-
-    if spans is not None:
-        from benchcheck.runs.span_remedy import run_span_remedy
-
-        if judgments is not None or flags is not None:
-            raise UsageError("{spans} replaces {judgments} / {flags}: give one of them")
-        outputs = output_claims([data, spans])
-        outputs.folder(output, param="output", names=[Path(data).name])
-        claim_json(outputs)
-        span_run = run_span_remedy(
-            data, spans, output=output, mode=mode, scheme=scheme, force=force
-        )
-        emit(span_run.to_json(), span_remedy_renderables)
-        return
-    if scheme is not None:
-        raise UsageError("{scheme} goes with {spans} (an NER remedy), and only with it")
 
     if ablation != "random":
         raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
-    outputs = output_claims([data, judgments, flags])
-    outputs.folder(output, param="output", names=remedy_file_names(data))
+    outputs = output_claims([data, judgments, flags, spans])
+    written = [Path(data).name] if spans is not None else remedy_file_names(data)
+    outputs.folder(output, param="output", names=written)
     claim_json(outputs)
     run = run_remedy(
         data,
@@ -353,6 +338,8 @@ def remedy(
         prompts=names(prompts),
         output=output,
         force=force,
+        spans=spans,
+        scheme=scheme,
     )
     emit(run.to_json(), remedy_renderables)
 

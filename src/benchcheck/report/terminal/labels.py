@@ -111,6 +111,8 @@ def bins_renderables(payload: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
 
 def remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``benchcheck remedy``: what was filtered or flipped, and the files."""
+    if "spans" in payload:  # remedy --spans: the NER remedy
+        return span_remedy_renderables(payload)
     mode = payload["mode"]
     return [
         key_value_table(
