@@ -290,7 +290,9 @@ def bins_cmd(
 
 @command("remedy", guard=True)
 def remedy(
-    data: Annotated[str, Arg("Training split (JSONL, CSV, TSV or Parquet).")],
+    data: Annotated[
+        str, Arg("Training split (JSONL, CSV, TSV or Parquet); with --spans a CoNLL file.")
+    ],
     output: Annotated[str, "Folder for the new splits."],
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
