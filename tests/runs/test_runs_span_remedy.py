@@ -137,3 +137,26 @@ def test_stats_reviewed_flagged_only_is_labelled_a_lower_bound(case, capsys):
     low, high = proportion_confint(1, 3, alpha=0.05, method="beta")
     assert (t["n_reviewed"], t["n_changed"]) == (3, 2)
     assert [t["accuracy"], *t["ci"]] == pytest.approx([1 / 3, low, high], abs=1e-9)
+
+
+def test_correct_keeps_crlf_spaces_and_iob1(case, capsys):
+    """Space-separated CRLF lines keep their separators and line ends; IOB1 stays IOB1."""
+    Path("dev.txt").write_bytes(b"Ann  I-PER\r\nBob  I-PER\r\nleft O\r\n\r\nyes O\r\n")
+    Path("c.csv").write_text("split,sentence,start,end,type\ndev,0,0,1,PER\ndev,0,1,2,PER\n")
+    assert main(["remedy", "dev.txt", "--spans", "c.csv", "--mode", "correct", "-o", "out",
+                 "--scheme", "IOB1"]) == 0  # fmt: skip
+    assert Path("out/dev.txt").read_bytes() == (
+        b"Ann  I-PER\r\nBob  B-PER\r\nleft O\r\n\r\nyes O\r\n"
+    )
+
+
+def test_overlapping_corrections_and_a_stray_scheme_are_refused(case, capsys):
+    Path("o.csv").write_text("split,sentence,start,end,type\ntest,0,0,2,PER\ntest,0,1,3,ORG\n")
+    assert main(["remedy", "test.txt", "--spans", "o.csv", "--mode", "correct", "-o", "out"]) == 2
+    assert "overlap" in capsys.readouterr().err
+    Path("data.jsonl").write_text('{"id": "1", "text": "a", "label": "x"}\n')
+    Path("f.jsonl").write_text('{"id": "1", "llm_label": "y", "confidence": 1, "disagree": 1}\n')
+    argv = ["remedy", "data.jsonl", "--flags", "f.jsonl", "--scheme", "IOB2", "-o", "out"]
+    assert main(argv) == 2
+    assert "--scheme goes with --spans" in capsys.readouterr().err
+    assert not Path("out").exists()
