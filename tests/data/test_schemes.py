@@ -336,3 +336,39 @@ def test_tag_transition_codes_with_many_tags():
         got = schemes.tag_transition_codes(c, tag_prefix[:k], tag_type[:k], start)
         want = schemes.transition_codes(tag_prefix[c], tag_type[c], start)
         assert [a.tolist() for a in got] == [a.tolist() for a in want]
+
+
+@st.composite
+def _span_sets(draw):
+    """A sentence length and non-overlapping spans (start, end exclusive, type) in it."""
+    n = draw(st.integers(1, 10))
+    cuts = sorted(draw(st.sets(st.integers(0, n), min_size=0, max_size=n + 1)))
+    spans = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        if draw(st.booleans()):
+            spans.append((a, b, draw(st.sampled_from(sorted(TYPES)))))
+    return n, spans
+
+
+@pytest.mark.parametrize("scheme", schemes.SCHEMES)
+@settings(max_examples=200, deadline=None)
+@given(case=_span_sets())
+def test_encode_spans_round_trips(scheme, case):
+    # Encoded tags are valid in the scheme and decode to the spans, by our decoder and (for
+    # the schemes seqeval knows) by seqeval's strict reader of that scheme.
+    n, spans = case
+    tags = schemes.encode_spans(n, spans, scheme)
+    assert _valid(tags, scheme), tags
+    expected = sorted((t, a, b - 1) for a, b, t in spans)
+    assert sorted(_ours([tags])) == expected
+    if scheme in SEQEVAL_SCHEMES and not (scheme == "IOE1" and _seqeval_unit_e(tags)):
+        assert _strict(tags, scheme) == expected
+
+
+def test_encode_spans_by_hand():
+    spans = [(0, 1, "PER"), (1, 3, "PER"), (4, 5, "LOC")]
+    assert schemes.encode_spans(5, spans, "IOE1") == ["E-PER", "I-PER", "I-PER", "O", "I-LOC"]
+    assert schemes.encode_spans(5, spans, "BMES") == ["S-PER", "B-PER", "E-PER", "O", "S-LOC"]
+    assert schemes.encode_spans(5, spans, "BILOU") == ["U-PER", "B-PER", "L-PER", "O", "U-LOC"]
+    with pytest.raises(ValueError, match="overlap"):
+        schemes.encode_spans(4, [(0, 2, "PER"), (1, 3, "LOC")], "IOB2")

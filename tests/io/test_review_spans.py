@@ -143,10 +143,10 @@ def test_import_label_studio_exports(review, export, stem):
     ]
     spans = pl.read_ndjson("spans.jsonl")
     assert spans.rows() == [
-        ("r0003", "gold", 0, 0, 1, "PER", "experts_agree", True, 2),
-        ("r0003", "gold", 0, 3, 5, "LOC", "experts_agree", False, 2),
-        ("r0004", "gold", 1, 0, 1, "PER", "experts_agree", False, 2),
-        ("r0004", "gold", 1, 3, 5, "ORG", "experts_agree", True, 2),
+        ("r0003", "gold", 0, 0, 1, "PER", "experts_agree", True, 2, "disputed"),
+        ("r0003", "gold", 0, 3, 5, "LOC", "experts_agree", False, 2, "disputed"),
+        ("r0004", "gold", 1, 0, 1, "PER", "experts_agree", False, 2, "disputed"),
+        ("r0004", "gold", 1, 3, 5, "ORG", "experts_agree", True, 2, "disputed"),
     ]
     assert spans.columns == [
         "review_id",
@@ -158,6 +158,7 @@ def test_import_label_studio_exports(review, export, stem):
         "status",
         "original",
         "experts",
+        "stratum",
     ]
 
 
@@ -307,6 +308,7 @@ def _no_entity_expected(stem: str) -> None:
     assert flags["0:3-4|3-5"] == ("confirmed", False)  # New (LOC) is gone, New York too
     spans = pl.read_ndjson("s.jsonl")
     assert spans.select("sentence", "start", "end", "type").rows() == [
+        (0, None, None, None),  # settled with no entity: a row without a span says so
         (1, 0, 1, "PER"),
         (1, 3, 5, "ORG"),
     ]

@@ -48,3 +48,20 @@ def test_audit_sentences_count_their_changed_gold():
     _, summary = combine_span_review([right, short], answers, types=["PER"])
     assert (summary.audited, summary.audit_errors) == (2, 1)
     assert summary.changes == {"kept": 2, "added": 1, "removed": 0}
+
+
+def test_gold_table_keeps_an_emptied_sentence_and_the_stratum():
+    """A sentence settled with no entity has one row without a span; rows carry the stratum."""
+    text, starts, ends = joined_offsets(["Ann", "met", "Bob"])
+    flagged = SpanTask("r0001", "h1", "disputed", "t", 0, text, tuple(starts), tuple(ends),
+                       ((0, 1, "PER"),), ())  # fmt: skip
+    audit = SpanTask("r0002", "h2", "undisputed", "t", 3, text, tuple(starts), tuple(ends),
+                     ((0, 1, "PER"),), ())  # fmt: skip
+    answers = SpanAnswers(
+        "a", "x", {"r0001": (), "r0002": (Region(0, 3, "PER"),)}, {"r0001": "h1", "r0002": "h2"}
+    )
+    gold, _ = combine_span_review([flagged, audit], [answers], types=["PER"])
+    assert gold.select("sentence", "start", "end", "type", "original", "stratum").rows() == [
+        (0, None, None, None, None, "disputed"),
+        (3, 0, 1, "PER", True, "undisputed"),
+    ]

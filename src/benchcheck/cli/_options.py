@@ -169,7 +169,7 @@ OPTIONS: dict[str, str | Opt] = {
     "min_error_score": "Minimum error score of a flag: the posterior probability that the "
     "original label is wrong (0.5: more likely wrong than right).",
     "min_discrimination": "Flag items at or below this discrimination.",
-    "mode": "filter or flip.",
+    "mode": "filter or flip (with --spans: correct or filter).",
     "n": "Tokens per n-gram (default from --definition).",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",
@@ -208,6 +208,8 @@ OPTIONS: dict[str, str | Opt] = {
     "resample_items": "Also resample items (test sampling error).",
     "resamples": "Bootstrap resamples.",
     "results": "The results.json written by benchcheck audit.",
+    "reviewed": "Corrected spans of a span review (benchcheck review import -o): adds the "
+    "Eq. 2 accuracy of each split from its reviewed sentences, with a Clopper-Pearson interval.",
     "sample": "Examples reviewed.",
     "scheme": "Force the tagging scheme: IOB1, IOB2, IOE1, IOE2, BIOES (IOBES), BILOU or BMES.",
     "scores": "Comma-separated model scores: adds Model Differentiation (Eq. 7).",
@@ -218,6 +220,8 @@ OPTIONS: dict[str, str | Opt] = {
     "'semantic' extra).",
     "semantic_threshold": "Cosine threshold of semantic duplicates.",
     "show": "Contaminated items to list.",
+    "spans": "Corrected spans of a span review (benchcheck review import -o): remedy the "
+    "CoNLL DATA's reviewed sentences instead of flagged examples.",
     "side": Opt("Which side the baseline sees: hypothesis or premise.", ("--input",)),
     "size": "Instances per subset (default: the largest that works).",
     "skip": "Mismatched positions a matched span may have (Llama 2: 4).",
@@ -407,6 +411,8 @@ READS: dict[str, str] = {
     "prompt_file": "path",
     "reconciled": "path",
     "results": "path",
+    "spans": "path",
+    "reviewed": "path",
     "scores": "maybe",
     "source": "source",
     "split": "named",

@@ -305,7 +305,9 @@ def bins_cmd(
 
 @command("remedy", guard=True)
 def remedy(
-    data: Annotated[str, Arg("Training split (JSONL, CSV, TSV or Parquet).")],
+    data: Annotated[
+        str, Arg("Training split (JSONL, CSV, TSV or Parquet); with --spans a CoNLL file.")
+    ],
     output: Annotated[str, "Folder for the new splits."],
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
@@ -318,12 +320,17 @@ def remedy(
     judges: str | None = None,
     prompts: str | None = None,
     force: bool = False,
+    spans: str | None = None,
+    scheme: str | None = None,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
-    Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input.
+    Writes cleaned.<ext> and ablation_random.<ext>; never modifies the input. With --spans
+    (corrected spans of a span review) DATA is the CoNLL file reviewed, and --mode correct
+    retags its reviewed sentences (filter removes them), written as OUTPUT/<DATA's name>.
 
     Example: benchcheck remedy train.jsonl --flags f.jsonl --min-confidence 0.9 --mode flip -o out/
+    Example: benchcheck remedy test.conll --spans corrected.csv --mode correct -o fixed/
     """
     from benchcheck.labels.remedies import remedy_file_names
     from benchcheck.report.terminal.labels import remedy_renderables
@@ -331,8 +338,9 @@ def remedy(
 
     if ablation != "random":
         raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
-    outputs = output_claims([data, judgments, flags])
-    outputs.folder(output, param="output", names=remedy_file_names(data))
+    outputs = output_claims([data, judgments, flags, spans])
+    written = [Path(data).name] if spans is not None else remedy_file_names(data)
+    outputs.folder(output, param="output", names=written)
     claim_json(outputs)
     run = run_remedy(
         data,
@@ -347,6 +355,8 @@ def remedy(
         prompts=names(prompts),
         output=output,
         force=force,
+        spans=spans,
+        scheme=scheme,
     )
     emit(run.to_json(), remedy_renderables)
 

@@ -50,6 +50,7 @@ def stats(
     engine: str = "embedded",
     address: str | None = None,
     ray_cpus: int | None = None,
+    reviewed: str | None = None,
     json_out: str | None = None,
 ) -> None:
     """Statistical evaluation of a dataset (NER, classification, pair): the three dimensions.
@@ -60,6 +61,7 @@ def stats(
     Example: benchcheck stats data.parquet/ --engine ray --address auto --json out.json
     Example: benchcheck stats cluener/ --format cluener --json out.json
     Example: benchcheck stats weibo/ --type-map '{"PER.NAM": "PER", "PER.NOM": "PER"}'
+    Example: benchcheck stats data/ --reviewed corrected_spans.csv --json out.json
     """
     from benchcheck.report.terminal import reading_notes, stats_renderables
     from benchcheck.runs.stats import (
@@ -73,7 +75,7 @@ def stats(
     kw = dict(scheme=scheme, strict=strict, label_names=labels, task=task, columns=columns, ner=ner)
     source = _source(data, split, **kw)
     files = parse_assignments(predictions, "--predictions")
-    claim([*source.inputs, *files.values()])
+    claim([*source.inputs, *files.values(), *([reviewed] if reviewed else [])])
     near = NearDuplicateOptions(near_threshold, seed=seed) if near_duplicates else None
     run = run_stats(
         source,
@@ -82,6 +84,7 @@ def stats(
         near_duplicates=near,
         semantic_duplicates=SemanticOptions(semantic_threshold) if semantic_duplicates else None,
         engine=EngineOptions(engine, address=address, cpus=ray_cpus),
+        reviewed=reviewed,
     )
     result = run.to_json()
     warn(reading_notes(result))

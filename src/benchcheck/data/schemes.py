@@ -391,3 +391,48 @@ _DECODE_FLAGS = (
     _STARTS_FLAT.astype(np.uint8)
     | (_ENDS_FLAT & (np.arange(_ENDS_FLAT.size) // (2 * N_PREFIX) != O)).astype(np.uint8) << 1
 )
+
+
+def encode_spans(n_tokens: int, spans: Iterable[tuple[int, int, str]], scheme: str) -> list[str]:
+    """Tag ``n_tokens`` tokens with ``spans`` (start, end exclusive, type) in ``scheme``.
+
+    The inverse of decoding, in each scheme's own letters: IOB2 ``B I*``; BIOES ``S`` or
+    ``B I* E``; BILOU ``U`` or ``B I* L``; BMES ``S`` or ``B M* E``; IOE2 ``I* E``; IOB1
+    ``I+``, with ``B`` on the first token of a span that directly follows a span of the same
+    type; IOE1 ``I+``, with ``E`` on the last token of a span directly followed by one of the
+    same type. Written here because seqeval decodes tags but does not encode spans; the
+    tests decode the result back with seqeval and with :func:`decode_spans`. Spans must not
+    overlap (:class:`ValueError`).
+
+    >>> encode_spans(5, [(0, 2, "PER"), (2, 3, "PER"), (4, 5, "LOC")], "IOB1")
+    ['I-PER', 'I-PER', 'B-PER', 'O', 'I-LOC']
+    >>> encode_spans(4, [(0, 3, "ORG")], "BIOES")
+    ['B-ORG', 'I-ORG', 'E-ORG', 'O']
+    """
+    name = ALIASES.get(scheme.upper(), scheme.upper())
+    if name not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; known: {list(SCHEMES)}")
+    tags = ["O"] * n_tokens
+    ordered = sorted(spans)
+    for k, (a, b, t) in enumerate(ordered):
+        if not 0 <= a < b <= n_tokens:
+            raise ValueError(f"span [{a}, {b}) is outside the sentence's {n_tokens} tokens")
+        if k and a < ordered[k - 1][1]:
+            raise ValueError(f"spans {ordered[k - 1][:2]} and {(a, b)} overlap")
+        after_same = k > 0 and ordered[k - 1][1] == a and ordered[k - 1][2] == t
+        before_same = k + 1 < len(ordered) and ordered[k + 1][0] == b and ordered[k + 1][2] == t
+        n = b - a
+        if name == "IOB2":
+            letters = "B" + "I" * (n - 1)
+        elif name in ("BIOES", "BILOU", "BMES"):
+            single, inner, last = tuple({"BIOES": "SIE", "BILOU": "UIL", "BMES": "SME"}[name])
+            letters = single if n == 1 else "B" + inner * (n - 2) + last
+        elif name == "IOE2":
+            letters = "I" * (n - 1) + "E"
+        elif name == "IOB1":
+            letters = ("B" if after_same else "I") + "I" * (n - 1)
+        else:  # IOE1
+            letters = "I" * (n - 1) + ("E" if before_same else "I")
+        for j, letter in enumerate(letters):
+            tags[a + j] = f"{letter}-{t}"
+    return tags

@@ -571,7 +571,11 @@ def combine_span_review(
 
     Returns the gold span table (``review_id``, ``split``, ``sentence``, ``start``, ``end``
     exclusive, ``type``, ``status``, ``original``: the span was gold before, ``experts``:
-    reviewers who marked it) of every resolved sentence, and a :class:`SpanReviewSummary`.
+    reviewers who marked it, ``stratum``: ``disputed`` for a flagged sentence,
+    ``undisputed`` for an audit-sample one) of every resolved sentence, and a
+    :class:`SpanReviewSummary`. A resolved sentence with no entity has one row whose
+    ``start``, ``end``, ``type``, ``original`` and ``experts`` are null, so that every
+    settled sentence is in the table (what ``stats --reviewed`` and ``remedy --spans`` read).
 
     >>> t = SpanTask("r0001", "h", "disputed", "test", 0, "Ann met Bob",
     ...              (0, 4, 8), (3, 7, 11), ((0, 1, "PER"),),
@@ -691,6 +695,17 @@ def combine_span_review(
                         "status": status,
                         "original": (a, b, ty) in before,
                         "experts": sum(1 for v in given if (a, b, ty) in v),
+                        "stratum": t.stratum,
+                    }
+                )
+            if not gold:  # settled with no entity: one row without a span says so
+                rows.append(
+                    {
+                        "review_id": t.review_id,
+                        "split": t.split,
+                        "sentence": t.sentence,
+                        "status": status,
+                        "stratum": t.stratum,
                     }
                 )
         for f in t.flags:
@@ -722,8 +737,11 @@ def combine_span_review(
         "status": pl.String,
         "original": pl.Boolean,
         "experts": pl.Int64,
+        "stratum": pl.String,
     }
-    frame = pl.DataFrame(rows, schema=schema).sort("split", "sentence", "start", "end", "type")
+    frame = pl.DataFrame(rows, schema=schema).sort(
+        "split", "sentence", "start", "end", "type", nulls_last=False
+    )
     audited = [t for t in tasks if t.stratum == STRATA[1]]
     audit_errors = sum(
         1 for t in audited if (g := settled[t.review_id]) is not None and g != set(t.gold)

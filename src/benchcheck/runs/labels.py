@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchcheck.errors import InputError, UsageError
 
@@ -26,6 +26,7 @@ __all__ = [
     "run_agreement",
     "run_bins",
     "run_ensemble_curve",
+    "RemedyOutcome",
     "run_remedy",
     "run_rerank",
     "write_remedy",
@@ -85,6 +86,17 @@ def run_bins(
 
 
 # ----------------------------------------------------------------------------- remedy
+
+
+class RemedyOutcome(Protocol):
+    """What ``benchcheck remedy`` returns: a :class:`RemedyRun`, or a ``SpanRemedyRun``.
+
+    The latter with ``--spans`` (:class:`benchcheck.runs.span_remedy.SpanRemedyRun`).
+    """
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the canonical JSON of ``benchcheck remedy --json``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -175,8 +187,14 @@ def run_remedy(
     prompts: Sequence[str] | None = None,
     output: str | Path | None = None,
     force: bool = False,
-) -> RemedyRun:
+    spans: str | Path | None = None,
+    scheme: str | None = None,
+) -> RemedyOutcome:
     """Filter or flip the disagreements of confidence ``min_confidence`` or more; ablate as many.
+
+    With ``spans`` (corrected spans of a span review) it is the NER remedy instead:
+    :func:`benchcheck.runs.span_remedy.run_span_remedy` on the CoNLL file ``data`` (``mode``
+    ``correct`` or ``filter``, ``scheme`` forced when reading it), written into ``output``.
 
     The ablation does the same to as many random examples.
 
@@ -189,6 +207,16 @@ def run_remedy(
     from benchcheck.io.tables import read_rows, scalar_strings
     from benchcheck.labels.remedies import apply_remedy
 
+    if spans is not None:
+        from benchcheck.runs.span_remedy import run_span_remedy
+
+        if judgments is not None or flags is not None:
+            raise UsageError("{spans} replaces {judgments} / {flags}: give only one of them")
+        if output is None:
+            raise UsageError("give {output}: the folder for the remedied corpus")
+        return run_span_remedy(data, spans, output=output, mode=mode, scheme=scheme, force=force)
+    if scheme is not None:
+        raise UsageError("{scheme} goes with {spans} (the NER remedy), and only with it")
     if (judgments is None) == (flags is None):
         raise UsageError("give exactly one of {judgments} or {flags}")
     rows = read_rows(data)

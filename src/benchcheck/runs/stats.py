@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,8 @@ from benchcheck.errors import UsageError
 from benchcheck.io.source import DataSource
 
 if TYPE_CHECKING:
-    from benchcheck.data.model import Dataset
+    from benchcheck.data.model import Dataset, Split
+    from benchcheck.labels.span_corrections import Corrections, ReviewedAccuracy
     from benchcheck.metrics.compute import StatsResult
     from benchcheck.metrics.neardup import NearDuplicates, SemanticDuplicates
 
@@ -64,6 +66,9 @@ class StatsRun:
     buckets: Mapping[str, Any] | None = None
     near_duplicates: NearDuplicates | None = None
     semantic_duplicates: SemanticDuplicates | None = None
+    #: Eq. 2 accuracy per split from a span review's corrected spans (``--reviewed``).
+    reviewed: tuple[ReviewedAccuracy, ...] | None = None
+    reviewed_file: str | None = None
     #: The dataset read (for callers that go on with it, e.g. the audit); not in the JSON.
     dataset: Dataset | None = field(default=None, compare=False, repr=False)
 
@@ -76,6 +81,12 @@ class StatsRun:
             out["near_duplicates"] = self.near_duplicates.to_json()
         if self.semantic_duplicates is not None:
             out["semantic_duplicates"] = self.semantic_duplicates.to_json()
+        if self.reviewed is not None:
+            out["reviewed_accuracy"] = {
+                "file": self.reviewed_file,
+                "sample": self.reviewed[0].sample if self.reviewed else None,
+                "splits": {r.split: r.to_json() for r in self.reviewed},
+            }
         return out
 
 
@@ -87,13 +98,17 @@ def run_stats(
     near_duplicates: NearDuplicateOptions | None = None,
     semantic_duplicates: SemanticOptions | None = None,
     engine: EngineOptions | None = None,
+    reviewed: str | Path | None = None,
 ) -> StatsRun:
     """Load ``source``, score ``predictions`` if given, compute every metric that applies.
 
     ``scores`` (model name → published score) add Model Differentiation (Eq. 7);
     ``predictions`` (model name → NER prediction file on the test split) are scored with
-    seqeval micro F1 instead, and add F1 by bucket. Without predictions or near-duplicates
-    the dataset is read without its token table, in bounded memory.
+    seqeval micro F1 instead, and add F1 by bucket. ``reviewed`` (corrected spans of a span
+    review, ``review import -o``) adds the Eq. 2 accuracy estimated from the reviewed
+    sentences (:func:`benchcheck.labels.span_corrections.reviewed_accuracy`). Without
+    predictions or near-duplicates the dataset is read without its token table, in bounded
+    memory.
 
     >>> from benchcheck.sample_data import NER_SAMPLE
     >>> run = run_stats(DataSource(str(NER_SAMPLE)))
@@ -107,7 +122,16 @@ def run_stats(
     if files and model_scores:
         raise UsageError("give either {scores} or {predictions}, not both (their units differ)")
     keep_tokens = bool(files) or near_duplicates is not None or semantic_duplicates is not None
+    corrections = None
+    if reviewed is not None:
+        from benchcheck.io.tables import read_rows
+        from benchcheck.labels.span_corrections import corrected_spans
+
+        corrections = corrected_spans(read_rows(reviewed), source=reviewed)
     dataset = _load(source, engine, keep_tokens=keep_tokens)
+    review = None
+    if corrections is not None:
+        review = _reviewed(dataset, corrections, corpus=source.path or "the corpus")
     buckets = None
     if files:
         from benchcheck.io.load import read_predictions
@@ -132,8 +156,41 @@ def run_stats(
         buckets=MappingProxyType(buckets) if buckets is not None else None,
         near_duplicates=near,
         semantic_duplicates=semantic,
+        reviewed=review,
+        reviewed_file=None if reviewed is None else str(reviewed),
         dataset=dataset,
     )
+
+
+def _reviewed(
+    dataset: Dataset, corrections: Corrections, *, corpus: str
+) -> tuple[ReviewedAccuracy, ...]:
+    """Check the corrected spans against the NER ``dataset``; Eq. 2 accuracy per split."""
+    from benchcheck.labels.span_corrections import check_corrections, reviewed_accuracy
+
+    splits = [dataset[name] for name in dataset.split_names]
+    if any(s.spans is None for s in splits):
+        raise UsageError("{reviewed} is for NER data (corrected spans of a span review)")
+    check_corrections(
+        corrections,
+        {s.name: s.table["n_tokens"].to_numpy() for s in splits},
+        corpus=corpus,
+    )
+    gold = {s.name: sentence_spans(s) for s in splits}
+    return reviewed_accuracy(corrections, gold)
+
+
+def sentence_spans(split: Split) -> dict[int, frozenset[tuple[int, int, str]]]:
+    """Return the gold spans of an NER split per sentence index (none: sentence absent)."""
+    import polars as pl
+
+    assert split.spans is not None
+    out: dict[int, set[tuple[int, int, str]]] = {}
+    for sentence, a, b, t in split.spans.select(
+        "sentence", "start", "end", pl.col("type").cast(pl.String)
+    ).iter_rows():
+        out.setdefault(int(sentence), set()).add((int(a), int(b), str(t)))
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _load(source: DataSource, engine: EngineOptions | None, *, keep_tokens: bool) -> Dataset:

@@ -93,8 +93,33 @@ def stats_renderables(result: Mapping[str, Any]) -> list[Any]:
                     + ", ".join(f"{k} {num(v, 4)}" for k, v in values.items())
                 )
             )
+    if "reviewed_accuracy" in result:
+        out.append(reviewed_table(result["reviewed_accuracy"]))
     out += [f"[dim]note:[/] {escape(note)}" for note in result["notes"]]
     return out
+
+
+def reviewed_table(block: Mapping[str, Any]) -> Table:
+    """Render ``stats --reviewed``: Eq. 2 accuracy per split from a span review."""
+    audit = block["sample"] == "audit"
+    title = (
+        "Accuracy (Eq. 2) from the audit sample ↑"
+        if audit
+        else "Accuracy (Eq. 2) from flagged sentences only: a lower bound ↑"
+    )
+    table = Table(title=title, title_justify="left")
+    for col in ("split", "n reviewed", "n changed", "accuracy", "95% CI (Clopper-Pearson)"):
+        table.add_column(col, justify="left" if col == "split" else "right")
+    for name, s in block["splits"].items():
+        ci = s["ci"]
+        table.add_row(
+            escape(name),
+            str(s["n_reviewed"]),
+            str(s["n_changed"]),
+            fmt(s["accuracy"]),
+            "—" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]",
+        )
+    return table
 
 
 def accuracy_table(payload: Mapping[str, Any]) -> Table:

@@ -26,6 +26,7 @@ __all__ = [
     "flag_renderables",
     "key_value_table",
     "remedy_renderables",
+    "span_remedy_renderables",
     "rerank_renderables",
 ]
 
@@ -151,6 +152,8 @@ def bins_renderables(payload: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
 
 def remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``benchcheck remedy``: what was filtered or flipped, and the files."""
+    if "spans" in payload:  # remedy --spans: the NER remedy
+        return span_remedy_renderables(payload)
     mode = payload["mode"]
     return [
         key_value_table(
@@ -161,6 +164,28 @@ def remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
                 "random ablation (same size)": len(payload["ablation_ids"]),
                 "cleaned": payload["files"]["cleaned"],
                 "ablation": payload["files"]["ablation_random"],
+            },
+        )
+    ]
+
+
+def span_remedy_renderables(payload: Mapping[str, Any]) -> list[Any]:
+    """Render ``benchcheck remedy --spans``: the reviewed sentences corrected or removed."""
+    mode = payload["mode"]
+    done = (
+        {"corrected (changed by the review)": payload["n_corrected"]}
+        if mode == "correct"
+        else {"removed (every reviewed sentence)": payload["n_removed"]}
+    )
+    return [
+        key_value_table(
+            f"NER remedy: {mode} the reviewed sentences ({payload['scheme']})",
+            {
+                "sentences": payload["n_sentences"],
+                "reviewed": payload["n_reviewed"],
+                **done,
+                "sentences written": payload["n_written"],
+                "file": payload["file"],
             },
         )
     ]
