@@ -94,3 +94,12 @@ def test_the_audit_s_judgments_give_the_ensemble_curve(case, tmp_path, monkeypat
     assert _status(results)[1].endswith("; ensemble curve")
     page, md = render_results(results)
     assert "ensemble size curves" in page and "### Ensemble-size curve" in md
+    # the rate the calibrated error scores expected before review, beside the reviewed one
+    before = results["before_review"]
+    assert before == results["label_errors"]["expected_errors"]
+    assert before["rate"] == pytest.approx(before["expected"] / before["n"], rel=1e-12)
+    assert "<h3>Error rate: before and after review</h3>" in page
+    rows = md.split("### Error rate: before and after review\n", 1)[1].split("\n\n", 1)[0]
+    rate = results["error_rate"]
+    assert f"| expected before review | {before['rate']:.4f} |" in rows
+    assert f"| reviewed sample | {rate['error_rate']:.4f} |" in rows

@@ -4,7 +4,9 @@ Keys in ``results.json``: ``error_rate`` (``benchcheck error-rate --json`` of th
 file), ``bin_agreement`` (``benchcheck bins --json``: per confidence bin, how often the
 experts sided with the LLM and with the original label) and, when this audit judged the
 examples, ``ensemble_curve`` (``benchcheck ensemble-curve --json``: ROC AUC against gold
-and error-detection F1 as the ensemble grows).
+and error-detection F1 as the ensemble grows) and ``before_review`` (the label-errors
+section's ``expected_errors``: the error rate the calibrated error scores expected before
+any review, shown beside the reviewed estimates).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from benchcheck.report.numbers import num
 from benchcheck.report.svg import interval_plot, line_plot
 from benchcheck.runs.audit._inputs import AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section
+from benchcheck.runs.audit.sections.label_errors import ExpectedErrors
 
 __all__ = ["Review", "ReviewResult"]
 
@@ -98,6 +101,7 @@ class ReviewResult(JsonResult):
     error_rate: ErrorRate
     bin_agreement: Bins
     ensemble_curve: EnsembleCurve | AbsentType = ABSENT
+    before_review: ExpectedErrors | AbsentType = ABSENT
 
 
 class Review(Section[ReviewResult]):
@@ -108,6 +112,8 @@ class Review(Section[ReviewResult]):
     anchor = "review"
     result = ReviewResult
     needs = ("label errors",)
+    #: 1.1: before_review, the detector's expected error rate beside the reviewed one (issue 24)
+    version = "1.1"
     card = Card(
         measures="From the gold labels of a blind expert review (benchcheck review import): "
         "the error rate of the reviewed sample (exact Clopper–Pearson interval, a lower bound "
@@ -149,6 +155,9 @@ class Review(Section[ReviewResult]):
         if judged is not None and "judgments" in judged.frames:
             curve = run_ensemble_curve(judged.frames["judgments"], gold, seed=inputs.seed)
             part["ensemble_curve"] = curve.to_json()
+        expected = None if judged is None else judged.result.label_errors.expected_errors
+        if expected is not None and expected is not ABSENT:
+            part["before_review"] = expected.to_json()
         result = ReviewResult.from_json(jsonable(part))
         rate = result.error_rate
         detail = (
@@ -178,6 +187,22 @@ class Review(Section[ReviewResult]):
                 ]
             ),
         ]
+        estimates = _estimates(result)
+        if len(estimates) > 1:
+            parts.append("<h3>Error rate: before and after review</h3>")
+            parts.append(
+                '<div class="tablewrap"><table id="review-estimates"><thead><tr>'
+                + "".join(f"<th>{esc(h)}</th>" for h in _ESTIMATE_HEAD)
+                + "</tr></thead><tbody>"
+                + "".join(
+                    "<tr>"
+                    + f"<td>{esc(what)}</td><td>{esc(num(rate))}</td>"
+                    + f"<td>{esc(num(lo))}–{esc(num(hi))}</td><td>{esc(basis)}</td>"
+                    + "</tr>"
+                    for what, rate, lo, hi, basis in estimates
+                )
+                + "</tbody></table></div>"
+            )
         bins = [b for b in result.bin_agreement.bins if b.n]
         if bins:
             sides = (("with_llm", "the LLM"), ("with_original", "the original label"))
@@ -249,6 +274,7 @@ class Review(Section[ReviewResult]):
             f"## {self.title}\n",
             f"Error rate {md_num(err.error_rate)} ↓ ({md_num(err.errors)}/{md_num(err.sample)}; "
             f"95% Clopper–Pearson {md_num(lo)}–{md_num(hi)}).\n",
+            *_estimates_markdown(result),
             "### Expert agreement per confidence bin (bootstrap 95% intervals)\n",
             md_table(
                 ["bin", "n", "with LLM", "interval", "with original", "interval"],
@@ -285,3 +311,68 @@ class Review(Section[ReviewResult]):
                 )
             )
         return out
+
+
+_ESTIMATE_HEAD = ["estimate", "error rate", "interval", "from"]
+
+
+def _estimates(result: ReviewResult) -> list[tuple[str, float | None, Any, Any, str]]:
+    """Return the error rates to compare: expected before review, reviewed, whole dataset.
+
+    Rows are (what, rate, low, high, basis); the expected rate is the calibrated error
+    scores' sum over the judged examples (its Poisson-binomial interval divided by ``n``).
+    """
+    out: list[tuple[str, float | None, Any, Any, str]] = []
+    before = result.before_review
+    if before is not ABSENT and before.n:
+        out.append(
+            (
+                "expected before review",
+                before.rate,
+                before.low / before.n,
+                before.high / before.n,
+                f"sum of the error scores over {num(before.n)} judged examples ({before.interval})",
+            )
+        )
+    err = result.error_rate
+    lo, hi = err.ci_fpc or err.ci
+    out.append(
+        (
+            "reviewed sample",
+            err.error_rate,
+            lo,
+            hi,
+            f"{num(err.errors)} of {num(err.sample)} reviewed (a lower bound for the dataset)",
+        )
+    )
+    strat = err.stratified
+    if strat is not ABSENT and strat is not None:
+        ci = strat.get("ci") or (None, None)
+        out.append(
+            (
+                "whole dataset (stratified)",
+                strat.get("error_rate"),
+                ci[0],
+                ci[1],
+                "flags and the audit sample, weighted by stratum size",
+            )
+        )
+    return out
+
+
+def _estimates_markdown(result: ReviewResult) -> list[str]:
+    """Return the before/after table in Markdown, when there is something to compare."""
+    rows = _estimates(result)
+    if len(rows) < 2:
+        return []
+    return [
+        "### Error rate: before and after review\n",
+        md_table(
+            _ESTIMATE_HEAD,
+            [
+                [md_text(w), md_num(r), f"{md_num(lo)}–{md_num(hi)}", md_text(b)]
+                for w, r, lo, hi, b in rows
+            ],
+            right=[1],
+        ),
+    ]
