@@ -410,14 +410,10 @@ def flag_mask(
         return (p.argmax(axis=1) != y) & (e >= threshold)
     if rule == "cleanlab":
         filt = require("cleanlab.filter", "cleanlab")
-        present = np.unique(y)
-        if len(present) < 2:
-            raise UsageError("confident learning needs at least two different labels")
+        from benchcheck.labels.posterior import present_labels
+
         # cleanlab wants every class present: restrict to the labels that occur
-        sub = p[:, present]
-        sub = sub / np.clip(sub.sum(axis=1, keepdims=True), 1e-12, None)
-        remap = {int(c): i for i, c in enumerate(present)}
-        yy = np.array([remap[int(v)] for v in y])
+        _, sub, yy = present_labels(p, y)
         # n_jobs=1: cleanlab's default forks a process pool per call, which costs more than
         # the whole computation on benchmark-sized data (~0.8 s per call from a process
         # holding a loaded judge, measured) and copies that process's memory

@@ -316,6 +316,27 @@ def dawid_skene(
     return t, prior, conf
 
 
+def present_labels(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Restrict probabilities to the labels that occur, as cleanlab needs every class present.
+
+    Returns ``(present, sub, codes)``: the label codes that occur in ``y``, ``p``'s columns
+    of those labels renormalised to rows summing to 1, and ``y`` recoded to ``0..k-1``.
+    Fewer than two different labels is a :class:`UsageError`.
+
+    >>> present, sub, codes = present_labels(np.array([[0.2, 0.3, 0.5], [0.5, 0.0, 0.5]]),
+    ...                                      np.array([0, 2]))
+    >>> present.tolist(), sub.round(3).tolist(), codes.tolist()
+    ([0, 2], [[0.286, 0.714], [0.5, 0.5]], [0, 1])
+    """
+    present = np.unique(y)
+    if len(present) < 2:
+        raise UsageError("confident learning needs at least two different labels")
+    sub = p[:, present]
+    sub = sub / np.clip(sub.sum(axis=1, keepdims=True), 1e-12, None)
+    remap = {int(c): i for i, c in enumerate(present)}
+    return present, sub, np.array([remap[int(c)] for c in y])
+
+
 def error_posterior(
     probs: Any,
     y: Sequence[int] | np.ndarray,
@@ -356,13 +377,7 @@ def error_posterior(
         params.update(flip_rate=rate, temperature=alpha, offsets=[float(d) for d in delta])
     elif method == "cleanlab":
         count = require("cleanlab.count", "cleanlab")
-        present = np.unique(yy)
-        if len(present) < 2:
-            raise UsageError("confident learning needs at least two different labels")
-        sub = p[:, present]
-        sub = sub / np.clip(sub.sum(axis=1, keepdims=True), 1e-12, None)
-        remap = {int(c): i for i, c in enumerate(present)}
-        ys = np.array([remap[int(c)] for c in yy])
+        present, sub, ys = present_labels(p, yy)
         # the calibrated confident joint Q[i, j] = P(label = i, true = j); its columns
         # normalised give the noise matrix P(label = i | true = j)
         joint = np.asarray(count.estimate_joint(labels=ys, pred_probs=sub), dtype=np.float64)
