@@ -244,3 +244,22 @@ def test_cli_unreachable_server_one_line_exit_2(cwd, capsys) -> None:
     assert "127.0.0.1:9" in err and "Traceback" not in err
     assert len([ln for ln in err.splitlines() if ln.strip()]) <= 3  # one message (wrapped)
     assert not Path("f.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_real_embedded_judge_on_two_spans(tmp_path) -> None:
+    """The default judge: llm_score is the framings' mean P(gold wrong), the rerun is cached."""
+    pytest.importorskip("llama_cpp")
+    flags = _flags().head(2)
+    with JudgeSetup(cache=str(tmp_path / "c.sqlite")).open() as (judges, cache):
+        score, rows = judge_span_flags(flags, WORDS, TYPES, judges, cache=cache)
+        again, rows2 = judge_span_flags(flags, WORDS, TYPES, judges, cache=cache)
+    assert rows.height == 4 and not rows["cached"].any() and rows2["cached"].all()
+    by = {(r["id"], r["prompt"]): r for r in rows.iter_rows(named=True)}
+    for i, wrong in (("0", "p_0"), ("1", "p_1")):  # gold PER over Rome: P(0); no gold: P(1)
+        p = [by[(i, t.name)][wrong] for t in FRAMINGS]
+        assert score[int(i)] == pytest.approx(sum(p) / 2, abs=1e-12)
+        assert all(
+            abs(by[(i, t.name)]["p_0"] + by[(i, t.name)]["p_1"] - 1) < 1e-9 for t in FRAMINGS
+        )
+    np.testing.assert_array_equal(score, again)
