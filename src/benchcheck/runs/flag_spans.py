@@ -39,7 +39,8 @@ class SpanFlagsRun:
     #: ``model`` (the user's predictions or spaCy), ``tagger`` (out-of-fold CRF), ``llm``
     #: (its candidates scored by the judges) or ``both`` (the two scores combined).
     detector: str = "model"
-    #: The tagger's settings, threshold and counts (``tagger`` only).
+    #: The tagger's settings, threshold and counts (no-model path), with ``judge`` (judges,
+    #: framings, judgements computed / cached, wall seconds) for ``llm`` and ``both``.
     tagger: Mapping[str, Any] | None = None
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
