@@ -27,6 +27,7 @@ from benchcheck.cli._common import (
 )
 from benchcheck.cli._options import Arg
 from benchcheck.errors import UsageError
+from benchcheck.runs.judging import JudgeSetup
 
 #: flag's defaults (threshold, detector, ..., bins) are benchcheck.runs.flag.FlagOptions'
 #: (a test holds them equal), written out so that the command line starts without importing
@@ -469,8 +470,28 @@ def flag_spans(
     seed: int = 0,
     min_error_score: Annotated[
         float | None,
-        "Tagger: flag disagreements with at least this error score (default 0.99).",
+        "No-model path: flag disagreements with at least this error score (default 0.99 "
+        "for --detector tagger, 0.5 for llm and both).",
     ] = None,
+    detector: Annotated[
+        str,
+        "No-model path: tagger (out-of-fold CRF), llm (the CRF's candidate spans scored by "
+        "the judge: P(gold wrong), two framings) or both (the two combined by --combination).",
+    ] = "tagger",
+    combination: Annotated[
+        str, "--detector both: mean (of the two scores) or rank (mean normalised rank)."
+    ] = "mean",
+    judge: Annotated[
+        list[str] | None,
+        "--detector llm/both: backend:model, repeatable, as for `benchcheck judge`. "
+        "Default: llama-cpp (the embedded Qwen2.5-Coder-1.5B-Instruct).",
+    ] = None,
+    cache: str | None = None,
+    no_cache: bool = False,
+    concurrency: int = 8,
+    base_url: str | None = JudgeSetup.base_url,
+    api_key_env: str = JudgeSetup.api_key_env,
+    timeout: float = JudgeSetup.timeout,
     top: int = 10,
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
@@ -479,16 +500,39 @@ def flag_spans(
     yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
     fold on the file itself is the model: every disagreement gets error_score = 1 - the
     smallest held-out probability of a gold label in its region, ranked by it, flagged from
-    --min-error-score. The output feeds `benchcheck review export` unchanged.
+    --min-error-score. With --detector llm or both the judge answers, for each of the
+    tagger's candidate spans, whether the gold annotation holds (llm_score = its P(gold
+    wrong), cached like `benchcheck judge`). The output feeds `benchcheck review export`
+    unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
     Example: benchcheck flag-spans train.conll --folds 5 --seed 0 -o span_flags.jsonl
+
+    Example: benchcheck flag-spans test.conll --detector both -o span_flags.jsonl
     """
     from benchcheck.report.terminal.labels import span_flag_renderables
-    from benchcheck.runs.flag_spans import run_flag_spans
+    from benchcheck.runs.flag_spans import DETECTORS, run_flag_spans
 
-    claim([gold, predictions], output=output)
+    if detector not in DETECTORS:
+        raise UsageError(f"{{detector}}: expected tagger, llm or both, got {detector!r}")
+    if detector == "tagger":
+        judged = {"judge": judge, "cache": cache, "base_url": base_url, "no_cache": no_cache}
+        used = [k for k, v in judged.items() if v]
+        if combination != "mean":
+            used.append("combination")
+        if used:
+            raise UsageError(f"{{{used[0]}}} is for --detector llm or both")
+    claim([gold, predictions, cache], output=output)
+    setup = JudgeSetup(
+        tuple(judge or ["llama-cpp"]),
+        base_url=base_url,
+        concurrency=concurrency,
+        api_key_env=api_key_env,
+        timeout=timeout,
+        cache=cache,
+        use_cache=not no_cache,
+    )
     run = run_flag_spans(
         gold,
         predictions=predictions,
@@ -500,5 +544,8 @@ def flag_spans(
         seed=seed,
         entity_disjoint=entity_disjoint,
         min_error_score=min_error_score,
+        detector=detector,
+        setup=setup,
+        combination=combination,
     )
     emit(run.to_json(top=top), span_flag_renderables)

@@ -308,6 +308,8 @@ SCORED_COLUMNS = (
     "split",
     "error_score",
     "sentence_error_score",
+    "tagger_score",
+    "llm_score",
     "tagger_confidence",
     "token_issue",
     "sentence_quality",

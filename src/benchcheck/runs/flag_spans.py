@@ -7,14 +7,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import InputError, JudgeError, UsageError
+from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
     import polars as pl
 
     from benchcheck.data.model import Split
 
-__all__ = ["KINDS", "SpanFlagsRun", "run_flag_spans"]
+__all__ = ["DETECTORS", "KINDS", "SpanFlagsRun", "run_flag_spans"]
+
+#: ``--detector`` values of the no-model path.
+DETECTORS = ("tagger", "llm", "both")
 
 #: The kinds of span disagreement, in the order they are counted.
 KINDS = ("type", "boundary", "spurious", "missing")
@@ -32,9 +36,11 @@ class SpanFlagsRun:
     review: pl.DataFrame
     by_kind: Mapping[str, int] = field(default_factory=dict)
     output: str | None = None
-    #: ``model`` (the user's predictions or spaCy) or ``tagger`` (out-of-fold CRF).
+    #: ``model`` (the user's predictions or spaCy), ``tagger`` (out-of-fold CRF), ``llm``
+    #: (its candidates scored by the judges) or ``both`` (the two scores combined).
     detector: str = "model"
-    #: The tagger's settings, threshold and counts (``tagger`` only).
+    #: The tagger's settings, threshold and counts (no-model path), with ``judge`` (judges,
+    #: framings, judgements computed / cached, wall seconds) for ``llm`` and ``both``.
     tagger: Mapping[str, Any] | None = None
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
@@ -53,6 +59,7 @@ class SpanFlagsRun:
             out["tagger"] = dict(self.tagger)
             out["flagged"] = int(self.review["flagged"].sum())
             shown += ["error_score", "sentence"]
+            shown += [c for c in ("tagger_score", "llm_score") if c in self.review.columns]
         out["top"] = self.review.head(top).select(shown).to_dicts()
         if output is not None:
             out["output"] = output
@@ -72,6 +79,10 @@ def run_flag_spans(
     entity_disjoint: bool = False,
     min_error_score: float | None = None,
     max_iterations: int | None = None,
+    detector: str = "tagger",
+    setup: JudgeSetup | None = None,
+    combination: str = "mean",
+    progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Compare the gold spans with a model's: CoNLL predictions, a span table, spaCy, or none.
 
@@ -82,6 +93,10 @@ def run_flag_spans(
     ``folds``, ``seed``, ``entity_disjoint``; flags have an ``error_score`` and are
     ``flagged`` from ``min_error_score``). With ``output`` the span flags are written there in
     the review format (:func:`benchcheck.io.tables.write_rows`).
+
+    ``detector`` (no model given): ``tagger``; ``llm`` — the tagger's candidates scored by
+    the judges of ``setup`` (:func:`benchcheck.labels.ner_judge.judge_span_flags`, cached);
+    ``both`` — the two scores combined by ``combination`` (``mean`` or ``rank``).
     """
     import polars as pl
 
@@ -97,7 +112,17 @@ def run_flag_spans(
 
     if predictions is not None and spacy_model is not None:
         raise UsageError("give at most one of {predictions} or {spacy}")
-    tagger_only = {"folds": folds != 5, "entity_disjoint": entity_disjoint}
+    if detector not in DETECTORS:
+        raise UsageError(f"{{detector}}: expected tagger, llm or both, got {detector!r}")
+    from benchcheck.labels.ner_judge import COMBINATIONS
+
+    if combination not in COMBINATIONS:
+        raise UsageError(f"{{combination}}: expected mean or rank, got {combination!r}")
+    tagger_only = {
+        "folds": folds != 5,
+        "entity_disjoint": entity_disjoint,
+        "detector": detector != "tagger",
+    }
     if predictions is not None or spacy_model is not None:
         used = [k for k, v in tagger_only.items() if v]
         if used or min_error_score is not None:
@@ -119,6 +144,10 @@ def run_flag_spans(
             min_error_score=min_error_score,
             max_iterations=max_iterations,
             output=output,
+            detector=detector,
+            setup=setup or JudgeSetup(),
+            combination=combination,
+            progress=progress,
         )
     mapping = parse_label_map(label_map)
     if spacy_model is not None:
@@ -167,6 +196,10 @@ def _tagger_run(
     min_error_score: float | None,
     max_iterations: int | None,
     output: str | Path | None,
+    detector: str = "tagger",
+    setup: JudgeSetup | None = None,
+    combination: str = "mean",
+    progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Run the out-of-fold tagger path of :func:`run_flag_spans` (one split, its own model)."""
     from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, tagger_flags
@@ -181,7 +214,10 @@ def _tagger_run(
         entity_disjoint=entity_disjoint,
         max_iterations=max_iterations or base.max_iterations,
     )
-    threshold = MIN_ERROR_SCORE if min_error_score is None else min_error_score
+    from benchcheck.labels.ner_judge import LLM_MIN_ERROR_SCORE
+
+    default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
+    threshold = default if min_error_score is None else min_error_score
     try:
         found = tagger_flags(
             split.tokens, spans_from_split(split), split.n, options=opts, min_error_score=threshold
@@ -192,7 +228,13 @@ def _tagger_run(
         raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
     import polars as pl
 
-    flags = found.flags.with_columns(pl.lit(split.name).alias("split"))
+    flags = found.flags
+    judged: dict[str, Any] | None = None
+    if detector != "tagger":
+        flags, judged = _judge_flags(
+            split, flags, setup or JudgeSetup(), detector, combination, threshold, progress
+        )
+    flags = flags.with_columns(pl.lit(split.name).alias("split"))
     review = span_review_frame(split.tokens, flags)
     if output is not None:
         from benchcheck.io.tables import write_rows
@@ -206,7 +248,7 @@ def _tagger_run(
         review=review,
         by_kind={k: int((flags["kind"] == k).sum()) for k in KINDS},
         output=None if output is None else str(output),
-        detector="tagger",
+        detector=detector,
         tagger={
             "folds": opts.folds,
             "seed": opts.seed,
@@ -217,8 +259,63 @@ def _tagger_run(
             "min_error_score": threshold,
             "sentences": split.n,
             "token_issues": found.n_token_issues,
+            **({} if judged is None else {"judge": judged}),
         },
     )
+
+
+def _judge_flags(
+    split: Split,
+    flags: pl.DataFrame,
+    setup: JudgeSetup,
+    detector: str,
+    combination: str,
+    threshold: float,
+    progress: Progress | None,
+) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Score the tagger's flags with the judges; ``error_score`` becomes the detector's."""
+    import time
+
+    import polars as pl
+
+    from benchcheck.labels.ner_detect import _sentence_words
+    from benchcheck.labels.ner_judge import (
+        FRAMINGS,
+        combine_scores,
+        judge_span_flags,
+        rescore_flags,
+    )
+
+    assert split.tokens is not None and split.spans is not None
+    words = _sentence_words(split.tokens, split.n)
+    types = sorted(set(split.spans["type"].cast(pl.String).to_list()))
+    start = time.perf_counter()
+    try:
+        with setup.open() as (judges, store):
+            llm, rows = judge_span_flags(
+                flags, words, types, judges, cache=store, progress=progress
+            )
+            cache = None if store is None else str(store.path)
+    except JudgeError as exc:  # unreachable server, missing weights: the options are wrong
+        raise UsageError(f"{{judge}} could not judge the spans: {exc}") from None
+    wall = time.perf_counter() - start
+    tagger = flags["error_score"].to_numpy()
+    score = llm if detector == "llm" else combine_scores(tagger, llm, combination)
+    flags = flags.with_columns(pl.Series("llm_score", llm, dtype=pl.Float64))
+    flags = rescore_flags(flags, score, min_error_score=threshold)
+    computed = 0 if rows.height == 0 else int((~rows["cached"]).sum())
+    info: dict[str, Any] = {
+        "judges": list(setup.specs),
+        "framings": [t.name for t in FRAMINGS],
+        "judgements": int(rows.height),
+        "computed": computed,
+        "cached": int(rows.height) - computed,
+        "wall_seconds": wall,
+        "cache": cache,
+    }
+    if detector == "both":
+        info["combination"] = combination
+    return flags, info
 
 
 def _same_tokens(gold: Split, other: Split, path: str) -> None:

@@ -311,6 +311,10 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if tagger:
         counts[f"flagged (error score >= {num(tagger['min_error_score'])})"] = payload["flagged"]
         counts["folds"] = tagger["folds"]
+        judged = tagger.get("judge")
+        if judged:  # --detector llm|both
+            counts["detector"] = payload["detector"]
+            counts["judgements (computed / cached)"] = f"{judged['computed']} / {judged['cached']}"
     out: list[Any] = [key_value_table("Span flags", counts)]
     if payload["top"]:
         table = Table(title=f"Top {len(payload['top'])} span flags")
