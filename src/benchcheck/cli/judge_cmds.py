@@ -62,14 +62,14 @@ def judge(
     if engine not in ENGINES:
         raise UsageError(f"{{engine}}: expected embedded or ray, got {engine!r}")
     claim([data, prompt_file, cache], output=out_path)
-    setup = JudgeSetup(
-        tuple(judge or ["llama-cpp"]),
+    setup = JudgeSetup.from_options(
+        judge,
+        no_cache=no_cache,
         base_url=base_url,
         concurrency=concurrency,
         api_key_env=api_key_env,
         timeout=timeout,
         cache=cache,
-        use_cache=not no_cache,
         engine=engine,
         address=address,
         actors=actors,

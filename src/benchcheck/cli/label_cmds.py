@@ -524,14 +524,14 @@ def flag_spans(
         if used:
             raise UsageError(f"{{{used[0]}}} is for --detector llm or both")
     claim([gold, predictions, cache], output=output)
-    setup = JudgeSetup(
-        tuple(judge or ["llama-cpp"]),
+    setup = JudgeSetup.from_options(
+        judge,
+        no_cache=no_cache,
         base_url=base_url,
         concurrency=concurrency,
         api_key_env=api_key_env,
         timeout=timeout,
         cache=cache,
-        use_cache=not no_cache,
     )
     run = run_flag_spans(
         gold,

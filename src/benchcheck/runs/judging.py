@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchcheck.judges.base import Judge
@@ -53,6 +53,21 @@ class JudgeSetup:
     engine: str = "embedded"
     address: str | None = None
     actors: int = 1
+
+    @classmethod
+    def from_options(
+        cls, judges: list[str] | None, *, no_cache: bool = False, **settings: Any
+    ) -> JudgeSetup:
+        """Return the setup a command line gives.
+
+        ``--judge`` repeated (none: the embedded default), ``--no-cache``, and the other
+        settings by name.
+
+        >>> JudgeSetup.from_options(None, no_cache=True, timeout=5.0).specs
+        ('llama-cpp',)
+        """
+        specs = tuple(judges) if judges else cls.specs
+        return cls(specs, use_cache=not no_cache, **settings)
 
     def build(self, spec: str) -> Judge:
         """Build one judge of this setup."""
