@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("sklearn_crfsuite")
 pytest.importorskip("cleanlab")
 
+from _ner_corpus import corpus  # noqa: E402
+
 from benchcheck.cli import main  # noqa: E402
 from benchcheck.errors import InputError, UsageError  # noqa: E402
 from benchcheck.io.conll import read_conll  # noqa: E402
@@ -24,19 +26,6 @@ from benchcheck.labels.ner_tagger import (  # noqa: E402
     disjoint_training,
     token_features,
 )
-
-NAMES = ["Anna", "Boris", "Carl", "Dora", "Emil"]
-CITIES = ["Paris", "Rome", "Oslo", "Lima"]
-
-
-def corpus(n: int = 24, wrong: dict[int, str] | None = None) -> str:
-    """``NAME visited CITY .`` sentences, PER and LOC; ``wrong`` gives a city another tag."""
-    wrong = wrong or {}
-    blocks = []
-    for i in range(n):
-        city_tag = wrong.get(i, "B-LOC")
-        blocks.append(f"{NAMES[i % 5]} B-PER\nvisited O\n{CITIES[i % 4]} {city_tag}\n. O\n")
-    return "\n".join(blocks)
 
 
 def _flags(text: str, tmp_path: Path, **kw: object) -> tuple:

@@ -12,6 +12,8 @@ import pytest
 pytest.importorskip("sklearn_crfsuite")
 pytest.importorskip("cleanlab")
 
+from _ner_corpus import corpus  # noqa: E402
+
 from benchcheck.cli import main  # noqa: E402
 from benchcheck.errors import UsageError  # noqa: E402
 from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore  # noqa: E402
@@ -25,20 +27,6 @@ from benchcheck.labels.ner_judge import (  # noqa: E402
     span_claims,
 )
 from benchcheck.runs.judging import JudgeSetup  # noqa: E402
-
-NAMES = ["Anna", "Boris", "Carl", "Dora", "Emil"]
-CITIES = ["Paris", "Rome", "Oslo", "Lima"]
-
-
-def corpus(n: int = 24, wrong: dict[int, str] | None = None) -> str:
-    """``NAME visited CITY .`` sentences, PER and LOC; ``wrong`` gives a city another tag."""
-    wrong = wrong or {}
-    blocks = []
-    for i in range(n):
-        city_tag = wrong.get(i, "B-LOC")
-        blocks.append(f"{NAMES[i % 5]} B-PER\nvisited O\n{CITIES[i % 4]} {city_tag}\n. O\n")
-    return "\n".join(blocks)
-
 
 WORDS = [["Anna", "visited", "Rome", "."], ["Boris", "met", "Carl", "."]]
 TYPES = ["LOC", "PER"]
