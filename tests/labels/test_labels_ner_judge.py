@@ -1,4 +1,5 @@
-"""Judge-verified NER spans: prompts, llm_score, combination, cache, --detector llm|both."""
+"""Judge-verified NER spans: prompts, llm_score, combination, cache, --detector llm|both,
+--verify all."""
 
 import json
 import math
@@ -21,11 +22,19 @@ from benchcheck.judges.cache import JudgeCache  # noqa: E402
 from benchcheck.judges.prompts import ChatRequest  # noqa: E402
 from benchcheck.labels.ner_judge import (  # noqa: E402
     FRAMINGS,
+    SpanJudgement,
     combine_scores,
     judge_span_flags,
+    judge_spans,
+    likeliest_other_type,
     rescore_flags,
     span_claims,
+    unverified_gold,
+    verify_claims,
+    verify_flags,
 )
+from benchcheck.labels.ner_tagger import OofTagging  # noqa: E402
+from benchcheck.runs.flag_spans import run_flag_spans  # noqa: E402
 from benchcheck.runs.judging import JudgeSetup  # noqa: E402
 
 WORDS = [["Anna", "visited", "Rome", "."], ["Boris", "met", "Carl", "."]]
@@ -199,9 +208,236 @@ def test_cli_detector_llm_and_both_with_a_judge(cwd, monkeypatch) -> None:
     assert top["error_score"] == pytest.approx((top["tagger_score"] + 0.9) / 2, abs=1e-9)
 
 
+# --verify all ----------------------------------------------------------------------------
+
+
+class ClaimJudge(FakeJudge):
+    """P(yes) keyed by (framing, sentence, claim), where a claim is the text after «SURFACE»
+    up to the type list; 0.9 for a gold claim ("of type") and 0.1 for an any-type claim
+    ("of one of the types") not listed: a judge that believes the gold."""
+
+    def score(self, requests: Sequence[ChatRequest], *, on_result=None) -> list[JudgeScore]:
+        out = []
+        for r in requests:
+            self.asked.append(r)
+            framing = "question" if "Question:" in r.user else "statement"
+            sentence = r.user.split("\n")[0].removeprefix("Sentence: ")
+            surface = r.user.split("«")[1].split("»")[0]
+            claim = "any" if "of one of the types" in r.user else "type"
+            default = 0.1 if claim == "any" else 0.9
+            p = self.p_yes.get((framing, sentence, surface, claim), default)
+            out.append(JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p), math.log(p)), 9, 0.0))
+        return out
+
+
+def test_unverified_gold_leaves_out_the_flags_gold_spans() -> None:
+    gold = pl.DataFrame(
+        {
+            "sentence": [0, 0, 1, 1],
+            "start": [0, 2, 0, 2],
+            "end": [1, 3, 1, 3],
+            "type": ["PER", "PER", "PER", "PER"],
+        }
+    )
+    # _flags() holds the gold spans (0, 2-3) and (1, 2-3); its spurious flag has none
+    assert unverified_gold(_flags(), gold).rows() == [(0, 0, 1, "PER"), (1, 0, 1, "PER")]
+
+
+def test_verify_claims_text_and_one_batched_grounding_major_run() -> None:
+    spans = pl.DataFrame({"sentence": [0, 1], "start": [0, 0], "end": [1, 1], "type": ["PER"] * 2})
+    claims = verify_claims(spans, WORDS, TYPES)
+    assert claims.select("id", "text_b", "wrong").rows() == [
+        ("verify:0:gold", "«Anna» is a named entity of type PER (person)", "0"),
+        ("verify:0:other", "«Anna» is a named entity of one of the types LOC (location)", "1"),
+        ("verify:1:gold", "«Boris» is a named entity of type PER (person)", "0"),
+        ("verify:1:other", "«Boris» is a named entity of one of the types LOC (location)", "1"),
+    ]
+    sent0, sent1 = "Anna visited Rome .", "Boris met Carl ."
+    judge = ClaimJudge(
+        {
+            # the candidates as in P_YES
+            ("question", sent0, "Rome", "type"): 0.2,
+            ("statement", sent0, "Rome", "type"): 0.4,
+            ("question", sent1, "Carl", "type"): 0.6,
+            ("statement", sent1, "Carl", "type"): 0.8,
+            ("question", sent0, "Anna", "type"): 0.3,
+            ("statement", sent0, "Anna", "type"): 0.5,
+            ("question", sent0, "Anna", "any"): 0.8,
+            ("statement", sent0, "Anna", "any"): 0.6,
+            # Boris: a candidate (spurious: any-type claim), and a verified span (gold PER,
+            # gold claim at the default 0.9) whose other-types claim this judge keys alike
+            ("question", sent1, "Boris", "any"): 0.9,
+            ("statement", sent1, "Boris", "any"): 0.7,
+        }
+    )
+    found = judge_spans(_flags(), WORDS, TYPES, [judge], verify=spans)
+    # the candidates' scores are unchanged by the verified spans
+    np.testing.assert_allclose(found.llm_score, [0.7, 0.8, 0.3], atol=1e-12)
+    # q = mean P(no) of the gold claim; r = mean P(yes) of the other types' claim
+    np.testing.assert_allclose(found.gold_wrong, [(0.7 + 0.5) / 2, 1 - 0.9], atol=1e-12)
+    np.testing.assert_allclose(found.other_type, [(0.8 + 0.6) / 2, (0.9 + 0.7) / 2], atol=1e-12)
+    # 3 candidates + 2 spans x 2 claims, x 2 framings, in one run; the verified claims marked
+    assert len(judge.asked) == found.rows.height == (3 + 4) * 2
+    assert int(found.rows["verify"].sum()) == 8
+    # grounding-major: every claim of a sentence is asked before the next sentence's
+    firsts = [r.user.split("\n")[0] for r in judge.asked]
+    assert firsts == [f"Sentence: {sent0}"] * 6 + [f"Sentence: {sent1}"] * 8
+
+
+def test_verify_flags_kind_proposed_type_and_tagger_score() -> None:
+    """Hand-made marginals: the tagger's score is 1 - min p_t(gold_t) over the gold span."""
+    classes = ("O", "B-LOC", "B-ORG", "B-PER", "I-LOC", "I-ORG", "I-PER")
+    # sentence 0: "New York" gold LOC [0, 2); sentence 1: "Acme" gold ORG [0, 1)
+    m0 = np.array(
+        [
+            [0.1, 0.5, 0.3, 0.1, 0.0, 0.0, 0.0],  # p(B-LOC) = 0.5
+            [0.1, 0.0, 0.0, 0.0, 0.4, 0.3, 0.2],  # p(I-LOC) = 0.4
+            [0.9, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0],
+        ]
+    )
+    m1 = np.array([[0.2, 0.1, 0.6, 0.1, 0.0, 0.0, 0.0], [1.0, 0, 0, 0, 0, 0, 0]])
+    tagging = OofTagging(
+        classes,
+        (m0, m1),
+        (("B-LOC", "I-LOC", "O"), ("B-ORG", "O")),
+        np.zeros(2, dtype=np.int64),
+    )
+    labels = [["B-LOC", "I-LOC", "O"], ["B-ORG", "O"]]
+    spans = pl.DataFrame(
+        {"sentence": [0, 1], "start": [0, 0], "end": [2, 1], "type": ["LOC", "ORG"]}
+    )
+    answers = SpanJudgement(np.zeros(0), np.array([0.8, 0.3]), np.array([0.7, 0.2]), pl.DataFrame())
+    rows = verify_flags(spans, answers, tagging, labels, ["LOC", "ORG", "PER"])
+    assert rows.select("kind", "gold_type", "pred_start", "pred_end", "pred_type").rows() == [
+        ("type", "LOC", 0, 2, "ORG"),  # r = 0.7 > 1/2; ORG: (0.3 + 0.3) / 2 > PER: 0.3 / 2
+        ("missing", "ORG", None, None, None),  # r = 0.2: the gold marks an entity the judge denies
+    ]
+    # error_score = 1 - min(0.5, 0.4) = 0.6 and 1 - 0.6 = 0.4; the tagger's confidence in its
+    # own labels (the same here) likewise; llm_score = q
+    np.testing.assert_allclose(rows["error_score"], [0.6, 0.4], atol=1e-12)
+    np.testing.assert_allclose(rows["tagger_confidence"], [0.4, 0.6], atol=1e-12)
+    assert rows["llm_score"].to_list() == [0.8, 0.3]
+    assert rows["source"].to_list() == ["verify"] * 2 and rows["token_issue"].is_null().all()
+    assert likeliest_other_type(m1[:1], classes, "ORG", ["LOC", "ORG", "PER"]) == "LOC"  # tie
+
+
+def _verify_judge() -> ClaimJudge:
+    """A judge that believes every gold span but two of "Carl visited Lima ." (sentence 7) and
+    refutes the wrong "Rome PER" of sentence 5 (the tagger's one candidate)."""
+    lima = "Carl visited Lima ."
+    return ClaimJudge(
+        {
+            ("question", "Anna visited Rome .", "Rome", "type"): 0.1,
+            ("statement", "Anna visited Rome .", "Rome", "type"): 0.1,
+            # Lima LOC: q = (0.8 + 0.6) / 2 = 0.7; another type? r = (0.1 + 0.3) / 2 = 0.2
+            ("question", lima, "Lima", "type"): 0.2,
+            ("statement", lima, "Lima", "type"): 0.4,
+            ("question", lima, "Lima", "any"): 0.1,
+            ("statement", lima, "Lima", "any"): 0.3,
+            # Carl PER: q = (0.7 + 0.6) / 2 = 0.65; r = (0.8 + 0.6) / 2 = 0.7
+            ("question", lima, "Carl", "type"): 0.3,
+            ("statement", lima, "Carl", "type"): 0.4,
+            ("question", lima, "Carl", "any"): 0.8,
+            ("statement", lima, "Carl", "any"): 0.6,
+        }
+    )
+
+
+def test_cli_verify_all_scores_kinds_and_requests(cwd, monkeypatch, capsys) -> None:
+    judge = _verify_judge()
+    monkeypatch.setattr(JudgeSetup, "build", lambda self, spec: judge)
+    Path("c.conll").write_text(corpus(n=20, wrong={5: "B-PER"}))
+    args = ["flag-spans", "c.conll", "--folds", "2", "--cache", "j.sqlite", "--verify", "all"]
+    assert main([*args, "--detector", "llm", "-o", "f.jsonl", "--json", "f.json"]) == 0
+    res = json.loads(Path("f.json").read_text())
+    info = res["tagger"]["judge"]
+    # 40 gold spans, one held by the tagger's candidate: 39 verified, 2 claims x 2 framings
+    assert (info["verify"], info["verified_spans"]) == ("all", 39)
+    assert info["verify_requests"] == info["verify_computed"] == 39 * 4
+    assert info["judgements"] == info["computed"] == len(judge.asked) == 39 * 4 + 2
+    rows = pl.read_ndjson("f.jsonl")
+    assert rows.height == 40 and rows["source"].value_counts().sort("source").rows() == [
+        ("tagger", 1),
+        ("verify", 39),
+    ]
+    top = rows.head(3).select(
+        "rank", "source", "kind", "sentence", "start", "end", "label", "llm_label", "error_score"
+    )
+    assert top.rows() == [
+        (1, "tagger", "type", 5, 2, 3, "PER", "LOC", pytest.approx(0.9)),
+        (2, "verify", "missing", 7, 2, 3, "LOC", "O", pytest.approx(0.7)),
+        (3, "verify", "type", 7, 0, 1, "PER", "LOC", pytest.approx(0.65)),
+    ]
+    carl = rows.row(2, named=True)
+    assert (carl["pred_start"], carl["pred_end"], carl["gold_start"]) == (0, 1, 0)
+    lima = rows.row(1, named=True)
+    assert lima["pred_start"] is None and lima["pred_type"] is None
+    assert res["flagged"] == 3 == int(rows["flagged"].sum())  # q = 0.1 elsewhere: not flagged
+    assert res["by_kind"] == {"type": 2, "boundary": 0, "spurious": 0, "missing": 38}
+    assert lima["sentence_error_score"] == pytest.approx(0.7)
+    # the verified rows' tagger score: 1 - min p_t(gold_t) over the gold span, from the same
+    # out-of-fold tagging as the candidates' (trained once; deterministic under the seed)
+    from benchcheck.io.conll import read_conll
+    from benchcheck.labels.ner_detect import _sentence_words, score_flags
+    from benchcheck.labels.ner_flags import spans_from_split
+    from benchcheck.labels.ner_tagger import TaggerOptions, bio_labels, oof_tagging
+
+    split = read_conll("c.conll")
+    gold = spans_from_split(split)
+    words = _sentence_words(split.tokens, split.n)
+    labels = bio_labels(
+        [len(w) for w in words],
+        gold["sentence"].to_numpy(),
+        gold["start"].to_numpy(),
+        gold["end"].to_numpy(),
+        gold["type"].to_list(),
+    )
+    surfaces = [frozenset() for _ in words]
+    for s, a, b in gold.select("sentence", "start", "end").iter_rows():
+        surfaces[s] = surfaces[s] | {" ".join(words[s][a:b]).lower()}
+    tagging = oof_tagging(words, labels, surfaces, TaggerOptions(folds=2, seed=0))
+    mine = rows.filter(pl.col("source") == "verify")
+    expected = score_flags(mine.select("sentence", "start", "end"), labels, tagging)
+    np.testing.assert_allclose(mine["tagger_score"], expected["error_score"], atol=1e-12)
+    capsys.readouterr()
+    # --detector both: served from the cache, error_score = mean of the two members
+    n = len(judge.asked)
+    assert main([*args, "--detector", "both", "-o", "b.jsonl", "--json", "b.json"]) == 0
+    assert len(judge.asked) == n
+    both = json.loads(Path("b.json").read_text())["tagger"]["judge"]
+    assert (both["verify_requests"], both["verify_computed"]) == (39 * 4, 0)
+    b = pl.read_ndjson("b.jsonl")
+    np.testing.assert_allclose(b["error_score"], (b["tagger_score"] + b["llm_score"]) / 2)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "gold spans verified │ 39" in out
+    assert "their judge requests (computed / cached) │ 156 (0 / 156)" in out
+
+
+def test_verify_all_needs_the_judge_and_the_tagger(tmp_path) -> None:
+    path = tmp_path / "c.conll"
+    path.write_text(corpus())
+    with pytest.raises(UsageError, match="verify all needs --detector llm or both"):
+        run_flag_spans(path, verify="all")
+    with pytest.raises(UsageError, match="verify all is for the tagger's path"):
+        run_flag_spans(path, detector="llm", verify="all", predictions=path)
+    with pytest.raises(UsageError, match="expected candidates or all, got 'some'"):
+        run_flag_spans(path, detector="llm", verify="some")
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
+        (["--verify", "all"], "--verify is for --detector llm or both"),
+        (["--verify", "every"], "--verify: expected candidates or all, got 'every'"),
+        (
+            ["--detector", "llm", "--verify", "all", "--predictions", "c.conll"],
+            "--verify all is for the tagger's path with --detector llm or both (no "
+            "--predictions/--spacy)",
+        ),
+        (
+            ["--detector", "both", "--verify", "all", "--spacy", "en_core_web_sm"],
+            "--verify all is for the tagger's path",
+        ),
         (["--detector", "crf"], "--detector: expected tagger, llm or both, got 'crf'"),
         (["--detector", "both", "--combination", "max"], "--combination: expected mean or rank"),
         (["--judge", "openai:m"], "--judge is for --detector llm or both"),

@@ -259,6 +259,8 @@ OPTIONS: dict[str, str | Opt] = {
     "truth": "Source taken as truth for annotators.",
     "type_map": 'Rename entity types: a JSON object {"PER.NAM": "PER", ...} or @FILE.json.',
     "unit": "Grow by 'member' (judge×prompt) or 'judge'.",
+    "verify": "--detector llm/both: candidates (the judge scores the tagger's candidate "
+    "spans) or all (every other gold span too: a row of kind type or missing, source verify).",
     "verbalisers": "Answer tokens per label, e.g. 'no,yes'.",
 }
 

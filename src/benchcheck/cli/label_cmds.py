@@ -481,6 +481,7 @@ def flag_spans(
     combination: Annotated[
         str, "--detector both: mean (of the two scores) or rank (mean normalised rank)."
     ] = "mean",
+    verify: str = "candidates",
     judge: Annotated[
         list[str] | None,
         "--detector llm/both: backend:model, repeatable, as for `benchcheck judge`. "
@@ -502,25 +503,32 @@ def flag_spans(
     smallest held-out probability of a gold label in its region, ranked by it, flagged from
     --min-error-score. With --detector llm or both the judge answers, for each of the
     tagger's candidate spans, whether the gold annotation holds (llm_score = its P(gold
-    wrong), cached like `benchcheck judge`). The output feeds `benchcheck review export`
-    unchanged.
+    wrong), cached like `benchcheck judge`); --verify all also puts every other gold span to
+    the judge. The output feeds `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
     Example: benchcheck flag-spans train.conll --folds 5 --seed 0 -o span_flags.jsonl
 
     Example: benchcheck flag-spans test.conll --detector both -o span_flags.jsonl
+
+    Example: benchcheck flag-spans test.conll --detector llm --verify all -o span_flags.jsonl
     """
+    from benchcheck.labels.ner_judge import VERIFY
     from benchcheck.report.terminal.labels import span_flag_renderables
     from benchcheck.runs.flag_spans import DETECTORS, run_flag_spans
 
     if detector not in DETECTORS:
         raise UsageError(f"{{detector}}: expected tagger, llm or both, got {detector!r}")
+    if verify not in VERIFY:
+        raise UsageError(f"{{verify}}: expected candidates or all, got {verify!r}")
     if detector == "tagger":
         judged = {"judge": judge, "cache": cache, "base_url": base_url, "no_cache": no_cache}
         used = [k for k, v in judged.items() if v]
         if combination != "mean":
             used.append("combination")
+        if verify != "candidates":
+            used.append("verify")
         if used:
             raise UsageError(f"{{{used[0]}}} is for --detector llm or both")
     claim([gold, predictions, cache], output=output)
@@ -547,5 +555,6 @@ def flag_spans(
         detector=detector,
         setup=setup,
         combination=combination,
+        verify=verify,
     )
     emit(run.to_json(top=top), span_flag_renderables)

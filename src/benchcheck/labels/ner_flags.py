@@ -303,9 +303,11 @@ def _unmatched(
 
 
 #: Columns of scored flags (the out-of-fold tagger's) that the review frame keeps after its
-#: own: the split, the error score and its members, both spans.
+#: own: the split, the error score and its members, both spans, and the row's ``source``
+#: (``tagger`` or ``verify``, :mod:`benchcheck.labels.ner_judge`).
 SCORED_COLUMNS = (
     "split",
+    "source",
     "error_score",
     "sentence_error_score",
     "tagger_score",

@@ -25,11 +25,35 @@ averaged over framings (and over judges when several are given), in [0, 1].
 **Combination** (``--detector both``): ``mean`` — the mean of the tagger's
 ``error_score`` and ``llm_score``; ``rank`` — the mean of their normalised ranks
 (:func:`combine_scores`).
+
+**Every gold span** (``--verify all``, :func:`verify_claims`, :func:`verify_flags`). A gold
+span ``g`` (tokens SURFACE, type ``T``) that no candidate flag holds as its gold span is put
+to the judge with two claims, batched with the candidates' (all claims of one sentence
+share its prefix): the gold claim of a gold-span flag, ``«SURFACE» is a named entity of
+type T``, and the any-type claim of a ``spurious`` flag restricted to the other types,
+``«SURFACE» is a named entity of one of the types U1, U2, …`` (``U ≠ T``). With
+``q = (1/F) Σ_f P_f(no)`` of the first and ``r = (1/F) Σ_f P_f(yes)`` of the second,
+
+.. math:: \text{llm\_score} = q, \qquad
+          \text{kind} = \begin{cases} \texttt{type} & r > 1/2 \\
+                                       \texttt{missing} & r \le 1/2 \end{cases}
+
+``q`` is the gold claim's P(gold wrong), as for any flag with a gold span. The kind says
+what the gold would be if wrong: another type when the judge calls one likelier than none
+(``type``; the proposed span is ``g`` with the other type the tagger finds likeliest over
+``g``, ``argmax_{U ≠ T} (1/|g|) Σ_{t ∈ g} p_t(B-U) + p_t(I-U)``, as the any-type claim
+names none), else no entity (``missing``, as :func:`~benchcheck.labels.ner_flags.
+compare_spans` names a gold span the model does not find: a possibly spurious annotation;
+no proposed span). The row's tagger score is :mod:`~benchcheck.labels.ner_detect`'s
+``error_score`` on ``g``'s own region, ``1 − min_{t ∈ g} p_t(gold_t)``, so ``--detector
+both`` combines it as any other row's. Rows carry ``source = verify`` (the candidates
+``tagger``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,17 +66,27 @@ if TYPE_CHECKING:
     from benchcheck.judges.base import Judge
     from benchcheck.judges.cache import JudgeCache
     from benchcheck.judges.run import Progress
+    from benchcheck.labels.ner_tagger import OofTagging
 
 __all__ = [
     "COMBINATIONS",
     "FRAMINGS",
+    "SOURCES",
     "TYPE_NAMES",
+    "VERIFY",
+    "SpanJudgement",
     "combine_scores",
     "judge_span_flags",
+    "judge_spans",
+    "likeliest_other_type",
     "span_claims",
     "span_claim",
     "LLM_MIN_ERROR_SCORE",
     "rescore_flags",
+    "unverified_gold",
+    "verify_claims",
+    "verify_flags",
+    "verify_kind",
 ]
 
 #: Plain-language descriptions of common NER types (CoNLL, OntoNotes, WNUT, MSRA); a type
@@ -114,6 +148,15 @@ FRAMINGS: tuple[PromptTemplate, ...] = (
 #: ``--combination`` rules of ``--detector both``.
 COMBINATIONS = ("mean", "rank")
 
+#: ``--verify``: the tagger's candidate spans only, or every gold span as well.
+VERIFY = ("candidates", "all")
+
+#: ``source`` of a flag row: a disagreement of the tagger, or a gold span verified by the judge.
+SOURCES = ("tagger", "verify")
+
+#: Prefix of the judge example ids of the verified gold spans' claims.
+_VERIFY_ID = "verify:"
+
 
 def _type_text(t: str) -> str:
     """``T (description)``, or ``T`` alone for a type without a description.
@@ -164,6 +207,137 @@ def span_claims(
     )
 
 
+def unverified_gold(flags: pl.DataFrame, gold: pl.DataFrame) -> pl.DataFrame:
+    """Return the gold spans that no flag holds as its gold span, in (sentence, start) order.
+
+    ``gold`` is a span table (``sentence``, ``start``, ``end``, ``type``); a flag holds the
+    span of its ``gold_start``/``gold_end`` (kinds ``type``, ``boundary``, ``missing``).
+
+    >>> f = pl.DataFrame({"sentence": [0], "gold_start": [0], "gold_end": [1]})
+    >>> g = pl.DataFrame({"sentence": [1, 0, 0], "start": [0, 0, 2], "end": [2, 1, 3],
+    ...                   "type": ["ORG", "PER", "LOC"]})
+    >>> unverified_gold(f, g).rows()
+    [(0, 2, 3, 'LOC'), (1, 0, 2, 'ORG')]
+    """
+    key = ["sentence", "start", "end"]
+    held = (
+        flags.filter(pl.col("gold_start").is_not_null())
+        .select(
+            pl.col("sentence").cast(pl.Int64),
+            pl.col("gold_start").cast(pl.Int64).alias("start"),
+            pl.col("gold_end").cast(pl.Int64).alias("end"),
+        )
+        .unique()
+    )
+    spans = gold.select(*(pl.col(c).cast(pl.Int64) for c in key), pl.col("type").cast(pl.String))
+    return spans.join(held, on=key, how="anti").sort(key, maintain_order=True)
+
+
+def verify_claims(
+    spans: pl.DataFrame, words: Sequence[Sequence[str]], types: Sequence[str]
+) -> pl.DataFrame:
+    """Return two judge examples per gold span: its gold claim and the other types' claim.
+
+    ``id`` is ``verify:<i>:gold`` and ``verify:<i>:other`` for row ``i`` of ``spans``;
+    ``wrong`` the answer that says the gold is wrong (``0``: not of its type) and that
+    another type holds (``1``). Columns as :func:`span_claims`'.
+
+    >>> s = pl.DataFrame({"sentence": [0], "start": [2], "end": [3], "type": ["PER"]})
+    >>> c = verify_claims(s, [["Anna", "visited", "Rome", "."]], ["LOC", "PER"])
+    >>> c.select("id", "wrong").rows()
+    [('verify:0:gold', '0'), ('verify:0:other', '1')]
+    >>> c["text_b"][1]
+    '«Rome» is a named entity of one of the types LOC (location)'
+    """
+    from benchcheck.data.scripts import join_tokens
+
+    ids, text_a, text_b, wrong = [], [], [], []
+    cols = ("sentence", "start", "end", "type")
+    for i, (s, a, b, t) in enumerate(spans.select(cols).iter_rows()):
+        sentence = join_tokens(list(words[s]))
+        surface = join_tokens(list(words[s][a:b]))
+        others = [u for u in types if u != t]
+        for part, claim in (
+            ("gold", span_claim(surface, t, types)),
+            ("other", span_claim(surface, None, others)),
+        ):
+            ids.append(f"{_VERIFY_ID}{i}:{part}")
+            text_a.append(sentence)
+            text_b.append(claim[0])
+            wrong.append(claim[1])
+    return pl.DataFrame(
+        {"id": ids, "text_a": text_a, "text_b": text_b, "wrong": wrong},
+        schema={"id": pl.String, "text_a": pl.String, "text_b": pl.String, "wrong": pl.String},
+    )
+
+
+@dataclass(frozen=True)
+class SpanJudgement:
+    """The judges' answers of one run.
+
+    ``llm_score``: P(gold wrong) of each candidate flag; ``gold_wrong`` (``q``) and
+    ``other_type`` (``r``): the answers about each verified gold span (module docstring);
+    ``rows``: :func:`~benchcheck.judges.run.judge_frame`'s rows with ``p_wrong`` (the
+    probability of the claim's ``wrong`` answer) and ``verify`` (a verified span's claim).
+    """
+
+    llm_score: np.ndarray
+    gold_wrong: np.ndarray
+    other_type: np.ndarray
+    rows: pl.DataFrame
+
+
+def judge_spans(
+    flags: pl.DataFrame,
+    words: Sequence[Sequence[str]],
+    types: Sequence[str],
+    judges: Sequence[Judge],
+    *,
+    verify: pl.DataFrame | None = None,
+    cache: JudgeCache | None = None,
+    progress: Progress | None = None,
+) -> SpanJudgement:
+    """Ask the judges about every flag and every span of ``verify``, in one batched run.
+
+    The claims of the flags (:func:`span_claims`) and of the gold spans ``verify``
+    (:func:`verify_claims`; ``None`` or empty: none) go to one
+    :func:`~benchcheck.judges.run.judge_frame` call, which queues them grounding-major: the
+    claims of one sentence reach the judge together. Every answer is averaged over judges
+    and framings.
+    """
+    from benchcheck.judges.run import judge_frame
+
+    n_verify = 0 if verify is None else verify.height
+    claims = span_claims(flags, words, types)
+    if n_verify:
+        assert verify is not None
+        claims = pl.concat([claims, verify_claims(verify, words, types)])
+    if claims.height == 0:
+        return SpanJudgement(np.zeros(0), np.zeros(0), np.zeros(0), pl.DataFrame())
+    rows = judge_frame(
+        claims.select("id", "text_a", "text_b"), judges, FRAMINGS, cache=cache, progress=progress
+    )
+    per = rows.join(claims.select("id", "wrong"), on="id", how="left").with_columns(
+        pl.when(pl.col("wrong") == "1")
+        .then(pl.col("p_1"))
+        .otherwise(pl.col("p_0"))
+        .alias("p_wrong"),
+        pl.col("id").str.starts_with(_VERIFY_ID).alias("verify"),
+    )
+    mean = per.group_by("id").agg(pl.col("p_wrong").mean())
+    by_id = dict(zip(mean["id"].to_list(), mean["p_wrong"].to_list(), strict=True))
+
+    def scores(ids: Sequence[str]) -> np.ndarray:
+        return np.clip(np.array([by_id[i] for i in ids], dtype=np.float64), 0.0, 1.0)
+
+    return SpanJudgement(
+        llm_score=scores(claims["id"].head(flags.height).to_list()),
+        gold_wrong=scores([f"{_VERIFY_ID}{i}:gold" for i in range(n_verify)]),
+        other_type=scores([f"{_VERIFY_ID}{i}:other" for i in range(n_verify)]),
+        rows=per,
+    )
+
+
 def judge_span_flags(
     flags: pl.DataFrame,
     words: Sequence[Sequence[str]],
@@ -178,24 +352,102 @@ def judge_span_flags(
     The judgments are :func:`~benchcheck.judges.run.judge_frame`'s rows (one per flag ×
     judge × framing, ``cached`` telling which were served from the cache).
     """
-    from benchcheck.judges.run import judge_frame
+    found = judge_spans(flags, words, types, judges, cache=cache, progress=progress)
+    return found.llm_score, found.rows
 
-    if flags.height == 0:
-        return np.zeros(0), pl.DataFrame()
-    claims = span_claims(flags, words, types)
-    rows = judge_frame(
-        claims.select("id", "text_a", "text_b"), judges, FRAMINGS, cache=cache, progress=progress
+
+def verify_kind(other_type: float) -> str:
+    """Kind of a verified gold span: ``type`` when another type is likelier than none.
+
+    >>> verify_kind(0.7), verify_kind(0.5)
+    ('type', 'missing')
+    """
+    return "type" if other_type > 0.5 else "missing"
+
+
+def likeliest_other_type(
+    marginals: np.ndarray, classes: Sequence[str], gold_type: str, types: Sequence[str]
+) -> str:
+    """Return the type ``U ≠ gold_type`` of largest mean ``p_t(B-U) + p_t(I-U)`` in a region.
+
+    ``marginals`` are the region's rows of the tagger's marginals (columns ``classes``);
+    ties go to the first such type of ``types``.
+
+    >>> classes = ("O", "B-LOC", "B-ORG", "B-PER", "I-ORG")
+    >>> m = np.array([[0.2, 0.1, 0.3, 0.4, 0.0], [0.3, 0.1, 0.0, 0.1, 0.5]])
+    >>> likeliest_other_type(m, classes, "PER", ["LOC", "ORG", "PER"])
+    'ORG'
+    """
+    col = {c: j for j, c in enumerate(classes)}
+    best, best_mass = None, -1.0
+    for u in types:
+        if u == gold_type:
+            continue
+        mass = sum(float(marginals[:, col[x]].mean()) for x in (f"B-{u}", f"I-{u}") if x in col)
+        if mass > best_mass:
+            best, best_mass = u, mass
+    if best is None:
+        raise UsageError(f"no entity type other than {gold_type!r} to propose")
+    return best
+
+
+def verify_flags(
+    spans: pl.DataFrame,
+    judged: SpanJudgement,
+    tagging: OofTagging,
+    gold_labels: Sequence[Sequence[str]],
+    types: Sequence[str],
+) -> pl.DataFrame:
+    """Return a flag row per verified gold span (module docstring), the tagger's columns.
+
+    ``spans``: :func:`unverified_gold`'s rows, judged in ``judged`` (``gold_wrong`` and
+    ``other_type`` row by row); ``tagging``/``gold_labels``: the out-of-fold tagger's
+    marginals and the gold BIO labels of every sentence. ``error_score`` and
+    ``tagger_confidence`` (= ``confidence``) are the tagger's on the gold span
+    (:func:`~benchcheck.labels.ner_detect.score_flags`), ``llm_score`` is ``q``;
+    ``token_issue`` is null (cleanlab's token issues are kept for the tagger's candidates
+    only); ``source`` is ``verify``.
+    """
+    from benchcheck.labels.ner_detect import score_flags
+
+    region = spans.select("sentence", "start", "end")
+    scored = score_flags(region, [list(x) for x in gold_labels], tagging)
+    kind: list[str] = []
+    p_start: list[int | None] = []
+    p_end: list[int | None] = []
+    p_type: list[str | None] = []
+    rows = spans.select("sentence", "start", "end", "type").iter_rows()
+    for (s, a, b, t), r in zip(rows, judged.other_type.tolist(), strict=True):
+        k = verify_kind(r)
+        kind.append(k)
+        if k == "type":
+            p_start.append(a)
+            p_end.append(b)
+            p_type.append(
+                likeliest_other_type(tagging.marginals[s][a:b], tagging.classes, t, types)
+            )
+        else:
+            p_start.append(None)
+            p_end.append(None)
+            p_type.append(None)
+    return scored.select(
+        pl.Series("kind", kind, dtype=pl.String),
+        pl.col("sentence").cast(pl.Int64),
+        pl.col("start").cast(pl.Int64),
+        pl.col("end").cast(pl.Int64),
+        pl.col("start").cast(pl.Int64).alias("gold_start"),
+        pl.col("end").cast(pl.Int64).alias("gold_end"),
+        spans["type"].cast(pl.String).alias("gold_type"),
+        pl.Series("pred_start", p_start, dtype=pl.Int64),
+        pl.Series("pred_end", p_end, dtype=pl.Int64),
+        pl.Series("pred_type", p_type, dtype=pl.String),
+        pl.col("tagger_confidence").alias("confidence"),
+        "error_score",
+        "tagger_confidence",
+        pl.lit(None, dtype=pl.Boolean).alias("token_issue"),
+        pl.Series("llm_score", judged.gold_wrong, dtype=pl.Float64),
+        pl.lit("verify").alias("source"),
     )
-    per = rows.join(claims.select("id", "wrong"), on="id", how="left").with_columns(
-        pl.when(pl.col("wrong") == "1")
-        .then(pl.col("p_1"))
-        .otherwise(pl.col("p_0"))
-        .alias("p_wrong")
-    )
-    mean = per.group_by("id").agg(pl.col("p_wrong").mean())
-    by_id = dict(zip(mean["id"].to_list(), mean["p_wrong"].to_list(), strict=True))
-    score = np.array([by_id[i] for i in claims["id"].to_list()], dtype=np.float64)
-    return np.clip(score, 0.0, 1.0), per
 
 
 def combine_scores(tagger: np.ndarray, llm: np.ndarray, rule: str = "mean") -> np.ndarray:

@@ -1,8 +1,20 @@
-"""``benchcheck flag-spans``: entity spans where a model disagrees with the gold annotation."""
+"""``benchcheck flag-spans``: entity spans where a model disagrees with the gold annotation.
+
+Without a model (``predictions``/``spacy_model``) the out-of-fold tagger is the model
+(:mod:`benchcheck.labels.ner_detect`) and, with ``detector`` ``llm`` or ``both``, the judges
+score its candidate spans (:mod:`benchcheck.labels.ner_judge`); ``verify="all"`` puts every
+other gold span to the judges as well. Each row of that path carries ``error_score``,
+``rank``, ``kind``, ``split``, ``sentence``, ``start``/``end``, the gold and proposed spans
+and types, the members' scores (``tagger_score``, ``llm_score``, ``tagger_confidence``,
+``token_issue``, ``sentence_quality``), ``sentence_error_score``, ``flagged`` and
+``source`` (``tagger``: a disagreement of the tagger; ``verify``: a gold span the tagger
+does not dispute, verified by the judges).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +26,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from benchcheck.data.model import Split
+    from benchcheck.labels.ner_tagger import OofTagging
 
 __all__ = ["DETECTORS", "KINDS", "SpanFlagsRun", "run_flag_spans"]
 
@@ -40,7 +53,9 @@ class SpanFlagsRun:
     #: (its candidates scored by the judges) or ``both`` (the two scores combined).
     detector: str = "model"
     #: The tagger's settings, threshold and counts (no-model path), with ``judge`` (judges,
-    #: framings, judgements computed / cached, wall seconds) for ``llm`` and ``both``.
+    #: framings, judgements computed / cached, wall seconds; ``verify`` and, with ``all``,
+    #: ``verified_spans`` and ``verify_requests`` / ``verify_computed``: the judgements of
+    #: those spans, all and computed in this run) for ``llm`` and ``both``.
     tagger: Mapping[str, Any] | None = None
 
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
@@ -59,7 +74,9 @@ class SpanFlagsRun:
             out["tagger"] = dict(self.tagger)
             out["flagged"] = int(self.review["flagged"].sum())
             shown += ["error_score", "sentence"]
-            shown += [c for c in ("tagger_score", "llm_score") if c in self.review.columns]
+            shown += [
+                c for c in ("tagger_score", "llm_score", "source") if c in self.review.columns
+            ]
         out["top"] = self.review.head(top).select(shown).to_dicts()
         if output is not None:
             out["output"] = output
@@ -82,6 +99,7 @@ def run_flag_spans(
     detector: str = "tagger",
     setup: JudgeSetup | None = None,
     combination: str = "mean",
+    verify: str = "candidates",
     progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Compare the gold spans with a model's: CoNLL predictions, a span table, spaCy, or none.
@@ -97,6 +115,8 @@ def run_flag_spans(
     ``detector`` (no model given): ``tagger``; ``llm`` — the tagger's candidates scored by
     the judges of ``setup`` (:func:`benchcheck.labels.ner_judge.judge_span_flags`, cached);
     ``both`` — the two scores combined by ``combination`` (``mean`` or ``rank``).
+    ``verify``: ``candidates`` (the tagger's disagreements only) or ``all`` (every other gold
+    span as well, :func:`benchcheck.labels.ner_judge.verify_flags`; ``llm``/``both`` only).
     """
     import polars as pl
 
@@ -114,10 +134,19 @@ def run_flag_spans(
         raise UsageError("give at most one of {predictions} or {spacy}")
     if detector not in DETECTORS:
         raise UsageError(f"{{detector}}: expected tagger, llm or both, got {detector!r}")
-    from benchcheck.labels.ner_judge import COMBINATIONS
+    from benchcheck.labels.ner_judge import COMBINATIONS, VERIFY
 
     if combination not in COMBINATIONS:
         raise UsageError(f"{{combination}}: expected mean or rank, got {combination!r}")
+    if verify not in VERIFY:
+        raise UsageError(f"{{verify}}: expected candidates or all, got {verify!r}")
+    if verify == "all" and (predictions is not None or spacy_model is not None):
+        raise UsageError(
+            "{verify} all is for the tagger's path with --detector llm or both "
+            "(no {predictions}/{spacy})"
+        )
+    if verify == "all" and detector == "tagger":
+        raise UsageError("{verify} all needs --detector llm or both: the judge verifies the spans")
     tagger_only = {
         "folds": folds != 5,
         "entity_disjoint": entity_disjoint,
@@ -147,6 +176,7 @@ def run_flag_spans(
             detector=detector,
             setup=setup or JudgeSetup(),
             combination=combination,
+            verify=verify,
             progress=progress,
         )
     mapping = parse_label_map(label_map)
@@ -199,6 +229,7 @@ def _tagger_run(
     detector: str = "tagger",
     setup: JudgeSetup | None = None,
     combination: str = "mean",
+    verify: str = "candidates",
     progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Run the out-of-fold tagger path of :func:`run_flag_spans` (one split, its own model)."""
@@ -218,21 +249,37 @@ def _tagger_run(
 
     default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
     threshold = default if min_error_score is None else min_error_score
+    tagging: OofTagging | None = None
     try:
-        found = tagger_flags(
-            split.tokens, spans_from_split(split), split.n, options=opts, min_error_score=threshold
-        )
+        with _keeping_tagging(verify == "all") as kept:
+            found = tagger_flags(
+                split.tokens,
+                spans_from_split(split),
+                split.n,
+                options=opts,
+                min_error_score=threshold,
+            )
+        if kept:
+            tagging = kept[0]
     except InputError as exc:
         if exc.path is not None:
             raise
         raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
     import polars as pl
 
-    flags = found.flags
+    flags = found.flags.with_columns(pl.lit("tagger").alias("source"))
     judged: dict[str, Any] | None = None
     if detector != "tagger":
         flags, judged = _judge_flags(
-            split, flags, setup or JudgeSetup(), detector, combination, threshold, progress
+            split,
+            flags,
+            setup or JudgeSetup(),
+            detector,
+            combination,
+            threshold,
+            progress,
+            tagging=tagging,
+            sentences=found.sentences,
         )
     flags = flags.with_columns(pl.lit(split.name).alias("split"))
     review = span_review_frame(split.tokens, flags)
@@ -264,6 +311,41 @@ def _tagger_run(
     )
 
 
+@contextmanager
+def _keeping_tagging(keep: bool) -> Iterator[list[OofTagging]]:
+    """Keep the tagging that :func:`~benchcheck.labels.ner_detect.tagger_flags` computes.
+
+    With ``keep`` false, yield an empty list and change nothing.
+
+    ``--verify all`` scores gold spans the tagger does not dispute with the tagger's
+    marginals, which :class:`~benchcheck.labels.ner_detect.TaggerFlags` does not carry:
+    rather than train the folds twice, the call's :func:`~benchcheck.labels.ner_tagger.
+    oof_tagging` result is recorded on its way through ``ner_detect`` (restored on exit;
+    exactly one tagging per call, checked). Once ``TaggerFlags`` carries its tagging this
+    wrapper goes.
+    """
+    import benchcheck.labels.ner_detect as detect
+
+    kept: list[OofTagging] = []
+    if not keep:
+        yield kept
+        return
+    inner = detect.oof_tagging
+
+    def recording(*args: Any, **kwargs: Any) -> OofTagging:
+        out = inner(*args, **kwargs)
+        kept.append(out)
+        return out
+
+    detect.oof_tagging = recording  # type: ignore[assignment]
+    try:
+        yield kept
+    finally:
+        detect.oof_tagging = inner
+    if len(kept) != 1:
+        raise RuntimeError(f"tagger_flags trained {len(kept)} taggings, expected one")
+
+
 def _judge_flags(
     split: Split,
     flags: pl.DataFrame,
@@ -272,37 +354,71 @@ def _judge_flags(
     combination: str,
     threshold: float,
     progress: Progress | None,
+    *,
+    tagging: OofTagging | None = None,
+    sentences: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """Score the tagger's flags with the judges; ``error_score`` becomes the detector's."""
+    """Score the tagger's flags with the judges; ``error_score`` becomes the detector's.
+
+    With ``tagging`` (``--verify all``) every gold span no flag holds is judged too and
+    becomes a row (:func:`benchcheck.labels.ner_judge.verify_flags`), ``sentence_quality``
+    from ``sentences`` (the tagger's sentence table).
+    """
     import time
 
+    import numpy as np
     import polars as pl
 
     from benchcheck.labels.ner_detect import _sentence_words
+    from benchcheck.labels.ner_flags import spans_from_split
     from benchcheck.labels.ner_judge import (
         FRAMINGS,
         combine_scores,
-        judge_span_flags,
+        judge_spans,
         rescore_flags,
+        unverified_gold,
+        verify_flags,
     )
+    from benchcheck.labels.ner_tagger import bio_labels
 
     assert split.tokens is not None and split.spans is not None
     words = _sentence_words(split.tokens, split.n)
     types = sorted(set(split.spans["type"].cast(pl.String).to_list()))
+    gold = spans_from_split(split)
+    verify = None if tagging is None else unverified_gold(flags, gold)
     start = time.perf_counter()
     try:
         with setup.open() as (judges, store):
-            llm, rows = judge_span_flags(
-                flags, words, types, judges, cache=store, progress=progress
+            judged = judge_spans(
+                flags, words, types, judges, verify=verify, cache=store, progress=progress
             )
             cache = None if store is None else str(store.path)
     except JudgeError as exc:  # unreachable server, missing weights: the options are wrong
         raise UsageError(f"{{judge}} could not judge the spans: {exc}") from None
     wall = time.perf_counter() - start
+    llm = judged.llm_score
+    rows = judged.rows
+    flags = flags.with_columns(pl.Series("llm_score", llm, dtype=pl.Float64))
+    if verify is not None:
+        assert tagging is not None and sentences is not None
+        labels = bio_labels(
+            [len(w) for w in words],
+            gold["sentence"].to_numpy(),
+            gold["start"].to_numpy(),
+            gold["end"].to_numpy(),
+            gold["type"].to_list(),
+        )
+        extra = verify_flags(verify, judged, tagging, labels, types).join(
+            sentences.select("sentence", "sentence_quality"),
+            on="sentence",
+            how="left",
+            maintain_order="left",
+        )
+        flags = pl.concat([flags, extra], how="diagonal_relaxed")
+        llm = flags["llm_score"].to_numpy()
     tagger = flags["error_score"].to_numpy()
     score = llm if detector == "llm" else combine_scores(tagger, llm, combination)
-    flags = flags.with_columns(pl.Series("llm_score", llm, dtype=pl.Float64))
-    flags = rescore_flags(flags, score, min_error_score=threshold)
+    flags = rescore_flags(flags, np.asarray(score), min_error_score=threshold)
     computed = 0 if rows.height == 0 else int((~rows["cached"]).sum())
     info: dict[str, Any] = {
         "judges": list(setup.specs),
@@ -312,7 +428,13 @@ def _judge_flags(
         "cached": int(rows.height) - computed,
         "wall_seconds": wall,
         "cache": cache,
+        "verify": "candidates" if verify is None else "all",
     }
+    if verify is not None:
+        mine = rows.filter(pl.col("verify")) if rows.height else rows
+        info["verified_spans"] = int(verify.height)
+        info["verify_requests"] = int(mine.height)
+        info["verify_computed"] = 0 if mine.height == 0 else int((~mine["cached"]).sum())
     if detector == "both":
         info["combination"] = combination
     return flags, info

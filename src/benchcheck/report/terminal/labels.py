@@ -315,6 +315,12 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         if judged:  # --detector llm|both
             counts["detector"] = payload["detector"]
             counts["judgements (computed / cached)"] = f"{judged['computed']} / {judged['cached']}"
+            if judged.get("verify") == "all":  # --verify all: the gold spans put to the judge
+                counts["gold spans verified"] = judged["verified_spans"]
+                counts["their judge requests (computed / cached)"] = (
+                    f"{judged['verify_requests']} ({judged['verify_computed']} / "
+                    f"{judged['verify_requests'] - judged['verify_computed']})"
+                )
     out: list[Any] = [key_value_table("Span flags", counts)]
     if payload["top"]:
         table = Table(title=f"Top {len(payload['top'])} span flags")
