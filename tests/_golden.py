@@ -11,6 +11,12 @@ is checked through these files; a test that needs an exact float says so where i
 >>> assert_json_text_close('{"a": 0.1, "n": 3}', '{"a": 0.1000000000000001, "n": 3}')
 >>> json_difference({"rank": 14}, {"rank": 13})
 '$.rank: 14 != 13'
+
+A value under a key of :data:`WALL_CLOCK_KEYS` is a measured duration: it matches any
+duration (a number >= 0, or null where the golden has null), never a fixed one.
+
+>>> json_difference({"seconds": 0.31}, {"seconds": 0.52}) is None
+True
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from typing import Any
 REL_TOL = 1e-9
 #: Absolute tolerance for values whose exact result is 0 (e.g. 1 - 1.0000000000000002).
 ABS_TOL = 1e-12
+#: Keys whose values are wall-clock measurements (the audit's NER label-error ``seconds``
+#: per split): compared as "a duration", not by value.
+WALL_CLOCK_KEYS = frozenset({"seconds"})
 
 
 def json_difference(got: Any, expected: Any, path: str = "$") -> str | None:
@@ -40,7 +49,10 @@ def json_difference(got: Any, expected: Any, path: str = "$") -> str | None:
         if list(got) != list(expected):
             return f"{path}: keys {list(got)} != {list(expected)}"
         for key in expected:
-            found = json_difference(got[key], expected[key], f"{path}.{key}")
+            if key in WALL_CLOCK_KEYS:
+                found = _duration_difference(got[key], expected[key], f"{path}.{key}")
+            else:
+                found = json_difference(got[key], expected[key], f"{path}.{key}")
             if found:
                 return found
         return None
@@ -53,6 +65,37 @@ def json_difference(got: Any, expected: Any, path: str = "$") -> str | None:
                 return found
         return None
     return None if got == expected else f"{path}: {got!r} != {expected!r}"
+
+
+def _duration_difference(got: Any, expected: Any, path: str) -> str | None:
+    """Whether ``got`` is a duration where ``expected`` is one (null where it is null)."""
+    if expected is None or got is None:
+        return None if got is expected else f"{path}: {got!r} != {expected!r}"
+    if isinstance(got, int | float) and not isinstance(got, bool) and got >= 0:
+        return None
+    return f"{path}: {got!r} is not a duration in seconds"
+
+
+def without_wall_clock(value: Any) -> Any:
+    """``value`` (parsed JSON, or JSON text) with every :data:`WALL_CLOCK_KEYS` value nulled.
+
+    Two runs on the same inputs give the same results but for the measured durations:
+    compare them through this.
+
+    >>> without_wall_clock({"splits": [{"split": "dev", "seconds": 0.3}]})
+    {'splits': [{'split': 'dev', 'seconds': None}]}
+    """
+    if isinstance(value, str):
+        return json.dumps(_nulled(json.loads(value)))
+    return _nulled(value)
+
+
+def _nulled(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: None if k in WALL_CLOCK_KEYS else _nulled(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_nulled(v) for v in value]
+    return value
 
 
 def assert_json_text_close(got: str, expected: str) -> None:

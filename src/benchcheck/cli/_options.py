@@ -157,6 +157,9 @@ OPTIONS: dict[str, str | Opt] = {
     "or only the correct ones.",
     "multi_type": "Document formats: a mention with several types keeps the first, becomes one "
     "span per type (all), or is an error.",
+    "label_error_seconds": "NER: time budget of the label-error section's tagger per split, "
+    "in seconds; each split is checked on its first sentences up to the tokens the tagger gets "
+    "through in that time (0 skips the section).",
     "matrix": "Score matrix (id + one 0/1 column per model): item analysis.",
     "max_train": "Train on a seeded subset of this size.",
     "method": "Per-stratum interval of the stratified estimate: midp (near nominal) or exact "
@@ -365,6 +368,7 @@ RANGES: dict[str, Range] = {
     "target": Range(None, None, integer=False),
     "min_confidence": _P,
     "min_error_score": _P,
+    "label_error_seconds": Range(0, 86_400, integer=False),
     "timeout": Range(0, 86_400, integer=False, open_lo=True),
     "tolerance": Range(0, None, integer=False),
     "target_precision": Range(0, 1, integer=False, open_lo=True),

@@ -26,6 +26,7 @@ from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions
+from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS
 from benchcheck.runs.judging import JudgeSetup
 from benchcheck.runs.leakage import LeakageOptions
 
@@ -82,6 +83,7 @@ def audit(
     ] = None,
     corpus_id_column: str | None = None,
     batch_mb: int = 32,
+    label_error_seconds: float = LABEL_ERROR_SECONDS,
     fail_on: str | None = None,
     force: bool = False,
 ) -> None:
@@ -156,6 +158,7 @@ def audit(
         seed=seed,
         reading=ner,
         contamination=leak,
+        label_error_seconds=label_error_seconds,
     )
     outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)

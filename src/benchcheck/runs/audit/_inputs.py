@@ -18,6 +18,7 @@ from benchcheck.runs.judging import JudgeSetup
 from benchcheck.runs.leakage import LeakageOptions
 
 __all__ = [
+    "LABEL_ERROR_SECONDS",
     "AuditInputs",
     "ContaminationInput",
     "JudgeInput",
@@ -26,6 +27,10 @@ __all__ = [
     "TableInput",
     "audit_inputs",
 ]
+
+
+#: Default ``--label-error-seconds``: the NER label-error section's tagger time per split.
+LABEL_ERROR_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,11 @@ class NerInput:
         How the files are read (``benchcheck stats``' reading options: the format, the
         offset formats' span policies, sentence splitting, split lists, ...); the
         ``compare`` datasets are read the same way.
+    label_error_seconds
+        Time budget of the NER label-error section's tagger per split, in seconds
+        (``--label-error-seconds``; ``0`` skips the section): each split is checked on its
+        first sentences up to the tokens the tagger gets through in that time
+        (:mod:`benchcheck.runs.audit.sections.ner_label_errors`).
 
     """
 
@@ -60,6 +70,7 @@ class NerInput:
     predictions: Mapping[str, str] = field(default_factory=dict)
     compare: Mapping[str, str] = field(default_factory=dict)
     reading: NerOptions = field(default_factory=NerOptions)
+    label_error_seconds: float = LABEL_ERROR_SECONDS
 
     @property
     def given(self) -> bool:
@@ -249,6 +260,7 @@ def audit_inputs(
     seed: int = 0,
     reading: NerOptions | None = None,
     contamination: ContaminationInput | None = None,
+    label_error_seconds: float = LABEL_ERROR_SECONDS,
 ) -> AuditInputs:
     """Return the inputs of ``benchcheck audit DATA``: what ``data`` is decides the groups.
 
@@ -256,8 +268,18 @@ def audit_inputs(
     errors, the diagnostic suite with a baseline's predictions). A text column: ``data`` is
     a table and ``predictions`` its models. A diagnostic suite: ``predictions`` are models'
     answers on it. Otherwise a NER dataset, ``predictions`` its test predictions.
+    ``label_error_seconds`` is the NER label-error section's time budget per split (a
+    finite number >= 0, else :class:`UsageError`).
     """
+    import math
+
     from benchcheck.io.diagnostic import looks_like_suite
+
+    if not (math.isfinite(label_error_seconds) and label_error_seconds >= 0):
+        raise UsageError(
+            "{label_error_seconds} must be a number of seconds >= 0 (0 skips the NER "
+            f"label-error section), got {label_error_seconds}"
+        )
 
     cols = columns or Columns()
     ner_reading = reading or NerOptions()
@@ -270,7 +292,11 @@ def audit_inputs(
         return AuditInputs(
             ner=ner
             or NerInput(
-                scheme=scheme, strict=strict, compare=dict(compare or {}), reading=ner_reading
+                scheme=scheme,
+                strict=strict,
+                compare=dict(compare or {}),
+                reading=ner_reading,
+                label_error_seconds=label_error_seconds,
             ),
             table=table,
             suite=suite,
@@ -296,6 +322,7 @@ def audit_inputs(
             dict(given_predictions or {}),
             dict(compare or {}),
             ner_reading,
+            label_error_seconds,
         )
 
     def table(path: str, table_columns: Columns, models: Mapping[str, str]) -> TableInput:

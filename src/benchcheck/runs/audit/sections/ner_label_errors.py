@@ -1,38 +1,112 @@
 """Section ``ner label errors``: spans an out-of-fold CRF disputes, in every NER split.
 
-Key in ``results.json``: ``ner_label_errors``. Each split (its first :data:`MAX_SENTENCES`
-sentences, so that an audit stays fast) goes through ``benchcheck flag-spans`` without a
-model (:func:`benchcheck.labels.ner_detect.tagger_flags`): a CRF trained on the other folds
-tags every sentence, and each disagreement with the gold gets ``error_score = 1 − min_t
-p_t(gold_t)`` over its region. A split with too few sentences holding entities, or a single
-entity type, is listed with the reason it was not checked.
+Key in ``results.json``: ``ner_label_errors``. Each split goes through ``benchcheck
+flag-spans`` without a model (:func:`benchcheck.labels.ner_detect.tagger_flags`): a CRF
+trained on the other folds tags every sentence, and each disagreement with the gold gets
+``error_score = 1 − min_t p_t(gold_t)`` over its region. A split with too few sentences
+holding entities, or a single entity type, is listed with the reason it was not checked.
+
+**Time budget** (``benchcheck audit --label-error-seconds S``, default
+:data:`LABEL_ERROR_SECONDS` per split; ``0`` skips the section). The budget becomes a token
+budget at the tagger's measured throughput, ``tokens = S × TAGGER_TOKENS_PER_SECOND``
+(:func:`token_budget`), and each split is checked on its first sentences (file order) up to
+that many tokens, extended to hold at least ``folds`` sentences with entities when the split
+has them (:func:`sentences_within`). ``results.json`` records the budget and, per split, the
+sentences and tokens checked and the tagger's measured wall seconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchcheck.io.typed import JsonResult
+from benchcheck.io.typed import ABSENT, AbsentType, JsonResult
 from benchcheck.report.html import esc, num_cell
 from benchcheck.report.markdown import md_num, md_table, md_text
-from benchcheck.report.numbers import num
-from benchcheck.runs.audit._inputs import AuditInputs
+from benchcheck.report.numbers import num, short, thousands
+from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS, AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
 
-__all__ = ["MAX_SENTENCES", "NerLabelErrors", "NerLabelErrorsResult", "NerLabelErrorsSection"]
+__all__ = [
+    "LABEL_ERROR_SECONDS",
+    "TAGGER_TOKENS_PER_SECOND",
+    "NerLabelErrors",
+    "NerLabelErrorsResult",
+    "NerLabelErrorsSection",
+    "sentences_within",
+    "token_budget",
+]
 
-#: Sentences of each split checked by the audit (file order); `flag-spans` checks them all.
-MAX_SENTENCES = 5000
+#: Tokens per second of wall time of the tagger path (:func:`~benchcheck.labels.ner_detect.
+#: tagger_flags` with the default :class:`~benchcheck.labels.ner_tagger.TaggerOptions`: 5
+#: folds, 30 epochs, ``n_jobs=2``), measured once on this project's machine (2 cores shared
+#: with another engineer's runs, which were paused then): the MSRA 10k-sentence train subset
+#: of ``benchmarks/ner_detect_bench.py`` (seed 0; 426,052 tokens) in 83.9 s, i.e. 5,077
+#: tokens/s (8.4 s per 1k sentences), rounded down to 5,000; load average 0.9 at the start,
+#: 2.6 at the end (its own two workers). Command: ``tagger_flags(split.tokens,
+#: spans_from_split(split), split.n, options=TaggerOptions())`` timed with
+#: ``time.perf_counter`` on that file (``read_conll``). Slower under load: the benchmark's
+#: 10.6 s per 1k sentences at load 3–5 is about 4,000 tokens/s. Below
+#: :data:`~benchcheck.labels.ner_tagger.PARALLEL_TOKENS` (100,000 tokens, a budget under 20 s)
+#: the folds train one after another, not two at a time: up to about 5/3 of the budget.
+TAGGER_TOKENS_PER_SECOND = 5000.0
 _KINDS = ("type", "boundary", "spurious", "missing")
 #: Flags shown in the report (highest error score first, over all splits).
 MAX_ROWS = 50
 
 
+def token_budget(seconds: float, tokens_per_second: float = TAGGER_TOKENS_PER_SECOND) -> int:
+    """Tokens the tagger gets through in ``seconds``: ``⌊seconds × tokens_per_second⌋``.
+
+    >>> token_budget(60, 2000.0), token_budget(0.5, 2000.0), token_budget(0)
+    (120000, 1000, 0)
+    """
+    return int(math.floor(seconds * tokens_per_second))
+
+
+def sentences_within(
+    lengths: Sequence[int], has_entity: Sequence[bool], tokens: int, folds: int
+) -> int:
+    """How many first sentences the audit checks: those within ``tokens``, or more for folds.
+
+    The longest prefix of sentences whose tokens sum to at most ``tokens``; when that prefix
+    holds fewer than ``folds`` sentences with entities, it is extended to the sentence that
+    makes ``folds`` of them (or to the whole split, which then has too few: the tagger says
+    so).
+
+    >>> sentences_within([3, 4, 5, 2], [True, True, True, True], 7, 2)
+    2
+    >>> sentences_within([3, 4, 5, 2], [True, False, False, True], 7, 2)
+    4
+    >>> sentences_within([3, 4, 5, 2], [True] * 4, 1, 1)
+    1
+    >>> sentences_within([3, 4], [False, False], 99, 5)
+    2
+    """
+    total, n = 0, 0
+    for length in lengths:
+        if total + length > tokens:
+            break
+        total += length
+        n += 1
+    seen = sum(1 for e in has_entity[:n] if e)
+    while seen < folds and n < len(lengths):
+        seen += bool(has_entity[n])
+        n += 1
+    return n
+
+
 @dataclass(frozen=True)
 class NerSplitFlags(JsonResult):
-    """One split: sentences checked, spans, disagreements and flags, or why it was skipped."""
+    """One split: what was checked, its spans, disagreements and flags, or why it was skipped.
+
+    ``checked``: the sentences checked (the first ones); since version 1.1 (absent from older
+    files) ``tokens``/``tokens_checked``: the split's tokens and those of its checked
+    sentences, ``seconds``: the tagger's measured wall time on it (``None`` where it did not
+    run).
+    """
 
     split: str
     sentences: int
@@ -44,6 +118,9 @@ class NerSplitFlags(JsonResult):
     by_kind: dict[str, int]
     token_issues: int
     skipped: str | None
+    tokens: int | AbsentType = ABSENT
+    tokens_checked: int | AbsentType = ABSENT
+    seconds: float | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -64,7 +141,14 @@ class NerFlag(JsonResult):
 
 @dataclass(frozen=True)
 class NerLabelErrors(JsonResult):
-    """The tagger's settings, each split's counts, and the flags with the highest scores."""
+    """The tagger's settings, each split's counts, and the flags with the highest scores.
+
+    ``max_sentences``: the most sentences checked in one split (every split was checked on
+    at most that many; version 1.0 held a fixed cap here). Since version 1.1 (absent from
+    older files): ``budget_seconds``, ``--label-error-seconds`` (per split), and
+    ``budget_tokens``, the tokens it allows at ``tokens_per_second``, the tagger's measured
+    throughput (:func:`token_budget`).
+    """
 
     folds: int
     seed: int
@@ -73,6 +157,9 @@ class NerLabelErrors(JsonResult):
     splits: tuple[NerSplitFlags, ...]
     examples: tuple[NerFlag, ...]
     examples_total: int
+    budget_seconds: float | AbsentType = ABSENT
+    tokens_per_second: float | AbsentType = ABSENT
+    budget_tokens: int | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -89,6 +176,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
     title = "NER label errors"
     anchor = "ner-label-errors"
     result = NerLabelErrorsResult
+    version = "1.1"  # 1.1: the time budget (--label-error-seconds), tokens and seconds per split
     card = Card(
         measures="Entity spans where a CRF tagger trained on the other folds (never on the "
         "sentence itself) disagrees with the gold annotation: a different type, boundary, an "
@@ -105,13 +193,19 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
     )
 
     def skip(self, inputs: AuditInputs) -> str | None:
-        """Skipped without a NER dataset."""
-        return None if inputs.ner is not None and inputs.ner.given else "no NER dataset given"
+        """Skipped without a NER dataset, or with no time for the tagger."""
+        if inputs.ner is None or not inputs.ner.given:
+            return "no NER dataset given"
+        if inputs.ner.label_error_seconds == 0:
+            return "--label-error-seconds 0"
+        return None
 
     def run(
         self, inputs: AuditInputs, needs: Mapping[str, Ran[Any]], progress: Progress | None
     ) -> Ran[NerLabelErrorsResult]:
-        """:func:`benchcheck.labels.ner_detect.tagger_flags` on each split."""
+        """:func:`benchcheck.labels.ner_detect.tagger_flags` on each split, within the budget."""
+        import time
+
         import polars as pl
 
         from benchcheck.errors import MissingExtraError, UsageError
@@ -125,14 +219,26 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         assert ner is not None
         dataset = ner_source(ner).load()
         opts = TaggerOptions()
+        budget = ner.label_error_seconds
+        allowed = token_budget(budget)
         rows: list[dict[str, Any]] = []
         frames = []
         for split in dataset:
             if split.tokens is None or split.spans is None:
                 continue
-            n = min(split.n, MAX_SENTENCES)
+            all_spans = spans_from_split(split)
+            lengths = (
+                split.tokens.group_by(pl.col("sentence").cast(pl.Int64)).len().sort("sentence")
+            )
+            per = [0] * split.n
+            for s, k in lengths.iter_rows():
+                per[s] = int(k)
+            holds = [False] * split.n
+            for s in all_spans["sentence"].unique().to_list():
+                holds[s] = True
+            n = sentences_within(per, holds, allowed, opts.folds)
             tokens = split.tokens.filter(pl.col("sentence") < n)
-            spans = spans_from_split(split).filter(pl.col("sentence") < n)
+            spans = all_spans.filter(pl.col("sentence") < n)
             row: dict[str, Any] = {
                 "split": split.name,
                 "sentences": split.n,
@@ -144,7 +250,11 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "by_kind": {k: 0 for k in KINDS},
                 "token_issues": 0,
                 "skipped": None,
+                "tokens": split.tokens.height,
+                "tokens_checked": 0,
+                "seconds": None,
             }
+            start = time.perf_counter()
             try:
                 found = tagger_flags(tokens, spans, n, options=opts)
             except MissingExtraError as exc:
@@ -156,6 +266,8 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             flags = found.flags
             row.update(
                 checked=n,
+                tokens_checked=tokens.height,
+                seconds=time.perf_counter() - start,
                 tagger_spans=found.pred.height,
                 disagreements=flags.height,
                 flagged=int(flags["flagged"].sum()),
@@ -194,16 +306,23 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "folds": opts.folds,
                 "seed": opts.seed,
                 "min_error_score": MIN_ERROR_SCORE,
-                "max_sentences": MAX_SENTENCES,
+                "max_sentences": max(r["checked"] for r in rows),
                 "splits": rows,
                 "examples": examples,
                 "examples_total": 0 if every is None else every.height,
+                "budget_seconds": float(budget),
+                "tokens_per_second": TAGGER_TOKENS_PER_SECOND,
+                "budget_tokens": allowed,
             }
         }
         result = NerLabelErrorsResult.from_json(jsonable(payload))
         flagged = sum(r["flagged"] for r in rows)
         checked = sum(r["checked"] for r in rows)
         detail = f"{flagged} spans flagged in {checked} sentences by an out-of-fold CRF"
+        parts = [(s.split, _partial(s, budget)) for s in result.ner_label_errors.splits]
+        partial = [f"{name}: {part}" for name, part in parts if part]
+        if partial:
+            detail += " (" + "; ".join(partial) + ")"
         return Ran(result, detail)
 
     def html(self, result: NerLabelErrorsResult) -> str:
@@ -214,7 +333,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             f"{le.folds - 1} of {le.folds} folds tags each sentence; every span where it "
             "disagrees with the gold gets <b>error score</b> = 1 − the smallest held-out "
             "probability of a gold label in the span's region, and is <b>flagged</b> from "
-            f"{num(le.min_error_score)}. Up to {le.max_sentences} sentences per split. Flags are "
+            f"{num(le.min_error_score)}. {_budget_text(le)} Flags are "
             "candidates for review (<code>benchcheck flag-spans DATA -o flags.jsonl</code>, "
             "then <code>benchcheck review export</code>), not verdicts.</p>"
         ]
@@ -225,7 +344,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             cells = [f"<td>{esc(s.split)}</td>"]
             cells += [num_cell(v, h) for v, h in zip(counts, head[1:5], strict=True)]
             cells += [num_cell(s.by_kind.get(k, 0), k) for k in _KINDS]
-            cells.append(f"<td>{esc(s.skipped or '')}</td>")
+            cells.append(f"<td>{esc(_note(s, le.budget_seconds))}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         th = "".join(f"<th>{esc(h)}</th>" for h in head)
         parts.append(f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(body)}</tbody></table>")
@@ -253,7 +372,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             f"## {self.title}",
             "",
             f"Out-of-fold CRF ({le.folds} folds, seed {le.seed}); flagged from error score "
-            f"{num(le.min_error_score)}; up to {le.max_sentences} sentences per split.",
+            f"{num(le.min_error_score)}. {_budget_text(le)}",
             "",
         ]
         lines.append(
@@ -266,7 +385,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                         md_num(s.checked),
                         md_num(s.disagreements),
                         md_num(s.flagged),
-                        md_text(s.skipped or ""),
+                        md_text(_note(s, le.budget_seconds)),
                     ]
                     for s in le.splits
                 ],
@@ -295,3 +414,31 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 )
             )
         return lines
+
+
+def _budget_text(le: NerLabelErrors) -> str:
+    """Return the budget sentence of the report (a version 1.0 file: its fixed cap)."""
+    seconds, tokens, rate = le.budget_seconds, le.budget_tokens, le.tokens_per_second
+    if (
+        isinstance(seconds, AbsentType)
+        or isinstance(tokens, AbsentType)
+        or isinstance(rate, AbsentType)
+    ):
+        return f"Up to {le.max_sentences} sentences per split."
+    return (
+        f"Time budget {short(seconds)} s per split (--label-error-seconds): the first "
+        f"sentences up to {thousands(tokens)} tokens at the tagger's measured "
+        f"{thousands(round(rate))} tokens/s."
+    )
+
+
+def _partial(s: NerSplitFlags, budget: float | AbsentType) -> str:
+    """Return ``checked N of M sentences (budget S s)`` for a split checked in part, or ``""``."""
+    if s.skipped is not None or s.checked >= s.sentences or isinstance(budget, AbsentType):
+        return ""
+    return f"checked {s.checked} of {s.sentences} sentences (budget {short(budget)} s)"
+
+
+def _note(s: NerSplitFlags, budget: float | AbsentType) -> str:
+    """Return a split's note: why it was skipped, or that it was checked in part."""
+    return s.skipped or _partial(s, budget)
