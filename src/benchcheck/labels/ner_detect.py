@@ -57,13 +57,15 @@ class TaggerFlags:
     ``flags``: one row per disagreement (``flagged`` where ``error_score`` reaches the
     threshold); ``sentences``: ``sentence``, ``sentence_error_score``, ``sentence_quality``
     (cleanlab) of every sentence; ``pred``: the tagger's spans; ``n_token_issues``: tokens
-    cleanlab's ``find_label_issues`` flags.
+    cleanlab's ``find_label_issues`` flags; ``tagging``: the held-out marginals and labels
+    themselves (``--verify all`` scores gold spans no flag holds with them).
     """
 
     flags: pl.DataFrame
     sentences: pl.DataFrame
     pred: pl.DataFrame
     n_token_issues: int
+    tagging: OofTagging
     options: TaggerOptions
     min_error_score: float
 
@@ -225,6 +227,7 @@ def tagger_flags(
         sentences=sentences,
         pred=pred_spans,
         n_token_issues=len(issues),
+        tagging=tagging,
         options=opts,
         min_error_score=min_error_score,
     )

@@ -13,8 +13,7 @@ does not dispute, verified by the judges).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -249,18 +248,14 @@ def _tagger_run(
 
     default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
     threshold = default if min_error_score is None else min_error_score
-    tagging: OofTagging | None = None
     try:
-        with _keeping_tagging(verify == "all") as kept:
-            found = tagger_flags(
-                split.tokens,
-                spans_from_split(split),
-                split.n,
-                options=opts,
-                min_error_score=threshold,
-            )
-        if kept:
-            tagging = kept[0]
+        found = tagger_flags(
+            split.tokens,
+            spans_from_split(split),
+            split.n,
+            options=opts,
+            min_error_score=threshold,
+        )
     except InputError as exc:
         if exc.path is not None:
             raise
@@ -278,7 +273,7 @@ def _tagger_run(
             combination,
             threshold,
             progress,
-            tagging=tagging,
+            tagging=found.tagging if verify == "all" else None,
             sentences=found.sentences,
         )
     flags = flags.with_columns(pl.lit(split.name).alias("split"))
@@ -309,41 +304,6 @@ def _tagger_run(
             **({} if judged is None else {"judge": judged}),
         },
     )
-
-
-@contextmanager
-def _keeping_tagging(keep: bool) -> Iterator[list[OofTagging]]:
-    """Keep the tagging that :func:`~benchcheck.labels.ner_detect.tagger_flags` computes.
-
-    With ``keep`` false, yield an empty list and change nothing.
-
-    ``--verify all`` scores gold spans the tagger does not dispute with the tagger's
-    marginals, which :class:`~benchcheck.labels.ner_detect.TaggerFlags` does not carry:
-    rather than train the folds twice, the call's :func:`~benchcheck.labels.ner_tagger.
-    oof_tagging` result is recorded on its way through ``ner_detect`` (restored on exit;
-    exactly one tagging per call, checked). Once ``TaggerFlags`` carries its tagging this
-    wrapper goes.
-    """
-    import benchcheck.labels.ner_detect as detect
-
-    kept: list[OofTagging] = []
-    if not keep:
-        yield kept
-        return
-    inner = detect.oof_tagging
-
-    def recording(*args: Any, **kwargs: Any) -> OofTagging:
-        out = inner(*args, **kwargs)
-        kept.append(out)
-        return out
-
-    detect.oof_tagging = recording  # type: ignore[assignment]
-    try:
-        yield kept
-    finally:
-        detect.oof_tagging = inner
-    if len(kept) != 1:
-        raise RuntimeError(f"tagger_flags trained {len(kept)} taggings, expected one")
 
 
 def _judge_flags(
