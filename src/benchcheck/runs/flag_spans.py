@@ -262,7 +262,7 @@ def _tagger_run(
         raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
     import polars as pl
 
-    flags = found.flags.with_columns(pl.lit("tagger").alias("source"))
+    flags = found.flags
     judged: dict[str, Any] | None = None
     if detector != "tagger":
         flags, judged = _judge_flags(

@@ -3,7 +3,8 @@
 Key in ``results.json``: ``ner_label_errors``. Each split goes through ``benchcheck
 flag-spans`` without a model (:func:`benchcheck.labels.ner_detect.tagger_flags`): a CRF
 trained on the other folds tags every sentence, and each disagreement with the gold gets
-``error_score = 1 − min_t p_t(gold_t)`` over its region. A split with too few sentences
+``error_score`` = the noisy-or of ``1 − min_t p_t(gold_t)`` over its region and its
+surface's inconsistency (:mod:`benchcheck.labels.ner_consistency`). A split with too few sentences
 holding entities, or a single entity type, is listed with the reason it was not checked.
 
 **Time budget** (``benchcheck audit --label-error-seconds S``, default
@@ -182,13 +183,16 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         "sentence itself) disagrees with the gold annotation: a different type, boundary, an "
         "entity the gold lacks (spurious tagger span) or a gold entity the tagger does not "
         "find (missing).",
-        reading="error_score = 1 − the smallest held-out probability of a gold label in the "
-        "span's region; a flag reaches the threshold. Flags are candidates for expert review "
+        reading="error_score = noisy-or of the tagger's score (1 − the smallest held-out "
+        "probability of a gold label in the span's region) and the span surface's "
+        "inconsistency (share of its other occurrences annotated otherwise); a flag reaches "
+        "the threshold. Flags are candidates for expert review "
         "(benchcheck flag-spans -o, then review export), not verdicts; a weak tagger (few "
         "sentences, many types) disagrees often for its own reasons.",
         references=(
             "CrossWeigh (Wang et al., EMNLP 2019)",
             "Detecting Label Errors in Token Classification Data (Wang & Mueller, 2022)",
+            "Detecting Inconsistencies in Treebanks (Dickinson & Meurers, TLT 2003)",
         ),
     )
 
@@ -331,8 +335,10 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         parts = [
             "<p>A CRF tagger trained on the other "
             f"{le.folds - 1} of {le.folds} folds tags each sentence; every span where it "
-            "disagrees with the gold gets <b>error score</b> = 1 − the smallest held-out "
-            "probability of a gold label in the span's region, and is <b>flagged</b> from "
+            "disagrees with the gold, and every surface annotated unlike its other "
+            "occurrences, gets an <b>error score</b>: the noisy-or of 1 − the smallest "
+            "held-out probability of a gold label in the span's region and the share of the "
+            "surface's other occurrences annotated otherwise; it is <b>flagged</b> from "
             f"{num(le.min_error_score)}. {_budget_text(le)} Flags are "
             "candidates for review (<code>benchcheck flag-spans DATA -o flags.jsonl</code>, "
             "then <code>benchcheck review export</code>), not verdicts.</p>"
