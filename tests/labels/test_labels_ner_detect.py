@@ -157,8 +157,8 @@ def test_cli_tagger_flags_feed_review_export(cwd):
     args = ["flag-spans", "c.conll", "--folds", "2"]
     assert main([*args, "--json", "d.json"]) == 0  # the default threshold
     res = json.loads(Path("d.json").read_text())
-    assert res["tagger"]["min_error_score"] == MIN_ERROR_SCORE == 0.99
-    assert res["flagged"] == sum(r["error_score"] >= 0.99 for r in res["top"])
+    assert res["tagger"]["min_error_score"] == MIN_ERROR_SCORE == 0.995
+    assert res["flagged"] == sum(r["error_score"] >= 0.995 for r in res["top"])
     args += ["--min-error-score", "0.9", "-o", "f.jsonl", "--json", "f.json"]
     assert main(args) == 0
     res = json.loads(Path("f.json").read_text())

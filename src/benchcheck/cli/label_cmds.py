@@ -502,11 +502,11 @@ def flag_spans(
     fold on the file itself is the model, with a second member: surfaces annotated unlike
     their other occurrences in the file. Every candidate gets error_score = the noisy-or of
     crf_score (1 - the smallest held-out probability of a gold label in its region) and
-    consistency_score (the share of the surface's other occurrences that disagree), ranked by
-    it, flagged from --min-error-score. With --detector llm or both the judge answers, for each of the
-    tagger's candidate spans, whether the gold annotation holds (llm_score = its P(gold
-    wrong), cached like `benchcheck judge`); --verify all also puts every other gold span to
-    the judge. The output feeds `benchcheck review export` unchanged.
+    consistency_score (the share of the surface's other occurrences that disagree), ranked
+    by it, flagged from --min-error-score. With --detector llm or both the judge answers,
+    for each of the tagger's candidate spans, whether the gold annotation holds (llm_score =
+    its P(gold wrong), cached like `benchcheck judge`); --verify all also puts every other
+    gold span to the judge. The output feeds `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
