@@ -14,6 +14,12 @@ budget at the tagger's measured throughput, ``tokens = S × TAGGER_TOKENS_PER_SE
 that many tokens, extended to hold at least ``folds`` sentences with entities when the split
 has them (:func:`sentences_within`). ``results.json`` records the budget and, per split, the
 sentences and tokens checked and the tagger's measured wall seconds.
+
+**How good is this detector?** Below the flags, the section shows the detector's quality
+measured by ``benchmarks/ner_detect_bench.py`` on real corpora with planted errors (package
+data, :func:`benchcheck.io.ner_detector_quality.ner_detector_note`), carried in
+``results.json`` as ``detector_quality`` since version 1.2 — as the pair section carries its
+default judge's (:mod:`benchcheck.report.ner_quality_note` builds the words and the table).
 """
 
 from __future__ import annotations
@@ -26,6 +32,13 @@ from typing import Any
 from benchcheck.io.typed import ABSENT, AbsentType, JsonResult
 from benchcheck.report.html import esc, num_cell
 from benchcheck.report.markdown import md_num, md_table, md_text
+from benchcheck.report.ner_quality_note import (
+    QUALITY_TITLE,
+    quality_head,
+    quality_rows,
+    threshold_note,
+    verdict,
+)
 from benchcheck.report.numbers import num, short, thousands
 from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS, AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
@@ -33,6 +46,8 @@ from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
 __all__ = [
     "LABEL_ERROR_SECONDS",
     "TAGGER_TOKENS_PER_SECOND",
+    "NerCorpusQuality",
+    "NerDetectorQuality",
     "NerLabelErrors",
     "NerLabelErrorsResult",
     "NerLabelErrorsSection",
@@ -141,6 +156,42 @@ class NerFlag(JsonResult):
 
 
 @dataclass(frozen=True)
+class NerCorpusQuality(JsonResult):
+    """The default detector on one benchmark corpus (means over the planted kinds and draws).
+
+    ``ap``/``ap_random``: sentence-level average precision of the detector / of a random
+    ranking, mean over the kinds; ``ap_by_kind``: the detector's per kind;
+    ``flag_precision``/``flag_recall``: of the flags at the benchmark's ``min_error_score``
+    against the planted errors (precision a lower bound); ``None`` where not defined.
+    """
+
+    sentences: int
+    entity_types: int
+    draws: int
+    ap: float | None
+    ap_random: float | None
+    ap_by_kind: dict[str, float | None]
+    flag_precision: float | None
+    flag_recall: float | None
+    seconds_per_1k_sentences: float | None
+
+
+@dataclass(frozen=True)
+class NerDetectorQuality(JsonResult):
+    """The detector's measured quality (package data, the committed benchmark's numbers).
+
+    ``settings``: the tagger's settings the benchmark ran with, incl. ``min_error_score``.
+    """
+
+    source: str
+    detector: str
+    planted_rate: float
+    kinds: tuple[str, ...]
+    settings: dict[str, Any]
+    corpora: dict[str, NerCorpusQuality]
+
+
+@dataclass(frozen=True)
 class NerLabelErrors(JsonResult):
     """The tagger's settings, each split's counts, and the flags with the highest scores.
 
@@ -148,7 +199,8 @@ class NerLabelErrors(JsonResult):
     at most that many; version 1.0 held a fixed cap here). Since version 1.1 (absent from
     older files): ``budget_seconds``, ``--label-error-seconds`` (per split), and
     ``budget_tokens``, the tokens it allows at ``tokens_per_second``, the tagger's measured
-    throughput (:func:`token_budget`).
+    throughput (:func:`token_budget`). Since version 1.2: ``detector_quality``, the
+    detector's benchmark numbers (:class:`NerDetectorQuality`).
     """
 
     folds: int
@@ -161,6 +213,7 @@ class NerLabelErrors(JsonResult):
     budget_seconds: float | AbsentType = ABSENT
     tokens_per_second: float | AbsentType = ABSENT
     budget_tokens: int | AbsentType = ABSENT
+    detector_quality: NerDetectorQuality | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -177,7 +230,9 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
     title = "NER label errors"
     anchor = "ner-label-errors"
     result = NerLabelErrorsResult
-    version = "1.1"  # 1.1: the time budget (--label-error-seconds), tokens and seconds per split
+    # 1.1: the time budget (--label-error-seconds), tokens and seconds per split;
+    # 1.2: detector_quality, the benchmark's numbers shown below the flags
+    version = "1.2"
     card = Card(
         measures="Entity spans where a CRF tagger trained on the other folds (never on the "
         "sentence itself) disagrees with the gold annotation: a different type, boundary, an "
@@ -214,6 +269,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
 
         from benchcheck.errors import MissingExtraError, UsageError
         from benchcheck.io.canonical import jsonable
+        from benchcheck.io.ner_detector_quality import ner_detector_note
         from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, tagger_flags
         from benchcheck.labels.ner_flags import KINDS, span_review_frame, spans_from_split
         from benchcheck.labels.ner_tagger import TaggerOptions
@@ -317,6 +373,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "budget_seconds": float(budget),
                 "tokens_per_second": TAGGER_TOKENS_PER_SECOND,
                 "budget_tokens": allowed,
+                "detector_quality": ner_detector_note(),
             }
         }
         result = NerLabelErrorsResult.from_json(jsonable(payload))
@@ -369,6 +426,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 f"<h3>Flagged spans ({len(le.examples)} of {le.examples_total})</h3>"
                 f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
             )
+        parts.append(_quality_html(le))
         return "".join(parts)
 
     def markdown(self, result: NerLabelErrorsResult) -> list[str]:
@@ -419,7 +477,68 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                     right=(0, 2, 6),
                 )
             )
+        lines += _quality_markdown(le)
         return lines
+
+    def terminal(self, result: NerLabelErrorsResult) -> list[Any]:
+        """How good the detector measured (the benchmark's table), below the summary line."""
+        le = result.ner_label_errors
+        if isinstance(le.detector_quality, AbsentType):
+            return []
+        from rich.markup import escape
+        from rich.table import Table
+        from rich.text import Text
+
+        note = le.detector_quality.to_json()
+        table = Table(title=f"{QUALITY_TITLE} (benchmark, planted NER label errors)")
+        for i, h in enumerate(quality_head(note)):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for row in quality_rows(note):
+            table.add_row(*[escape(c) for c in row])
+        out: list[Any] = [table, Text(verdict(note))]
+        extra = threshold_note(note, le.min_error_score)
+        if extra:
+            out.append(Text(extra))
+        return out
+
+
+# -------------------------------------------------------------- how good is this detector?
+
+
+def _quality_html(le: NerLabelErrors) -> str:
+    """Render the benchmark's table and how to read it (``""`` for a file before version 1.2)."""
+    if isinstance(le.detector_quality, AbsentType):
+        return ""
+    note = le.detector_quality.to_json()
+    head = "".join(f"<th>{esc(h)}</th>" for h in quality_head(note))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in quality_rows(note)
+    )
+    extra = threshold_note(note, le.min_error_score)
+    return (
+        f'<div class="detector-quality"><h3>{esc(QUALITY_TITLE)}</h3>'
+        f'<div class="tablewrap"><table id="ner-detector-quality"><thead><tr>{head}</tr>'
+        f"</thead><tbody>{body}</tbody></table></div><p>{esc(verdict(note))}"
+        + (f" {esc(extra)}" if extra else "")
+        + "</p></div>"
+    )
+
+
+def _quality_markdown(le: NerLabelErrors) -> list[str]:
+    """Render the benchmark's table and how to read it (nothing for a file before version 1.2)."""
+    if isinstance(le.detector_quality, AbsentType):
+        return []
+    note = le.detector_quality.to_json()
+    extra = threshold_note(note, le.min_error_score)
+    rows = [[md_text(c) for c in r] for r in quality_rows(note)]
+    return [
+        "",
+        f"### {QUALITY_TITLE}",
+        "",
+        md_table(quality_head(note), rows, right=(1, 2, 3, 4)),
+        "",
+        md_text(verdict(note) + (f" {extra}" if extra else "")),
+    ]
 
 
 def _budget_text(le: NerLabelErrors) -> str:
