@@ -75,9 +75,9 @@ def test_package_numbers_equal_the_benchmark_by_hand(bench) -> None:
         assert mine["ap"] > 2 * mine["ap_random"]
 
 
-def test_the_tagger_settings_measured_are_the_library_defaults_but_the_threshold() -> None:
-    """Folds, algorithm, c2 and epochs are ``TaggerOptions()``'s (the threshold: the report
-    says when it differs, see the section's tests)."""
+def test_the_tagger_settings_measured_are_the_library_defaults() -> None:
+    """Folds, algorithm, c2, epochs and the flag threshold are the library's defaults."""
+    from benchcheck.labels.ner_detect import MIN_ERROR_SCORE
     from benchcheck.labels.ner_tagger import TaggerOptions
 
     s = load_ner_detector_quality()["settings"]
@@ -88,6 +88,7 @@ def test_the_tagger_settings_measured_are_the_library_defaults_but_the_threshold
         opts.c2,
         opts.max_iterations,
     )
+    assert s["min_error_score"] == MIN_ERROR_SCORE
 
 
 def test_summary_handles_member_keys_and_undefined_metrics() -> None:
