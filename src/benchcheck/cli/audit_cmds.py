@@ -26,7 +26,7 @@ from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions
-from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS
+from benchcheck.runs.audit import LABEL_ERROR_SECONDS
 from benchcheck.runs.judging import JudgeSetup
 from benchcheck.runs.leakage import LeakageOptions
 

@@ -359,3 +359,31 @@ def default_judge_renderables(note: Mapping[str, Any]) -> list[Any]:
         Text(advice),
         *[Text("  " + c, style="bold") for c in commands],
     ]
+
+
+def ner_detector_quality_renderables(note: Mapping[str, Any], min_error_score: float) -> list[Any]:
+    """Render the NER detector's benchmark table (``ner_label_errors.detector_quality``).
+
+    ``min_error_score`` is the run's threshold: a line says so where it is not the
+    benchmark's.
+    """
+    from rich.text import Text
+
+    from benchcheck.report.ner_quality_note import (
+        QUALITY_TITLE,
+        quality_head,
+        threshold_note,
+    )
+    from benchcheck.report.ner_quality_note import quality_rows as ner_quality_rows
+    from benchcheck.report.ner_quality_note import verdict as ner_verdict
+
+    table = Table(title=f"{QUALITY_TITLE} (benchmark, planted NER label errors)")
+    for i, h in enumerate(quality_head(note)):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for row in ner_quality_rows(note):
+        table.add_row(*[escape(c) for c in row])
+    out: list[Any] = [table, Text(ner_verdict(note))]
+    extra = threshold_note(note, min_error_score)
+    if extra:
+        out.append(Text(extra))
+    return out

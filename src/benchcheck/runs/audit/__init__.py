@@ -24,6 +24,7 @@ from benchcheck.runs.audit._document import (
 )
 from benchcheck.runs.audit._folder import REPORT_FILES, render_results, write_report
 from benchcheck.runs.audit._inputs import (
+    LABEL_ERROR_SECONDS,
     AuditInputs,
     ContaminationInput,
     JudgeInput,
@@ -39,6 +40,7 @@ from benchcheck.runs.audit._section import EVERY_EARLIER, Card, Progress, Ran, S
 from benchcheck.runs.audit.sections import SECTIONS
 
 __all__ = [
+    "LABEL_ERROR_SECONDS",
     "EVERY_EARLIER",
     "GATE_FAILED",
     "REPORT_FILES",

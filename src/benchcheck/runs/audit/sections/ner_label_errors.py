@@ -485,21 +485,9 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         le = result.ner_label_errors
         if isinstance(le.detector_quality, AbsentType):
             return []
-        from rich.markup import escape
-        from rich.table import Table
-        from rich.text import Text
+        from benchcheck.report.terminal.labels import ner_detector_quality_renderables
 
-        note = le.detector_quality.to_json()
-        table = Table(title=f"{QUALITY_TITLE} (benchmark, planted NER label errors)")
-        for i, h in enumerate(quality_head(note)):
-            table.add_column(h, justify="left" if i == 0 else "right")
-        for row in quality_rows(note):
-            table.add_row(*[escape(c) for c in row])
-        out: list[Any] = [table, Text(verdict(note))]
-        extra = threshold_note(note, le.min_error_score)
-        if extra:
-            out.append(Text(extra))
-        return out
+        return ner_detector_quality_renderables(le.detector_quality.to_json(), le.min_error_score)
 
 
 # -------------------------------------------------------------- how good is this detector?
