@@ -6,8 +6,10 @@ into one message and an exit code (see :mod:`benchcheck.cli`), never a traceback
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 #: A parameter named in a message: ``{threshold}`` (see :class:`UsageError`).
@@ -103,6 +105,49 @@ class Interrupted(BaseException):  # noqa: N818 - a signal, like KeyboardInterru
         self.signal_name = signal_name
         self.exit_code = exit_code
         super().__init__(signal_name)
+
+
+#: Signals held while a native write runs (:func:`uninterrupted`); ``None`` when none is.
+_held: list[Interrupted] | None = None
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Hold a run's SIGINT/SIGTERM until a native (polars) write has finished, then raise it.
+
+    Raising :class:`Interrupted` from the signal handler while polars writes makes its Rust
+    worker threads panic (``__POLARS_ABORT_KEYBOARD_INTERRUPT``) and print a backtrace on
+    standard error beside our one error line. Inside this block the command line's handler
+    records the signal (:func:`hold`) instead; the write finishes (one file or shard, into a
+    staging place) and the signal is raised on leaving the block, so the cleanup removes
+    what was written. Outside the main thread, or nested, the block changes nothing.
+
+    >>> with uninterrupted():  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...     _ = hold(Interrupted("SIGINT", 130))  # the handler keeps it; the block raises it
+    Traceback (most recent call last):
+    benchcheck.errors.Interrupted: SIGINT
+    >>> hold(Interrupted("SIGINT", 130))  # no block open: the handler raises at once
+    False
+    """
+    global _held
+    if _held is not None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _held = []
+    try:
+        yield
+    finally:
+        held, _held = _held, None
+    if held:
+        raise held[0]
+
+
+def hold(exc: Interrupted) -> bool:
+    """Keep ``exc`` for the end of the open :func:`uninterrupted` block; False if none is open."""
+    if _held is None:
+        return False
+    _held.append(exc)
+    return True
 
 
 class DataWarning(UserWarning):

@@ -23,7 +23,7 @@ from rich.markup import escape
 from benchcheck.cli import _app
 from benchcheck.cli._app import console_err
 from benchcheck.cli._options import flag_for
-from benchcheck.errors import BenchcheckError, Interrupted
+from benchcheck.errors import BenchcheckError, Interrupted, hold
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
@@ -106,7 +106,9 @@ def _signals() -> Iterator[None]:
             signal.signal(sig, signal.SIG_IGN)
         if isinstance(sys.exc_info()[1], KeyboardInterrupt):
             return  # polars turned this SIGINT into a KeyboardInterrupt already: unwinding
-        raise Interrupted(signal.Signals(signum).name, _SIGNALS[signal.Signals(signum)])
+        exc = Interrupted(signal.Signals(signum).name, _SIGNALS[signal.Signals(signum)])
+        if not hold(exc):  # inside a polars write: raised when the write has finished
+            raise exc
 
     previous = {sig: signal.signal(sig, stop) for sig in _SIGNALS}
     try:

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data import schemes
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import InputError, UsageError, uninterrupted
 from benchcheck.io.output import OutputFolder, inside, safe_name
 from benchcheck.io.shards import FORMAT, MANIFEST, SCHEMA, VERSION, ShardFolder, open_shards
 
@@ -106,7 +106,8 @@ def _convert_file(path: Path, folder: Path, chunk_bytes: int, compression: str) 
             schema=SCHEMA,
         )
         shard = f"part-{len(shards):05d}.parquet"
-        frame.write_parquet(folder / shard, compression=compression, statistics=True)  # type: ignore[arg-type]
+        with uninterrupted():  # a signal mid-write would panic polars' writer threads
+            frame.write_parquet(folder / shard, compression=compression, statistics=True)  # type: ignore[arg-type]
         shards.append(shard)
         n_sent = int(sentence[-1]) + 1
         n_tok += token.len()

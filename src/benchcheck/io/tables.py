@@ -30,7 +30,7 @@ import polars as pl
 from benchcheck.data.columns import Columns
 from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import InputError, UsageError, uninterrupted
 from benchcheck.io._text import (
     check_readable,
     loads_json,
@@ -881,5 +881,6 @@ def write_rows(
                 frame = neutralise_frame(frame)
             frame.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
         else:
-            frame.write_parquet(tmp)
+            with uninterrupted():  # a signal mid-write would panic polars' writer threads
+                frame.write_parquet(tmp)
     return path

@@ -40,11 +40,13 @@ class JudgeRun:
 
     def write(self, path: Path) -> None:
         """Write the judgments atomically: Parquet for a ``.parquet`` path, else JSON lines."""
+        from benchcheck.errors import uninterrupted
         from benchcheck.io.output import atomic_file
 
         with atomic_file(path) as tmp:
             if path.suffix.lower() == ".parquet":
-                self.judgments.write_parquet(tmp)
+                with uninterrupted():  # a signal mid-write would panic polars' writers
+                    self.judgments.write_parquet(tmp)
             else:
                 self.judgments.write_ndjson(tmp)
 
