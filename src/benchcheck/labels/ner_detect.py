@@ -78,7 +78,8 @@ class TaggerFlags:
     threshold); ``sentences``: ``sentence``, ``sentence_error_score``, ``sentence_quality``
     (cleanlab) of every sentence; ``pred``: the tagger's spans; ``n_token_issues``: tokens
     cleanlab's ``find_label_issues`` flags; ``tagging``: the held-out marginals and labels
-    themselves (``--verify all`` scores gold spans no flag holds with them).
+    themselves and ``gold_labels``, the gold IOB2 labels it was trained on (``--verify all``
+    scores gold spans no flag holds with them).
     """
 
     flags: pl.DataFrame
@@ -86,6 +87,7 @@ class TaggerFlags:
     pred: pl.DataFrame
     n_token_issues: int
     tagging: OofTagging
+    gold_labels: list[list[str]]
     options: TaggerOptions
     min_error_score: float
 
@@ -334,6 +336,7 @@ def tagger_flags(
         pred=pred_spans,
         n_token_issues=len(issues),
         tagging=tagging,
+        gold_labels=labels,
         options=opts,
         min_error_score=min_error_score,
     )

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from benchcheck.data.model import Split
-    from benchcheck.labels.ner_tagger import OofTagging
+    from benchcheck.labels.ner_detect import TaggerFlags
 
 __all__ = ["DETECTORS", "KINDS", "SpanFlagsRun", "run_flag_spans"]
 
@@ -273,8 +273,7 @@ def _tagger_run(
             combination,
             threshold,
             progress,
-            tagging=found.tagging if verify == "all" else None,
-            sentences=found.sentences,
+            found=found if verify == "all" else None,
         )
     flags = flags.with_columns(pl.lit(split.name).alias("split"))
     review = span_review_frame(split.tokens, flags)
@@ -315,14 +314,14 @@ def _judge_flags(
     threshold: float,
     progress: Progress | None,
     *,
-    tagging: OofTagging | None = None,
-    sentences: pl.DataFrame | None = None,
+    found: TaggerFlags | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Score the tagger's flags with the judges; ``error_score`` becomes the detector's.
 
-    With ``tagging`` (``--verify all``) every gold span no flag holds is judged too and
-    becomes a row (:func:`benchcheck.labels.ner_judge.verify_flags`), ``sentence_quality``
-    from ``sentences`` (the tagger's sentence table).
+    With ``found`` (the tagger's result, ``--verify all``) every gold span no flag holds is
+    judged too and becomes a row (:func:`benchcheck.labels.ner_judge.verify_flags`, scored
+    with the tagger's marginals and gold labels), ``sentence_quality`` from its sentence
+    table.
     """
     import time
 
@@ -339,13 +338,12 @@ def _judge_flags(
         unverified_gold,
         verify_flags,
     )
-    from benchcheck.labels.ner_tagger import bio_labels
 
     assert split.tokens is not None and split.spans is not None
     words = _sentence_words(split.tokens, split.n)
     types = sorted(set(split.spans["type"].cast(pl.String).to_list()))
     gold = spans_from_split(split)
-    verify = None if tagging is None else unverified_gold(flags, gold)
+    verify = None if found is None else unverified_gold(flags, gold)
     start = time.perf_counter()
     try:
         with setup.open() as (judges, store):
@@ -360,16 +358,9 @@ def _judge_flags(
     rows = judged.rows
     flags = flags.with_columns(pl.Series("llm_score", llm, dtype=pl.Float64))
     if verify is not None:
-        assert tagging is not None and sentences is not None
-        labels = bio_labels(
-            [len(w) for w in words],
-            gold["sentence"].to_numpy(),
-            gold["start"].to_numpy(),
-            gold["end"].to_numpy(),
-            gold["type"].to_list(),
-        )
-        extra = verify_flags(verify, judged, tagging, labels, types).join(
-            sentences.select("sentence", "sentence_quality"),
+        assert found is not None
+        extra = verify_flags(verify, judged, found.tagging, found.gold_labels, types).join(
+            found.sentences.select("sentence", "sentence_quality"),
             on="sentence",
             how="left",
             maintain_order="left",
