@@ -1090,6 +1090,177 @@ def _(ws: Path) -> None:
     assert not any(line.startswith("# heading") for line in text.splitlines())
 
 
+# ----------------------------------------------------------------------------- links (37)
+
+LINKS = "links inside outputs"
+_ADJUST = ("adjust", "ner", "--split", "test", "--metric", "leakage_ratio", "-o", "adj")
+
+
+def _link(ws: Path, link: str, to: str) -> None:
+    """Make ``ws/link`` a symbolic link to ``ws/to`` (its folders created)."""
+    (ws / link).parent.mkdir(parents=True, exist_ok=True)
+    (ws / link).symlink_to(ws / to)
+
+
+def _link_replaced(ws: Path, link: str) -> None:
+    path = ws / link
+    assert not path.is_symlink(), f"{link} is still a link"
+    assert path.exists(), f"{link} was not written"
+
+
+@case(LINKS, "adjust --force: adj/target_0.1 -> the input folder (never renamed over an input)")
+def _(ws: Path) -> None:
+    _link(ws, "adj/target_0.1", "ner")
+    before = snapshot(ws / "ner")
+    ok(run(ws, *_ADJUST, "--target", "0.1", "--target", "0.2", "--force"))
+    assert not changes(before, snapshot(ws / "ner")), "the input folder changed"
+    _link_replaced(ws, "adj/target_0.1")
+    assert (ws / "adj" / "target_0.1" / "test.txt").is_file()
+
+
+@case(LINKS, "adjust --force: adj/target_0.1 -> another folder (nothing written there)")
+def _(ws: Path) -> None:
+    (ws / "elsewhere").mkdir()
+    _link(ws, "adj/target_0.1", "elsewhere")
+    ok(run(ws, *_ADJUST, "--target", "0.1", "--target", "0.2", "--force"))
+    assert not list((ws / "elsewhere").iterdir()), "written through the link"
+    _link_replaced(ws, "adj/target_0.1")
+
+
+@case(LINKS, "adjust without --force: a folder holding a link is refused")
+def _(ws: Path) -> None:
+    (ws / "elsewhere").mkdir()
+    _link(ws, "adj/target_0.1", "elsewhere")
+    with nothing_written(ws):
+        refused(run(ws, *_ADJUST, "--target", "0.1", "--target", "0.2"), "--force")
+
+
+@case(LINKS, "review export -o rev: rev/argilla -> another folder, no --force: refused")
+def _(ws: Path) -> None:
+    (ws / "elsewhere").mkdir()
+    _link(ws, "rev/argilla", "elsewhere")
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev"), "argilla", "link")
+
+
+@case(LINKS, "review export -o rev --force: rev/argilla -> another folder: the link replaced")
+def _(ws: Path) -> None:
+    (ws / "elsewhere").mkdir()
+    _link(ws, "rev/argilla", "elsewhere")
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--force"))
+    assert not list((ws / "elsewhere").iterdir()), "written through the link"
+    _link_replaced(ws, "rev/argilla/records.json")
+
+
+@case(LINKS, "review export -o rev: rev/argilla -> an earlier review's argilla/ (files there)")
+def _(ws: Path) -> None:
+    _link(ws, "rev/argilla", "review/argilla")
+    before = snapshot(ws / "review")
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev"))
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--force"))
+    assert not changes(before, snapshot(ws / "review")), "written through the link"
+
+
+@case(LINKS, "review export --force: rev/key.jsonl -> a file elsewhere (the link replaced)")
+def _(ws: Path) -> None:
+    (ws / "rev").mkdir()
+    (ws / "mine.jsonl").write_text("mine\n")
+    _link(ws, "rev/key.jsonl", "mine.jsonl")
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev"), "key.jsonl")
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--force"))
+    assert (ws / "mine.jsonl").read_text() == "mine\n"
+    _link_replaced(ws, "rev/key.jsonl")
+
+
+@case(LINKS, "review export: rev/argilla a dangling link")
+def _(ws: Path) -> None:
+    _link(ws, "rev/argilla", "nowhere")
+    with nothing_written(ws):
+        refused(run(ws, "review", "export", "flags.jsonl", "-o", "rev"), "argilla")
+    ok(run(ws, "review", "export", "flags.jsonl", "-o", "rev", "--force"))
+    assert not (ws / "nowhere").exists()
+    _link_replaced(ws, "rev/argilla/settings.json")
+
+
+@case(LINKS, "items --to-review tr: tr/argilla -> another folder")
+def _(ws: Path) -> None:
+    (ws / "elsewhere").mkdir()
+    _link(ws, "tr/argilla", "elsewhere")
+    argv = ("items", "data.jsonl", *ITEMS, "--to-review", "tr")
+    with nothing_written(ws):
+        refused(run(ws, *argv))
+    ok(run(ws, *argv, "--force"))
+    assert not list((ws / "elsewhere").iterdir()), "written through the link"
+    _link_replaced(ws, "tr/argilla/records.json")
+
+
+@case(LINKS, "items -o out --force: out/items.json -> an input")
+def _(ws: Path) -> None:
+    _link(ws, "out/items.json", "data.jsonl")
+    before = (ws / "data.jsonl").read_bytes()
+    r = run(ws, "items", "data.jsonl", *ITEMS, "-o", "out", "--force")
+    assert (ws / "data.jsonl").read_bytes() == before, "the input was replaced"
+    if r.rc == 0:
+        _link_replaced(ws, "out/items.json")
+    else:
+        refused(r, "items.json")
+
+
+@case(LINKS, "audit -o rep --force: rep/report.html -> a file elsewhere")
+def _(ws: Path) -> None:
+    (ws / "mine.html").write_text("mine\n")
+    _link(ws, "rep/report.html", "mine.html")
+    with nothing_written(ws):
+        refused(run(ws, "audit", "ner", "--no-judge", "-o", "rep"), "report.html")
+    ok(run(ws, "audit", "ner", "--no-judge", "-o", "rep", "--force"))
+    assert (ws / "mine.html").read_text() == "mine\n"
+    _link_replaced(ws, "rep/report.html")
+
+
+@case(LINKS, "remedy -o out --force: out/cleaned.jsonl -> a file elsewhere")
+def _(ws: Path) -> None:
+    (ws / "mine.jsonl").write_text("mine\n")
+    _link(ws, "out/cleaned.jsonl", "mine.jsonl")
+    argv = ("remedy", "data.jsonl", "--judgments", "j.parquet", "-o", "out")
+    with nothing_written(ws):
+        refused(run(ws, *argv), "cleaned.jsonl")
+    ok(run(ws, *argv, "--force"))
+    assert (ws / "mine.jsonl").read_text() == "mine\n"
+    _link_replaced(ws, "out/cleaned.jsonl")
+
+
+@case(LINKS, "a library writer: a link on the way to a nested staged file")
+def _(ws: Path) -> None:
+    from benchcheck.errors import UsageError
+    from benchcheck.io.output import OutputFolder, Outputs
+
+    (ws / "elsewhere").mkdir()
+    _link(ws, "out/a", "elsewhere")
+    try:
+        with Outputs([]).folder(ws / "out", param="output", names=["a/b/c.txt"]) as folder:
+            folder.write("a/b/c.txt", "x")
+    except UsageError as exc:
+        assert "symbolic link" in str(exc)
+    else:
+        raise AssertionError("a link on the way was written through")
+    # a writer that never named its files: refused when it commits, nothing moved
+    try:
+        with OutputFolder(ws / "out", names=None) as staged:
+            staged.write("top.txt", "x")
+            staged.write("a/b/c.txt", "x")
+    except UsageError:
+        pass
+    else:
+        raise AssertionError("a link on the way was written through")
+    assert not (ws / "out" / "top.txt").exists(), "half-written"
+    with Outputs([], force=True).folder(ws / "out", param="output", names=["a/b/c.txt"]) as f:
+        f.write("a/b/c.txt", "x")
+    assert not list((ws / "elsewhere").iterdir())
+    _link_replaced(ws, "out/a/b/c.txt")
+
+
 # ----------------------------------------------------------------------------- runner
 
 

@@ -534,3 +534,120 @@ def test_hostile_names_walk(workspace: Path, cmd: Command) -> None:
 @pytest.mark.parametrize("cmd", WRITERS, ids=[c.name for c in WRITERS])
 def test_hostile_names_walk_big(workspace: Path, cmd: Command, name: str) -> None:
     _walk(workspace, cmd, name)
+
+
+# ----------------------------------------------------------------------------- links in outputs
+
+
+#: Every command that writes a folder (convert never writes into an existing one), and
+#: ``items --to-review`` (the review writer behind ``items``).
+def _two_targets(cmd: Command) -> Command:
+    """``adjust`` with two targets: its output holds a folder per target."""
+    if cmd.name != "adjust":
+        return cmd
+    return Command(cmd.name, (*cmd.argv, "--target", "0.1"), cmd.slots, cmd.outputs)
+
+
+FOLDER_WRITERS = [
+    _two_targets(c) for c in SWEPT if "out_dir" in c.outputs and c.name != "convert"
+] + [
+    Command(
+        "items --to-review",
+        ("items", "data.jsonl", "--predictions", "a=pa.jsonl", "--predictions", "b=pb.jsonl",
+         "--to-review", "{out_dir}"),
+        (),
+        {"out_dir": "dir"},
+    ),
+]  # fmt: skip
+#: Where a planted link points: a folder or a file outside the output, an input, the
+#: workspace itself, nothing (dangling).
+LINK_TARGETS = ("folder", "file", "input-file", "input-folder", "workspace", "dangling")
+_EARLIER: dict[str, Path] = {}
+
+
+def _earlier_run(workspace: Path, cmd: Command) -> Path:
+    """A copy of the workspace holding ``cmd``'s output of an earlier run (made once)."""
+    if cmd.name not in _EARLIER:
+        ws = Path(tempfile.mkdtemp(prefix="bc-links-")) / "ws"
+        shutil.copytree(workspace, ws, symlinks=True)
+        r = _run(ws, _argv(cmd, _outputs(cmd)))
+        assert r.rc == 0, r.err[-800:]
+        _EARLIER[cmd.name] = ws
+    return _EARLIER[cmd.name]
+
+
+@st.composite
+def link_cases(draw: st.DrawFn) -> tuple[Command, int, str, bool]:
+    """A folder writer, which path of its earlier output becomes a link, to what, --force."""
+    return (
+        draw(st.sampled_from(FOLDER_WRITERS)),
+        draw(st.integers(0, 10_000)),
+        draw(st.sampled_from(LINK_TARGETS)),
+        draw(st.booleans()),
+    )
+
+
+def _plant(ws: Path, victim: Path, to: str) -> Path:
+    """Replace ``victim`` by a link to a target of kind ``to``; return the target."""
+    (ws / "sentinel").mkdir(exist_ok=True)
+    (ws / "sentinel" / "keep.txt").write_text("keep\n")
+    (ws / "sentinel.txt").write_text("keep\n")
+    target = {
+        "folder": ws / "sentinel",
+        "file": ws / "sentinel.txt",
+        "input-file": ws / "data.jsonl",
+        "input-folder": ws / "ner",
+        "workspace": ws,
+        "dangling": ws / "nowhere",
+    }[to]
+    if victim.is_dir() and not victim.is_symlink():
+        shutil.rmtree(victim)
+    else:
+        victim.unlink()
+    victim.symlink_to(target)
+    return target
+
+
+def _links(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
+    """Plant a link inside the earlier output and run again: nothing written through it."""
+    cmd, pick, to, force = case
+    ws, tmp = _copy(_earlier_run(workspace, cmd))
+    with tmp:
+        outputs = _outputs(cmd)
+        out = ws / outputs["out_dir"]
+        entries = sorted(p for p in out.rglob("*") if not p.name.startswith("."))
+        folders = [p for p in entries if p.is_dir()]
+        # half the draws a folder (a link there redirects every file below it)
+        pool = folders if folders and pick % 2 else entries
+        victim = pool[pick // 2 % len(pool)]
+        _plant(ws, victim, to)
+        before = snapshot(ws)
+        kept = {k: v for k, v in before.items() if not k.startswith(outputs["out_dir"])}
+        outside = sorted(p.name for p in ws.parent.iterdir())
+        r = _run(ws, [*_argv(cmd, outputs), *(["--force"] if force else [])])
+        after = snapshot(ws)
+        assert "Traceback" not in r.err + r.out, r.err[-1500:]
+        assert sorted(p.name for p in ws.parent.iterdir()) == outside, "written outside the copy"
+        changed = [k for k, v in kept.items() if after.get(k, 0) != v]
+        assert not changed, f"written through the link {victim.relative_to(ws)}: {changed[:5]}"
+        assert not (ws / "nowhere").exists(), "a dangling link was followed"
+        if r.rc == 0:
+            return
+        assert r.rc == 2, f"exit {r.rc}: {r.err[-800:]!r}"
+        lines = [x for x in r.err.splitlines() if x.strip() and not x.startswith("warning:")]
+        assert len(lines) == 1 and lines[0].startswith("error:"), lines
+        assert after == before, "written on an error"
+
+
+@given(case=link_cases())
+@_settings(DEFAULT_EXAMPLES // 2)
+def test_links_inside_outputs(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
+    _links(workspace, case)
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@given(case=link_cases())
+@_settings(BIG or 1)
+def test_links_inside_outputs_big(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
+    _links(workspace, case)

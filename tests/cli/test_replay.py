@@ -29,6 +29,7 @@ def test_every_class_of_the_issue_is_replayed():
     assert classes == {
         "path traversal",
         "output safety",
+        "links inside outputs",
         "readers",
         "joins and records",
         "numbers",

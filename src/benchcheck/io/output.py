@@ -16,6 +16,10 @@ Every command that writes goes through :class:`Outputs`, so the rules hold every
   a run that is gone (killed) is stale and taken over;
 - a name that becomes part of a path (a split, an expert) follows :func:`safe_name`, and no
   file is written outside its claimed folder, whatever the name;
+- a symbolic link *inside* an output folder is never followed: on the way to a file the run
+  writes, a link (to a folder or a file, dangling or not) is refused without ``force`` and,
+  with it, the link itself is replaced (a real folder or file takes its place; what it
+  pointed to is never touched); :func:`link_on_path` finds it;
 - each file is written to a temporary sibling, flushed, fsynced and renamed over its final
   name, so a killed run leaves either the previous complete file or nothing there (a device
   or a pipe such as ``/dev/null`` is written into, never renamed over); a new folder is
@@ -64,6 +68,7 @@ __all__ = [
     "atomic_file",
     "atomic_write",
     "inside",
+    "link_on_path",
     "output_session",
     "remove_stale_temporaries",
     "resolve",
@@ -135,6 +140,35 @@ def inside(folder: Path, name: str | Path) -> Path:
     if not resolve(target).is_relative_to(base):
         raise UsageError(f"refusing to write {str(name)!r} outside the output folder {folder}")
     return target
+
+
+def link_on_path(folder: Path, name: str | Path) -> Path | None:
+    """Return the first symbolic link on the way from ``folder`` to ``folder / name``, or None.
+
+    ``folder`` itself is not looked at (the output's own path is the user's choice and is
+    checked resolved); each component of ``name`` is, the last one included.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (Path(tmp) / "a").symlink_to(tmp)
+    ...     link_on_path(Path(tmp), "a/b.json").name, link_on_path(Path(tmp), "c/b.json")
+    ('a', None)
+    """
+    current = folder
+    for part in Path(name).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+        if not current.exists():
+            return None
+    return None
+
+
+def _link_refusal(link: Path, param: str) -> UsageError:
+    return UsageError(
+        f"{{{param}}}: {link} is a symbolic link inside the output folder; benchcheck never "
+        "writes through one: remove it, or pass {force} to replace the link itself"
+    )
 
 
 def resolve(path: str | Path, *, param: str | None = None, reading: bool = False) -> Path:
@@ -624,6 +658,7 @@ class Outputs:
         param: str,
         names: Iterable[str] | None = None,
         patterns: Iterable[str] = (),
+        replace_links: bool | None = None,
     ) -> OutputFolder:
         """Claim a folder output that will hold the files ``names``.
 
@@ -633,7 +668,12 @@ class Outputs:
         touched); ``force`` lifts that rule, and files matching ``patterns`` (the
         command's files of an earlier run, e.g. ``expert_*.csv``) that this run does not
         write again are removed.
+
+        A symbolic link inside the folder on the way to one of ``names`` is refused unless
+        ``replace_links`` (default: ``force``), which replaces the link itself when the
+        folder is written (:class:`OutputFolder`), never what it points to.
         """
+        links_ok = self.force if replace_links is None else replace_links
         target = resolve(path, param=param)
         if target.exists() and not target.is_dir():
             raise UsageError(f"{{{param}}}: {path} is a file; expected a folder")
@@ -665,6 +705,10 @@ class Outputs:
                         f"{{{param}}}: refusing to write {target / name}: it is an input of "
                         "this command"
                     )
+            for name in wanted or ():
+                link = link_on_path(Path(path), name)
+                if link is not None and not links_ok:
+                    raise _link_refusal(link, param)
             if present and not self.force:
                 shown = ", ".join(present[:5]) + (" …" if len(present) > 5 else "")
                 raise UsageError(
@@ -686,6 +730,8 @@ class Outputs:
             replace=self.force and wanted is None,
             stale=stale,
             claims=self._claims,
+            replace_links=links_ok,
+            param=param,
         )
 
 
@@ -701,6 +747,10 @@ class OutputFolder:
     leaves it), then the files this run did not write are removed: every one in a folder
     replaced whole (``replace``), else those listed in ``stale`` (the command's own files of
     an earlier run) and those given to :meth:`remove`.
+
+    A symbolic link inside the folder on the way to a staged file is never written through:
+    before anything moves, it is refused (:class:`UsageError`) unless ``replace_links``, and
+    then the link itself is removed and the staged file or a real folder takes its place.
     """
 
     def __init__(
@@ -711,8 +761,12 @@ class OutputFolder:
         replace: bool = False,
         stale: Iterable[str] = (),
         claims: object = None,
+        replace_links: bool = False,
+        param: str = "output",
     ) -> None:
         self.path = path
+        self._replace_links = replace_links
+        self._param = param
         self.names = names
         self._stage: Path | None = None
         self._new = not path.exists()
@@ -782,8 +836,16 @@ class OutputFolder:
             _fsync_dir(self.path.parent)
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        for path in sorted(p for p in stage.rglob("*") if p.is_file()):
-            final = self.path / path.relative_to(stage)
+        staged = sorted(p for p in stage.rglob("*") if p.is_file())
+        for path in staged:  # refused before anything moves: nothing half-written
+            link = link_on_path(self.path, path.relative_to(stage))
+            if link is not None and not self._replace_links:
+                raise _link_refusal(link, self._param)
+        for path in staged:
+            rel = path.relative_to(stage)
+            while (link := link_on_path(self.path, rel)) is not None:
+                link.unlink()  # the link itself, never what it points to
+            final = self.path / rel
             final.parent.mkdir(parents=True, exist_ok=True)
             if final.is_dir() and not final.is_symlink():
                 shutil.rmtree(final)

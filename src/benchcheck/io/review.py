@@ -219,9 +219,10 @@ def write_review(
             f"{{output}}: {out} already holds a review: {', '.join(present)}; "
             "pass {force} to overwrite it"
         )
-    # the refusal above is this command's; Outputs still refuses writing over an input
+    # the refusal above is this command's; Outputs still refuses writing over an input,
+    # and a link inside the folder unless the caller's force lets it replace the link itself
     folder = Outputs(inputs, force=True).folder(
-        out, param="output", names=list(files), patterns=("expert_*.csv",)
+        out, param="output", names=list(files), patterns=("expert_*.csv",), replace_links=force
     )
     with folder as staged:
         for name, text in files.items():
