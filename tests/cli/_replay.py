@@ -1261,6 +1261,63 @@ def _(ws: Path) -> None:
     _link_replaced(ws, "out/a/b/c.txt")
 
 
+# ----------------------------------------------------------------------------- review names (37)
+
+NAMES = "review import: expert names vs gold columns"
+
+
+def _stem_case(stem: str) -> Callable[[Path], None]:
+    """An expert file named like a gold column: the key's columns survive, the expert's own."""
+
+    def check(ws: Path) -> None:
+        shutil.copy(ws / "review" / "expert_b.csv", ws / "review" / f"{stem}.csv")
+        argv = ("review", "import", "review/expert_a.csv", f"review/{stem}.csv", "-o", "g.jsonl")
+        ok(run(ws, *argv))
+        key = {r["id"]: r for r in rows(ws / "review" / "key.jsonl")}
+        gold = rows(ws / "g.jsonl")
+        assert len(gold) == len(key)
+        ref = {r["id"]: r for r in rows(ws / "gold.jsonl")}  # expert_a.csv + expert_b.csv
+        b = {r["review_id"]: r["expert_b"] for r in ref.values()}
+        for row in gold:
+            orig = key[row["id"]]  # the id kept: every gold row is a key row
+            for col in ("id", "label", "review_id", "llm_label", "stratum"):
+                assert row[col] == orig[col], (col, row[col], orig[col])
+            column = stem if stem.startswith("expert_") else f"expert_{stem}"
+            assert row[column] == b.get(row["review_id"]), (column, row)
+            for col in ("gold", "status", "error"):  # as with the file named expert_b.csv
+                assert row[col] == ref[row["id"]][col], (col, row[col], ref[row["id"]][col])
+
+    return check
+
+
+for _stem in ("id", "label", "review_id", "error", "status", "gold", "reconciled", "llm_label"):
+    CASES.setdefault(NAMES, []).append((f"an expert file {_stem}.csv", _stem_case(_stem)))
+
+
+@case(NAMES, "expert files id.csv and expert_id.csv: two columns, neither lost")
+def _(ws: Path) -> None:
+    shutil.copy(ws / "review" / "expert_a.csv", ws / "review" / "id.csv")
+    shutil.copy(ws / "review" / "expert_b.csv", ws / "review" / "expert_id.csv")
+    ok(run(ws, "review", "import", "review/id.csv", "review/expert_id.csv", "-o", "g.jsonl"))
+    gold = rows(ws / "g.jsonl")
+    cols = [c for c in gold[0] if c.startswith("expert_")]
+    assert len(cols) == 2, cols
+    assert {r["id"] for r in gold} == {r["id"] for r in rows(ws / "review" / "key.jsonl")}
+
+
+@case(NAMES, "a/x.csv, b/x.csv and x_1.csv: three experts, three columns")
+def _(ws: Path) -> None:
+    for sub in ("a", "b"):
+        (ws / "review" / sub).mkdir()
+    shutil.copy(ws / "review" / "expert_a.csv", ws / "review" / "a" / "x.csv")
+    shutil.copy(ws / "review" / "expert_b.csv", ws / "review" / "b" / "x.csv")
+    shutil.copy(ws / "review" / "expert_a.csv", ws / "review" / "x_1.csv")
+    argv = ("review/a/x.csv", "review/b/x.csv", "review/x_1.csv", "--key", "review/key.jsonl")
+    ok(run(ws, "review", "import", *argv, "-o", "g.jsonl"))
+    cols = [c for c in rows(ws / "g.jsonl")[0] if c.startswith("expert_")]
+    assert len(cols) == 3, cols
+
+
 # ----------------------------------------------------------------------------- runner
 
 

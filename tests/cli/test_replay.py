@@ -30,6 +30,7 @@ def test_every_class_of_the_issue_is_replayed():
         "path traversal",
         "output safety",
         "links inside outputs",
+        "review import: expert names vs gold columns",
         "readers",
         "joins and records",
         "numbers",

@@ -76,6 +76,7 @@ __all__ = [
     "check_key",
     "combine_review",
     "content_hash",
+    "expert_columns",
     "review_labels",
 ]
 
@@ -510,6 +511,36 @@ def _check_belongs(
             )
 
 
+#: Columns :func:`combine_review` adds after the key's and the experts' (and
+#: ``posterior_<label>`` with a crowd model).
+DERIVED_COLUMNS = ("reconciled", "gold", "status", "error")
+EXPERT_PREFIX = "expert_"
+
+
+def expert_columns(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
+    """Name each expert's gold column: ``expert_<name>``, never one of ``taken`` or another's.
+
+    A name already starting with ``expert_`` (the package's ``expert_a.csv``) is kept; any
+    other gets the prefix, so an expert file named ``id.csv`` or ``status.csv`` never stands
+    for the key's or the derived column of that name. A column still taken gets ``_2``,
+    ``_3``, … (the first free one).
+
+    >>> expert_columns(["expert_a", "id", "status", "expert_id"], ["id", "status", "expert_x"])
+    ['expert_a', 'expert_id', 'expert_status', 'expert_id_2']
+    """
+    used = set(taken)
+    out = []
+    for name in names:
+        base = name if name.startswith(EXPERT_PREFIX) else EXPERT_PREFIX + name
+        column, k = base, 1
+        while column in used:
+            k += 1
+            column = f"{base}_{k}"
+        used.add(column)
+        out.append(column)
+    return out
+
+
 def combine_review(
     key: pl.DataFrame,
     experts: Sequence[ExpertLabels],
@@ -528,7 +559,8 @@ def combine_review(
     something. ``consensus`` decides the disagreements no reconciled label settles
     (:data:`CONSENSUS`; the module docstring); ``adjudicator`` names the expert whose label
     decides them under ``consensus="adjudicator"``; ``seed`` feeds the MACE crowd model.
-    Returns the gold frame (every example of the key with ``expert_*``, ``reconciled``,
+    Returns the gold frame (every example of the key with one column per expert,
+    :func:`expert_columns`, then ``reconciled``,
     ``gold``, ``status``, ``error`` = gold ≠ original and, with a crowd model,
     ``posterior_<label>``) and a :class:`ReviewSummary`.
     """
@@ -612,9 +644,10 @@ def combine_review(
             gold.append(None)
             status.append("unresolved")
     rids = key["review_id"].to_list()
+    columns = expert_columns(names, [*key.columns, *DERIVED_COLUMNS])
     extra = [
-        pl.Series(e.name, [e.labels.get(r) if r is not None else None for r in rids], pl.String)
-        for e in experts
+        pl.Series(col, [e.labels.get(r) if r is not None else None for r in rids], pl.String)
+        for col, e in zip(columns, experts, strict=True)
     ]
     extra.append(pl.Series("reconciled", [rec.get(r) if r else None for r in rids], pl.String))
     extra.append(pl.Series("gold", gold, dtype=pl.String))

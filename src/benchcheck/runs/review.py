@@ -407,9 +407,14 @@ def run_review_import(
     for p in paths:
         experts.extend(read_expert_file(p, labels=labels))
     names = [e.name for e in experts]
+    used = set(names)
     for i, e in enumerate(experts):  # two files with one stem (a/expert_a.csv, b/expert_a.csv)
         if names.count(e.name) > 1:
-            experts[i] = ExpertLabels(f"{e.name}_{i}", e.source, e.labels, e.hashes, e.lines)
+            name = f"{e.name}_{i}"
+            while name in used:  # never another file's name (x_1.csv beside two x.csv)
+                name += "_"
+            used.add(name)
+            experts[i] = ExpertLabels(name, e.source, e.labels, e.hashes, e.lines)
     rec = None
     if rec_path is not None:
         found = read_expert_file(rec_path, labels=labels)
