@@ -1318,6 +1318,83 @@ def _(ws: Path) -> None:
     assert len(cols) == 3, cols
 
 
+# ----------------------------------------------------------------------------- judge cache (37)
+
+CACHE = "judge cache trusted blindly"
+_JUDGE = ("judge", "pair.jsonl", "--text-a", "grounding", "--text-b", "generated_text",
+          "--judge", "openai:m", "--cache", "c.sqlite")  # fmt: skip
+
+
+def _cached_run(ws: Path, sql: str) -> None:
+    """Judge once through a fake server, alter every stored row with ``sql``, judge again."""
+    import sqlite3
+
+    sys.path.insert(0, str(HERE.parent / "judges"))
+    from judges_fault_server import FaultServer
+
+    with FaultServer() as server:
+        url = ("--base-url", server.base_url)
+        ok(run(ws, *_JUDGE, *url, "-o", "jj.parquet"))
+        db = sqlite3.connect(ws / "c.sqlite")
+        db.execute(sql)
+        db.commit()
+        db.close()
+        asked = len(server.requests)
+        with nothing_written(ws):
+            r = run(ws, *_JUDGE, *url, "-o", "jj.parquet", "--force")
+        assert len(server.requests) == asked, "the damaged cache was partly used"
+    lines = [x for x in r.err.splitlines() if x.startswith("error:")]
+    assert r.rc == 2 and len(lines) == 1 and "Traceback" not in r.err, r.err[-800:]
+    assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
+
+
+for _what, _value in (("5.0", "5.0"), ("-4.0", "-4.0"), ("NaN", "NaN"), ("1e999", "1e999")):
+    CASES.setdefault(CACHE, []).append(
+        (
+            f"a stored probability {_what} (get_many checks as put does)",
+            lambda ws, v=_value: _cached_run(
+                ws,
+                f"UPDATE judgements SET payload = replace(payload, '\"probs\": [', "
+                f"'\"probs\": [{v}, ')",
+            ),
+        )
+    )
+
+
+@case(CACHE, "a stored payload holding a 5,000-digit integer")
+def _(ws: Path) -> None:
+    _cached_run(ws, 'UPDATE judgements SET payload = \'{"probs": [' + "9" * 5000 + "]}'")
+
+
+@case(CACHE, "a stored payload that is a JSON list")
+def _(ws: Path) -> None:
+    _cached_run(ws, "UPDATE judgements SET payload = '[0.5, 0.5]'")
+
+
+@case(CACHE, "a damaged b-tree page: one line naming the cache, exit 2")
+def _(ws: Path) -> None:
+    import sqlite3
+
+    from benchcheck.judges.base import JudgeScore
+    from benchcheck.judges.cache import JudgeCache
+
+    path = ws / "c.sqlite"
+    with JudgeCache(path) as c:
+        for i in range(400):
+            c.put(f"k{i:04d}", JudgeScore(("0", "1"), (0.5, 0.5), (-0.7, -0.7), 1, 0.0))
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file, still WAL mode
+    db.close()
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xa5" * (len(data) - 4096)  # every page after the schema, garbled
+    path.write_bytes(bytes(data))
+    with nothing_written(ws):
+        r = run(ws, *_JUDGE, "--base-url", "http://127.0.0.1:9/v1", "-o", "jj.parquet")
+    lines = [x for x in r.err.splitlines() if x.startswith("error:")]
+    assert r.rc == 2 and len(lines) == 1 and "Traceback" not in r.err, r.err[-800:]
+    assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
+
+
 # ----------------------------------------------------------------------------- runner
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 import sqlite3
 import sys
 
@@ -67,7 +69,7 @@ def test_sqlite_of_another_program(tmp_path):
 def test_damaged_payload_and_impossible_scores(tmp_path):
     c = JudgeCache(tmp_path / "c.sqlite")
     c._db.execute("INSERT INTO judgements VALUES ('k', '', '', '', '{\"probs\": ', 0)")
-    with pytest.raises(InputError, match="a stored judgement cannot be read back"):
+    with pytest.raises(InputError, match="damaged .a stored judgement cannot be read back"):
         c.get_many(["k"])
     for probs in ((math.nan, 0.5), (1.5, -0.5), (math.inf, 0.0)):
         with pytest.raises(JudgeError, match="refusing to cache an impossible score"):
@@ -112,3 +114,127 @@ def test_judge_command_names_the_cache(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "is a folder; the judge cache is one SQLite file" in err
     assert "Traceback" not in err and not (tmp_path / "j.parquet").exists()
+
+
+# ----------------------------------------------------------------------------- issue 37
+
+
+def _stored(path, key: str, payload: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO judgements VALUES (?, '', '', '', ?, 0)", (key, payload))
+    db.commit()
+    db.close()
+
+
+GOOD = {"labels": ["0", "1"], "probs": [0.3, 0.7], "logprobs": [-1.2, -0.4],
+        "n_prompt_tokens": 3, "seconds": 0.1}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"probs": [5.0, -4.0]}, "not all in [0, 1]"),
+        ({"probs": [-4.0, 5.0]}, "not all in [0, 1]"),
+        ({"probs": [math.nan, 0.5]}, "not all in [0, 1]"),
+        ({"probs": [math.inf, 0.0]}, "not all in [0, 1]"),
+        ({"probs": [0.3]}, "2 labels but 1 probabilities"),
+        ({"labels": ["0", "0"]}, "not distinct strings"),
+        ({"logprobs": [math.nan, 0.0]}, "log-probability nan"),
+        ({"n_prompt_tokens": -3}, "token count -3"),
+        ({"seconds": math.inf}, "seconds inf"),
+    ],
+)
+def test_rows_are_checked_when_read_as_when_stored(tmp_path, change, said):
+    """get_many() applies put()'s rule: an impossible stored row is a damaged cache."""
+    path = tmp_path / "c.sqlite"
+    JudgeCache(path).close()
+    _stored(path, "k", json.dumps({**GOOD, **change}))
+    with JudgeCache(path) as c, pytest.raises(InputError) as err:
+        c.get_many(["k"])
+    text = str(err.value)
+    assert str(path) in text and said in text and "remove it" in text, text
+    with JudgeCache(path) as c, pytest.raises(JudgeError, match=re.escape(said)):
+        c.put("k2", JudgeScore.from_json({**GOOD, **change}))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "[1, 2]",
+        "null",
+        '"x"',
+        "1" * 5000,
+        '{"probs": [' + "1" * 5000 + "]}",
+        json.dumps({**GOOD, "probs": "01"}),
+        json.dumps({**GOOD, "labels": "01"}),
+    ],
+)
+def test_rows_that_are_not_scores(tmp_path, payload):
+    path = tmp_path / "c.sqlite"
+    JudgeCache(path).close()
+    _stored(path, "k", payload)
+    with JudgeCache(path) as c, pytest.raises(InputError, match="the judge cache is damaged"):
+        c.get_many(["k"])
+
+
+def test_good_rows_still_read(tmp_path):
+    path = tmp_path / "c.sqlite"
+    JudgeCache(path).close()
+    _stored(path, "k", json.dumps(GOOD))
+    with JudgeCache(path) as c:
+        assert c.get_many(["k"])["k"].probs == (0.3, 0.7)
+
+
+def _damage_a_page(path) -> None:
+    """Fill a cache, fold its WAL in, then overwrite one page of the table's b-tree."""
+    with JudgeCache(path) as c:
+        for i in range(400):
+            c.put(f"k{i:04d}", JudgeScore(("0", "1"), (0.5, 0.5), (-0.7, -0.7), 1, 0.0))
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.execute("PRAGMA journal_mode=DELETE")
+    db.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    assert len(data) > 6 * page
+    data[3 * page : 4 * page] = b"\xa5" * page  # a b-tree page of the table, garbled
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_page_is_one_line(tmp_path):
+    path = tmp_path / "c.sqlite"
+    _damage_a_page(path)
+    with pytest.raises(InputError) as err:
+        with JudgeCache(path) as c:
+            c.get_many([f"k{i:04d}" for i in range(400)])
+            len(c)
+    assert str(path) in str(err.value) and "remove it" in str(err.value)
+
+
+def test_judge_command_damaged_cache_is_one_line(tmp_path, capsys):
+    """A damaged page met by ``judge``: exit 2, one line naming the cache, nothing written."""
+    from judges_fault_server import FaultServer
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(
+        json.dumps({"id": f"e{i}", "text_a": f"x{i}", "text_b": "y"}) + "\n" for i in range(5)
+    ))  # fmt: skip
+    cache = tmp_path / "c.sqlite"
+    out = tmp_path / "j.parquet"
+    argv = ["judge", str(data), "--text-a", "text_a", "--text-b", "text_b", "--judge",
+            "openai:m", "--cache", str(cache), "-o", str(out)]  # fmt: skip
+    with FaultServer() as server:
+        assert main([*argv, "--base-url", server.base_url]) == 0
+        db = sqlite3.connect(cache)
+        db.execute("UPDATE judgements SET payload = replace(payload, '\"probs\": [', "
+                   "'\"probs\": [5.0, ')")  # fmt: skip
+        db.commit()
+        db.close()
+        capsys.readouterr()
+        before = out.read_bytes()
+        rc = main([*argv, "--base-url", server.base_url, "--force"])
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("error:")]
+    assert rc == 2 and len(lines) == 1, err
+    assert str(cache) in lines[0] and "damaged" in lines[0] and "Traceback" not in err
+    assert out.read_bytes() == before  # the earlier output kept

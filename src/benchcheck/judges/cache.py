@@ -5,11 +5,14 @@ result is committed as it arrives (WAL journal, so a killed process loses at mos
 result in flight and readers never block writers); a restarted run reads what is stored
 and recomputes nothing. Rows are insert-only (``INSERT OR IGNORE``): a key is written once.
 
-A cache path that is a folder, a file that is not SQLite (or is damaged), an SQLite file of
-another program (tables, but not benchcheck's) or a file that cannot be written is an
-:class:`~benchcheck.errors.InputError` naming the path, never an sqlite traceback; a stored
-score that cannot be read back, or an impossible score offered for storing (NaN, outside
-[0, 1]), is refused the same way.
+A cache path that is a folder, a file that is not SQLite (or is damaged, on any page, when
+it is opened or read), an SQLite file of another program (tables, but not benchcheck's) or
+a file that cannot be written is an :class:`~benchcheck.errors.InputError` naming the path
+and how to remove it, never an sqlite traceback. Every row is checked by one rule
+(:func:`check_score`) both ways: an impossible score offered for storing is refused
+(:class:`~benchcheck.errors.JudgeError`), and a stored row that breaks it (a probability
+NaN, infinite or outside [0, 1], labels and probabilities of different lengths, a
+log-probability NaN or +inf, a negative token count or time) is a damaged cache.
 
 >>> import tempfile, os
 >>> from benchcheck.judges.base import JudgeScore
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -67,6 +71,46 @@ def example_hash(fields: Mapping[str, str]) -> str:
     """
     body = json.dumps(sorted(fields.items()), ensure_ascii=False)
     return hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+
+
+def check_score(score: JudgeScore) -> str | None:
+    """Return what makes ``score`` impossible, or None: the rule of every cached row.
+
+    Probabilities finite in [0, 1], one per label; log-probabilities ``None``, ``-inf`` or
+    finite (a raw logit may be positive, so only NaN and +inf are refused); labels distinct
+    strings; token count and seconds finite and ≥ 0.
+
+    >>> check_score(JudgeScore(("0", "1"), (0.3, 0.7), (-1.2, -0.4), 10, 0.1)) is None
+    True
+    >>> check_score(JudgeScore(("0", "1"), (5.0, -4.0), (None, None), 10, 0.1))
+    'probabilities (5.0, -4.0) are not all in [0, 1]'
+    """
+    try:
+        probs = [float(p) for p in score.probs]
+    except (TypeError, ValueError):
+        return f"probabilities {score.probs!r} are not numbers"
+    if not all(0.0 <= p <= 1.0 for p in probs):  # NaN compares False
+        return f"probabilities {score.probs!r} are not all in [0, 1]"
+    labels = score.labels
+    if not all(isinstance(lab, str) for lab in labels) or len(set(labels)) != len(labels):
+        return f"labels {list(labels)!r} are not distinct strings"
+    if len(probs) != len(labels) or len(score.logprobs) != len(labels):
+        return f"{len(labels)} labels but {len(probs)} probabilities"
+    for lp in score.logprobs:
+        if lp is not None and (not isinstance(lp, int | float) or math.isnan(lp) or lp == math.inf):
+            return f"log-probability {lp!r} is not a number below +inf"
+    for what, value in (("token count", score.n_prompt_tokens), ("seconds", score.seconds)):
+        if not isinstance(value, int | float) or not (0 <= value < math.inf):
+            return f"{what} {value!r} is not a finite number ≥ 0"
+    return None
+
+
+def _damaged(path: Path, why: str) -> InputError:
+    return InputError(
+        f"the judge cache is damaged ({why}): remove it (rm '{path}'; its judgements will be "
+        "recomputed) or pass another {cache}",
+        path=path,
+    )
 
 
 class JudgeCache:
@@ -129,8 +173,8 @@ class JudgeCache:
         text = str(exc)
         if "not a database" in text or "malformed" in text:
             return (
-                f"not a readable judge cache ({text}); it may be damaged or not SQLite: move "
-                "it away (judgements will be recomputed) or pass another {cache}"
+                f"not a readable judge cache ({text}); it may be damaged or not SQLite: remove "
+                "it (its judgements will be recomputed) or pass another {cache}"
             )
         if "readonly" in text or "read-only" in text:
             return "the judge cache cannot be written (read-only); pass another {cache}"
@@ -151,22 +195,36 @@ class JudgeCache:
         for i in range(0, len(keys), 500):
             chunk = keys[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, payload FROM judgements WHERE key IN ({marks})", chunk
-            )
             try:
-                for key, payload in rows:
-                    out[key] = JudgeScore.from_json(json.loads(payload))
+                rows = self._db.execute(
+                    f"SELECT key, payload FROM judgements WHERE key IN ({marks})", chunk
+                ).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise InputError(self._explain(exc), path=self.path) from None
-            except (ValueError, TypeError, KeyError) as exc:
-                raise InputError(
-                    f"a stored judgement cannot be read back ({type(exc).__name__}); the cache "
-                    "is damaged: move it away (judgements will be recomputed) or pass another "
-                    "{cache}",
-                    path=self.path,
-                ) from None
+            for key, payload in rows:
+                out[key] = self._row(key, payload)
         return out
+
+    def _row(self, key: object, payload: object) -> JudgeScore:
+        """Read one stored row back, checked as :meth:`put` checks it (:func:`check_score`)."""
+        try:
+            if not isinstance(payload, str | bytes):
+                raise TypeError(type(payload).__name__)
+            data = json.loads(payload)
+            if not isinstance(data, dict):
+                raise TypeError(type(data).__name__)
+            for field in ("labels", "probs", "logprobs"):  # "01" would read as (0.0, 1.0)
+                if not isinstance(data.get(field), list):
+                    raise TypeError(f"{field} is not a list")
+            score = JudgeScore.from_json(data)
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            # (a huge integer is a ValueError too: int-to-string limit)
+            why = f"a stored judgement cannot be read back ({type(exc).__name__})"
+            raise _damaged(self.path, why) from None
+        wrong = check_score(score)
+        if wrong is not None:
+            raise _damaged(self.path, f"a stored judgement has {wrong}")
+        return score
 
     def put(
         self,
@@ -182,12 +240,9 @@ class JudgeCache:
         An impossible score (a probability that is NaN, infinite or outside [0, 1]) is
         refused with :class:`~benchcheck.errors.JudgeError`: the cache never holds one.
         """
-        try:
-            possible = all(0 <= float(p) <= 1 for p in score.probs)  # NaN compares False
-        except (TypeError, ValueError):
-            possible = False
-        if not possible:
-            raise JudgeError(f"refusing to cache an impossible score: probabilities {score.probs}")
+        wrong = check_score(score)
+        if wrong is not None:
+            raise JudgeError(f"refusing to cache an impossible score: {wrong}")
         try:
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO judgements VALUES (?, ?, ?, ?, ?, ?)",
@@ -205,7 +260,10 @@ class JudgeCache:
         return cur.rowcount == 1
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+        try:
+            return int(self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise InputError(self._explain(exc), path=self.path) from None
 
     def close(self) -> None:
         """Close the connection."""
