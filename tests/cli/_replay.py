@@ -1395,6 +1395,41 @@ def _(ws: Path) -> None:
     assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
 
 
+# ----------------------------------------------------------------------------- prompts (37)
+
+PROMPTS = "prompt templates"
+
+
+def _prompt_case(user: str, said: str) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        (ws / "p.toml").write_text(f"[prompts.mine]\nuser = {json.dumps(user)}\n")
+        argv = (*_JUDGE[:-2], "--prompt-file", "p.toml", "--prompts", "mine", "--no-cache")
+        with nothing_written(ws), deadline(60):
+            r = run(ws, *argv, "--base-url", "http://127.0.0.1:9/v1", "-o", "jj.parquet")
+        refused(r, "p.toml", "mine", said)
+
+    return check
+
+
+for _user, _said in (
+    ("A: {text_a:d} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a:>99999999999999999999} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a!r:{text_b}}", "not a plain placeholder"),
+    ("A: {text_a:>3000000000} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a!r} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a.__class__} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a[0]} B: {text_b}", "not a plain placeholder"),
+    ("A: {} B: {text_b}", "not a plain placeholder"),
+    ("A: {0} B: {text_b}", "not a plain placeholder"),
+    ("A: {text_a B: {text_b}", "literal braces"),
+    ("A: text_a} B: {text_b}", "literal braces"),
+    ("A: {premise} B: {text_b}", "unknown field 'premise'"),
+):
+    CASES.setdefault(PROMPTS, []).append(
+        (f"--prompt-file with {_user!r}", _prompt_case(_user, _said))
+    )
+
+
 # ----------------------------------------------------------------------------- runner
 
 

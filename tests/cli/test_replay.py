@@ -32,6 +32,7 @@ def test_every_class_of_the_issue_is_replayed():
         "links inside outputs",
         "review import: expert names vs gold columns",
         "judge cache trusted blindly",
+        "prompt templates",
         "readers",
         "joins and records",
         "numbers",

@@ -71,6 +71,54 @@ class ChatRequest:
         return f"{head}{self.user}\n"
 
 
+#: The example fields a template may name.
+FIELDS = ("text", "text_a", "text_b")
+
+
+def template_fields(user: str, *, name: str = "?") -> frozenset[str]:
+    """Return the fields of a template, which may hold only plain ``{field}`` placeholders.
+
+    A format spec (``{text_a:>3000000000}`` pads every prompt to gigabytes), a conversion
+    (``{text_a!r}``), an attribute or index (``{text_a.x}``, ``{text_a[0]}``), a positional
+    ``{}``, a field outside :data:`FIELDS` or a lone brace is a :class:`UsageError` naming
+    the prompt; ``{{`` and ``}}`` are literal braces.
+
+    >>> sorted(template_fields("A: {text_a} B: {text_b} {{x}}"))
+    ['text_a', 'text_b']
+    >>> template_fields("{text_a:>99}", name="p")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.UsageError: prompt 'p': '{text_a:>99}' is not a plain placeholder: ...
+    """
+    try:
+        parts = list(string.Formatter().parse(user))
+    except ValueError as exc:  # a lone '{' or '}'
+        raise UsageError(
+            f"prompt {name!r}: {exc}; write {{{{ and }}}} for literal braces"
+        ) from None
+    fields = set()
+    for _, field, spec, conversion in parts:
+        if field is None:
+            continue
+        if spec or conversion is not None or field not in FIELDS:
+            shown = "{" + field + (f"!{conversion}" if conversion else "")
+            shown += (f":{spec}" if "{" not in spec else ":<a nested field>") if spec else ""
+            shown += "}"
+            if len(shown) > 60:
+                shown = shown[:60] + "…"
+            if not (spec or conversion) and field.isidentifier():
+                raise UsageError(
+                    f"prompt {name!r}: unknown field {field!r}; allowed: {', '.join(FIELDS)}"
+                )
+            raise UsageError(  # (no '{field}' in the words: it would read as a parameter)
+                f"prompt {name!r}: {shown!r} is not a plain placeholder: only text, text_a or "
+                "text_b in braces, with no ':' format and no '!' conversion ({{ and }} for "
+                "literal braces)"
+            )
+        fields.add(field)
+    return frozenset(fields)
+
+
 @dataclass(frozen=True)
 class PromptTemplate:
     """A zero-shot template: ``user`` is a :meth:`str.format` string over example fields.
@@ -96,18 +144,12 @@ class PromptTemplate:
             )
         if len(set(self.verbalisers)) != len(self.verbalisers):
             raise UsageError(f"prompt {self.name!r}: verbalisers must differ: {self.verbalisers}")
-        fields = {f for _, f, _, _ in string.Formatter().parse(self.user) if f}
-        unknown = fields - {"text", "text_a", "text_b"}
-        if unknown:
-            raise UsageError(
-                f"prompt {self.name!r}: unknown field(s) {sorted(unknown)}; "
-                "allowed: text, text_a, text_b"
-            )
+        template_fields(self.user, name=self.name)
 
     @property
     def fields(self) -> frozenset[str]:
         """The example fields the template reads."""
-        return frozenset(f for _, f, _, _ in string.Formatter().parse(self.user) if f)
+        return template_fields(self.user, name=self.name)
 
     @property
     def template_hash(self) -> str:
