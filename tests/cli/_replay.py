@@ -1430,6 +1430,67 @@ for _user, _said in (
     )
 
 
+# ----------------------------------------------------------------------------- globs (37)
+
+GLOBS = "outputs inside input globs"
+
+
+def _corp(ws: Path) -> None:
+    """corp/a.jsonl and corp/sub/b.jsonl: the workspace's corpus as JSON lines."""
+    import polars as pl
+
+    texts = pl.read_parquet(ws / "corpus.parquet")["text"].to_list()
+    (ws / "corp" / "sub").mkdir(parents=True)
+    jsonl(ws / "corp" / "a.jsonl", [{"text": t} for t in texts[::2]])
+    jsonl(ws / "corp" / "sub" / "b.jsonl", [{"text": t} for t in texts[1::2]])
+
+
+_LEAK = ("leakage", "--test", "test_items.jsonl", "--corpus")
+_AUDIT = ("audit", "ner", "--no-judge", "--corpus")
+_GLOB_REFUSED = [
+    (*_LEAK, "corp/*.jsonl", "--json", "corp/out.jsonl"),
+    (*_LEAK, "corp/**/*.jsonl", "--json", "corp/sub/new/out.jsonl"),
+    (*_LEAK, "corp/*.json*", "--json", "corp/out.json"),
+    (*_LEAK, "corp/[a-z]*", "--json", "corp/x.json"),
+    (*_LEAK, "./corp/../corp/*.jsonl", "--json", "corp/o.jsonl"),
+    (*_LEAK, "corp/*/*.jsonl", "--json", "corp/sub/o.jsonl"),
+    (*_AUDIT, "corp/**/*.json*", "-o", "corp/rep"),
+    (*_AUDIT, "corp/*/*.jsonl", "-o", "corp/rep"),
+    (*_AUDIT, "corp/*.jsonl", "-o", "rep", "--json", "corp/r.jsonl"),
+]
+
+
+def _glob_refused(argv: tuple[str, ...]) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        _corp(ws)
+        with nothing_written(ws):
+            refused(run(ws, *argv), "input pattern")
+        with nothing_written(ws):  # also with --force
+            refused(run(ws, *argv, "--force"), "input pattern")
+
+    return check
+
+
+for _argv in _GLOB_REFUSED:
+    CASES.setdefault(GLOBS, []).append((shlex.join(_argv), _glob_refused(_argv)))
+
+
+@case(GLOBS, "the second run over its own output names the pattern, not a parse error")
+def _(ws: Path) -> None:
+    _corp(ws)
+    (ws / "corp" / "out.jsonl").write_text('{"earlier": 1}\n')
+    with nothing_written(ws):
+        refused(run(ws, *_LEAK, "corp/*.jsonl", "--json", "corp/out.jsonl", "--force"))
+
+
+@case(GLOBS, "an output beside the glob's files but never matched is written")
+def _(ws: Path) -> None:
+    _corp(ws)
+    ok(run(ws, *_LEAK, "corp/*.jsonl", "--json", "corp/out.json"))
+    ok(run(ws, *_LEAK, "corp/*.jsonl", "--json", "corp/sub/out.jsonl"))
+    ok(run(ws, *_AUDIT, "corp/*.jsonl", "-o", "corp/rep"))
+
+
 # ----------------------------------------------------------------------------- runner
 
 

@@ -33,6 +33,7 @@ def test_every_class_of_the_issue_is_replayed():
         "review import: expert names vs gold columns",
         "judge cache trusted blindly",
         "prompt templates",
+        "outputs inside input globs",
         "readers",
         "joins and records",
         "numbers",

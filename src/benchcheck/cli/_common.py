@@ -18,7 +18,13 @@ import typer
 from rich.markup import escape
 
 from benchcheck.cli._app import app, console, console_err
-from benchcheck.cli._options import _KIND, check_ranges, declared_inputs, typer_signature
+from benchcheck.cli._options import (
+    _KIND,
+    check_ranges,
+    declared_globs,
+    declared_inputs,
+    typer_signature,
+)
 from benchcheck.errors import (
     BenchcheckError,
     DataWarning,
@@ -75,7 +81,7 @@ def command(
                 raise WriteError("cannot write the JSON to standard output: it is closed")
             inputs, deep = declared_inputs(kwargs)
             try:
-                with output_session(inputs, deep=deep):
+                with output_session(inputs, deep=deep, globs=declared_globs(kwargs)):
                     return run(kwargs)
             except BrokenPipeError:  # typer would turn it into a silent exit code 1
                 raise WriteError("cannot write to standard output: it was closed") from None

@@ -483,6 +483,21 @@ def declared_inputs(values: dict[str, Any]) -> tuple[list[str], list[str]]:
     return inputs, deep
 
 
+def declared_globs(values: dict[str, Any]) -> list[str]:
+    """Every glob pattern the option ``values`` read (:data:`READS` kind ``glob``).
+
+    A value naming an existing file or folder is no pattern (its path is an input already).
+    """
+    out: list[str] = []
+    for param, value in values.items():
+        if READS.get(param) != "glob" or value is None:
+            continue
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, str) and item and not os.path.lexists(item):
+                out.append(item)
+    return out
+
+
 def _entry(name: str) -> Opt:
     entry = OPTIONS.get(name)
     if entry is None:

@@ -6,6 +6,9 @@ Every command that writes goes through :class:`Outputs`, so the rules hold every
   would be read as data by the next run); the one exception is a *new* folder inside a
   dataset folder that is read by file name (train/dev/test at its top level), which no
   reader looks into;
+- an output is never a file an input *glob* of the run would match, nor a folder holding
+  files it could match (``--corpus 'corp/**/*.json*'`` and ``-o corp/rep``), whether or not
+  they exist yet (:func:`glob_reads`);
 - an output never holds another output of the same run (``--json`` inside ``-o``);
 - an existing output is never replaced unless ``force`` is given; ``force`` over a folder
   the command owns whole (``names=None``) replaces it whole, and over a shared folder
@@ -456,6 +459,64 @@ def _release_all() -> None:  # pragma: no cover - exercised at interpreter exit
 # ----------------------------------------------------------------------------- sessions
 
 
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def _match_parts(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether ``parts`` match the glob components ``pattern`` (``**``: any folders)."""
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_match_parts(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
+    return (
+        bool(parts)
+        and fnmatch.fnmatchcase(parts[0], pattern[0])
+        and _match_parts(pattern[1:], parts[1:])
+    )
+
+
+def _may_hold(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether a path strictly below the folder ``parts`` could match ``pattern``."""
+    if not parts:
+        return bool(pattern)
+    if not pattern:
+        return False
+    if pattern[0] == "**":
+        return True
+    return fnmatch.fnmatchcase(parts[0], pattern[0]) and _may_hold(pattern[1:], parts[1:])
+
+
+def glob_reads(pattern: str, target: str | Path, *, folder: bool = False) -> bool:
+    """Whether the input glob ``pattern`` reads ``target`` (a folder: any file in it).
+
+    Paths are compared resolved: the pattern's literal folder (before its first ``*``, ``?``
+    or ``[``) is resolved, its rest matched component by component as :func:`glob.glob`
+    with ``recursive=True`` does (``**`` is any number of folders). A file matches when its
+    path does; a folder when a file below it could (it is on the pattern's way, or under a
+    ``**``). Conservative where glob is not: names starting with ``.`` match ``*`` here.
+
+    >>> import os
+    >>> here = os.getcwd()
+    >>> glob_reads("corp/*.jsonl", f"{here}/corp/out.jsonl"), glob_reads("corp/*.jsonl", "x.jsonl")
+    (True, False)
+    >>> glob_reads("corp/**/*.json*", f"{here}/corp/rep", folder=True)
+    True
+    >>> glob_reads("corp/*/*.jsonl", f"{here}/corp/rep/deeper", folder=True)
+    False
+    """
+    parts = Path(pattern).parts
+    k = next((i for i, part in enumerate(parts) if _MAGIC.search(part)), len(parts))
+    root = resolve(Path(*parts[:k]) if k else Path("."))
+    rest = tuple(parts[k:])
+    target = Path(target)
+    if not target.is_relative_to(root):
+        return False
+    below = target.relative_to(root).parts
+    if folder:
+        return _may_hold(rest, below)
+    return _match_parts(rest, below)
+
+
 @dataclass
 class _Claims:
     """What one run claimed: outputs (path → parameter, kind), inputs, locks taken."""
@@ -464,6 +525,7 @@ class _Claims:
     folders: dict[Path, str] = field(default_factory=dict)
     inputs: list[Path] = field(default_factory=list)
     deep: set[Path] = field(default_factory=set)
+    globs: list[str] = field(default_factory=list)
     locks: list[Path] = field(default_factory=list)
     private: bool = True
 
@@ -482,16 +544,22 @@ _SESSION: ContextVar[_Claims | None] = ContextVar("output_session", default=None
 
 @contextlib.contextmanager
 def output_session(
-    inputs: Iterable[str | Path | None] = (), *, deep: Iterable[str | Path] = ()
+    inputs: Iterable[str | Path | None] = (),
+    *,
+    deep: Iterable[str | Path] = (),
+    globs: Iterable[str] = (),
 ) -> Iterator[None]:
     """Hold one run's claims: every :class:`Outputs` made inside shares them and its inputs.
 
     ``inputs`` are checked (:func:`benchcheck.io._text.check_readable`) and claimed for the
     whole run; ``deep`` are input folders whose readers look into subfolders (a corpus
-    folder), so not even a new folder may go inside them. Locks are released on exit.
+    folder), so not even a new folder may go inside them; ``globs`` are input patterns
+    (:func:`glob_reads`): no output may be a file they match, or a folder of such files.
+    Locks are released on exit.
     """
     claims = _Claims(private=False)
     _add_inputs(claims, inputs, deep=deep)
+    claims.globs.extend(globs)
     token = _SESSION.set(claims)
     try:
         yield
@@ -594,6 +662,13 @@ class Outputs:
 
     def _claim(self, target: Path, param: str, kind: str) -> None:
         self._check_others(target, param, kind)
+        for pattern in self._claims.globs:
+            if glob_reads(pattern, target, folder=kind == "folder"):
+                what = "files in it would match" if kind == "folder" else "it matches"
+                raise UsageError(
+                    f"{{{param}}}: refusing to write {target}: {what} the input pattern "
+                    f"{pattern!r} (a later run would read it as input); write it elsewhere"
+                )
         if kind == "file" and self._is_input(target):
             if self._is_plain_input(target):
                 raise UsageError(
