@@ -1491,6 +1491,62 @@ def _(ws: Path) -> None:
     ok(run(ws, *_AUDIT, "corp/*.jsonl", "-o", "corp/rep"))
 
 
+# ----------------------------------------------------------------------------- huge integers (37)
+
+HUGE = "huge JSON integers"
+_DIGITS = "9" * 5000
+
+
+def _huge_line(path: Path, k: int) -> None:
+    """Give the ``k``-th record (0-based) of a JSON-lines file a 5,000-digit integer."""
+    lines = path.read_text().splitlines()
+    at = [i for i, x in enumerate(lines) if x.strip()][k]
+    lines[at] = lines[at].rstrip()[:-1] + f', "zz_huge": -{_DIGITS}}}'
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _huge_case(name: str, argv: str, *, line: int | None = 2, prepare: str = "") -> None:
+    def check(ws: Path) -> None:
+        if prepare == "corp":
+            _corp(ws)
+        elif prepare == "ner.jsonl":
+            jsonl(ws / "ner.jsonl", [{"tokens": ["John", "lives"], "tags": ["B-PER", "O"]}] * 3)
+        elif prepare == "map.json":
+            (ws / "map.json").write_text('{"PER": "PERSON", "n": ' + _DIGITS + "}")
+        target = ws / name
+        if target.suffix == ".jsonl":
+            _huge_line(target, 1 if line == 2 else 0)
+        elif prepare != "map.json":
+            text = target.read_text().rstrip()
+            target.write_text(text[:-1] + f', "zz_huge": {_DIGITS}}}\n')
+        with nothing_written(ws):
+            r = run(ws, *shlex.split(argv))
+        where = f"{name}:{line}" if line is not None else name
+        refused(r, where, "5000 digits")
+        assert "set_int_max_str_digits" not in r.err, r.err
+
+    CASES.setdefault(HUGE, []).append((f"{argv} ({name})", check))
+
+
+_huge_case("data.jsonl", "flag j.parquet --data data.jsonl -o f2.jsonl")
+_huge_case("ner.jsonl", "stats ner.jsonl", prepare="ner.jsonl")
+_huge_case("test_items.jsonl", "leakage --test test_items.jsonl --corpus corpus.parquet")
+_huge_case(
+    "corp/a.jsonl",
+    "leakage --test test_items.jsonl --corpus corp/a.jsonl",
+    line=1,
+    prepare="corp",
+)
+_huge_case("suite.jsonl", "check-suite suite.jsonl")
+_huge_case("map.json", "stats ner --type-map @map.json", line=1, prepare="map.json")
+_huge_case("results.json", "report results.json -o r.html", line=None)
+_huge_case("gold.jsonl", "error-rate gold.jsonl")
+_huge_case("preds.jsonl", "diagnose --suite suite.jsonl --predictions base=preds.jsonl")
+_huge_case("annotations.jsonl", "human --suite suite.jsonl --annotations annotations.jsonl")
+_huge_case("pa.jsonl", "items data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl")
+_huge_case("pair.jsonl", "stats pair.jsonl --task pair --text-a grounding --text-b generated_text")
+
+
 # ----------------------------------------------------------------------------- runner
 
 

@@ -34,6 +34,7 @@ def test_every_class_of_the_issue_is_replayed():
         "judge cache trusted blindly",
         "prompt templates",
         "outputs inside input globs",
+        "huge JSON integers",
         "readers",
         "joins and records",
         "numbers",

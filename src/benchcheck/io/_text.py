@@ -22,17 +22,21 @@ import json
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 from benchcheck.errors import InputError
 
 __all__ = [
+    "HugeNumber",
     "check_readable",
     "count_newlines",
     "decode_utf8",
     "duplicate_key",
     "encoding_problem",
+    "huge_number",
+    "json_int",
     "loads_json",
     "nested_too_deeply",
     "read_file_bytes",
@@ -294,6 +298,53 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
+class HugeNumber(ValueError):
+    """A JSON integer longer than Python converts from text (``sys.get_int_max_str_digits``)."""
+
+    def __init__(self, digits: str) -> None:
+        super().__init__(digits[:20])
+        self.digits = digits
+
+
+def json_int(text: str) -> int:
+    """``parse_int`` of every JSON reader: ``int(text)``, or :class:`HugeNumber` past the limit.
+
+    Python refuses to convert integers of more than ``sys.get_int_max_str_digits()`` digits
+    (4,300 by default: the conversion is quadratic); the readers turn that into one line
+    naming the file and line (:func:`huge_number`) instead of Python's advice.
+
+    >>> json_int("-12")
+    -12
+    >>> json_int("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    benchcheck.io._text.HugeNumber: 99999999999999999999
+    """
+    limit = sys.get_int_max_str_digits()
+    if limit and len(text) - text.startswith("-") > limit:
+        raise HugeNumber(text)
+    return int(text)
+
+
+def huge_number(
+    exc: HugeNumber, path: str | Path, *, line: int | None = None, text: str | None = None
+) -> InputError:
+    """Return the one error of an over-long integer: its digits counted, file and line named.
+
+    Without ``line``, the line is found in ``text`` (the first place the digits stand).
+    """
+    if line is None and text is not None:
+        at = text.find(exc.digits)
+        line = text.count("\n", 0, at) + 1 if at >= 0 else None
+    digits = len(exc.digits) - exc.digits.startswith("-")
+    return InputError(
+        f"an integer of {digits} digits; expected a number of at most "
+        f"{sys.get_int_max_str_digits() or digits} digits (write it as text or a float)",
+        path=path,
+        line=line,
+    )
+
+
 def loads_json(text: str | bytes, path: str | Path, *, line: int | None = None) -> Any:
     r"""Parse JSON by the one rule: strict, unique keys, bounded depth, valid Unicode.
 
@@ -310,6 +361,10 @@ def loads_json(text: str | bytes, path: str | Path, *, line: int | None = None) 
     Traceback (most recent call last):
     ...
     benchcheck.errors.InputError: f.json:1: a lone UTF-16 surrogate escape; ...
+    >>> loads_json('{"a": 1,\n "n": ' + "9" * 5000 + "}", "f.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: f.json:2: an integer of 5000 digits; expected a number of ...
     """
     if isinstance(text, bytes | bytearray):
         try:
@@ -317,7 +372,9 @@ def loads_json(text: str | bytes, path: str | Path, *, line: int | None = None) 
         except UnicodeDecodeError:
             raise InputError("undecodable bytes; expected UTF-8", path=path, line=line) from None
     try:
-        value = json.loads(text, object_pairs_hook=_unique)
+        value = json.loads(text, object_pairs_hook=_unique, parse_int=json_int)
+    except HugeNumber as exc:
+        raise huge_number(exc, path, line=line, text=text) from None
     except _Duplicate as exc:
         raise InputError(
             f"the key {exc.key!r} is given twice in one object; expected each key once",

@@ -34,6 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from benchcheck.errors import InputError
+from benchcheck.io._text import HugeNumber, huge_number, json_int
 
 __all__ = [
     "CorpusBatch",
@@ -250,7 +251,9 @@ def _first_record(unit: CorpusUnit) -> tuple[dict[str, object], int] | None:
 
 def _record(line: bytes, path: str, line_no: int) -> dict[str, object]:
     try:
-        record = json.loads(line)
+        record = json.loads(line, parse_int=json_int)
+    except HugeNumber as exc:
+        raise huge_number(exc, path, line=line_no) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not JSON lines: {exc}", path=path, line=line_no) from None
     if not isinstance(record, dict):
