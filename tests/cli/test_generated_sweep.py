@@ -163,6 +163,8 @@ class Mutation:
             raw = raw[:k] + self.data + raw[k:]
         elif suffix == ".parquet":
             raw = _parquet(path, self)
+        elif suffix in (".jsonl", ".json") and self.kind == "huge":
+            raw = _huge(raw, self)
         elif suffix in (".jsonl", ".json"):
             raw = _jsonl(raw, self)
         path.write_bytes(raw)
@@ -228,6 +230,17 @@ def _jsonl(raw: bytes, m: Mutation) -> bytes:
     else:
         lines[k] = json.dumps(row, allow_nan=True, ensure_ascii=False).encode("utf-8", "replace")
     return b"\n".join(lines)
+
+
+#: A value the JSON writer cannot hold (a 5,000-digit integer): a marker replaced in the text.
+HUGE_MARK = "\x00huge-integer\x00"
+
+
+def _huge(raw: bytes, m: Mutation) -> bytes:
+    """Set one key of one record to an integer of ``m.value`` digits (past Python's limit)."""
+    text = _jsonl(raw, Mutation("value", m.at, m.key, HUGE_MARK)).decode("utf-8")
+    digits = "-" * (m.key % 2) + "9" * int(m.value)  # type: ignore[call-overload]
+    return text.replace(json.dumps(HUGE_MARK), digits, 1).encode("utf-8")
 
 
 def _parquet(path: Path, m: Mutation) -> bytes:
@@ -651,3 +664,35 @@ def test_links_inside_outputs(workspace: Path, case: tuple[Command, int, str, bo
 @_settings(BIG or 1)
 def test_links_inside_outputs_big(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
     _links(workspace, case)
+
+
+# ----------------------------------------------------------------------------- huge integers
+
+#: Every JSON or JSON-lines input of the swept commands.
+_JSON_SLOTS = [
+    (cmd, slot)
+    for cmd, slot in _SLOTS
+    if Path(slot.inner or slot.source).suffix in (".json", ".jsonl")
+]
+huge_integers = st.builds(
+    Mutation,
+    st.just("huge"),
+    fractions,
+    st.integers(0, 20),
+    st.sampled_from([4301, 5000, 20_000]),
+)
+
+
+@given(pick=st.sampled_from(_JSON_SLOTS), mutation=huge_integers)
+@_settings(DEFAULT_EXAMPLES // 2)
+def test_huge_integers(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
+    """Any key of any record of any JSON input holding an integer past Python's limit."""
+    _spoil(workspace, pick, mutation)
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@given(pick=st.sampled_from(_JSON_SLOTS), mutation=huge_integers)
+@_settings(BIG or 1)
+def test_huge_integers_big(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
+    _spoil(workspace, pick, mutation)

@@ -21,6 +21,7 @@ from benchcheck.io._spans import (
     decode_lines,
     read_bytes,
 )
+from benchcheck.io._text import HugeNumber, huge_number, json_int
 
 
 class _Entity(msgspec.Struct):
@@ -82,7 +83,10 @@ def _refuse_unknown_keys(rows: list[_Line], lines: list[int], data: bytes, path:
         if row.label is not None or row.entities is not None:
             continue
         raw = raw or data.split(b"\n")
-        keys = json.loads(raw[number - 1])
+        try:
+            keys = json.loads(raw[number - 1], parse_int=json_int)
+        except HugeNumber as exc:
+            raise huge_number(exc, path, line=number) from None
         unknown = sorted(set(keys) - _OTHER_KEYS)
         if unknown:
             raise InputError(

@@ -26,7 +26,7 @@ from benchcheck.io._options import (  # the data half, re-exported
     check_options,
     parse_pairs,
 )
-from benchcheck.io._text import loads_json, read_text_file
+from benchcheck.io._text import HugeNumber, json_int, loads_json, read_text_file
 
 if TYPE_CHECKING:
     from benchcheck.data.model import Split
@@ -61,9 +61,14 @@ def read_type_map(value: str | None) -> dict[str, str]:
     if value.startswith("@"):
         return _type_map_file(Path(value[1:]))
     try:
-        mapping = json.loads(text)
+        mapping = json.loads(text, parse_int=json_int)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{{type_map}} expects a JSON object: {exc.msg}") from None
+    except HugeNumber as exc:
+        raise UsageError(
+            f"{{type_map}} expects a JSON object of type names; it holds an integer of "
+            f"{len(exc.digits)} digits"
+        ) from None
     except RecursionError:
         raise UsageError("{type_map} expects a JSON object of type names") from None
     if not isinstance(mapping, dict):

@@ -32,7 +32,9 @@ from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError, uninterrupted
 from benchcheck.io._text import (
+    HugeNumber,
     check_readable,
+    json_int,
     loads_json,
     read_file_bytes,
     read_text_file,
@@ -745,9 +747,9 @@ def _read_jsonl_columns(
             return None
         end = data.find(b"\n")
         try:
-            keys = set(json.loads(data[: end if end >= 0 else len(data)]))
-        except (json.JSONDecodeError, TypeError, UnicodeDecodeError, RecursionError):
-            return None
+            keys = set(json.loads(data[: end if end >= 0 else len(data)], parse_int=json_int))
+        except (json.JSONDecodeError, TypeError, UnicodeDecodeError, RecursionError, HugeNumber):
+            return None  # the full reader names what is wrong, with the line
         if task == "pair" and text_a is None and text_b is None:
             found = _pair_columns(keys)
             if found is None:

@@ -35,6 +35,7 @@ import polars as pl
 from benchcheck.data.model import Dataset, Split
 from benchcheck.data.taxonomy import Taxonomy
 from benchcheck.errors import InputError
+from benchcheck.io._text import HugeNumber, json_int
 from benchcheck.io.diagnostic._rows import (
     _cell,
     _read_delimited,
@@ -283,8 +284,8 @@ def looks_like_suite(path: str | Path) -> bool:
         return {"premise", "hypothesis", "label"} <= cols
     if suffix in (".jsonl", ".ndjson", ".json"):
         try:
-            obj = json.loads(first)
-        except json.JSONDecodeError:
+            obj = json.loads(first, parse_int=json_int)
+        except (json.JSONDecodeError, HugeNumber):  # the reader names a huge number's line
             return False
         return isinstance(obj, dict) and {"sentence1", "sentence2", "forward"} <= set(obj)
     return False
