@@ -1090,6 +1090,110 @@ def _(ws: Path) -> None:
     assert not any(line.startswith("# heading") for line in text.splitlines())
 
 
+# ----------------------------------------------------------------------------- bombs (issue 37)
+
+B = "decompression and dictionary bombs"
+
+
+def _limited(gib: float) -> Callable[[], None]:
+    """A child's address space limited to ``gib`` GiB (``ulimit -v``): a bomb cannot take more."""
+
+    def limit() -> None:
+        import resource
+
+        size = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return limit
+
+
+def dictionary_bomb(path: Path, rows: int, *, label: bool = False) -> None:
+    """One 1,000-character dictionary value x ``rows`` rows; the schema says plain text."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    zeros = pa.array(np.zeros(rows, np.int32))
+    cols = {"text": pa.DictionaryArray.from_arrays(zeros, pa.array(["lorem ipsum " * 83]))}
+    if label:
+        cols["label"] = pa.DictionaryArray.from_arrays(zeros, pa.array(["pos"]))
+    pq.write_table(pa.table(cols), path, compression="zstd", store_schema=False)
+
+
+def _gzip_stream(path: Path, parts: list[tuple[bytes, int]]) -> None:
+    """Write ``(chunk, times)`` runs gzip-compressed, never holding the whole in memory."""
+    import gzip
+
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        for chunk, times in parts:
+            for _ in range(times):
+                fh.write(chunk)
+
+
+@case(B, "leakage: a Parquet dictionary bomb (400k rows x 1,000 chars) under ulimit -v 4 GiB")
+def _(ws: Path) -> None:
+    dictionary_bomb(ws / "bomb.parquet", 400_000)
+    assert (ws / "bomb.parquet").stat().st_size < 100_000
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "bomb.parquet")
+    r = run_process(ws, *argv, preexec_fn=_limited(4), timeout=300)
+    assert r.returncode == 0, r.stderr[-600:]  # streamed in batches of 32 MB of decoded text
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr, r.stderr[-600:]
+
+
+@case(B, "table: a 1 MB Parquet of 10M rows x 1,000 chars under ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    dictionary_bomb(ws / "bomb.parquet", 10_000_000, label=True)
+    assert (ws / "bomb.parquet").stat().st_size < 2_000_000
+    with nothing_written(ws):
+        argv = ("stats", "bomb.parquet", "--task", "classification")
+        p = run_process(ws, *argv, preexec_fn=_limited(3), timeout=120)
+    refused(Run(p.returncode, p.stdout, p.stderr), "bomb.parquet", "decodes to more than the bound")
+
+
+@case(B, "a spaCy DocBin inflating 1000x past the bound")
+def _(ws: Path) -> None:
+    import zlib
+
+    (ws / "bomb.spacy").write_bytes(zlib.compress(b"\0" * (256 << 20), 9))
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):
+            r = run(ws, "stats", "--split", "test=bomb.spacy")
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    if "spacy" in r.err and "install" in r.err:  # without the extra: refused before reading
+        refused(r, "spacy")
+    else:
+        refused(r, "bomb.spacy", "decodes to more than the bound of 64.0 MiB")
+
+
+@case(B, "leakage: .jsonl.gz whose first line runs 300 MB without a newline")
+def _(ws: Path) -> None:
+    _gzip_stream(ws / "long.jsonl.gz", [(b'{"text": "', 1), (b"a" * (1 << 20), 300)])
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "long.jsonl.gz")
+    with deadline(60), nothing_written(ws):
+        refused(run(ws, *argv), "long.jsonl.gz", "line 1 runs past 32 MiB without ending")
+
+
+@case(B, "leakage: .jsonl.gz of 120 MB of blank lines, then one record")
+def _(ws: Path) -> None:
+    record = json.dumps({"id": "c1", "text": rows(ws / "test_items.jsonl")[0]["text"]})
+    parts = [(b"\n" * (1 << 20), 120), (record.encode() + b"\n", 1)]
+    _gzip_stream(ws / "blank.jsonl.gz", parts)
+    argv = (
+        "leakage",
+        "--test",
+        "test_items.jsonl",
+        "--corpus",
+        "blank.jsonl.gz",
+        "--json",
+        "l.json",
+    )
+    with deadline(60):
+        ok(run(ws, *argv))
+    assert (ws / "l.json").exists()
+
+
 # ----------------------------------------------------------------------------- runner
 
 

@@ -33,5 +33,6 @@ def test_every_class_of_the_issue_is_replayed():
         "joins and records",
         "numbers",
         "injection",
+        "decompression and dictionary bombs",
     }
     assert len(CASES) >= 140
