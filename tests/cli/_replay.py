@@ -1194,6 +1194,100 @@ def _(ws: Path) -> None:
     assert (ws / "l.json").exists()
 
 
+# ------------------------------------------------------------------ silently wrong (issue 37)
+
+S = "silently wrong"
+
+
+def _medcat_export(ws: Path, raw_annotation: str) -> None:
+    (ws / "m.json").write_text(
+        '{"projects": [{"name": "p", "documents": [{"name": "d1", "text": "Aspirin helps.", '
+        f'"annotations": [{raw_annotation}]}}]}}]}}'
+    )
+
+
+@case(S, 'MedCAT: "deleted": "false" (a string) is refused, not taken as deleted')
+def _(ws: Path) -> None:
+    _medcat_export(ws, '{"start": 0, "end": 7, "cui": "C1", "deleted": "false"}')
+    with nothing_written(ws):
+        r = run(ws, "stats", "--split", "test=m.json", "--format", "medcat")
+        refused(r, "m.json", '"deleted" is not true or false', "'false'")
+
+
+@case(S, "MedCAT: a key given twice inside an annotation")
+def _(ws: Path) -> None:
+    _medcat_export(ws, '{"start": 0, "end": 7, "cui": "C1", "cui": "C2"}')
+    with nothing_written(ws):
+        r = run(ws, "stats", "--split", "test=m.json", "--format", "medcat")
+        refused(r, "m.json", "the key 'cui' is given twice")
+
+
+_SPAN_FIELDS = "text=text,spans=spans,id=id,start=start,end=end,type=label"
+
+
+@case(S, "span JSON array: a key given twice in a record")
+def _(ws: Path) -> None:
+    (ws / "s.json").write_text('[{"id": "a", "text": "Aspirin.", "spans": [], "id": "b"}]')
+    argv = ("stats", "--split", "test=s.json", "--format", "spans-json")
+    with nothing_written(ws):
+        refused(run(ws, *argv, "--span-fields", _SPAN_FIELDS), "s.json", "'id' is given twice")
+
+
+@case(S, "span JSON: a null id is refused, not named 'None'")
+def _(ws: Path) -> None:
+    (ws / "s.json").write_text('[{"id": null, "text": "Aspirin.", "spans": []}]')
+    argv = ("stats", "--split", "test=s.json", "--format", "spans-json")
+    with nothing_written(ws):
+        r = run(ws, *argv, "--span-fields", _SPAN_FIELDS)
+        refused(r, "s.json", "record 1: the record's id is null")
+
+
+@case(S, "diff --fail-on '>1e400' (a gate that can never fire) is refused")
+def _(ws: Path) -> None:
+    ok(run(ws, "audit", "--no-judge", "-o", "aud"))
+    with nothing_written(ws):
+        r = run(ws, "diff", "aud/results.json", "aud/results.json", "--fail-on", "x>1e400")
+        refused(r, "--fail-on", "1e400", "not finite")
+
+
+SM = "smaller"
+
+
+@case(SM, "flag --top: a U+202E right-to-left override is escaped in the terminal table")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    evil = "e046\u202egnp.exe"
+    data = rows(ws / "data.jsonl")
+    for r in data:
+        if r["id"] == "e046":
+            r["id"] = evil
+    jsonl(ws / "d.jsonl", data)
+    _judgments(ws, lambda j: j.with_columns(pl.col("id").replace("e046", evil)))  # type: ignore[attr-defined]
+    r = run(ws, "flag", "j2.parquet", "--data", "d.jsonl", "--top", "60")
+    ok(r)
+    assert "\u202e" not in r.out + r.err
+    assert "U+202E" in r.out, r.out[-2000:]
+
+
+@case(SM, "a pandas category (dictionary-encoded) text column of a Parquet table is text")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = rows(ws / "data.jsonl")
+    table = pa.table({k: [r[k] for r in data] for k in ("id", "text_a", "text_b", "label")})
+    table = table.set_column(1, "text_a", table["text_a"].dictionary_encode())
+    pq.write_table(table, ws / "cat.parquet")
+    assert pa.types.is_dictionary(pq.read_schema(ws / "cat.parquet").field("text_a").type)
+    pair = ("--task", "pair", "--text-a", "text_a", "--text-b", "text_b")
+    ok(run(ws, "stats", "cat.parquet", *pair, "--json", "cat.json"))
+    ok(run(ws, "stats", "data.jsonl", *pair, "--json", "plain.json"))
+    cat, plain = (json.loads((ws / f).read_text())["splits"] for f in ("cat.json", "plain.json"))
+    del cat["cat"]["source"], plain["data"]["source"]
+    assert cat["cat"] == plain["data"]  # read as the same text
+
+
 # ----------------------------------------------------------------------------- runner
 
 
