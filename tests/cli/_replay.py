@@ -1250,6 +1250,14 @@ def _(ws: Path) -> None:
         refused(r, "--fail-on", "1e400", "not finite")
 
 
+@case(S, "remedy --spans: a corrected type holding white space is refused, never written")
+def _(ws: Path) -> None:
+    (ws / "corr.csv").write_text("split,sentence,start,end,type\ntest,0,0,1,NEW TYPE\n")
+    argv = ("remedy", "ner/test.txt", "--spans", "corr.csv", "--mode", "correct", "-o", "fixed")
+    with nothing_written(ws):
+        refused(run(ws, *argv), "corr.csv:2", "white space", "NEW TYPE")
+
+
 SM = "smaller"
 
 
