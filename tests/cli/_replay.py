@@ -1261,6 +1261,22 @@ def _(ws: Path) -> None:
 SM = "smaller"
 
 
+@case(SM, "a lock naming a live process of another host or container is never removed")
+def _(ws: Path) -> None:
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        text = f"{live.pid} 1 elsewhere|boot|pid:[1]\n"
+        (ws / ".x.jsonl.lock").write_text(text)
+        before = snapshot(ws)
+        r = run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl")
+        refused(r, f"process {live.pid}", "is writing")
+        assert not changes(before, snapshot(ws)), changes(before, snapshot(ws))
+        assert (ws / ".x.jsonl.lock").read_text() == text
+    finally:
+        live.kill()
+        live.wait()
+
+
 @case(SM, "flag --top: a U+202E right-to-left override is escaped in the terminal table")
 def _(ws: Path) -> None:
     import polars as pl
