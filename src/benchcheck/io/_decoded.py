@@ -83,7 +83,7 @@ def inflate(data: bytes, path: str | Path, *, what: str, limit: int | None = Non
 
 def _value_lengths(values: pa.Array) -> np.ndarray:
     """Byte length of each value of a string/binary array (nulls 0), as int64."""
-    offsets = np.frombuffer(values.buffers()[1], dtype=_offset_dtype(values.type))
+    offsets: np.ndarray = np.frombuffer(values.buffers()[1], dtype=_offset_dtype(values.type))
     offsets = offsets[values.offset : values.offset + len(values) + 1]
     return np.diff(offsets).astype(np.int64)
 
