@@ -50,7 +50,12 @@ def bound_words(limit: int) -> str:
     >>> bound_words(3 << 20)
     '3.0 MiB (half the free memory; BENCHCHECK_MAX_READ_BYTES sets it)'
     """
-    shown = f"{limit / 2**30:.1f} GiB" if limit >= 1 << 30 else f"{limit / 2**20:.1f} MiB"
+    if limit >= 1 << 30:
+        shown = f"{limit / 2**30:.1f} GiB"
+    elif limit >= 1 << 20:
+        shown = f"{limit / 2**20:.1f} MiB"
+    else:
+        shown = f"{limit:,} bytes"
     return f"{shown} (half the free memory; BENCHCHECK_MAX_READ_BYTES sets it)"
 
 
@@ -66,7 +71,7 @@ def inflate(data: bytes, path: str | Path, *, what: str, limit: int | None = Non
     >>> inflate(zlib.compress(b"a" * 100), "f.spacy", what="the DocBin", limit=10)
     Traceback (most recent call last):
     ...
-    benchcheck.errors.InputError: f.spacy: the DocBin decodes to more than the bound of 0.0 MiB (half the free memory; BENCHCHECK_MAX_READ_BYTES sets it)
+    benchcheck.errors.InputError: f.spacy: the DocBin decodes to more than the bound of 10 bytes (half the free memory; BENCHCHECK_MAX_READ_BYTES sets it)
     """  # noqa: E501
     limit = whole_read_limit() if limit is None else limit
     inflater = zlib.decompressobj()
@@ -194,7 +199,7 @@ def read_parquet_bounded(
         if wanted is None or md.schema.column(j).path.split(".")[0] in wanted
     )
     if pages > limit:
-        raise _refuse("the file's pages", limit, path)
+        raise _refuse("the file (its pages uncompressed)", limit, path)
     as_dict = dictionary_columns(schema, wanted)
     total = 0
     batches = []
@@ -206,7 +211,9 @@ def read_parquet_bounded(
                 raise _refuse("the table", limit, path)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=reader.schema_arrow)
-        return table.cast(_decoded_schema(table.schema))
+        table = table.cast(_decoded_schema(table.schema))
+        table.validate(full=True)  # text that is not UTF-8, before anyone trusts it
+        return table
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
