@@ -601,7 +601,9 @@ def _(ws: Path) -> None:
     os.environ["BENCHCHECK_MAX_READ_BYTES"] = "1000"
     try:
         with nothing_written(ws):
-            refused(run(ws, "flag", "j.parquet", "--data", "data.jsonl"), "data.jsonl", "GiB")
+            # the first input read, a Parquet table, is measured by its decoded size
+            r = run(ws, "flag", "j.parquet", "--data", "data.jsonl")
+            refused(r, "j.parquet", "decodes to more than the bound of 1,000 bytes")
     finally:
         del os.environ["BENCHCHECK_MAX_READ_BYTES"]
 
@@ -1545,6 +1547,226 @@ _huge_case("preds.jsonl", "diagnose --suite suite.jsonl --predictions base=preds
 _huge_case("annotations.jsonl", "human --suite suite.jsonl --annotations annotations.jsonl")
 _huge_case("pa.jsonl", "items data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl")
 _huge_case("pair.jsonl", "stats pair.jsonl --task pair --text-a grounding --text-b generated_text")
+# ----------------------------------------------------------------------------- bombs (issue 37)
+
+B = "decompression and dictionary bombs"
+
+
+def _limited(gib: float) -> Callable[[], None]:
+    """A child's address space limited to ``gib`` GiB (``ulimit -v``): a bomb cannot take more."""
+
+    def limit() -> None:
+        import resource
+
+        size = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return limit
+
+
+def dictionary_bomb(path: Path, rows: int, *, label: bool = False) -> None:
+    """One 1,000-character dictionary value x ``rows`` rows; the schema says plain text."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    zeros = pa.array(np.zeros(rows, np.int32))
+    cols = {"text": pa.DictionaryArray.from_arrays(zeros, pa.array(["lorem ipsum " * 83]))}
+    if label:
+        cols["label"] = pa.DictionaryArray.from_arrays(zeros, pa.array(["pos"]))
+    pq.write_table(pa.table(cols), path, compression="zstd", store_schema=False)
+
+
+def _gzip_stream(path: Path, parts: list[tuple[bytes, int]]) -> None:
+    """Write ``(chunk, times)`` runs gzip-compressed, never holding the whole in memory."""
+    import gzip
+
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        for chunk, times in parts:
+            for _ in range(times):
+                fh.write(chunk)
+
+
+@case(B, "leakage: a Parquet dictionary bomb (400k rows x 1,000 chars) under ulimit -v 4 GiB")
+def _(ws: Path) -> None:
+    dictionary_bomb(ws / "bomb.parquet", 400_000)
+    assert (ws / "bomb.parquet").stat().st_size < 100_000
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "bomb.parquet")
+    r = run_process(ws, *argv, preexec_fn=_limited(4), timeout=300)
+    assert r.returncode == 0, r.stderr[-600:]  # streamed in batches of 32 MB of decoded text
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr, r.stderr[-600:]
+
+
+@case(B, "table: a 1 MB Parquet of 10M rows x 1,000 chars under ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    dictionary_bomb(ws / "bomb.parquet", 10_000_000, label=True)
+    assert (ws / "bomb.parquet").stat().st_size < 2_000_000
+    with nothing_written(ws):
+        argv = ("stats", "bomb.parquet", "--task", "classification")
+        p = run_process(ws, *argv, preexec_fn=_limited(3), timeout=120)
+    refused(Run(p.returncode, p.stdout, p.stderr), "bomb.parquet", "decodes to more than the bound")
+
+
+@case(B, "a spaCy DocBin inflating 1000x past the bound")
+def _(ws: Path) -> None:
+    import zlib
+
+    (ws / "bomb.spacy").write_bytes(zlib.compress(b"\0" * (256 << 20), 9))
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):
+            r = run(ws, "stats", "--split", "test=bomb.spacy")
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    if "spacy" in r.err and "install" in r.err:  # without the extra: refused before reading
+        refused(r, "spacy")
+    else:
+        refused(r, "bomb.spacy", "decodes to more than the bound of 64.0 MiB")
+
+
+@case(B, "leakage: .jsonl.gz whose first line runs 300 MB without a newline")
+def _(ws: Path) -> None:
+    _gzip_stream(ws / "long.jsonl.gz", [(b'{"text": "', 1), (b"a" * (1 << 20), 300)])
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "long.jsonl.gz")
+    with deadline(60), nothing_written(ws):
+        refused(run(ws, *argv), "long.jsonl.gz", "line 1 runs past 32 MiB without ending")
+
+
+@case(B, "leakage: .jsonl.gz of 120 MB of blank lines, then one record")
+def _(ws: Path) -> None:
+    record = json.dumps({"id": "c1", "text": rows(ws / "test_items.jsonl")[0]["text"]})
+    parts = [(b"\n" * (1 << 20), 120), (record.encode() + b"\n", 1)]
+    _gzip_stream(ws / "blank.jsonl.gz", parts)
+    argv = (
+        "leakage",
+        "--test",
+        "test_items.jsonl",
+        "--corpus",
+        "blank.jsonl.gz",
+        "--json",
+        "l.json",
+    )
+    with deadline(60):
+        ok(run(ws, *argv))
+    assert (ws / "l.json").exists()
+
+
+# ------------------------------------------------------------------ silently wrong (issue 37)
+
+S = "silently wrong"
+
+
+def _medcat_export(ws: Path, raw_annotation: str) -> None:
+    (ws / "m.json").write_text(
+        '{"projects": [{"name": "p", "documents": [{"name": "d1", "text": "Aspirin helps.", '
+        f'"annotations": [{raw_annotation}]}}]}}]}}'
+    )
+
+
+@case(S, 'MedCAT: "deleted": "false" (a string) is refused, not taken as deleted')
+def _(ws: Path) -> None:
+    _medcat_export(ws, '{"start": 0, "end": 7, "cui": "C1", "deleted": "false"}')
+    with nothing_written(ws):
+        r = run(ws, "stats", "--split", "test=m.json", "--format", "medcat")
+        refused(r, "m.json", '"deleted" is not true or false', "'false'")
+
+
+@case(S, "MedCAT: a key given twice inside an annotation")
+def _(ws: Path) -> None:
+    _medcat_export(ws, '{"start": 0, "end": 7, "cui": "C1", "cui": "C2"}')
+    with nothing_written(ws):
+        r = run(ws, "stats", "--split", "test=m.json", "--format", "medcat")
+        refused(r, "m.json", "the key 'cui' is given twice")
+
+
+_SPAN_FIELDS = "text=text,spans=spans,id=id,start=start,end=end,type=label"
+
+
+@case(S, "span JSON array: a key given twice in a record")
+def _(ws: Path) -> None:
+    (ws / "s.json").write_text('[{"id": "a", "text": "Aspirin.", "spans": [], "id": "b"}]')
+    argv = ("stats", "--split", "test=s.json", "--format", "spans-json")
+    with nothing_written(ws):
+        refused(run(ws, *argv, "--span-fields", _SPAN_FIELDS), "s.json", "'id' is given twice")
+
+
+@case(S, "span JSON: a null id is refused, not named 'None'")
+def _(ws: Path) -> None:
+    (ws / "s.json").write_text('[{"id": null, "text": "Aspirin.", "spans": []}]')
+    argv = ("stats", "--split", "test=s.json", "--format", "spans-json")
+    with nothing_written(ws):
+        r = run(ws, *argv, "--span-fields", _SPAN_FIELDS)
+        refused(r, "s.json", "record 1: the record's id is null")
+
+
+@case(S, "diff --fail-on '>1e400' (a gate that can never fire) is refused")
+def _(ws: Path) -> None:
+    ok(run(ws, "audit", "--no-judge", "-o", "aud"))
+    with nothing_written(ws):
+        r = run(ws, "diff", "aud/results.json", "aud/results.json", "--fail-on", "x>1e400")
+        refused(r, "--fail-on", "1e400", "not finite")
+
+
+@case(S, "remedy --spans: a corrected type holding white space is refused, never written")
+def _(ws: Path) -> None:
+    (ws / "corr.csv").write_text("split,sentence,start,end,type\ntest,0,0,1,NEW TYPE\n")
+    argv = ("remedy", "ner/test.txt", "--spans", "corr.csv", "--mode", "correct", "-o", "fixed")
+    with nothing_written(ws):
+        refused(run(ws, *argv), "corr.csv:2", "white space", "NEW TYPE")
+
+
+SM = "smaller"
+
+
+@case(SM, "a lock naming a live process of another host or container is never removed")
+def _(ws: Path) -> None:
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        text = f"{live.pid} 1 elsewhere|boot|pid:[1]\n"
+        (ws / ".x.jsonl.lock").write_text(text)
+        before = snapshot(ws)
+        r = run(ws, "flag", "j.parquet", "--data", "data.jsonl", "-o", "x.jsonl")
+        refused(r, f"process {live.pid}", "is writing")
+        assert not changes(before, snapshot(ws)), changes(before, snapshot(ws))
+        assert (ws / ".x.jsonl.lock").read_text() == text
+    finally:
+        live.kill()
+        live.wait()
+
+
+@case(SM, "flag --top: a U+202E right-to-left override is escaped in the terminal table")
+def _(ws: Path) -> None:
+    import polars as pl
+
+    evil = "e046\u202egnp.exe"
+    data = rows(ws / "data.jsonl")
+    for r in data:
+        if r["id"] == "e046":
+            r["id"] = evil
+    jsonl(ws / "d.jsonl", data)
+    _judgments(ws, lambda j: j.with_columns(pl.col("id").replace("e046", evil)))  # type: ignore[attr-defined]
+    r = run(ws, "flag", "j2.parquet", "--data", "d.jsonl", "--top", "60")
+    ok(r)
+    assert "\u202e" not in r.out + r.err
+    assert "U+202E" in r.out, r.out[-2000:]
+
+
+@case(SM, "a pandas category (dictionary-encoded) text column of a Parquet table is text")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = rows(ws / "data.jsonl")
+    table = pa.table({k: [r[k] for r in data] for k in ("id", "text_a", "text_b", "label")})
+    table = table.set_column(1, "text_a", table["text_a"].dictionary_encode())
+    pq.write_table(table, ws / "cat.parquet")
+    assert pa.types.is_dictionary(pq.read_schema(ws / "cat.parquet").field("text_a").type)
+    pair = ("--task", "pair", "--text-a", "text_a", "--text-b", "text_b")
+    ok(run(ws, "stats", "cat.parquet", *pair, "--json", "cat.json"))
+    ok(run(ws, "stats", "data.jsonl", *pair, "--json", "plain.json"))
+    cat, plain = (json.loads((ws / f).read_text())["splits"] for f in ("cat.json", "plain.json"))
+    del cat["cat"]["source"], plain["data"]["source"]
+    assert cat["cat"] == plain["data"]  # read as the same text
 
 
 # ----------------------------------------------------------------------------- runner

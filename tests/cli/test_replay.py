@@ -39,5 +39,8 @@ def test_every_class_of_the_issue_is_replayed():
         "joins and records",
         "numbers",
         "injection",
+        "decompression and dictionary bombs",
+        "silently wrong",
+        "smaller",
     }
     assert len(CASES) >= 140

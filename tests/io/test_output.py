@@ -311,3 +311,30 @@ def test_inputs_must_be_regular_files(tmp_path):
     for bad, why in ((fifo, "FIFO"), (loop, "loop"), (Path("/dev/zero"), "character device")):
         with pytest.raises(InputError, match=why):
             Outputs([bad])
+
+
+def test_a_lock_of_another_pid_space_is_never_taken_over(tmp_path):
+    """A pid means something only on its host, boot and pid namespace (issue 37, item 10).
+
+    A lock written from another container names a process this one cannot see: the live
+    process that has its number here is unrelated, so the lock is kept and the run refused.
+    Written here, the same lock with another start time is a reused pid: stale.
+    """
+    from benchcheck.io.output import _where, output_session
+
+    target = tmp_path / "x.jsonl"
+    lock = tmp_path / ".x.jsonl.lock"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(f"{sleeper.pid} 1 otherhost|boot|pid:[4026531836]\n")
+        with output_session(), pytest.raises(UsageError, match=f"process {sleeper.pid}"):
+            Outputs([]).file(target, param="output")
+        assert lock.read_text().startswith(f"{sleeper.pid} 1 otherhost")  # not removed
+        lock.write_text(f"{sleeper.pid} 1 {_where()}\n")  # here: pid reused, stale
+        with output_session():
+            Outputs([]).file(target, param="output")
+            assert lock.read_text().split()[0] == str(os.getpid())
+            assert lock.read_text().split()[2] == _where()
+    finally:
+        sleeper.kill()
+        sleeper.wait()

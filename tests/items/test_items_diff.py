@@ -98,3 +98,11 @@ def test_gate_errors_and_fail_closed() -> None:
     assert g.failed and "null" in g.reason
     with pytest.raises(UsageError, match="several values"):
         evaluate_gates(parse_gates("duplicate_ratio>0"), new)  # train and test, same depth
+
+
+@pytest.mark.parametrize("gate", ["x>1e400", "x<-1e400", "change(x)>=1e309", "x==1e999"])
+def test_a_gate_on_a_number_that_is_not_finite_is_refused(gate):
+    """``float('1e400')`` is infinity: a gate that can never (or always) hold (issue 37)."""
+    with pytest.raises(UsageError, match=r"is not finite .* expected a finite number"):
+        parse_gates(gate)
+    assert parse_gates("x>1e308")[0].threshold == 1e308

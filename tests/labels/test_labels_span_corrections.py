@@ -82,3 +82,11 @@ def test_bad_rows_name_the_line():
         corrected_spans(_table([("test", 0, 2, 2, "PER", None)]), source="c.csv")
     with pytest.raises(InputError, match="no column"):
         corrected_spans(pl.DataFrame({"split": ["t"]}), source="c.csv")
+
+
+@pytest.mark.parametrize("kind", ["NEW TYPE", "PER\t", " ORG", "LOC\n", "", "P\x1bER"])
+def test_a_corrected_type_a_tag_column_cannot_hold_is_refused(kind):
+    """White space in a type would split the CoNLL tag column ``remedy`` writes (issue 37)."""
+    rows = [("test", 0, 0, 2, "PER", None), ("test", 1, 0, 1, kind, None)]
+    with pytest.raises(InputError, match=r"^c.csv:3: the type is empty or holds white space"):
+        corrected_spans(_table(rows), source="c.csv")

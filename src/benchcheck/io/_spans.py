@@ -276,6 +276,45 @@ def refuse_duplicate_keys(
             )
 
 
+def decode_document(data: bytes, path: Path) -> Any:
+    """Decode one whole JSON document, refusing a key given twice in one object.
+
+    msgspec parses (and keeps the last of two equal keys); the keys it kept are counted
+    against the ``"key":`` pairs of the bytes, as :func:`refuse_duplicate_keys` does, and
+    only when they differ is the document parsed again to name the key.
+    """
+    import msgspec
+
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InputError(f"invalid JSON ({exc})", path=path) from None
+    except RecursionError:
+        raise nested_too_deeply(path) from None
+    written = data.count(b'":') + data.count(b'" :') + data.count(b'"\t:')
+    if written != _count_keys(value):
+        key = duplicate_key(data)
+        if key is not None:
+            raise InputError(
+                f"the key {key!r} is given twice in one object; expected each key once",
+                path=path,
+            )
+    return value
+
+
+def _count_keys(value: Any) -> int:
+    """Count the keys of every object inside ``value`` (iteratively: no recursion limit)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
 def read_bytes(path: Path) -> bytes:
     """Read a file's bytes (:func:`benchcheck.io._text.read_file_bytes`), dropping a BOM."""
     return read_file_bytes(path).removeprefix(b"\xef\xbb\xbf")

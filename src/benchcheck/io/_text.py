@@ -98,20 +98,39 @@ def check_readable(path: str | Path) -> None:
 def whole_read_limit() -> int:
     """Bytes a file may have to be read whole: half the memory free now (Linux), else 8 GiB.
 
-    ``BENCHCHECK_MAX_READ_BYTES`` sets it. A file above it is refused before it is opened,
-    instead of growing the process until the system kills it.
+    Free memory is the system's (``MemAvailable``), or what this process's address-space
+    limit (``ulimit -v``) still leaves, whichever is less. ``BENCHCHECK_MAX_READ_BYTES``
+    sets it. A file above it is refused before it is opened, instead of growing the process
+    until the system kills it.
     """
     given = os.environ.get("BENCHCHECK_MAX_READ_BYTES", "")
     if given.isdigit():
         return int(given)
+    free = _address_space_left()
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
+                    system = int(line.split()[1]) * 1024
+                    return min(system, free if free is not None else system) // 2
     except (OSError, ValueError, IndexError):
         pass
-    return 8 << 30
+    return min(8 << 30, free // 2) if free is not None else 8 << 30
+
+
+def _address_space_left() -> int | None:
+    """Bytes of address space this process may still map under its limit (None: no limit)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status", encoding="ascii") as fh:
+            used = next(int(x.split()[1]) * 1024 for x in fh if x.startswith("VmSize:"))
+    except (ImportError, OSError, ValueError, StopIteration):
+        return None
+    return max(0, soft - used)
 
 
 def _check_size(p: Path) -> None:

@@ -35,6 +35,7 @@ import pyarrow as pa
 
 from benchcheck.errors import InputError
 from benchcheck.io._text import HugeNumber, huge_number, json_int
+from benchcheck.io._decoded import dictionary_columns, expand_dictionary
 
 __all__ = [
     "CorpusBatch",
@@ -196,25 +197,42 @@ def _batch(texts: pa.Array, first_row: int, ids: pa.Array | None, path: str) -> 
 def _parquet_batches(
     unit: CorpusUnit, column: str, id_column: str | None, batch_bytes: int
 ) -> Iterator[CorpusBatch]:
+    """Batches of about ``batch_bytes`` decoded bytes each.
+
+    Rows per read are sized from the pages' uncompressed size, which bounds plain values but
+    not dictionary ones (one long value may stand for every row). So the columns are read as
+    dictionaries and cut by their decoded size before they are decoded
+    (:func:`benchcheck.io._decoded.expand_dictionary`).
+    """
+    import pyarrow.parquet as pq
+
     handle = _open_parquet(unit.path)
     _check_columns(handle.schema_arrow.names, column, id_column, Path(unit.path))
     if unit.rg_hi <= unit.rg_lo:
         return
     per_row = unit.text_bytes / unit.rows if unit.rows else 1024.0
-    rows_per_batch = max(1, int(batch_bytes / max(per_row, 1.0)))
+    rows_per_batch = min(_MAX_ROWS, max(1, int(batch_bytes / max(per_row, 1.0))))
     cols = [column] if id_column is None else [column, id_column]
     row = unit.first_row
     try:
+        handle = pq.ParquetFile(
+            unit.path, read_dictionary=dictionary_columns(handle.schema_arrow, cols)
+        )
         for batch in handle.iter_batches(
             batch_size=rows_per_batch, row_groups=range(unit.rg_lo, unit.rg_hi), columns=cols
         ):
-            ids = batch.column(1) if id_column is not None else None
-            yield _batch(batch.column(0), row, ids, unit.path)
+            for first, part in expand_dictionary(batch.columns, max_bytes=batch_bytes):
+                ids = part[1] if id_column is not None else None
+                yield _batch(part[0], row + first, ids, unit.path)
             row += batch.num_rows
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - any arrow error is a bad shard here
         raise InputError(f"cannot read Parquet after row {row}: {exc}", path=unit.path) from None
+
+
+#: rows of one Parquet read at most (read as dictionaries: 4 bytes of indices a row)
+_MAX_ROWS = 1 << 20
 
 
 _JSON_TYPES = {str: pa.large_string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
@@ -228,20 +246,38 @@ def _stream(unit: CorpusUnit) -> pa.NativeFile:
     return pa.CompressedInputStream(raw, unit.codec) if unit.codec else raw
 
 
-def _first_record(unit: CorpusUnit) -> tuple[dict[str, object], int] | None:
-    """Return the first record of a JSON-lines shard and its line (None without records)."""
+_BLANK = re.compile(rb"[ \t\n\r\x0b\x0c]*")
+
+
+def _first_record(unit: CorpusUnit, max_bytes: int) -> tuple[dict[str, object], int] | None:
+    """Return the first record of a JSON-lines shard and its line (None without records).
+
+    Linear in what it reads: blank lines are skipped as they come, the line is searched for
+    its end only in what is new, and a first line past ``max_bytes`` (the most a batch of
+    the reader holds, so no record longer can be read) is refused when it passes the bound.
+    """
     stream = _stream(unit)
-    buf, line_no = b"", 1
+    buf, line_no, searched = bytearray(), 1, 0
     try:
         while True:
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                if line.strip():
-                    return _record(line, unit.path, line_no), line_no
-                line_no += 1
-            chunk = stream.read(1 << 16)
+            blank = _BLANK.match(buf).end()  # type: ignore[union-attr]
+            if blank:
+                line_no += buf.count(b"\n", 0, blank)
+                del buf[:blank]
+                searched = 0
+            end = buf.find(b"\n", searched) if buf else -1
+            if end >= 0:
+                return _record(bytes(buf[:end]), unit.path, line_no), line_no
+            searched = len(buf)
+            if len(buf) > max_bytes:
+                raise InputError(
+                    f"line {line_no} runs past {max_bytes / 2**20:.0f} MiB without ending, more "
+                    "than one batch of the reader holds (its batch size bounds a record)",
+                    path=unit.path,
+                )
+            chunk = stream.read(1 << 20)
             if not chunk:
-                return (_record(buf, unit.path, line_no), line_no) if buf.strip() else None
+                return (_record(bytes(buf), unit.path, line_no), line_no) if buf else None
             buf += chunk
     except OSError as exc:
         raise _stream_error(exc, 0, unit.path) from None
@@ -275,7 +311,8 @@ def _json_batches(
 ) -> Iterator[CorpusBatch]:
     import pyarrow.json as pj
 
-    found = _first_record(unit)
+    block = max(1 << 16, min(batch_bytes, (1 << 31) - 1))
+    found = _first_record(unit, block)
     if found is None:
         return
     first, line_no = found
@@ -293,7 +330,6 @@ def _json_batches(
         kind = _JSON_TYPES.get(type(first[id_column]), pa.large_string())
         fields.append(pa.field(id_column, kind))
     options = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
-    block = max(1 << 16, min(batch_bytes, (1 << 31) - 1))
     row = 0
     stream = _stream(unit)
     try:

@@ -20,12 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from benchcheck.errors import InputError
 from benchcheck.io._documents import DocumentCollector, check_unique_ids
 from benchcheck.io._options import NerOptions
-from benchcheck.io._spans import SpanRecords, is_offset, read_bytes
+from benchcheck.io._spans import SpanRecords, decode_document, is_offset, read_bytes
 
 _EXPECTED = '{"projects": [{"documents": [{"text", "annotations": [{"start", "end", ...}]}]}]}'
 
@@ -35,10 +33,7 @@ def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
     path = Path(path)
     options = options or NerOptions()
     type_field = options.span_fields.get("type", "cui")
-    try:
-        export = msgspec.json.decode(read_bytes(path))
-    except msgspec.DecodeError as exc:
-        raise InputError(f"invalid JSON ({exc})", path=path) from None
+    export = decode_document(read_bytes(path), path)
     projects = export.get("projects") if isinstance(export, dict) else None
     if not isinstance(projects, list):
         raise InputError(f"expected a MedCATtrainer export {_EXPECTED}", path=path)
@@ -75,6 +70,10 @@ def _documents(project: Any, k: int, path: Path) -> tuple[str, list[tuple[str, d
     return name, docs
 
 
+#: the reviewer's verdicts on an annotation: JSON booleans (or absent / null)
+_VERDICTS = ("deleted", "killed", "correct", "validated", "alternative", "irrelevant")
+
+
 def _annotation(
     out: DocumentCollector,
     record: int,
@@ -92,6 +91,13 @@ def _annotation(
             path=path,
             got=ann,
         )
+    for verdict in _VERDICTS:
+        if ann.get(verdict) is not None and not isinstance(ann[verdict], bool):
+            raise InputError(
+                f'document {doc_id}: annotation {k}: "{verdict}" is not true or false',
+                path=path,
+                got=ann[verdict],
+            )
     if ann.get("deleted"):
         out.skip(record, "deleted")
         return

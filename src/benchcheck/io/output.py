@@ -57,6 +57,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
@@ -247,7 +248,7 @@ def _alive(pid: int) -> bool:
         return True
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # no such process (a number past any pid)
         return False
     except PermissionError:
         return True
@@ -383,15 +384,32 @@ def lock_path(target: Path) -> Path:
     return anchor.parent / f".{anchor.name}{_LOCK}"
 
 
-def _lock_owner(lock: Path) -> tuple[int, str] | None:
-    """(pid, start time) written in a lock; None when it holds neither (being written)."""
+def _lock_owner(lock: Path) -> tuple[int, str, str] | None:
+    """(pid, start time, where) written in a lock; None when it holds none (being written)."""
     try:
         words = lock.read_text(encoding="ascii", errors="replace").split()
     except OSError:
         return None
-    if not words or not words[0].isdigit():
+    if not words or not words[0].isdigit() or len(words[0]) > 12:
         return None
-    return int(words[0]), words[1] if len(words) > 1 else ""
+    return int(words[0]), *(words[1:3] + ["", ""])[:2]  # type: ignore[return-value]
+
+
+def _where() -> str:
+    """Name the process-id space this process lives in: host, boot and pid namespace.
+
+    A process id means something only there: a lock written from another container, host
+    or boot names a process this one cannot see, whatever runs here under that number.
+    """
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    try:
+        space = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        space = ""
+    return "|".join((socket.gethostname(), boot, space)).replace(" ", "_")
 
 
 def _stale(lock: Path) -> bool:
@@ -402,12 +420,15 @@ def _stale(lock: Path) -> bool:
             return time.time() - lock.stat().st_mtime > 10
         except OSError:
             return True
-    pid, started = owner
+    pid, started, where = owner
+    if where and where != _where():  # another host, boot or container: cannot be told
+        return False
     if pid == os.getpid():
         return lock not in _HELD
     if not _alive(pid):
         return True
     now = _start_time(pid)
+    started = "" if started == "-" else started
     return bool(started and now and started != now)  # the pid was reused by another process
 
 
@@ -433,7 +454,8 @@ def _acquire(target: Path, param: str) -> Path | None:
         except OSError as exc:
             raise write_error(exc, target) from None
         try:
-            os.write(fd, f"{os.getpid()} {_start_time(os.getpid())}\n".encode())
+            pid = os.getpid()
+            os.write(fd, f"{pid} {_start_time(pid) or '-'} {_where()}\n".encode())
         finally:
             os.close(fd)
         _HELD[lock] = target

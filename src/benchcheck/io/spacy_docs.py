@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from benchcheck.errors import InputError, require
+from benchcheck.io._decoded import inflate
 from benchcheck.io._spans import (
     RecordCollector,
     SpanRecords,
@@ -72,6 +73,8 @@ def docbin_records(path: str | Path) -> SpanRecords:
     from spacy.vocab import Vocab
 
     data = read_file_bytes(path)
+    # DocBin.from_bytes inflates whole: measure the inflation first, bounded as it inflates.
+    inflate(data, path, what="the DocBin")
     try:
         docs = list(DocBin().from_bytes(data).get_docs(Vocab()))
     except Exception as exc:  # noqa: BLE001 - any msgpack/spaCy error is a bad file here

@@ -31,7 +31,13 @@ import msgspec
 from benchcheck.errors import InputError
 from benchcheck.io._documents import DocumentCollector, check_unique_ids
 from benchcheck.io._options import NerOptions
-from benchcheck.io._spans import SpanRecords, decode_lines, is_offset, read_bytes
+from benchcheck.io._spans import (
+    SpanRecords,
+    decode_document,
+    decode_lines,
+    is_offset,
+    read_bytes,
+)
 
 _MISSING = object()
 
@@ -61,10 +67,7 @@ def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
     fields = options.fields()
     data = read_bytes(path)
     if data.lstrip()[:1] == b"[":
-        try:
-            rows = msgspec.json.decode(data)
-        except msgspec.DecodeError as exc:
-            raise InputError(f"invalid JSON ({exc})", path=path) from None
+        rows = decode_document(data, path)
         lines: list[int | None] = [None] * len(rows)
     else:
         rows, numbers = decode_lines(data, msgspec.json.Decoder(), path, "a JSON object")
@@ -87,7 +90,11 @@ def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
         text = need(row, "text", "the record's text")
         if not isinstance(text, str):
             raise InputError(f"{where}the text is not a string", path=path, line=line, got=text)
-        doc_id = str(need(row, "id", "the record's id")) if fields["id"] else str(line or k)
+        doc_id = (
+            _record_id(need(row, "id", "the record's id"), where, path, line)
+            if fields["id"]
+            else str(line or k)
+        )
         record = out.document(doc_id, text, path=path, line=line or 0)
         spans = need(row, "spans", "a list of spans")
         if not isinstance(spans, list):
@@ -119,3 +126,22 @@ def records(path: str | Path, options: NerOptions | None = None) -> SpanRecords:
             )
     check_unique_ids(out.ids, path)
     return out.records()
+
+
+def _record_id(value: Any, where: str, path: Path, line: int | None) -> str:
+    """Return a record's id as text: a string or an integer (null, a bool, a list: refused)."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise InputError(
+        f"{where}the record's id is {_json_kind(value)}; expected a string or an integer",
+        path=path,
+        line=line,
+    )
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "a list", float: "a number"}.get(type(value), "not text")

@@ -31,6 +31,7 @@ from benchcheck.data.columns import Columns
 from benchcheck.data.hashing import mix64, string_hash
 from benchcheck.data.model import Split
 from benchcheck.errors import InputError, UsageError, uninterrupted
+from benchcheck.io._decoded import read_parquet_bounded
 from benchcheck.io._text import (
     HugeNumber,
     check_readable,
@@ -64,10 +65,8 @@ def read_rows(path: str | Path) -> pl.DataFrame:
     if suffix in (".csv", ".tsv"):
         return _rows(_read_delimited(path, "\t" if suffix == ".tsv" else ","), path)
     if suffix == ".parquet":
-        try:
-            frame = pl.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
-            raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+        frame = pl.from_arrow(read_parquet_bounded(path))
+        assert isinstance(frame, pl.DataFrame)
         return _rows(frame, path)
     raise InputError(
         f"unknown table format; expected one of {', '.join(TABLE_SUFFIXES)}", path=path

@@ -353,7 +353,13 @@ def parse_gates(text: str) -> tuple[Gate, ...]:
         change = name.startswith("change(") and name.endswith(")")
         if change:
             name = name[len("change(") : -1]
-        gates.append(Gate(part.strip(), name, m["op"], float(m["num"]), change))
+        threshold = float(m["num"])
+        if not math.isfinite(threshold):
+            raise UsageError(
+                f"{{fail_on}}: {part.strip()!r}: the number {m['num']} is not finite (a gate "
+                "on it can never or always hold); expected a finite number"
+            )
+        gates.append(Gate(part.strip(), name, m["op"], threshold, change))
     if not gates:
         raise UsageError("{fail_on} holds no expression")
     return tuple(gates)

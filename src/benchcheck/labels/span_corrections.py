@@ -125,7 +125,16 @@ def corrected_spans(frame: pl.DataFrame, *, source: str | Path) -> Corrections:
             raise InputError(
                 f"span [{a}, {b}) is empty or negative (end is exclusive)", path=source, line=line
             )
-        spans[key].add((a, b, str(row["type"])))
+        kind = str(row["type"])
+        if not kind or kind.split() != [kind] or not kind.isprintable():
+            raise InputError(
+                "the type is empty or holds white space or a control character, which a tag "
+                "column cannot hold; expected one word (e.g. PER)",
+                path=source,
+                line=line,
+                got=kind,
+            )
+        spans[key].add((a, b, kind))
     return Corrections({k: frozenset(v) for k, v in spans.items()}, stratum, first, str(source))
 
 

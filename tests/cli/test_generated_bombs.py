@@ -1,0 +1,101 @@
+"""Generated decompression and dictionary bombs, one generator per format (issue 37, item 3).
+
+Each draw builds a bomb of the format with a drawn size (rows, value width, line length)
+and runs the command that reads it, in process, with the decoded-size bound set to 8 MiB
+(``BENCHCHECK_MAX_READ_BYTES``). The contract: a reader that reads whole refuses with the
+bound named once the *decoded* size passes it (whatever the file's size); a streaming
+reader (leakage's corpus) reads it in batches and either succeeds or refuses a record
+longer than a batch, naming its bound. Never a traceback, never anything written on a
+refusal. The full-size bombs of the issue run in the replay under ``ulimit -v``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+import pytest
+from _replay import deadline, dictionary_bomb, nothing_written, ok, refused, run
+from _sweep import build_workspace
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+BOUND = 8 << 20
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_workspace(tmp_path_factory.mktemp("bombs") / "ws")
+
+
+def _table(ws: Path, rows: int, width: int) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    zeros = pa.array(np.zeros(rows, np.int32))
+    text = pa.DictionaryArray.from_arrays(zeros, pa.array(["w" * width]))
+    label = pa.DictionaryArray.from_arrays(zeros, pa.array(["pos"]))
+    pq.write_table(pa.table({"text": text, "label": label}), ws / "b.parquet", store_schema=False)
+
+
+FORMATS = ("parquet table", "parquet corpus", "gzip long line", "gzip blank lines", "DocBin")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    rows=st.integers(10_000, 400_000),
+    width=st.integers(100, 3_000),
+)
+def test_bombs_of_each_format(workspace: Path, tmp_path_factory, fmt, rows, width) -> None:
+    import shutil
+
+    ws = tmp_path_factory.mktemp("b") / "ws"
+    shutil.copytree(workspace, ws, symlinks=True)
+    decoded = rows * width
+    with pytest.MonkeyPatch.context() as mp, deadline(120):
+        mp.setenv("BENCHCHECK_MAX_READ_BYTES", str(BOUND))
+        if fmt == "parquet table":
+            _table(ws, rows, width)
+            argv = ("stats", "b.parquet", "--task", "classification")
+            r = _checked(ws, argv, refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "b.parquet", "decodes to more than the bound of 8.0 MiB")
+        elif fmt == "parquet corpus":
+            dictionary_bomb(ws / "b.parquet", rows)
+            ok(run(ws, "leakage", "--test", "test_items.jsonl", "--corpus", "b.parquet"))
+        elif fmt == "gzip long line":
+            line = b'{"text": "' + b"a" * decoded
+            (ws / "b.jsonl.gz").write_bytes(gzip.compress(line, 1))
+            argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "b.jsonl.gz")
+            r = _checked(ws, argv, refuse=True)
+            why = "runs past" if decoded > 32 << 20 else "not JSON lines"
+            refused(r, "b.jsonl.gz", why)
+        elif fmt == "gzip blank lines":
+            data = b"\n" * decoded + b'{"text": "x"}\n'
+            (ws / "b.jsonl.gz").write_bytes(gzip.compress(data, 1))
+            ok(run(ws, "leakage", "--test", "test_items.jsonl", "--corpus", "b.jsonl.gz"))
+        else:
+            (ws / "b.spacy").write_bytes(zlib.compress(b"\0" * decoded, 9))
+            r = _checked(ws, ("stats", "--split", "test=b.spacy"), refuse=True)
+            if "install" not in r.err:  # without the spacy extra: refused before reading
+                why = "decodes to more than the bound" if decoded > BOUND else "DocBin"
+                refused(r, "b.spacy", why)
+
+
+def _checked(ws: Path, argv: tuple[str, ...], *, refuse: bool):  # noqa: ANN202
+    if not refuse:
+        r = run(ws, *argv)
+        assert "Traceback" not in r.err, r.err[-500:]
+        return r
+    with nothing_written(ws):
+        r = run(ws, *argv)
+    refused(r)
+    return r
