@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import pytest
 from rich.console import Console
 
 from benchcheck._progress import count, step
 from benchcheck.cli import main
+from benchcheck.report.terminal import progress
 from benchcheck.report.terminal.progress import progress_bar
 from benchcheck.sample_data import NER_SAMPLE
 
@@ -21,7 +23,13 @@ def _console(terminal: bool) -> tuple[Console, io.StringIO]:
     return Console(file=out, force_terminal=terminal, width=100, color_system=None), out
 
 
-def test_without_a_terminal_a_line_per_step_and_per_tenth():
+@pytest.fixture
+def talkative(monkeypatch):
+    """No quiet time: every line is written at once."""
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)
+
+
+def test_without_a_terminal_a_line_per_step_and_per_tenth(talkative):
     console, out = _console(terminal=False)
     with progress_bar(console, "judging") as bar:
         step(bar, "reading data.jsonl")
@@ -65,7 +73,27 @@ def test_a_plain_callable_is_a_reporter_of_counts():
     assert seen == [(2, 5)]
 
 
-def test_audit_tells_each_step_on_standard_error(capsys, tmp_path):
+def test_quick_work_writes_nothing_and_a_long_step_is_written_when_the_quiet_ends(
+    monkeypatch,
+):
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.3)
+    console, out = _console(terminal=False)
+    with progress_bar(console) as bar:
+        step(bar, "reading")
+        step(bar, "counting")
+        count(bar, 1, 4)
+    assert out.getvalue() == ""  # done within the quiet time
+    console, out = _console(terminal=False)
+    with progress_bar(console) as bar:
+        step(bar, "reading")
+        count(bar, 1, 4)
+        time.sleep(0.6)
+        step(bar, "counting")
+    lines = [_STAMP.sub("", line) for line in out.getvalue().splitlines()]
+    assert lines == ["reading: 1/4 (25%)", "counting"]
+
+
+def test_audit_tells_each_step_on_standard_error(capsys, tmp_path, talkative):
     rc = main(["audit", str(NER_SAMPLE), "--no-judge", "-o", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert rc == 0

@@ -5,11 +5,14 @@ runs call). On a terminal it draws a rich bar: the current step's name, and for 
 work the count, share, rate and ETA; it appears at the first report (work that never
 reports draws nothing). Elsewhere (a pipe, a log file, CI) it writes one plain line per
 step and, for counted work, a line at each tenth done (at most one per
-:data:`LINE_SECONDS`), each with the seconds since the run started.
+:data:`LINE_SECONDS`), each with the seconds since the run started; work done within
+:data:`QUIET_SECONDS` writes nothing (a quick command, or a bad input's one error line,
+stays as it is), and the step under way then is written when that time has passed.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,12 +31,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from benchcheck.report.numbers import num
+from benchcheck.report.numbers import num, pct, thousands
 
 __all__ = ["LINE_SECONDS", "Reporter", "progress_bar"]
 
 #: Without a terminal, counted work writes a line at most this often (and at each tenth).
 LINE_SECONDS = 10.0
+#: Without a terminal, nothing is written before the run has lasted this long.
+QUIET_SECONDS = 2.0
 
 
 class _Rate(TextColumn):
@@ -62,6 +67,10 @@ class Reporter:
         self._transient = transient
         self._shown: tuple[int, int] = (-1, -1)  # (tenth, done) of the last count line
         self._last_line = 0.0
+        self._lock = threading.Lock()
+        self._pending: str | None = None  # the step under way, not yet written
+        self._speaking = QUIET_SECONDS <= 0
+        self._timer: threading.Timer | None = None
 
     # -- what runs call -------------------------------------------------------------------
 
@@ -90,17 +99,38 @@ class Reporter:
         if done == last_done or (tenth == last_tenth and soon):
             return
         self._shown = (tenth, done)
-        share = f" ({100 * done / total:.0f}%)" if total > 0 else ""
-        self._line(f"{self.what}: {done:,}/{total:,}{share}")
+        share = f" ({pct(done / total)})" if total > 0 else ""
+        self._line(f"{self.what}: {thousands(done)}/{thousands(total)}{share}")
 
     # -- drawing --------------------------------------------------------------------------
 
     def _line(self, text: str) -> None:
+        with self._lock:
+            if not self._speaking:  # still quiet: the latest line waits for the timer
+                self._pending = text
+                if self._timer is None:
+                    self._timer = threading.Timer(self._quiet_left(), self._speak)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+            self._write(text)
+
+    def _quiet_left(self) -> float:
+        return max(0.0, QUIET_SECONDS - (time.monotonic() - self._start))
+
+    def _speak(self) -> None:
+        """End the quiet time: write the step under way, and every line from now on."""
+        with self._lock:
+            self._speaking = True
+            if self._pending is not None:
+                self._write(self._pending)
+                self._pending = None
+
+    def _write(self, text: str) -> None:
         self._last_line = time.monotonic()
         elapsed = self._last_line - self._start
-        self.console.print(
-            f"[{elapsed:6.1f}s] {text}", markup=False, highlight=False, soft_wrap=True
-        )
+        stamp = f"[{num(elapsed, 1).rjust(6)}s]"
+        self.console.print(f"{stamp} {text}", markup=False, highlight=False, soft_wrap=True)
 
     def _open(self) -> tuple[Progress, TaskID]:
         if self._bar is None or self._task is None:
@@ -122,7 +152,11 @@ class Reporter:
         return self._bar, self._task
 
     def close(self) -> None:
-        """Stop the bar (if one was drawn)."""
+        """Stop the bar (if one was drawn) and the quiet time's timer."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._speaking = False  # nothing more after the run: its output follows
         if self._bar is not None:
             self._bar.stop()
 

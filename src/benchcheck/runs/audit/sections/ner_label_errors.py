@@ -315,9 +315,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "tokens_checked": 0,
                 "seconds": None,
             }
-            step(
-                progress, f"NER label errors: out-of-fold tagger on {split.name} ({n:,} sentences)"
-            )
+            step(progress, f"out-of-fold tagger on {split.name} ({thousands(n)} sentences)")
             start = time.perf_counter()
             try:
                 found = tagger_flags(tokens, spans, n, options=opts, progress=progress)
