@@ -638,7 +638,7 @@ def typer_signature(
         params += [_typer_parameter(p, panel_of.get(p.name, panel)) for p in members]
     if panels:  # listed panel by panel, in the order given (typer draws them as they come)
         rank = {title: k for k, title in enumerate(panels)}
-        params.sort(key=lambda p: rank.get(_panel(p), len(rank)))
+        params.sort(key=lambda p: rank.get(_panel(p) or "", len(rank)))
     return sig.replace(parameters=params), groups
 
 

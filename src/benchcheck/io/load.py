@@ -227,7 +227,7 @@ def load(
     and ``id`` columns (see :func:`benchcheck.io.tables.read_text_split`).
     """
     if task in ("classification", "pair"):
-        given = Columns.of(columns).given()
+        given: dict[str, str | None] = dict(Columns.of(columns).given())
         return _load_text(source, splits, task, label_names, name, given)
     if task != "ner":
         raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
