@@ -68,5 +68,5 @@ def test_help_lists_commands_in_module_order_whatever_ran_before(capsys):
     cli.main(["--help"])
     listed = capsys.readouterr().out
     names = ("stats", "adjust", "judge", "flag", "items", "version")  # version last, as before
-    order = [listed.index(f" {name} ") for name in names]
+    order = [listed.index(f"│ {name} ") for name in names]  # (the commands panel)
     assert order == sorted(order)

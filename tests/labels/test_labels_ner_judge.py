@@ -3,6 +3,7 @@
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -466,7 +467,9 @@ def test_cli_unreachable_server_one_line_exit_2(cwd, capsys) -> None:
     err = capsys.readouterr().err
     assert "--judge could not judge the spans" in " ".join(err.split()), err
     assert "127.0.0.1:9" in err and "Traceback" not in err
-    assert len([ln for ln in err.splitlines() if ln.strip()]) <= 3  # one message (wrapped)
+    # one message (wrapped), after the run's progress lines ("[  0.1s] step")
+    said = [ln for ln in err.splitlines() if ln.strip() and not re.match(r"\[\s*[\d.]+s\] ", ln)]
+    assert len(said) <= 3
     assert not Path("f.jsonl").exists()
 
 

@@ -221,3 +221,23 @@ def test_pooled_metric_takes_every_split():
     rows = {"x_hash": [1, 1], "label": ["a", "b"]}
     one = Dataset(task="classification", splits={"only": Split("only", "-", pl.DataFrame(rows))})
     assert compute.dataset_value(BY_NAME["label_conflict_ratio_across"], one) == 1.0
+
+
+def test_the_ambiguity_degree_is_drawn_in_the_direction_of_its_written_formula(tmp_path):
+    """Eq. 5 as written (1 − e*/n) falls as ambiguity grows, the ratio variant rises: the
+    difficulty dimension's "better" (harder) is lower for the one, higher for the other."""
+    from benchcheck.io.conll import read_conll
+
+    def split(name: str, second: str):
+        path = tmp_path / name
+        path.write_text(f"EU B-ORG\nsays O\n\nEU B-{second}\nsays O\n\nBonn B-LOC\n\n")
+        return read_conll(str(path))
+
+    clear, ambiguous = split("clear.conll", "ORG"), split("ambiguous.conll", "LOC")
+    degree = difficulty.entity_ambiguity_degree
+    ratio = difficulty.ambiguous_entity_ratio
+    assert degree(clear) == 1.0 and degree(ambiguous) == pytest.approx(1 - 1 / 3)
+    assert ratio(ambiguous) > ratio(clear)
+    better = {m.name: m.better for m in METRICS}
+    assert better["entity_ambiguity_degree"] == "lower"
+    assert better["ambiguous_entity_ratio"] == "higher"

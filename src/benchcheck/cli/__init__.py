@@ -16,8 +16,9 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.markup import escape
 
 from benchcheck.cli import _app
@@ -84,6 +85,25 @@ def version() -> None:
     console.print(__version__)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        version()
+        raise typer.Exit()
+
+
+@_app.app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    # typer takes the application's help, not this docstring's (there is none)
+    pass
+
+
 #: The signals a run turns into :class:`~benchcheck.errors.Interrupted`, with exit codes.
 _SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -135,11 +155,22 @@ def _stdout_gone() -> None:
 
 
 def _usage_error(exc: Exception) -> int:
-    """Show a click usage error as one line, with where to read the command's help."""
+    """Show a click usage error as one line, in the house style, with where to read help.
+
+    click writes "No such option: --x." and "Missing argument 'FLAGS'."; the line reads
+    as every other error: lower case first, no full stop before the pointer to the help.
+    A group run without a command has shown its help already: nothing more is printed.
+    """
+    code = int(getattr(exc, "exit_code", 2))
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    message = " ".join(message.split()).rstrip(".")
+    if not message:  # click's NoArgsIsHelpError: the help is the answer
+        return code
     ctx = getattr(exc, "ctx", None)
     where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
-    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-    return _fail(" ".join(message.split()) + where, int(getattr(exc, "exit_code", 2)))
+    if message[:1].isupper() and not message[1:2].isupper():  # not an acronym: "NER ..."
+        message = message[0].lower() + message[1:]
+    return _fail(message + where, code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             # exiting.
             args = sys.argv[1:] if argv is None else argv
             _register(args)
-            result = _app.app(args=args, standalone_mode=False)
+            result = _app.app(args=args, prog_name="benchcheck", standalone_mode=False)
     except BenchcheckError as exc:
         # Parameters named by the library are shown as the flags a user types.
         return _fail(exc.render(flag_for), exc.exit_code)

@@ -9,7 +9,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -52,7 +52,13 @@ _FORCE = inspect.Parameter("force", _KIND, default=False, annotation=bool)
 
 
 def command(
-    name: str, *, group: typer.Typer = app, guard: bool = False, json: bool = True, **kw: Any
+    name: str,
+    *,
+    group: typer.Typer = app,
+    guard: bool = False,
+    json: bool = True,
+    panels: Mapping[str, Sequence[str]] | None = None,
+    **kw: Any,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a command on ``group``: plain parameters become options from the table.
 
@@ -66,13 +72,16 @@ def command(
     claims and locks live in one :func:`~benchcheck.io.output.output_session`. ``guard`` turns stray
     errors of bad values into exit 2: a ValueError that is no :class:`BenchcheckError` (a bad
     option value reaching the statistics) becomes a :class:`UsageError`, a polars error an
-    :class:`InputError`.
+    :class:`InputError`. ``panels`` groups a long command's options into help panels
+    (:func:`~benchcheck.cli._options.typer_signature`).
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         own = inspect.signature(fn).parameters
         shared = (_JSON, _FORCE) if json else (_FORCE,)
-        signature, groups = typer_signature(fn, tuple(p for p in shared if p.name not in own))
+        signature, groups = typer_signature(
+            fn, tuple(p for p in shared if p.name not in own), panels
+        )
 
         @functools.wraps(fn)
         def invoke(**kwargs: Any) -> Any:
@@ -109,9 +118,37 @@ def command(
 
         invoke.__signature__ = signature  # type: ignore[attr-defined]
         invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        kw.setdefault("help", help_text(fn.__doc__ or ""))
         return group.command(name, **kw)(invoke)
 
     return register
+
+
+#: A line of a docstring that starts a new line of the help (an example, an item).
+_LINE_STARTS = ("Example:", "- ", "* ")
+
+
+def help_text(doc: str) -> str:
+    r"""Turn a command's docstring into its help: a line per paragraph and per example.
+
+    Docstrings are wrapped by hand at the source's width; the help renderer wraps again at
+    the terminal's, so a hand break left in would end a line early (an orphan). Lines
+    that start an example or a list item stay lines of their own.
+
+    >>> help_text("Do it.\n\n    Reads a\n    file.\n\n    Example: do x\n    -o y\n    Example: z")
+    'Do it.\n\nReads a file.\n\nExample: do x -o y\nExample: z'
+    """
+    paragraphs = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines: list[str] = []
+        for raw in paragraph.splitlines():
+            line = raw.strip()
+            if lines and not line.startswith(_LINE_STARTS):
+                lines[-1] = f"{lines[-1]} {line}"
+            elif line:
+                lines.append(line)
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 @contextlib.contextmanager
@@ -244,7 +281,8 @@ def stderr(lines: Iterable[str], **kw: Any) -> None:
 
 
 def warn(messages: Iterable[str], **kw: Any) -> None:
-    """Print each message as a warning on standard error."""
+    """Print each message as one ``warning:`` line on standard error (never wrapped)."""
+    kw.setdefault("soft_wrap", True)
     for message in messages:
         console_err.print(f"[yellow]warning:[/] {escape(message)}", **kw)
 

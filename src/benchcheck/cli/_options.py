@@ -19,7 +19,7 @@ import glob
 import inspect
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple, get_args, get_origin
 
@@ -80,11 +80,8 @@ OPTIONS: dict[str, str | Opt] = {
     "concurrency": "Requests in flight (openai).",
     "cutoff": "A model predicts positive where its score is above this.",
     "confidence": "Confidence level.",
-    "content_free": Opt(
-        "Also judge the content-free inputs 'N/A', '' and '[MASK]' (3 rows per judge × prompt) "
-        "for `benchcheck flag --calibration contextual`.",
-        ("--content-free/--no-content-free",),
-    ),
+    "no_content_free": "Leave out the content-free inputs 'N/A', '' and '[MASK]' (judged by "
+    "default, 3 rows per judge × prompt, for `benchcheck flag --calibration contextual`).",
     "clean_below": "Items with a smaller overlap are clean (0: only those with none; default "
     "from --definition).",
     "consensus": "Disagreements: unanimous (unresolved), majority, adjudicator, or a crowd "
@@ -126,8 +123,8 @@ OPTIONS: dict[str, str | Opt] = {
     "flags": "Flags file from `benchcheck flag -o`.",
     "fmt": Opt(
         "NER file format (else detected from the extension and first record): conll, jsonl, "
-        "cluener, doccano, label-studio, spacy, pubtator, brat, medcat, spans-json or hf. "
-        "Examples below.",
+        "cluener, doccano, label-studio, spacy, pubtator, brat, medcat, spans-json or hf "
+        "(an example of each: benchcheck stats --help).",
         ("--format",),
     ),
     "force": "Overwrite outputs that exist (never an input).",
@@ -148,7 +145,8 @@ OPTIONS: dict[str, str | Opt] = {
     "key": "Review key (default: key.jsonl beside them).",
     "label": "Label column.",
     "label_column": "Column holding the predicted label.",
-    "label_map": "Raw value → label, e.g. '0=entailment,1=neutral,2=contradiction'. Without it, "
+    "label_map": "Raw value → label, e.g. '0=entailment, 1=neutral, 2=contradiction'. Without "
+    "it, "
     "integers are indices into the suite's label order.",
     "label_names": "Comma-separated names of label indices.",
     "labels": "Comma-separated choices for the experts (default: seen).",
@@ -199,7 +197,7 @@ OPTIONS: dict[str, str | Opt] = {
     "with id and p_<label>): adds cleanlab's confident-learning flags and the overlap.",
     "predictions": "NAME=FILE: a model's answers (id and pred) on the data.",
     "price": Opt("Price per 1000 prompt tokens, for the cost.", ("--price-per-1k-tokens",)),
-    "prompt_file": "User templates (TOML, [prompts.NAME]).",
+    "prompt_file": "User templates (TOML, a table per prompt: prompts.NAME).",
     "posterior": "How error_score is computed: bayes-platt (the posterior probability that the "
     "label is wrong, detector recalibrated jointly with the base rate of errors), bayes, "
     "dawid-skene, cleanlab, or none (the detector's probability of another label, kept as "
@@ -230,13 +228,13 @@ OPTIONS: dict[str, str | Opt] = {
     "skip": "Mismatched positions a matched span may have (Llama 2: 4).",
     "source": "NAME=FILE[#COLUMN]: a label source (id + label).",
     "spacy_model": Opt("Predict with this spaCy pipeline instead.", ("--spacy",)),
-    "span_fields": "spans-json: where each field is, e.g. text=full_text,spans=spans,"
-    "start=start_position,end=end_position,type=entity_type (also mention=, id=; dotted paths "
-    "for nested fields, numbers for list items). medcat: type=FIELD (default cui).",
+    "span_fields": "spans-json: where each field is, e.g. 'text=full_text, spans=spans, "
+    "start=start_position, end=end_position, type=entity_type' (also mention=, id=; dotted "
+    "paths for nested fields, numbers for list items). medcat: type=FIELD (default cui).",
     "split": "NAME=FILE; repeat for each split.",
     "split_lists": Opt(
         "Divide one file's documents into splits by id lists, e.g. "
-        "train=train_pmids.txt,dev=dev_pmids.txt,test=test_pmids.txt.",
+        "'train=train_pmids.txt, dev=dev_pmids.txt, test=test_pmids.txt'.",
         ("--split-by-list",),
     ),
     "strict": "Reject invalid tag transitions instead of repairing them.",
@@ -599,8 +597,11 @@ GROUPS: dict[type, Callable[..., Any]] = {
 _KIND = inspect.Parameter.KEYWORD_ONLY
 
 
-def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
-    """``param`` annotated as typer reads it: its flag(s) and help from :data:`OPTIONS`."""
+def _typer_parameter(param: inspect.Parameter, panel: str | None = None) -> inspect.Parameter:
+    """``param`` annotated as typer reads it: its flag(s) and help from :data:`OPTIONS`.
+
+    ``panel`` names the help panel the option is listed in (None: typer's "Options").
+    """
     annotation, marks = param.annotation, []
     if get_origin(annotation) is Annotated:
         annotation, *marks = get_args(annotation)
@@ -615,16 +616,20 @@ def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
         rule = RANGES.get(param.name)
         if rule is not None:
             help = f"{help} [{rule.text()}]"
-        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help)
+        info = typer.Option(*opt.flags or [flag_for(param.name)], help=help, rich_help_panel=panel)
     return param.replace(annotation=Annotated[annotation, info], kind=_KIND)
 
 
 def typer_signature(
-    fn: Callable[..., Any], added: tuple[inspect.Parameter, ...] = ()
+    fn: Callable[..., Any],
+    added: tuple[inspect.Parameter, ...] = (),
+    panels: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[inspect.Signature, dict[str, tuple[Callable[..., Any], list[str]]]]:
     """Return the signature typer reads for ``fn`` (plus ``added``) and its option groups.
 
-    ``added`` go before ``fn``'s own ``force``, if it has one, else last.
+    ``added`` go before ``fn``'s own ``force``, if it has one, else last. ``panels`` lists
+    the parameters of each help panel (``{"Inputs": ("data", "columns"), ...}``); naming an
+    option group's parameter puts all of its options there.
 
     Groups are ``{parameter: (builder, the builder's parameters)}``: the command receives
     ``builder(**those options)`` as that parameter.
@@ -634,14 +639,31 @@ def typer_signature(
     groups: dict[str, tuple[Callable[..., Any], list[str]]] = {}
     given = list(sig.parameters.values())
     at = next((k for k, p in enumerate(given) if p.name == "force"), len(given))
+    panel_of = {name: title for title, names in (panels or {}).items() for name in names}
     for param in [*given[:at], *added, *given[at:]]:  # --json, --force last, in this order
         build = GROUPS.get(param.annotation)
+        panel = panel_of.get(param.name)
         if build is None:
-            params.append(_typer_parameter(param))
+            params.append(_typer_parameter(param, panel))
             continue
         members = list(inspect.signature(build, eval_str=True).parameters.values())
         if param.default != build():
             raise TypeError(f"{fn.__name__}: {param.name} must default to {build()!r}")
         groups[param.name] = (build, [p.name for p in members])
-        params += [_typer_parameter(p) for p in members]
+        params += [_typer_parameter(p, panel_of.get(p.name, panel)) for p in members]
+    if panels:  # listed panel by panel, in the order given (typer draws them as they come)
+        rank = {title: k for k, title in enumerate(panels)}
+        params.sort(key=lambda p: rank.get(_panel(p) or "", len(rank)))
     return sig.replace(parameters=params), groups
+
+
+def _panel(param: inspect.Parameter) -> str | None:
+    """Return the help panel typer lists ``param`` in (None: its default one)."""
+    return next(
+        (
+            m.rich_help_panel
+            for m in get_args(param.annotation)[1:]
+            if hasattr(m, "rich_help_panel")
+        ),
+        None,
+    )

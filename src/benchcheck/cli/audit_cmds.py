@@ -30,8 +30,26 @@ from benchcheck.runs.audit import LABEL_ERROR_SECONDS
 from benchcheck.runs.judging import JudgeSetup
 from benchcheck.runs.leakage import LeakageOptions
 
+#: The help panels of audit's options (a test holds that every option is in one).
+PANELS = {
+    "Inputs": ("data", "split", "columns", "predictions", "compare", "matrix", "scores"),
+    "Reading (NER)": ("scheme", "strict", "ner"),
+    "Label errors": ("min_error_score", "gold", "precision", "error_rate", "label_error_seconds"),
+    "Judges": ("judge", "no_judge", "base_url", "api_key_env", "timeout", "prompts"),
+    "Contamination": (
+        "corpus",
+        "contamination",
+        "text_column",
+        "test_column",
+        "corpus_id_column",
+        "batch_mb",
+    ),
+    "Gates": ("baseline", "fail_on"),
+    "Output": ("output", "seed", "json_out", "force"),
+}
 
-@command("audit")
+
+@command("audit", panels=PANELS)
 def audit(
     data: Annotated[str | None, Arg()] = None,
     output: Annotated[Path, "Report folder (results.json and more)."] = Path("report"),
@@ -107,6 +125,8 @@ def audit(
     benchcheck leakage (same options and defaults; the bootstrap takes --seed) on a
     classification or pair file, or on a NER dataset's test split.
 
+    Example: benchcheck audit -o report/
+    Example: benchcheck audit conll2003/ -o report/
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     Example: benchcheck audit cdr.pubtator --split-by-list test=test.txt --overlaps keep-longest
     Example: benchcheck audit t.jsonl --text text --corpus 'c/*.jsonl.zst' --predictions a=a.jsonl

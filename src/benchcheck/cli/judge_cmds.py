@@ -20,12 +20,12 @@ def judge(
     judge: Annotated[
         list[str] | None,
         "backend:model, repeatable (llama-cpp, openai, transformers, nli, vllm). "
-        "Default: llama-cpp with the offline bundle's Qwen2.5-Coder-1.5B-Instruct.",
+        "Default: llama-cpp with the offline bundle's model (Qwen2.5 Coder 1.5B Instruct).",
     ] = None,
     prompts: Annotated[
         str | None,
         "name,name,... or 'all' (the four binary framings). Default: nli,document "
-        "(chosen by benchmarks/detect_bench.py), or every template of --prompt-file.",
+        "(the best pair in the detection benchmark), or every template of --prompt-file.",
     ] = None,
     prompt_file: str | None = None,
     verbalisers: str | None = None,
@@ -41,7 +41,7 @@ def judge(
     engine: Annotated[str, "embedded, or ray (judge actors via Ray Data)."] = "embedded",
     address: str | None = None,
     actors: int = 1,
-    content_free: bool = True,
+    no_content_free: bool = False,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
@@ -85,7 +85,7 @@ def judge(
             price_per_1k_tokens=price,
             progress=bar,
             on_build=lambda spec: console_err.print(f"loading judge {spec} ...", highlight=False),
-            content_free=content_free,
+            content_free=not no_content_free,
             output=output,
         )
     payload = run.to_json()

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app
+from benchcheck.cli._app import app, console_err
 from benchcheck.cli._common import (
     claim,
     claim_json,
@@ -543,20 +543,24 @@ def flag_spans(
         timeout=timeout,
         cache=cache,
     )
-    run = run_flag_spans(
-        gold,
-        predictions=predictions,
-        spacy_model=spacy_model,
-        label_map=label_map,
-        scheme=scheme,
-        output=output,
-        folds=folds,
-        seed=seed,
-        entity_disjoint=entity_disjoint,
-        min_error_score=min_error_score,
-        detector=detector,
-        setup=setup,
-        combination=combination,
-        verify=verify,
-    )
+    from benchcheck.report.terminal.progress import progress_bar
+
+    with progress_bar(console_err, "flag-spans", transient=True) as bar:
+        run = run_flag_spans(
+            gold,
+            predictions=predictions,
+            spacy_model=spacy_model,
+            label_map=label_map,
+            scheme=scheme,
+            output=output,
+            folds=folds,
+            seed=seed,
+            entity_disjoint=entity_disjoint,
+            min_error_score=min_error_score,
+            detector=detector,
+            setup=setup,
+            combination=combination,
+            verify=verify,
+            progress=bar,
+        )
     emit(run.to_json(top=top), span_flag_renderables)

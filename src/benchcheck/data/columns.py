@@ -7,6 +7,7 @@ take instead of five loose keyword arguments.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from benchcheck.errors import UsageError
@@ -42,6 +43,29 @@ class Columns:
             raise UsageError("give {text} or {text_a} and {text_b}, not both")
         if (self.text_a is None) != (self.text_b is None):
             raise UsageError("{text_a} and {text_b} go together: give both")
+
+    @classmethod
+    def of(cls, value: Columns | Mapping[str, str | None] | None) -> Columns:
+        """Return ``value`` as :class:`Columns`: itself, a mapping of its names, or none.
+
+        >>> Columns.of({"text": "review"})
+        Columns(text='review', text_a=None, text_b=None, label=None, id=None)
+        >>> Columns.of({"txt": "review"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        benchcheck.errors.UsageError: columns: unknown name 'txt'; expected text, text_a, ...
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, Columns):
+            return value
+        names = ("text", "text_a", "text_b", "label", "id")
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise UsageError(
+                f"columns: unknown name {unknown[0]!r}; expected text, text_a, text_b, label or id"
+            )
+        return cls(**{k: v for k, v in value.items()})
 
     @property
     def task(self) -> str | None:

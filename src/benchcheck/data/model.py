@@ -192,6 +192,10 @@ class Split:
         """Number of instances."""
         return self.table.height
 
+    def __repr__(self) -> str:
+        """Name, size and source; the tables are attributes (``split.table``)."""
+        return f"<Split {self.name!r}: {self.n:,} instances from {self.source!r}>"
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -209,6 +213,17 @@ class Dataset:
 
     def __getitem__(self, name: str) -> Split:
         return self.splits[name]
+
+    def __repr__(self) -> str:
+        """One line: name, task and each split's size (the tables stay out of it).
+
+        >>> import polars as pl
+        >>> split = Split("test", "t.jsonl", pl.DataFrame({"id": [1, 2]}))
+        >>> Dataset("classification", {"test": split}, name="toy")
+        <Dataset 'toy' (classification): test 2>
+        """
+        sizes = ", ".join(f"{s.name} {s.n:,}" for s in self.splits.values()) or "no splits"
+        return f"<Dataset {self.name!r} ({self.task}): {sizes}>"
 
     def __contains__(self, name: object) -> bool:
         return name in self.splits

@@ -116,6 +116,10 @@ class DiagnosisResult:
     note: str = NOT_COMPARABLE_NOTE
     prediction_notes: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """One line: the models and the suite's size (``to_json()`` has the scores)."""
+        return f"<DiagnosisResult: models {', '.join(self.models)}; .models, .to_json()>"
+
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "diagnose", "models": {name: {overall, coarse, fine, ...}}, ...}``."""
         return {

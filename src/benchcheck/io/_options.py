@@ -95,8 +95,8 @@ _EX = {
     "label-studio": '[{"data": {"text": "EU rejects"}, "annotations": [{"result": [{"type": '
     '"labels", "value": {"start": 0, "end": 2, "labels": ["ORG"]}}]}]}]',
     "spacy": '{"text": "EU rejects", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}',
-    "pubtator": "25763772|t|DCTN4 as a modifier ...  /  25763772|a|Pseudomonas aeruginosa ...  /  "
-    "25763772<TAB>0<TAB>5<TAB>DCTN4<TAB>T116,T123<TAB>C4308010",
+    "pubtator": "25763772|t|DCTN4 as a modifier ... then 25763772|a|Pseudomonas aeruginosa ... "
+    "then 25763772<TAB>0<TAB>5<TAB>DCTN4<TAB>T116,T123<TAB>C4308010",
     "brat": "doc.txt holds 'lung and liver cancer'; doc.ann: T1<TAB>Disease 0 4;15 21<TAB>lung "
     "cancer",
     "medcat": '{"projects": [{"documents": [{"name": "d1", "text": "Has fever", "annotations": '

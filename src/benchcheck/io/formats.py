@@ -128,6 +128,16 @@ def detect_format(path: Path, *, span_fields: bool = False) -> str:
             return "doccano"
         if isinstance(head.get("label"), dict):
             return "cluener"
+        texts = [k for k, v in head.items() if isinstance(v, str) and k not in ("id", "label")]
+        if "label" in head and len(texts) >= 2:
+            a, b = texts[:2]
+            raise InputError(
+                f"the first record looks like a pair table, not NER (text fields {a!r} and "
+                f"{b!r}, and a label): read it with {{task}} pair, {{text_a}} {a} and "
+                f"{{text_b}} {b}",
+                path=path,
+                line=1,
+            )
     raise InputError(
         "cannot tell the NER format from the first record (expected tokens and tags, "
         '"spans", "entities", or a "label" list or object); give the format '

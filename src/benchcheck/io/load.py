@@ -11,13 +11,15 @@ is a HuggingFace Hub dataset. Each NER file is read in its format, given or dete
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from benchcheck.data.columns import Columns
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split, in_split_order
-from benchcheck.errors import InputError, UsageError
+from benchcheck.errors import DataWarning, InputError, UsageError
 from benchcheck.io._spans import UnlabelledSplit
 from benchcheck.io._text import check_readable
 from benchcheck.io.formats import FORMATS, NerOptions, read_ner_file
@@ -67,8 +69,11 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
     """Map canonical split names to the files of a folder; errors name clashing files.
 
     ``suffixes`` (a format's) are taken even where they are skipped otherwise (``.json``).
+    Files whose names point to no split are listed in a :class:`DataWarning` (or in the
+    error, when no file does).
     """
     found: dict[str, Path] = {}
+    unnamed: list[str] = []
     wanted = {s for s in suffixes or () if s}
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
@@ -84,6 +89,7 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
             continue
         name = split_name_of(path)
         if name is None:
+            unnamed.append(path.name)
             continue
         if name in found:
             raise InputError(
@@ -92,13 +98,31 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
                 path=folder,
             )
         found[name] = path
+    left = f" ({_listed(unnamed)} name no split)" if unnamed else ""
     if not found:
         raise InputError(
             "no split files found: expected file names containing train, dev/valid/validation "
-            "or test (or give them with --split NAME=FILE)",
+            f"or test{left} (or give them with --split NAME=FILE)",
             path=folder,
         )
+    if unnamed:
+        warnings.warn(
+            f"{folder}: not read, their names point to no split (train, dev, test): "
+            f"{_listed(unnamed)}",
+            DataWarning,
+            stacklevel=2,
+        )
     return in_split_order(found)
+
+
+def _listed(names: Sequence[str], most: int = 5) -> str:
+    """Return up to ``most`` names, comma-separated, and how many more.
+
+    >>> _listed(["a", "b"]), _listed(list("abcdefg"), 3)
+    ('a, b', 'a, b, c and 4 more')
+    """
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most} more"
 
 
 def _source_files(
@@ -178,7 +202,7 @@ def load(
     strict: bool = False,
     label_names: Sequence[str] | None = None,
     name: str | None = None,
-    columns: Mapping[str, str | None] | None = None,
+    columns: Columns | Mapping[str, str | None] | None = None,
     keep_tokens: bool = True,
     ner: NerOptions | None = None,
 ) -> Dataset:
@@ -203,7 +227,8 @@ def load(
     and ``id`` columns (see :func:`benchcheck.io.tables.read_text_split`).
     """
     if task in ("classification", "pair"):
-        return _load_text(source, splits, task, label_names, name, dict(columns or {}))
+        given: dict[str, str | None] = dict(Columns.of(columns).given())
+        return _load_text(source, splits, task, label_names, name, given)
     if task != "ner":
         raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
     options = ner or NerOptions()
@@ -378,7 +403,6 @@ def _load_text(
     columns: dict[str, str | None],
 ) -> Dataset:
     """Classification and pair datasets (see :mod:`benchcheck.io.tables`)."""
-    from benchcheck.data.columns import Columns
     from benchcheck.io import tables
 
     cols = Columns(**columns)

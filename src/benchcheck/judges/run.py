@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
+from benchcheck._progress import Progress
 from benchcheck.errors import UsageError
 from benchcheck.judges.base import Judge, JudgeScore
 from benchcheck.judges.cache import JudgeCache, example_hash
 from benchcheck.judges.prompts import PromptTemplate
-
-#: Called after each finished (or cache-served) judgement with (done, total).
-Progress = Callable[[int, int], None]
 
 #: ``--judge`` backend names.
 BACKENDS: tuple[str, ...] = ("llama-cpp", "openai", "transformers", "nli", "vllm")

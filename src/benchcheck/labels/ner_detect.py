@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from benchcheck._progress import Progress
 from benchcheck.errors import InputError, UsageError, require
 from benchcheck.labels.ner_consistency import consistency_votes
 from benchcheck.labels.ner_flags import KINDS, compare_spans
@@ -208,12 +209,14 @@ def tagger_flags(
     *,
     options: TaggerOptions | None = None,
     min_error_score: float = MIN_ERROR_SCORE,
+    progress: Progress | None = None,
 ) -> TaggerFlags:
     """Flag span disagreements of an out-of-fold CRF with the gold (module docstring).
 
     ``tokens``: the split's token table; ``spans``: its span table (``sentence``, ``start``,
-    ``end``, ``type``). Raises :class:`UsageError` for fewer than two entity types or fewer
-    sentences with entities than folds, :class:`InputError` for a span off the sentence.
+    ``end``, ``type``); ``progress`` counts the folds trained. Raises :class:`UsageError`
+    for fewer than two entity types or fewer sentences with entities than folds,
+    :class:`InputError` for a span off the sentence.
     """
     opts = options or TaggerOptions()
     cl_rank = require("cleanlab.token_classification.rank", "tagger")
@@ -239,7 +242,7 @@ def tagger_flags(
     surfaces: list[set[str]] = [set() for _ in words]
     for s, a, b in zip(s_arr.tolist(), a_arr.tolist(), b_arr.tolist(), strict=True):
         surfaces[s].add(" ".join(words[s][a:b]).lower())
-    tagging = oof_tagging(words, labels, [frozenset(x) for x in surfaces], opts)
+    tagging = oof_tagging(words, labels, [frozenset(x) for x in surfaces], opts, progress)
 
     rows: dict[str, list[object]] = {"sentence": [], "start": [], "end": [], "type": []}
     for s, pred in enumerate(tagging.predicted):

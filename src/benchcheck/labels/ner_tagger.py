@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchcheck._progress import Progress, count
 from benchcheck.errors import InputError, UsageError, require
 
 __all__ = [
@@ -267,8 +268,11 @@ def oof_tagging(
     labels: Sequence[list[str]],
     surfaces: Sequence[frozenset[str]],
     opts: TaggerOptions,
+    progress: Progress | None = None,
 ) -> OofTagging:
     """Out-of-fold marginals and Viterbi labels of every sentence (see the module docstring).
+
+    ``progress`` is called with (folds trained, folds) as each fold's model finishes.
 
     ``labels`` are IOB2 labels per sentence; ``surfaces`` the entity surfaces of each
     sentence (used by ``entity_disjoint``). Needs at least ``folds`` sentences holding an
@@ -313,9 +317,15 @@ def oof_tagging(
     n_tokens = sum(len(w) for w in words)
     n_jobs = min(opts.n_jobs, opts.folds) if n_tokens >= PARALLEL_TOKENS else 1
     if n_jobs == 1:
-        runs = [_train_predict(*task) for task in tasks]
-    else:
-        runs = joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(_train_predict)(*t) for t in tasks)
+        done = (_train_predict(*task) for task in tasks)
+    else:  # (in order, as they finish: the count moves while the others train)
+        parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+        done = parallel(joblib.delayed(_train_predict)(*t) for t in tasks)
+    runs = []
+    count(progress, 0, opts.folds)
+    for run in done:
+        runs.append(run)
+        count(progress, len(runs), opts.folds)
     classes = sorted(
         {c for run in runs for c in run[0]} | {c for row in labels for c in row} | {OUTSIDE}
     )

@@ -47,6 +47,14 @@ class StatsResult:
     #: ``unassigned_documents`` (in no list, left out); empty when not.
     split_lists: Mapping[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """One line: the dataset, its splits and how many metrics (``to_json()`` has them)."""
+        known = sum(v is not None for v in self.metrics.values())
+        return (
+            f"<StatsResult {self.dataset!r} ({self.task}): {len(self.splits)} splits, "
+            f"{known} metrics; .metrics, .to_json()>"
+        )
+
     def to_json(self) -> dict[str, Any]:
         """Return the canonical JSON object (without ``schema_version``, added by the writer)."""
         out: dict[str, Any] = {

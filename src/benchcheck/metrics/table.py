@@ -45,11 +45,14 @@ METRICS: tuple[MetricSpec, ...] = (
         name="entity_ambiguity_degree",
         function=difficulty.entity_ambiguity_degree,
         dimension="difficulty",
-        better="higher",
+        # Eq. 5 as written falls as ambiguity grows: a harder (more ambiguous) split scores
+        # lower, so lower is "better" in the difficulty dimension's sense.
+        better="lower",
         tasks=_NER,
         scope="split",
         title="Entity ambiguity degree",
-        definition="Eq. 5: 1 − e*/n, e* = entity values labelled with more than one type.",
+        definition="Eq. 5 as written: 1 − e*/n, e* = entity values labelled with more than "
+        "one type; it falls as ambiguity grows (ambiguous_entity_ratio rises).",
         needs="needs at least one instance",
         prepared=(_E_STAR,),
     ),

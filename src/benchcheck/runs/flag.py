@@ -114,6 +114,14 @@ class FlagRun:
     output: str | None = None
     gold_check: Any = None
 
+    def __repr__(self) -> str:
+        """One line: the counts (the flags table is ``.flags``, the flagged ``.flagged()``)."""
+        s = self.summary
+        return (
+            f"<FlagRun {self.data or 'data'!r}: {s.n:,} examples, {s.disagreements:,} "
+            f"disagreements, {s.flagged:,} flagged; .flagged(), .to_json()>"
+        )
+
     def flagged(self) -> pl.DataFrame:
         """Return the flagged examples, most confident first."""
         return self.flags.filter(pl.col("flagged")).sort("rank")
@@ -303,7 +311,7 @@ def run_flag(
     judgments: str | Path | None,
     data: str | Path,
     *,
-    columns: Columns | None = None,
+    columns: Columns | Mapping[str, str | None] | None = None,
     options: FlagOptions | None = None,
     pred_probs: str | Path | None = None,
     gold: str | Path | None = None,
@@ -325,7 +333,7 @@ def run_flag(
 
     judged = read_judgments(judgments, content_free=True) if judgments is not None else None
     rows = read_rows(data)
-    frame = table_from_rows(rows, data, columns or Columns())
+    frame = table_from_rows(rows, data, Columns.of(columns))
     probs = None
     if pred_probs is not None:
         if judged is not None:

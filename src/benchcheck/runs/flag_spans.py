@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import step
 from benchcheck.errors import InputError, JudgeError, UsageError
 from benchcheck.runs.judging import JudgeSetup, Progress
 
@@ -159,6 +160,7 @@ def run_flag_spans(
                 f"{{{name}}} is for the tagger detector (no {{predictions}}/{{spacy}})"
             )
     scheme = scheme.upper() if scheme else None
+    step(progress, f"reading {gold}")
     split = read_conll(gold, scheme=scheme)
     if split.tokens is None:
         raise InputError("not an NER file", path=gold)
@@ -248,6 +250,7 @@ def _tagger_run(
 
     default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
     threshold = default if min_error_score is None else min_error_score
+    step(progress, f"out-of-fold tagger ({opts.folds} folds, {split.n:,} sentences)")
     try:
         found = tagger_flags(
             split.tokens,
@@ -255,6 +258,7 @@ def _tagger_run(
             split.n,
             options=opts,
             min_error_score=threshold,
+            progress=progress,
         )
     except InputError as exc:
         if exc.path is not None:
@@ -345,8 +349,10 @@ def _judge_flags(
     gold = spans_from_split(split)
     verify = None if found is None else unverified_gold(flags, gold)
     start = time.perf_counter()
+    step(progress, "loading the judges")
     try:
         with setup.open() as (judges, store):
+            step(progress, "judging the candidate spans")
             judged = judge_spans(
                 flags, words, types, judges, verify=verify, cache=store, progress=progress
             )

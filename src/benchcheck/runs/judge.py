@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,7 +72,7 @@ class JudgeRun:
 def run_judge(
     data: str | Path,
     *,
-    columns: Columns | None = None,
+    columns: Columns | Mapping[str, str | None] | None = None,
     setup: JudgeSetup | None = None,
     prompts: str | None = None,
     prompt_file: str | Path | None = None,
@@ -103,7 +103,7 @@ def run_judge(
         summarise,
     )
 
-    columns = columns or Columns()
+    columns = Columns.of(columns)
     frame = read_table(data, **columns.given())
     extra = load_prompt_file(prompt_file) if prompt_file else None
     spec = prompts or ("all" if extra else DEFAULT_PROMPTS)

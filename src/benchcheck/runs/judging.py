@@ -13,14 +13,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import Progress
+
 if TYPE_CHECKING:
     from benchcheck.judges.base import Judge
     from benchcheck.judges.cache import JudgeCache
 
 __all__ = ["JudgeSetup", "Progress"]
-
-#: Called with (done, total) as judgements finish (cache hits first).
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import UsageError
 from benchcheck.io.source import DataSource
 
@@ -99,6 +100,7 @@ def run_stats(
     semantic_duplicates: SemanticOptions | None = None,
     engine: EngineOptions | None = None,
     reviewed: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> StatsRun:
     """Load ``source``, score ``predictions`` if given, compute every metric that applies.
 
@@ -108,7 +110,7 @@ def run_stats(
     review, ``review import -o``) adds the Eq. 2 accuracy estimated from the reviewed
     sentences (:func:`benchcheck.labels.span_corrections.reviewed_accuracy`). Without
     predictions or near-duplicates the dataset is read without its token table, in bounded
-    memory.
+    memory. ``progress`` is told each step (reading, scoring, duplicates, metrics).
 
     >>> from benchcheck.sample_data import NER_SAMPLE
     >>> run = run_stats(DataSource(str(NER_SAMPLE)))
@@ -128,6 +130,7 @@ def run_stats(
         from benchcheck.labels.span_corrections import corrected_spans
 
         corrections = corrected_spans(read_rows(reviewed), source=reviewed)
+    step(progress, f"reading {source.path or 'the splits'}")
     dataset = _load(source, engine, keep_tokens=keep_tokens)
     review = None
     if corrections is not None:
@@ -139,6 +142,7 @@ def run_stats(
         from benchcheck.metrics.predictions import score_test_predictions, test_split
 
         test_split(dataset)  # before reading the predictions: no test split, no scoring
+        step(progress, "scoring the predictions")
         predicted = read_predictions(files, scheme=source.scheme)
         model_scores = score_test_predictions(dataset, predicted)
         buckets = bucket_predictions(dataset, predicted)
@@ -146,11 +150,14 @@ def run_stats(
     if near_duplicates is not None:
         from benchcheck.metrics.neardup import near_duplicates as find_near
 
+        step(progress, "near-duplicates (MinHash-LSH)")
         near = find_near(dataset, threshold=near_duplicates.threshold, seed=near_duplicates.seed)
     if semantic_duplicates is not None:
         from benchcheck.metrics.neardup import semantic_duplicates as find_semantic
 
+        step(progress, "semantic duplicates (embeddings)")
         semantic = find_semantic(dataset, threshold=semantic_duplicates.threshold)
+    step(progress, "metrics of the three dimensions")
     return StatsRun(
         stats=compute_stats(dataset, scores=model_scores),
         buckets=MappingProxyType(buckets) if buckets is not None else None,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck.report.numbers import thousands
 from benchcheck.runs.gates import GATE_FAILED, Gated
 
 if TYPE_CHECKING:
@@ -56,6 +57,16 @@ class AuditReport(Gated):
     unavailable: tuple[str, ...] = ()
     gates: tuple[GateResult, ...] = ()
     written: tuple[Path, ...] = ()
+
+    def __repr__(self) -> str:
+        """One line: the sections that ran and were skipped, and the flags."""
+        ran = [a["name"] for a in self.results.get("analyses", ()) if a.get("status") == "ok"]
+        skipped = len(self.results.get("analyses", ())) - len(ran)
+        flags = "" if self.flagged is None else f", {thousands(self.flagged.height)} flagged"
+        return (
+            f"<AuditReport: ran {', '.join(ran) or 'nothing'}; {skipped} skipped{flags}; "
+            ".sections, .to_json()>"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``results.json`` object (what ``benchcheck audit --json`` writes)."""

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchcheck._progress import step
 from benchcheck.runs.audit._document import TITLE
 from benchcheck.runs.audit._inputs import AuditInputs
 from benchcheck.runs.audit._paths import shown
@@ -78,12 +79,13 @@ def run_audit(
 
     Each section (:data:`benchcheck.runs.audit.sections.SECTIONS` unless given) either
     adds its keys to the results or is listed as skipped with the reason (input not given,
-    optional package missing, judge unavailable); ``progress(done, total)`` is called while
-    the judge scores. With ``output`` the report folder is written there (never over an
-    input; over an earlier report only with ``force``); ``fail_on`` gates (parsed before
-    any work) are evaluated on the results. Errors in the inputs themselves (a bad file, an
-    impossible request) raise a :class:`benchcheck.errors.BenchcheckError`. The same inputs
-    give the same results, byte for byte once written (bootstraps use ``inputs.seed``).
+    optional package missing, judge unavailable); ``progress`` is told each section as it
+    starts and the counts of its long work (:mod:`benchcheck._progress`). With ``output``
+    the report folder is written there (never over an input; over an earlier report only
+    with ``force``); ``fail_on`` gates (parsed before any work) are evaluated on the
+    results. Errors in the inputs themselves (a bad file, an impossible request) raise a
+    :class:`benchcheck.errors.BenchcheckError`. The same inputs give the same results, byte
+    for byte once written (bootstraps use ``inputs.seed``).
 
     >>> from benchcheck.runs.audit import AuditInputs, NerInput, run_audit
     >>> from benchcheck.sample_data import NER_SAMPLE
@@ -109,6 +111,7 @@ def run_audit(
     for section in sections:
         reason = section.skip(inputs)
         if reason is None:
+            step(progress, section.title)
             try:
                 done[section.name] = section.run(inputs, _needs(section, done), progress)
             except Skip as why:
@@ -152,6 +155,7 @@ def run_audit(
     if output is not None:
         from benchcheck.runs.audit._folder import write_report
 
+        step(progress, "writing the report")
         written = write_report(report, output, force=force, sections=sections)
         report = replace(report, written=tuple(written))
     return report

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from benchcheck._progress import Progress
 from benchcheck.io.typed import JsonResult, from_json
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ __all__ = ["EVERY_EARLIER", "Card", "Progress", "Ran", "Section", "Skip"]
 
 R = TypeVar("R", bound=JsonResult)
 
-#: Called with (done, total) while the judge scores (the only long step of an audit).
-Progress = Callable[[int, int], None]
 
 #: ``Section.needs`` of a section that reads every section run before it (the diff).
 EVERY_EARLIER = ("*",)

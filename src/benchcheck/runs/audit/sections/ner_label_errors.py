@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchcheck._progress import step
 from benchcheck.io.typed import ABSENT, AbsentType, JsonResult
 from benchcheck.report.html import esc, num_cell
 from benchcheck.report.markdown import md_num, md_table, md_text
@@ -314,9 +315,10 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "tokens_checked": 0,
                 "seconds": None,
             }
+            step(progress, f"out-of-fold tagger on {split.name} ({thousands(n)} sentences)")
             start = time.perf_counter()
             try:
-                found = tagger_flags(tokens, spans, n, options=opts)
+                found = tagger_flags(tokens, spans, n, options=opts, progress=progress)
             except MissingExtraError as exc:
                 raise Skip(f"tagger unavailable: {exc}", unavailable=True) from None
             except UsageError as exc:

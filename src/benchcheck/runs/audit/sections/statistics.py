@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+from benchcheck._progress import step
 from benchcheck.io.typed import ABSENT, REST, AbsentType, JsonResult
 from benchcheck.report.html import figure
 from benchcheck.report.markdown import md_num, md_table, md_text
@@ -117,12 +118,14 @@ class Statistics(Section[StatisticsResult]):
             ner_source(ner),
             scores=dict(ner.scores) if not ner.predictions else None,
             predictions=dict(ner.predictions),
+            progress=progress,
         )
         dataset = run.dataset
         assert dataset is not None
         stats = run.to_json()
         part: dict[str, Any] = {"stats": stats}
         if dataset.task == "ner":
+            step(progress, "overlap between splits and entity types")
             part["split_overlap"] = split_overlap(dataset, test_metrics=stats["metrics"])
             part["entity_types"] = entity_types(dataset)
         n = sum(s.n for s in dataset)
