@@ -2,12 +2,13 @@
 
 At 1,400 and 390 CSS pixels wide, with every ``<details>`` opened: the page does not scroll
 sideways (``document.scrollingElement.scrollWidth <= innerWidth``), no section is wider than
-its box, and no element reaches past the viewport unless it sits inside a scroll container
-of its own (a wide table scrolls in its own box), nor does any text stick out of its box. Checked on the report of the
-bundled samples with every optional section planted (``_report_planted``) plus the embedded
-default judge's note (its strong-judge commands were a ``<pre>`` 2,120 px wide), and on the
-plain bundled report. Screenshots of the sections whose layout changed go to
-``tests/_artifacts/`` (``layout-<section>-<width>.png``) for a person to look at.
+its box, no element reaches past the viewport unless it sits inside a scroll container of
+its own (a wide table scrolls in its own box), and no text sticks out of its box. Checked on
+the report of the bundled samples with every optional section planted
+(``_report_planted``) plus the embedded default judge's note (its strong-judge commands
+were a ``<pre>`` 2,120 px wide), and on the plain bundled report. Screenshots of the
+sections whose layout changed go to ``tests/_artifacts/`` (``layout-<section>-<width>.png``)
+for a person to look at.
 """
 
 from __future__ import annotations
