@@ -164,9 +164,11 @@ class MissingExtraError(BenchcheckError):
     exit_code = 2
 
     def __init__(self, package: str, extra: str) -> None:
-        super().__init__(
-            f"this feature needs {package!r}; install it with: pip install 'benchcheck[{extra}]'"
-        )
+        self.package = package
+        self.extra = extra
+        #: The one command that adds it, e.g. ``pip install 'benchcheck[judge]'``.
+        self.install = f"pip install 'benchcheck[{extra}]'"
+        super().__init__(f"this feature needs {package!r}; install it with: {self.install}")
 
 
 class JudgeError(BenchcheckError):

@@ -88,7 +88,7 @@ class LlamaCppJudge(Judge):
         chunk: int = 64,
         seed: int = 0,
     ) -> None:
-        llama_cpp = require("llama_cpp", "llama")
+        llama_cpp = require("llama_cpp", "judge")
         resolved = resolve_model(model)
         self.resolved = resolved
         if chunk < 1:

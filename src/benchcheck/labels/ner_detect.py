@@ -219,8 +219,8 @@ def tagger_flags(
     :class:`InputError` for a span off the sentence.
     """
     opts = options or TaggerOptions()
-    cl_rank = require("cleanlab.token_classification.rank", "tagger")
-    cl_filter = require("cleanlab.token_classification.filter", "tagger")
+    cl_rank = require("cleanlab.token_classification.rank", "ner")
+    cl_filter = require("cleanlab.token_classification.filter", "ner")
     if not 0.0 <= min_error_score <= 1.0:
         raise UsageError(f"{{min_error_score}} must be in [0, 1], got {min_error_score}")
     types = sorted(set(spans["type"].cast(pl.String).to_list()))

@@ -243,7 +243,7 @@ def _train_predict(
     Features are made here, in the worker: words travel to a process more cheaply than
     feature strings.
     """
-    crfsuite = require("sklearn_crfsuite", "tagger")
+    crfsuite = require("sklearn_crfsuite", "ner")
     # CRFsuite's SGD shuffles the sentences with the C library's rand(): seed it here, in
     # the process that trains, so that a fold trains alike in any worker and any order.
     try:
@@ -278,7 +278,7 @@ def oof_tagging(
     sentence (used by ``entity_disjoint``). Needs at least ``folds`` sentences holding an
     entity (else :class:`UsageError` naming ``{folds}``), so that every training set has one.
     """
-    joblib = require("joblib", "tagger")
+    joblib = require("joblib", "ner")
     n_entity = sum(1 for s in surfaces if s)
     if opts.folds < 2:
         raise UsageError(f"{{folds}} must be at least 2, got {opts.folds}")

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchcheck.report.numbers import num, pct
+from benchcheck.report.provenance import benchmark_source
 
 __all__ = [
     "QUALITY_HEAD",
@@ -59,7 +60,8 @@ def verdict(note: Mapping[str, Any]) -> str:
         f"Measured with these defaults (detector {d['detector']}, calibration "
         f"{d['calibration']}, flag rule {d['flag_rule']} at {num(d['threshold'], 2)}) on real "
         f"pair datasets with {pct(rate)} of the labels flipped on purpose (the same number from "
-        f"each class; mean over {note['draws']} seeded draws; {note['source']}). A random "
+        f"each class; mean over {note['draws']} seeded draws; {benchmark_source(note['source'])}). "
+        f"A random "
         f"ranking has AP ≈ {num(rate, 2)}; P@k = precision among the k highest error scores "
         "(k = errors planted)."
     )

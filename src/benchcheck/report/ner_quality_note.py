@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchcheck.report.numbers import num, pct, short, thousands
+from benchcheck.report.provenance import REPOSITORY, benchmark_source
 
 __all__ = [
     "QUALITY_TITLE",
@@ -75,9 +76,10 @@ def verdict(note: Mapping[str, Any]) -> str:
     span = str(draws[0]) if len(draws) == 1 else f"{draws[0]}–{draws[-1]}"
     return (
         f"Real corpora, {pct(note['planted_rate'])} of the entities given a planted error of "
-        f"one kind, {span} seeded draws per corpus ({note['source']}); mean AP over the "
-        "kinds, a random ranking's in parentheses. Precision counts only planted errors as "
-        f"true, so it is a lower bound. Method and all numbers: {DOCS}."
+        f"one kind, {span} seeded draws per corpus ({benchmark_source(note['source'])}); mean "
+        "AP over the kinds, a random ranking's in parentheses. Precision counts only planted "
+        "errors as true, so it is a lower bound. The method and every number are explained in "
+        f"{DOCS} (“NER label errors without a model”), {REPOSITORY}."
     )
 
 
@@ -88,6 +90,7 @@ def threshold_note(note: Mapping[str, Any], min_error_score: float) -> str:
         return ""
     return (
         f"The benchmark flagged from error score {short(measured)}, this run from "
-        f"{short(min_error_score)}: its flags' precision and recall differ (rerun "
-        "benchmarks/ner_detect_bench.py, then benchmarks/ner_detect_summary.py)."
+        f"{short(min_error_score)}: its flags' precision and recall differ (to measure them "
+        "at this threshold, rerun benchmarks/ner_detect_bench.py, then "
+        f"benchmarks/ner_detect_summary.py, {REPOSITORY})."
     )

@@ -247,7 +247,9 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             )
         except NotApplicable as exc:
             raise Skip(str(exc)) from None
-        except (MissingExtraError, JudgeUnavailable) as exc:
+        except MissingExtraError as exc:  # one short line: what to install
+            raise Skip(f"no judge installed: {exc.install}", unavailable=True) from None
+        except JudgeUnavailable as exc:
             raise Skip(f"judge unavailable: {exc}", unavailable=True) from None
         named = {k: v for k, v in columns.given().items() if k != "id"}
         payload = run.to_json(source=shown(table.path), columns=named)
@@ -502,13 +504,19 @@ def _default_judge_html(note: Mapping[str, Any]) -> str:
         "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in quality_rows(note)
     )
     advice, commands = strong_judge_lines(note)
-    code = "\n".join(commands)
+    # One block per command; it wraps only between words (never after an option's "-").
+    code = "".join(
+        "<code>"
+        + " ".join(f'<span class="w">{esc(w)}</span>' if w else "" for w in c.split(" "))
+        + "</code>"
+        for c in commands
+    )
     return (
         '<div class="judge-quality"><h3>How good is this judge?</h3>'
         f"<p>{esc(intro(note))}</p><p>{esc(verdict(note))}</p>"
         f'<div class="tablewrap"><table id="judge-quality"><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
-        f"<p>{esc(advice)}</p><pre><code>{esc(code)}</code></pre></div>"
+        f'<p>{esc(advice)}</p><pre class="commands">{code}</pre></div>'
     )
 
 

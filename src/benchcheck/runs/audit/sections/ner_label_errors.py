@@ -320,7 +320,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             try:
                 found = tagger_flags(tokens, spans, n, options=opts, progress=progress)
             except MissingExtraError as exc:
-                raise Skip(f"tagger unavailable: {exc}", unavailable=True) from None
+                raise Skip(f"no tagger installed: {exc.install}", unavailable=True) from None
             except UsageError as exc:
                 row["skipped"] = exc.message.replace("{folds}", "--folds")
                 rows.append(row)
