@@ -70,7 +70,9 @@ def flag(
     text: str | None = None,
     text_a: str | None = None,
     text_b: str | None = None,
-    label: str = "label",
+    label: Annotated[
+        str | None, "Label column (default: the judgments' label column, else label)."
+    ] = None,
     id_col: str | None = None,
     pred_probs: str | None = None,
     top: int = 10,
@@ -85,7 +87,8 @@ def flag(
     one of the --budget highest, or the largest top set of expected precision >=
     --target-precision.
     The JSON gives expected_errors (the sum of error scores, with an interval). The flags
-    table keeps the data's own columns.
+    table keeps the data's own columns. The data is read with the columns it was judged with
+    (recorded in the judgments) unless --text, --text-a/--text-b, --label or --id say otherwise.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """

@@ -47,7 +47,7 @@ import polars as pl
 import pyarrow as pa
 
 from benchcheck.data.hashing import mix64
-from benchcheck.data.model import Split
+from benchcheck.data.model import Split, file_split_name
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, _slot_table, build_ner_split, combine_splits
 from benchcheck.io._text import check_readable, count_newlines
@@ -117,7 +117,7 @@ def read_conll(
         part = None
         if token.len() if rows is None else rows.size:
             part = build_ner_split(
-                name=name or path.stem,
+                name=name or file_split_name(path),
                 source=str(path),
                 token=token,
                 tag=tag,
