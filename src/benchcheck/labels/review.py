@@ -6,7 +6,8 @@ independently; disagreements are reconciled in a separate file. The gold label i
 
 * the original label where the LLM agrees with it (status ``llm_agrees``);
 * else the reconciled label where the reconciled file gives one (``reconciled``; it wins);
-* else the experts' label where all experts agree (``experts_agree``);
+* else the experts' label where all experts agree (``experts_agree``; with a single
+  expert, whom nobody can agree with, ``one_expert``);
 * else, by the ``consensus`` rule (default ``unanimous``: none), the label more than half of
   the experts who answered gave (``majority``), the named adjudicator's label
   (``adjudicated``), or the most probable label under a crowd model fitted to every
@@ -85,6 +86,8 @@ HASH_COLUMN = "content_hash"
 #: Strata of the key: flagged examples, and the rest (where the audit sample comes from).
 STRATA = ("disputed", "undisputed")
 STATUSES = ("llm_agrees", "experts_agree", "reconciled", "unresolved", "not_reviewed")
+#: The status of a review with one expert, in place of ``experts_agree``: their label.
+ONE_EXPERT = "one_expert"
 #: How a disagreement that no reconciled label settles is decided (``unanimous``: it is not).
 CONSENSUS = ("unanimous", "majority", "adjudicator", *CROWD_MODELS)
 #: The status each consensus rule gives the items it decides.
@@ -366,7 +369,12 @@ class ExpertLabels:
 
 @dataclass(frozen=True)
 class ReviewSummary:
-    """Agreement and outcome counts of one review round."""
+    """Agreement and outcome counts of one review round.
+
+    ``flags_decided`` counts the reviewed flags (the disputed stratum; audited examples are
+    ``audited``) that got a gold label; each sided with the LLM, with the original label,
+    or with neither (a third label), so the three add up to it.
+    """
 
     experts: tuple[str, ...]
     n_reviewed: int
@@ -378,6 +386,7 @@ class ReviewSummary:
     sided_with_original: int
     unresolved_ids: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+    flags_decided: int = 0
     audited: int = 0
     audit_errors: int = 0
     consensus: str = "unanimous"
@@ -397,8 +406,12 @@ class ReviewSummary:
             "agreement_after": dict(self.agreement_after),
             "status_counts": dict(self.status_counts),
             "changes": dict(self.changes),
+            "flags_decided": self.flags_decided,
             "sided_with_llm": self.sided_with_llm,
             "sided_with_original": self.sided_with_original,
+            "sided_with_neither": self.flags_decided
+            - self.sided_with_llm
+            - self.sided_with_original,
             "unresolved": len(self.unresolved_ids),
             "unresolved_ids": list(self.unresolved_ids),
             "audited": self.audited,
@@ -604,7 +617,7 @@ def combine_review(
             status.append("reconciled")
         elif all(v is not None for v in votes) and len(set(votes)) == 1:
             gold.append(votes[0])
-            status.append("experts_agree")
+            status.append("experts_agree" if len(votes) > 1 else ONE_EXPERT)
         elif decided is not None:
             gold.append(decided)
             status.append(_DECIDED[consensus])
@@ -647,6 +660,13 @@ def combine_review(
     else:
         audited = audited.head(0)
     shown = STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
+    if len(experts) == 1:  # one expert agrees with nobody: their label, said so
+        shown = tuple(ONE_EXPERT if s == "experts_agree" else s for s in shown)
+    flags = (
+        reviewed.filter(pl.col("stratum") == STRATA[0]) if "stratum" in out.columns else reviewed
+    )
+    with_original = flags["gold"] == flags["label"]
+    with_llm = (flags["gold"] == flags["llm_label"]).fill_null(False) & ~with_original
     summary = ReviewSummary(
         experts=tuple(names),
         n_reviewed=len(exported),
@@ -654,8 +674,9 @@ def combine_review(
         agreement_after=after,
         status_counts={s: status.count(s) for s in shown},
         changes=dict(sorted(changes.items())),
-        sided_with_llm=int((reviewed["gold"] == reviewed["llm_label"]).sum()),
-        sided_with_original=int((reviewed["gold"] == reviewed["label"]).sum()),
+        sided_with_llm=int(with_llm.sum()),
+        sided_with_original=int(with_original.sum()),
+        flags_decided=flags.height,
         unresolved_ids=tuple(out.filter(pl.col("status") == "unresolved")["id"].to_list()),
         warnings=tuple(warnings),
         audited=audited.height,

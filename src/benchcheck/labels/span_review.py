@@ -25,7 +25,8 @@ skipped task (``was_cancelled``) is no answer; a submitted annotation with no re
 "no entity here". A sentence's gold spans are, by ``consensus``:
 
 * ``unanimous`` (default): every reviewer answered and all marked the same spans
-  (``experts_agree``), else the sentence is ``unresolved`` (no gold);
+  (``experts_agree``; ``one_expert`` in a review with a single reviewer), else the
+  sentence is ``unresolved`` (no gold);
 * ``majority``: each span more than half of the reviewers who answered marked
   (``majority`` where they did not all agree); a span exactly half of them marked (a tie)
   leaves the sentence ``unresolved``;
@@ -663,7 +664,7 @@ def combine_span_review(
             )
         gold: set[Span] | None
         if given and len(given) == len(votes) and all(v == given[0] for v in given):
-            gold, status = set(given[0]), "experts_agree"
+            gold, status = set(given[0]), "experts_agree" if len(votes) > 1 else "one_expert"
         elif (
             consensus == "majority"
             and given
@@ -720,7 +721,7 @@ def combine_span_review(
                 }
             )
     shown = (
-        "experts_agree",
+        "experts_agree" if len(names) > 1 else "one_expert",
         *([_DECIDED[consensus]] if consensus in _DECIDED else []),
         "unresolved",
     )

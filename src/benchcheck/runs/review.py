@@ -173,10 +173,22 @@ def _span_export(
         if exc.path is None and source is not None:
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
+    _refuse_empty(package.n_items, split.n, source, "sentence")
     written = write_review(package, out, force=force, inputs=[source, str(ner)])
     return SpanReviewExportRun(
         package, written.out_dir, written.files, written.replaced, source, str(ner)
     )
+
+
+def _refuse_empty(items: int, rows: int, source: str | None, what: str) -> None:
+    """Refuse to write a review package with nothing in it (no flag, no audit sample)."""
+    if items == 0:
+        raise InputError(
+            f"nothing to review: no flagged {what} among the {rows} and no audit sample; "
+            "flag with a lower {min_error_score} or a {budget}, or add an {audit_sample} of "
+            f"{what}s without a flag",
+            path=source,
+        )
 
 
 def run_review_export(
@@ -200,7 +212,8 @@ def run_review_export(
     flags (``benchcheck flag-spans -o``: columns ``sentence``, ``start``, ``end``,
     ``kind``) become a Label Studio NER review of their sentences
     (:func:`benchcheck.labels.span_review.build_span_review`); without it they are
-    reviewed as classification items (the marked region's type).
+    reviewed as classification items (the marked region's type). A package with nothing
+    to review (no flag and no audit sample) is refused, and nothing is written.
     """
     from benchcheck.io.review import write_review
     from benchcheck.io.tables import read_rows
@@ -244,6 +257,7 @@ def run_review_export(
         if exc.path is None and source is not None:
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
+    _refuse_empty(package.n_items, frame.height, source, "example")
     written = write_review(package, out, force=force, inputs=[source])
     return ReviewExportRun(package, written.out_dir, written.files, written.replaced, source)
 
