@@ -119,18 +119,19 @@ def key_stratum(review_id: str) -> str:
 
 
 class StandInJudge(Judge):
-    """A judge that disputes exactly the planted labels (0.97 against them), no model."""
+    """A judge that disputes exactly the planted labels (``sure`` against them), no model."""
 
     identity = JudgeIdentity("stand-in", "planted", "0" * 8)
 
-    def __init__(self, truth: dict[str, str]) -> None:
+    def __init__(self, truth: dict[str, str], sure: float = 0.97) -> None:
         self.truth = truth  # the text_b of each pair → its correct label
+        self.sure = sure  # its probability of the correct label
 
     def score(self, requests, *, on_result=None):  # type: ignore[no-untyped-def]
         out = []
         for i, req in enumerate(requests):
             said = next((lab for text, lab in self.truth.items() if text in str(req)), None)
-            p1 = 0.5 if said is None else (0.97 if said == "1" else 0.03)
+            p1 = 0.5 if said is None else (self.sure if said == "1" else 1 - self.sure)
             s = JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p1), math.log(p1)), 1, 0.0)
             if on_result:
                 on_result(i, s)
