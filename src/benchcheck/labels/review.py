@@ -753,7 +753,9 @@ def combine_review(
         audited = audited.filter(pl.col("stratum") == STRATA[1])
     else:
         audited = audited.head(0)
-    shown = STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
+    shown: tuple[str, ...] = (
+        STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
+    )
     if len(experts) == 1:  # one expert agrees with nobody: their label, said so
         shown = tuple(ONE_EXPERT if s == "experts_agree" else s for s in shown)
     flags = (

@@ -80,10 +80,10 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if payload.get("audited"):
         rows["audited (undisputed)"] = payload["audited"]
         rows["errors found by the audit"] = payload["audit_errors"]
-    if len(payload["experts"]) < 2:  # nobody to agree with: say so, no empty table
-        agreement = "One expert: no agreement to measure (gold labels are their answers)."
+    # one expert has nobody to agree with: say so, no empty table
+    one = "One expert: no agreement to measure (gold labels are their answers)."
     out = [
-        agreement,
+        agreement if len(payload["experts"]) > 1 else one,
         key_value_table("Gold labels", dict(payload["status_counts"])),
         key_value_table("Reviewed items", rows),
     ]
