@@ -138,11 +138,7 @@ def review_export(
     force: bool = False,
     ner: str | None = None,
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES when reading --ner."] = None,
-    guidelines: Annotated[
-        str | None,
-        "Review guidelines: TOML (task and a [labels] table of meanings) or a text file "
-        "(the task). Default: the task's own (pair, classification or NER).",
-    ] = None,
+    guidelines: str | None = None,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
