@@ -95,6 +95,22 @@ def test_split_name_of():
     assert split_name_of(Path("contest.txt")) is None  # "test" inside a word does not count
 
 
+def test_one_rule_names_the_split_of_a_file(tmp_path):
+    # issue 33: flag-spans read eng.testb as split 'eng' (the stem) while the folder reader
+    # and `stats FILE` call it 'test'; every reader of one file now names it the same way.
+    from benchcheck.io.conll import read_conll
+    from benchcheck.io.ner_jsonl import read_ner_jsonl
+
+    conll = _folder(tmp_path, "eng.testb", "notes.conll")
+    assert read_conll(conll / "eng.testb").name == "test"
+    assert read_conll(conll / "notes.conll").name == "notes"
+    assert list(load(conll / "eng.testb").splits) == ["test"]
+    assert list(load(conll).splits) == ["test"]
+    jsonl = tmp_path / "wnut17_train.jsonl"
+    jsonl.write_text('{"tokens": ["EU"], "tags": ["B-ORG"]}\n', encoding="utf-8")
+    assert read_ner_jsonl(jsonl).name == "train"
+
+
 @pytest.mark.parametrize("task", ["ner", "pair"])
 def test_splits_read_concurrently_raise_the_first_splits_error(tmp_path, task):
     # Splits are read on threads; the error raised is still the first failing split's.

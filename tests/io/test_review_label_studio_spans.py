@@ -90,12 +90,23 @@ def test_label_studio_span_round_trip(studio, tmp_path, monkeypatch):
     )
     pid = project["id"]
     assert project["label_config"].strip() == config.strip()  # accepted unchanged
+    # reviewers mark whole tokens: regions snap to words; the task and the types' meanings
+    # are in the interface (issue 33)
+    assert '<Text name="text" value="$text" granularity="word"/>' in project["label_config"]
+    assert "Correct the spans of the middle sentence only" in project["label_config"]
+    parsed = studio.call("GET", f"/api/projects/{pid}")["parsed_label_config"]
+    assert parsed["label"]["to_name"] == ["text"]
+    assert parsed["label"]["labels"] == ["LOC", "ORG", "PER"]
     imported = studio.call("POST", f"/api/projects/{pid}/import", shown)
     assert imported["task_count"] == 4
     assert imported["prediction_count"] == 4  # the gold spans, pre-annotated
     tasks = studio.call("GET", f"/api/tasks?project={pid}&page_size=100")["tasks"]
     tasks.sort(key=lambda t: t["id"])
     assert [t["data"] for t in tasks] == [t["data"] for t in shown]  # texts kept as they are
+    # each task carries its context: the sentences before and after it
+    by_sentence = {key[t["data"]["review_id"]]["sentence"]: t["data"] for t in tasks}
+    assert by_sentence[0]["after"] == by_sentence[1]["text"]
+    assert by_sentence[3]["before"] == by_sentence[2]["text"]
 
     me = studio.call("GET", "/api/current-user/whoami")["id"]
     other = studio.call(

@@ -31,6 +31,13 @@ def review(tmp_path, monkeypatch):
     return tmp_path
 
 
+def _sentence_text(tasks: list, key: list, sentence: int) -> str:
+    """The text of a reviewed sentence, as its task shows it."""
+    return next(
+        t["data"]["text"] for t, k in zip(tasks, key, strict=True) if k["sentence"] == sentence
+    )
+
+
 def _export(tmp: Path, *options: str) -> None:
     (tmp / "gold.conll").write_text(GOLD)
     (tmp / "pred.conll").write_text(PRED)
@@ -46,12 +53,20 @@ def test_export_is_the_fixture_package(tmp_path, monkeypatch):
         assert (tmp_path / "out" / name).read_text() == (FIXTURES / name).read_text()
     config = (tmp_path / "out" / "label_config.xml").read_text()
     assert '<Labels name="label" toName="text">' in config
-    assert '<Text name="text" value="$text"/>' in config
-    assert [v for v in ("LOC", "ORG", "PER") if f'<Label value="{v}"/>' in config] == [
+    # reviewers mark whole tokens: the interface snaps regions to words (issue 33)
+    assert '<Text name="text" value="$text" granularity="word"/>' in config
+    assert [v for v in ("LOC", "ORG", "PER") if f'<Label value="{v}" hint="' in config] == [
         "LOC",
         "ORG",
         "PER",
     ]
+    # the task and the meaning of each type, and the context around the sentence
+    assert "Correct the spans of the middle sentence only" in config
+    assert '<Header value="PER — a person&#x27;s name (real or fictional)" size="6"/>' in config
+    assert '<Text name="before" value="$before"/>' in config
+    assert '<Text name="after" value="$after"/>' in config
+    guidelines = (tmp_path / "out" / "guidelines.md").read_text()
+    assert "- `LOC`: a location" in guidelines and "Mark whole tokens" in guidelines
     tasks = json.loads((tmp_path / "out" / "tasks.json").read_text())
     key = [json.loads(line) for line in (tmp_path / "out" / "key.jsonl").open()]
     # numpy's permutation of the four flagged sentences with seed 2: [3, 2, 0, 1]
@@ -63,6 +78,10 @@ def test_export_is_the_fixture_package(tmp_path, monkeypatch):
         "review_id": "r0001",
         "content_hash": key[0]["content_hash"],
         "text": "我在北京工作。",  # CJK joined without spaces
+        # its neighbours in the file (no -DOCSTART-: no document)
+        "before": _sentence_text(tasks, key, 2),
+        "after": "Paris is nice .",
+        "document": "",
     }
     # the gold span 北京 (LOC), pre-annotated; no model source, no model type anywhere
     assert first["predictions"] == [
@@ -92,6 +111,9 @@ def test_export_is_the_fixture_package(tmp_path, monkeypatch):
             "review_id",
             "content_hash",
             "text",
+            "before",
+            "after",
+            "document",
         }
     # the key: token offsets by hand, the gold spans, the flag
     assert key[0]["char_starts"] == [0, 1, 2, 4, 6] and key[0]["char_ends"] == [1, 2, 4, 6, 7]

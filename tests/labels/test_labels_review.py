@@ -26,6 +26,7 @@ EXPORT_FILES = [
     "argilla/settings.json",
     "argilla/records.json",
     "key.jsonl",
+    "guidelines.md",
     "README.txt",
 ]
 SHOWN = [

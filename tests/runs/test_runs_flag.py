@@ -235,3 +235,59 @@ def test_gold_file_fits_platt(tmp_path):
     probs = np.array([[1 - v[0], v[0]] for v in p1.values()])
     cal = fit_platt(probs, [g[i] for i in p1], ["0", "1"])
     assert run.flags["p_1"].to_list() == pytest.approx(cal.apply(probs)[:, 1].tolist())
+
+
+def _len_judge():
+    """A judge with P(1) from the request's length: deterministic, no model."""
+    from benchcheck.judges.base import Judge, JudgeIdentity, JudgeScore
+
+    class LenJudge(Judge):
+        identity = JudgeIdentity("stub", "len", "0" * 8)
+
+        def score(self, requests, *, on_result=None):  # type: ignore[no-untyped-def]
+            out = []
+            for i, req in enumerate(requests):
+                p = 0.15 + 0.7 * (len(str(req)) % 5) / 4
+                s = JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p), math.log(p)), 1, 0.0)
+                if on_result:
+                    on_result(i, s)
+                out.append(s)
+            return out
+
+    return LenJudge()
+
+
+def test_flag_reads_the_data_with_the_columns_it_was_judged_with(tmp_path, monkeypatch):
+    # README: `judge data.jsonl --text-a grounding --text-b generated_text --label label -o
+    # judgments.parquet` then `flag judgments.parquet --data data.jsonl`: the judgments carry
+    # the column names, so neither the CLI nor the library needs them again (issue 33).
+    import benchcheck as bc
+    import benchcheck.judges.cache as cache_mod
+    import benchcheck.judges.run as run_mod
+    from benchcheck.io.judgments import judged_columns
+    from benchcheck.sample_data import PAIR_SAMPLE
+
+    monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: _len_judge())
+    monkeypatch.setattr(cache_mod, "default_cache_path", lambda: tmp_path / "cache.sqlite")
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(PAIR_SAMPLE.read_bytes())
+    j = tmp_path / "judgments.parquet"
+    judge = ["judge", str(data), "--text-a", "grounding", "--text-b", "generated_text"]
+    assert main([*judge, "--label", "label", "-o", str(j)]) == 0
+    assert judged_columns(pl.read_parquet(j)) == Columns(
+        text_a="grounding", text_b="generated_text", label="label"
+    )
+    out = tmp_path / "flags.jsonl"
+    assert main(["flag", str(j), "--data", str(data), "-o", str(out)]) == 0
+    flags = read_rows(out)
+    assert flags.height == 20
+    assert flags["text_a"].to_list() == flags["grounding"].to_list()
+    # the same table as with the columns named again
+    named = run_flag(j, data, columns=Columns(text_a="grounding", text_b="generated_text"))
+    assert bc.flag(j, data).flags.equals(named.flags)
+    # a name given wins over the recorded one (here: a column the data lacks)
+    with pytest.raises(bc.InputError, match="nope"):
+        bc.flag(j, data, columns=Columns(text_a="nope", text_b="generated_text"))
+    # judgments without the record (made before issue 33) still need the names
+    pl.read_parquet(j).drop("data_columns").write_parquet(tmp_path / "old.parquet")
+    assert main(["flag", str(tmp_path / "old.parquet"), "--data", str(data)]) == 2

@@ -130,6 +130,8 @@ OPTIONS: dict[str, str | Opt] = {
     "force": "Overwrite outputs that exist (never an input).",
     "gold": "Gold file from `review import -o`.",
     "group": "NAME=SRC1,SRC2,...: sources whose Fleiss' kappa to report.",
+    "guidelines": "Review guidelines: TOML (task and a [labels] table of meanings) or a text "
+    "file (the task). Default: the task's own (pair, classification or NER).",
     "id_col": Opt("Id column.", ("--id",)),
     "inclusive_end": "spans-json: span ends are inclusive (the last character's offset).",
     "instances": "Offset formats: one instance per document (record) or per sentence "

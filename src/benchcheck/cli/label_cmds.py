@@ -70,7 +70,9 @@ def flag(
     text: str | None = None,
     text_a: str | None = None,
     text_b: str | None = None,
-    label: str = "label",
+    label: Annotated[
+        str | None, "Label column (default: the judgments' label column, else label)."
+    ] = None,
     id_col: str | None = None,
     pred_probs: str | None = None,
     top: int = 10,
@@ -85,7 +87,8 @@ def flag(
     one of the --budget highest, or the largest top set of expected precision >=
     --target-precision.
     The JSON gives expected_errors (the sum of error scores, with an interval). The flags
-    table keeps the data's own columns.
+    table keeps the data's own columns. The data is read with the columns it was judged with
+    (recorded in the judgments) unless --text, --text-a/--text-b, --label or --id say otherwise.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
@@ -135,13 +138,16 @@ def review_export(
     force: bool = False,
     ner: str | None = None,
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES when reading --ner."] = None,
+    guidelines: str | None = None,
 ) -> None:
     """Export flagged examples for blind expert review: shuffled, no original or LLM label.
 
     Writes expert_a.csv, expert_b.csv, … (formula-like cells prefixed with '), Label Studio
     tasks.json + label_config.xml, Argilla 2.x argilla/settings.json + records.json, and the
-    private key.jsonl (never give it to the experts). A folder that already holds a review
-    (a key, expert files) is refused unless --force.
+    private key.jsonl (never give it to the experts). Every format shows the texts under
+    the dataset's own column names with the task and what each label means, also written
+    as guidelines.md (--guidelines, else a default per task). A folder that already holds
+    a review (a key, expert files) is refused unless --force.
 
     With --ner (the CoNLL file they were flagged on), span flags (`benchcheck flag-spans
     -o`) become a Label Studio NER review instead: one task per flagged sentence, its gold
@@ -155,7 +161,7 @@ def review_export(
     from benchcheck.report.terminal.review import review_export_renderables
     from benchcheck.runs.review import run_review_export
 
-    outputs = output_claims([flags, ner])
+    outputs = output_claims([flags, ner, guidelines])
     outputs.reserve(output, param="output")  # locked now; the package's own rule when written
     claim_json(outputs)
     res = run_review_export(
@@ -169,6 +175,7 @@ def review_export(
         force=force,
         ner=ner,
         scheme=scheme,
+        guidelines=guidelines,
     )
     warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
     emit(res.to_json(), review_export_renderables)

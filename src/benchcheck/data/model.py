@@ -20,8 +20,10 @@ with two taggings gets two ``xy_hash`` values and one ``x_hash``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Literal, TypeVar
 
 import polars as pl
@@ -52,6 +54,33 @@ def in_split_order(found: Mapping[str, _T]) -> dict[str, _T]:
     """
     order = {"train": 0, "dev": 1, "test": 2}
     return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], 3)))
+
+
+def split_name_of(path: PurePath) -> str | None:
+    """Return the canonical split a file name points to, or None.
+
+    The words of the name (runs of letters) are looked up in :data:`SPLIT_ALIASES`; a name
+    with words of two different splits points to none.
+
+    >>> names = ("eng.testa", "wnut17_train.conll", "notes.txt")
+    >>> tuple(split_name_of(PurePath(n)) for n in names)
+    ('dev', 'train', None)
+    """
+    words = [w for w in re.split(r"[^a-z]+", path.name.lower()) if w]
+    found = {SPLIT_ALIASES[w] for w in words if w in SPLIT_ALIASES}
+    return found.pop() if len(found) == 1 else None
+
+
+def file_split_name(path: PurePath) -> str:
+    """Return the name of the split one file holds: its canonical split, else its stem.
+
+    The one rule for every reader and command that names a split after its file, so
+    ``flag-spans``, ``stats --reviewed`` and the folder reader agree on ``eng.testb``.
+
+    >>> file_split_name(PurePath("conll2003/eng.testb")), file_split_name(PurePath("a.conll"))
+    ('test', 'a')
+    """
+    return split_name_of(path) or path.stem
 
 
 @dataclass(frozen=True)

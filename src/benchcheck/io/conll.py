@@ -37,7 +37,7 @@ import dataclasses
 import io
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple
@@ -47,7 +47,7 @@ import polars as pl
 import pyarrow as pa
 
 from benchcheck.data.hashing import mix64
-from benchcheck.data.model import Split
+from benchcheck.data.model import Split, file_split_name
 from benchcheck.errors import InputError
 from benchcheck.io._ner import TagCodes, _slot_table, build_ner_split, combine_splits
 from benchcheck.io._text import check_readable, count_newlines
@@ -84,6 +84,26 @@ class Parsed(NamedTuple):
     tag_codes: TagCodes | None = None
 
 
+def sentence_documents(path: str | Path, lines: Sequence[int]) -> list[str | None]:
+    """Return the document of each sentence, by the ``-DOCSTART-`` lines before it (1-based).
+
+    ``lines`` are the sentences' first lines (a split's ``table["line"]``). A document is
+    named ``doc N (line L)``: the N-th ``-DOCSTART-`` of the file, at line L. A file
+    without ``-DOCSTART-`` has no documents (all None).
+    """
+    starts: list[int] = []
+    with Path(path).open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if raw.startswith(_DOCSTART_BYTES) or raw.lstrip(b"\xef\xbb\xbf").startswith(
+                _DOCSTART_BYTES
+            ):
+                starts.append(number)
+    if not starts:
+        return [None] * len(lines)
+    where = np.searchsorted(np.asarray(starts), np.asarray(lines, dtype=np.int64), side="right")
+    return [None if k == 0 else f"doc {k} (line {starts[k - 1]})" for k in where.tolist()]
+
+
 def read_conll(
     path: str | Path,
     *,
@@ -117,7 +137,7 @@ def read_conll(
         part = None
         if token.len() if rows is None else rows.size:
             part = build_ner_split(
-                name=name or path.stem,
+                name=name or file_split_name(path),
                 source=str(path),
                 token=token,
                 tag=tag,

@@ -14,14 +14,16 @@ Each error names the file, the line and the value.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from benchcheck.data.columns import Columns
 from benchcheck.data.ids import check_join, refuse_duplicates
-from benchcheck.errors import InputError
+from benchcheck.errors import InputError, UsageError
 from benchcheck.io.tables import read_rows
 from benchcheck.labels.ensemble import is_content_free, judgment_labels
 
@@ -29,9 +31,14 @@ __all__ = [
     "REQUIRED",
     "SUM_TOLERANCE",
     "check_probabilities",
+    "judged_columns",
     "read_judgments",
     "read_pred_probs",
+    "with_data_columns",
 ]
+
+#: Column of a judgments file naming the data columns it was judged with (JSON object).
+DATA_COLUMNS = "data_columns"
 
 #: Columns every judgments file has (besides one ``p_<label>`` column per label).
 REQUIRED = ("id", "judge", "prompt")
@@ -141,6 +148,49 @@ def check_probabilities(
             got=round(float(sums[k]), 9),
         )
     return arr
+
+
+def with_data_columns(judgments: pl.DataFrame, columns: Columns) -> pl.DataFrame:
+    """Add the ``data_columns`` column: the data columns given to the judge, as JSON.
+
+    >>> j = pl.DataFrame({"id": ["a"]})
+    >>> with_data_columns(j, Columns(text_a="premise", text_b="hypothesis"))["data_columns"][0]
+    '{"text_a": "premise", "text_b": "hypothesis"}'
+    """
+    return judgments.with_columns(pl.lit(json.dumps(columns.given())).alias(DATA_COLUMNS))
+
+
+def judged_columns(judgments: pl.DataFrame, *, path: str | Path | None = None) -> Columns:
+    """Return the data columns the judgments were made with (empty when they do not say).
+
+    Judgments of one file made with different columns say nothing one can trust: refused.
+
+    >>> j = pl.DataFrame({"data_columns": ['{"text": "review", "label": "stars"}'] * 2})
+    >>> judged_columns(j)
+    Columns(text='review', text_a=None, text_b=None, label='stars', id=None)
+    """
+    if DATA_COLUMNS not in judgments.columns:
+        return Columns()
+    found = judgments[DATA_COLUMNS].drop_nulls().cast(pl.String).unique().to_list()
+    if not found:
+        return Columns()
+    if len(found) > 1:
+        raise InputError(
+            f"the judgments were made with different data columns ({DATA_COLUMNS}: "
+            f"{', '.join(sorted(found))}); name the columns to read the data with",
+            path=path,
+        )
+    try:
+        given = json.loads(found[0])
+        if not isinstance(given, dict) or not all(
+            k in Columns.__dataclass_fields__ and isinstance(v, str) for k, v in given.items()
+        ):
+            raise ValueError
+        return Columns(**given)
+    except (ValueError, TypeError, UsageError):
+        raise InputError(
+            f"{DATA_COLUMNS} must be a JSON object of column names", path=path, got=found[0]
+        ) from None
 
 
 def read_judgments(path: str | Path, *, content_free: bool = False) -> pl.DataFrame:

@@ -10,7 +10,6 @@ is a HuggingFace Hub dataset. Each NER file is read in its format, given or dete
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,13 @@ from functools import partial
 from pathlib import Path
 
 from benchcheck.data.columns import Columns
-from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split, in_split_order
+from benchcheck.data.model import (
+    Dataset,
+    Split,
+    file_split_name,
+    in_split_order,
+    split_name_of,
+)
 from benchcheck.errors import DataWarning, InputError, UsageError
 from benchcheck.io._spans import UnlabelledSplit
 from benchcheck.io._text import check_readable
@@ -51,18 +56,6 @@ def read_predictions(
     return {
         name: read_ner_file(Path(file), name=name, scheme=scheme) for name, file in files.items()
     }
-
-
-def split_name_of(path: Path) -> str | None:
-    """Return the canonical split a file name points to, or None.
-
-    >>> names = ("eng.testa", "wnut17_train.conll", "notes.txt")
-    >>> tuple(split_name_of(Path(n)) for n in names)
-    ('dev', 'train', None)
-    """
-    words = [w for w in re.split(r"[^a-z]+", path.name.lower()) if w]
-    found = {SPLIT_ALIASES[w] for w in words if w in SPLIT_ALIASES}
-    return found.pop() if len(found) == 1 else None
 
 
 def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> dict[str, Path]:
@@ -142,7 +135,7 @@ def _source_files(
         raise InputError("no such file or folder", path=path)
     if path.is_dir():
         return {}, path, name or path.name
-    return {split_name_of(path) or path.stem: path}, None, name or path.name
+    return {file_split_name(path): path}, None, name or path.name
 
 
 _WHOLE_FOLDERS = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from benchcheck.data.model import Split
+from benchcheck.data.model import Split, file_split_name
 from benchcheck.errors import InputError
 from benchcheck.io._ner import build_ner_split
 from benchcheck.io._text import read_file_bytes
@@ -87,7 +87,7 @@ def read_ner_jsonl(
             line=last or None,
         )
     return build_ner_split(
-        name=name or path.stem,
+        name=name or file_split_name(path),
         source=str(path),
         token=pl.Series("token", tokens, dtype=pl.String),
         tag=pl.Series("tag", tags, dtype=pl.String),

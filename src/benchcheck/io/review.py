@@ -8,6 +8,8 @@ The package (:class:`benchcheck.labels.review.ReviewPackage`) becomes, in one fo
 * ``tasks.json`` + ``label_config.xml`` — Label Studio tasks and labelling interface;
 * ``argilla/settings.json`` + ``argilla/records.json`` — an Argilla 2.x dataset:
   ``rg.Settings.from_json`` and ``dataset.records.from_json`` read them;
+* ``guidelines.md`` — the task, the columns and what each label means (also shown by the
+  Label Studio interface and in the Argilla settings);
 * ``key.jsonl`` — the private key (never for the experts); ``README.txt``.
 
 Expert answers come back as CSV/TSV/JSONL (``review_id``, ``label``, and the
@@ -29,6 +31,7 @@ import polars as pl
 from benchcheck.errors import InputError, UsageError
 from benchcheck.io.spreadsheet import neutralise_frame, restore
 from benchcheck.io.tables import read_rows
+from benchcheck.labels.guidelines import Guidelines
 from benchcheck.labels.review import (
     HASH_COLUMN,
     KEY_NAME,
@@ -45,6 +48,7 @@ __all__ = [
     "package_files",
     "read_choices",
     "read_expert_file",
+    "read_guidelines",
     "read_review_key",
     "read_span_answers",
     "read_span_key",
@@ -53,6 +57,40 @@ __all__ = [
 ]
 
 CONFIG_NAME = "label_config.xml"
+#: The reviewers' guidelines in every package: the task, the columns, what each label means.
+GUIDELINES_NAME = "guidelines.md"
+
+
+def read_guidelines(path: str | Path) -> Guidelines:
+    """Read review guidelines: TOML (``task`` and a ``[labels]`` table of meanings) or text.
+
+    A ``.toml`` file holds ``task = "..."`` and ``[labels]`` with one ``LABEL = "meaning"``
+    per label (or entity type); any other file is the task definition as written (the
+    label meanings then come from the task's default).
+    """
+    import tomllib
+
+    from benchcheck.io._text import read_text_file
+
+    path = Path(path)
+    text = read_text_file(path)
+    if path.suffix.lower() != ".toml":
+        if not text.strip():
+            raise InputError("the guidelines file is empty", path=path)
+        return Guidelines(text.strip())
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", path=path) from None
+    unknown = sorted(set(data) - {"task", "labels"})
+    if unknown:
+        raise InputError(f"unknown key(s) {unknown}; expected task and a [labels] table", path=path)
+    task, labels = data.get("task"), data.get("labels", {})
+    if not isinstance(task, str) or not task.strip():
+        raise InputError('needs task = "what the reviewers decide" (a text)', path=path)
+    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+        raise InputError('[labels] must give one text per label: LABEL = "meaning"', path=path)
+    return Guidelines(task.strip(), {str(k): v.strip() for k, v in labels.items()})
 
 
 def package_files(package: ReviewPackage) -> dict[str, str]:
@@ -67,6 +105,7 @@ def package_files(package: ReviewPackage) -> dict[str, str]:
     files["argilla/settings.json"] = _json(package.argilla_settings())
     files["argilla/records.json"] = _json(package.argilla_records())
     files[KEY_NAME] = _jsonl(package.key)
+    files[GUIDELINES_NAME] = package.guidelines_markdown()
     files["README.txt"] = _readme(package)
     return files
 
@@ -78,6 +117,7 @@ def span_package_files(package: SpanReviewPackage) -> dict[str, str]:
         "tasks.json": _json(package.label_studio_tasks()),
         CONFIG_NAME: package.label_studio_config(),
         KEY_NAME: key,
+        GUIDELINES_NAME: package.guidelines_markdown(),
         "README.txt": _span_readme(package),
     }
 
@@ -87,9 +127,12 @@ def _span_readme(package: SpanReviewPackage) -> str:
 split {package.split}, seed {package.seed}).
 
 In Label Studio, create a project with label_config.xml as its labelling interface and
-import tasks.json. Each task shows one sentence with its current entity spans pre-annotated:
-correct them (move a boundary, change a type, delete a span, add a missing one) and
-submit; skip a sentence you cannot judge. Mark whole tokens. Reviewers work alone.
+import tasks.json; give the reviewers guidelines.md (the task and the entity types; the
+interface shows them too). Each task shows one sentence with its current entity spans
+pre-annotated, between the sentences before and after it, with its document: correct them
+(move a boundary, change a type, delete a span, add a missing one) and submit; skip a
+sentence you cannot judge. Mark whole tokens (the interface snaps to words). Reviewers
+work alone.
 
 Export the project (JSON or JSON-MIN) and read it back:
     benchcheck review import export.json --key key.jsonl -o corrected_spans.jsonl
@@ -125,7 +168,9 @@ Label Studio, or the argilla/ folder into Argilla 2.x:
     settings = rg.Settings.from_json("argilla/settings.json")
     dataset = rg.Dataset(name="review", settings=settings); dataset.create()
     dataset.records.from_json("argilla/records.json")
-). Each expert fills the `label` column alone, without seeing the others. Keep the
+). Give every expert guidelines.md too: the task, the columns and what each label means
+(Label Studio and Argilla show them in the interface). Each expert fills the `label`
+column alone, without seeing the others. Keep the
 review_id and content_hash columns: the import checks them against the key. Cells that
 a spreadsheet could run as a formula (starting with = + - @, a tab or a carriage return)
 start with a ' in the CSV files; the import removes it again.

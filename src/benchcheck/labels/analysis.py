@@ -91,6 +91,33 @@ def gold_error_rate(
     return error_rate_interval(errors, have.height, population, confidence=confidence), left
 
 
+def gold_sample_parts(gold: pl.DataFrame) -> dict[str, int]:
+    """Return what :func:`gold_error_rate`'s sample is made of: reviewed, and counted correct.
+
+    ``reviewed``: examples whose gold label comes from the review (the flags decided);
+    ``llm_agrees``: examples where the LLM agrees with the original label, counted correct
+    without review as the paper does (an audited one among them too: its review feeds the
+    stratified estimate, not this figure). The two add up to the sample.
+
+    >>> g = pl.DataFrame({"label": ["1", "0", "1"], "llm_label": ["1", "1", "0"],
+    ...                   "gold": ["1", "1", None], "status": ["llm_agrees", "one_expert",
+    ...                   "unresolved"]})
+    >>> gold_sample_parts(g)
+    {'reviewed': 1, 'llm_agrees': 1}
+    """
+    have, _ = _error_sample(gold)
+    if "stratum" in have.columns and "llm_label" in have.columns:
+        agreed = have.filter(
+            (pl.col("stratum") == "undisputed")
+            & (pl.col("llm_label").cast(pl.String) == pl.col("label").cast(pl.String))
+        ).height
+    elif "status" in have.columns:
+        agreed = have.filter(pl.col("status") == "llm_agrees").height
+    else:
+        agreed = 0
+    return {"reviewed": have.height - agreed, "llm_agrees": agreed}
+
+
 def gold_posterior_error_rate(
     gold: pl.DataFrame, *, population: int | None = None, confidence: float = 0.95
 ) -> PosteriorErrorRate | None:
@@ -138,12 +165,10 @@ def _error_sample(gold: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
         have = gold.filter(agrees | reviewed).with_columns(
             pl.when(agrees).then(label).otherwise(pl.col("gold").cast(pl.String)).alias("gold")
         )
+        # every unresolved review outside the sample (a flag, or an audited example the
+        # LLM disputes below the flag threshold), as review import counts them
         unresolved = (
-            int(
-                gold.filter(
-                    (pl.col("stratum") == "disputed") & (pl.col("status") == "unresolved")
-                ).height
-            )
+            int(gold.filter(~(agrees | reviewed) & (pl.col("status") == "unresolved")).height)
             if "status" in gold.columns
             else 0
         )

@@ -210,13 +210,26 @@ def summarize_flags(
 ) -> FlagSummary:
     """Count a flags frame (:func:`benchcheck.labels.detectors.detect`), with flags per bin.
 
-    Every bin is listed (zero where no flag falls in it).
+    Every bin is listed (zero where no flag falls in it), and the counts add up to the
+    flags: flags whose error score lies below the first edge (a ``budget`` or
+    ``target_precision`` rule, or a threshold under it) are counted under ``< edge``,
+    listed first and only when there are some.
+
+    >>> f = pl.DataFrame({"flagged": [True, True, False], "bin": [None, "[0.5, 0.75]", None],
+    ...                   "llm_label": ["0", "0", "1"], "disagree": [True, True, False]})
+    >>> summarize_flags(f, threshold=0.2, bins=(0.5, 0.75)).flagged_by_bin
+    {'< 0.5': 1, '[0.5, 0.75]': 1}
     """
     names = [bin_label(a, bins) or "" for a in bins[:-1]]
     counts = {n: 0 for n in names}
+    below = 0
     for b in flags.filter(pl.col("flagged"))["bin"].to_list():
         if b is not None:
             counts[b] = counts.get(b, 0) + 1
+        else:
+            below += 1
+    if below:
+        counts = {f"< {bins[0]:g}": below, **counts}
     labels = tuple(c[2:] for c in flags.columns if c.startswith("p_"))
     return FlagSummary(
         n=flags.height,

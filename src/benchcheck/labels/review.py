@@ -6,7 +6,8 @@ independently; disagreements are reconciled in a separate file. The gold label i
 
 * the original label where the LLM agrees with it (status ``llm_agrees``);
 * else the reconciled label where the reconciled file gives one (``reconciled``; it wins);
-* else the experts' label where all experts agree (``experts_agree``);
+* else the experts' label where all experts agree (``experts_agree``; with a single
+  expert, whom nobody can agree with, ``one_expert``);
 * else, by the ``consensus`` rule (default ``unanimous``: none), the label more than half of
   the experts who answered gave (``majority``), the named adjudicator's label
   (``adjudicated``), or the most probable label under a crowd model fitted to every
@@ -55,6 +56,7 @@ from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.crowd import CROWD_MODELS, CrowdModel, fit_crowd_model
 from benchcheck.labels.ensemble import label_sort_key
 from benchcheck.labels.flags import normalise_flags
+from benchcheck.labels.guidelines import Guidelines, default_guidelines
 from benchcheck.stats.agreement import (
     cohen_kappa,
     fleiss_kappa,
@@ -86,6 +88,8 @@ HASH_COLUMN = "content_hash"
 #: Strata of the key: flagged examples, and the rest (where the audit sample comes from).
 STRATA = ("disputed", "undisputed")
 STATUSES = ("llm_agrees", "experts_agree", "reconciled", "unresolved", "not_reviewed")
+#: The status of a review with one expert, in place of ``experts_agree``: their label.
+ONE_EXPERT = "one_expert"
 #: How a disagreement that no reconciled label settles is decided (``unanimous``: it is not).
 CONSENSUS = ("unanimous", "majority", "adjudicator", *CROWD_MODELS)
 #: The status each consensus rule gives the items it decides.
@@ -140,15 +144,52 @@ class ReviewPackage:
     n_disputed: int
     n_audit: int
     n_undisputed: int
+    shown: tuple[str, ...] = ()
+    guidelines: Guidelines | None = None
 
     @property
     def n_items(self) -> int:
         """Items shown to each expert (flags and audit together)."""
         return self.items.height
 
+    @property
+    def shown_columns(self) -> tuple[str, ...]:
+        """The text columns as the dataset names them (``grounding``, not ``text_a``)."""
+        return self.shown or self.text_columns
+
+    @property
+    def task(self) -> str:
+        """``pair`` or ``classification``."""
+        return "pair" if "text_a" in self.text_columns else "classification"
+
+    @property
+    def review_guidelines(self) -> Guidelines:
+        """The guidelines given, over the task's default (:mod:`benchcheck.labels.guidelines`)."""
+        default = default_guidelines(self.task, self.choices, self.shown_columns)
+        return default if self.guidelines is None else self.guidelines.over(default)
+
+    def guidelines_markdown(self) -> str:
+        """Return the reviewers' guidelines (``guidelines.md``): task, columns, meanings."""
+        roles = {
+            "text": "the text to label",
+            "text_a": "the first text of the pair",
+            "text_b": "the second text of the pair",
+        }
+        columns = {
+            "review_id": "the item's number (keep it)",
+            HASH_COLUMN: "proves the answer belongs to this review (keep it)",
+            **{s: roles[c] for s, c in zip(self.shown_columns, self.text_columns, strict=True)},
+            "label": f"your answer: one of {', '.join(self.choices)}",
+        }
+        return self.review_guidelines.to_markdown(self.choices, columns)
+
     def expert_sheet(self) -> pl.DataFrame:
-        """One expert's table: ``review_id``, ``content_hash``, the texts, an empty ``label``."""
-        return self.items.with_columns(pl.lit("", dtype=pl.String).alias("label"))
+        """One expert's table: ``review_id``, ``content_hash``, the texts, an empty ``label``.
+
+        The texts are under the dataset's own column names (:attr:`shown_columns`).
+        """
+        names = dict(zip(self.text_columns, self.shown_columns, strict=True))
+        return self.items.rename(names).with_columns(pl.lit("", dtype=pl.String).alias("label"))
 
     def label_studio_tasks(self) -> list[dict[str, object]]:
         """Label Studio tasks (``data`` holds the review id, the hash and the texts)."""
@@ -159,12 +200,32 @@ class ReviewPackage:
         ]
 
     def label_studio_config(self) -> str:
-        """Label Studio labelling interface: the texts and one single-choice ``label``."""
-        texts = "\n".join(f'  <Text name="{c}" value="${c}"/>' for c in self.text_columns)
-        choices = "\n".join(f'    <Choice value="{html.escape(lab)}"/>' for lab in self.choices)
+        """Label Studio labelling interface: the task, the texts, one single-choice ``label``.
+
+        The texts are headed by the dataset's names; the choices carry their meaning
+        (``hint``), also listed above them.
+        """
+        g = self.review_guidelines
+        esc = html.escape
+        texts = "\n".join(
+            f'  <Header value="{esc(shown)}" size="5"/>\n  <Text name="{c}" value="${c}"/>'
+            for c, shown in zip(self.text_columns, self.shown_columns, strict=True)
+        )
+        meanings = "\n".join(
+            f'  <Header value="{esc(g.choice_text(lab))}" size="6"/>' for lab in self.choices
+        )
+        choices = "\n".join(
+            f'    <Choice value="{esc(lab)}"'
+            + (f' hint="{esc(found)}"' if (found := g.meaning(lab)) else "")
+            + "/>"
+            for lab in self.choices
+        )
         return (
             "<View>\n"
+            f'  <Header value="{esc(" ".join(g.task.split()))}" size="4"/>\n'
             f"{texts}\n"
+            '  <Header value="label" size="5"/>\n'
+            f"{meanings}\n"
             f'  <Choices name="label" toName="{self.text_columns[0]}" choice="single" '
             'required="true">\n'
             f"{choices}\n"
@@ -179,31 +240,29 @@ class ReviewPackage:
         ``LabelQuestion`` named ``label``, and ``content_hash`` as a terms metadata
         property hidden from annotators.
         """
+        g = self.review_guidelines
         return {
-            "guidelines": (
-                "Read each example and choose the label it should have. Work alone: do not "
-                "discuss items with the other reviewers until everyone has finished."
-            ),
+            "guidelines": self.guidelines_markdown(),
             "allow_extra_metadata": False,
             "fields": [
                 {
                     "name": c,
-                    "title": c,
+                    "title": shown,
                     "required": True,
                     "description": None,
                     "settings": {"type": "text", "use_markdown": False},
                 }
-                for c in self.text_columns
+                for c, shown in zip(self.text_columns, self.shown_columns, strict=True)
             ],
             "questions": [
                 {
                     "name": "label",
                     "title": "label",
-                    "description": None,
+                    "description": "; ".join(g.choice_text(c) for c in self.choices),
                     "required": True,
                     "settings": {
                         "type": "label_selection",
-                        "options": [{"value": c, "text": c} for c in self.choices],
+                        "options": [{"value": c, "text": g.choice_text(c)} for c in self.choices],
                         "visible_options": None,
                     },
                 }
@@ -245,6 +304,7 @@ def build_review(
     sample: int | None = None,
     audit_sample: int = 0,
     labels: Sequence[str] | None = None,
+    guidelines: Guidelines | None = None,
 ) -> ReviewPackage:
     """Build the blind review package for the flagged rows of a flags frame.
 
@@ -253,6 +313,9 @@ def build_review(
     same generator (without replacement) and shuffles them in with the flags; with
     ``audit_sample=0`` the review is the flags alone, in the same order as without the
     option. ``labels`` adds choices for the experts (default: the labels seen).
+    ``guidelines`` (task, label meanings) go over the task's default
+    (:func:`benchcheck.labels.guidelines.default_guidelines`). The texts are shown under
+    the data's own column names (:func:`shown_names`).
     Refuses duplicate ids, and a table with a ``review_id`` column (a review key given as
     flags); a data column ``stratum`` or ``content_hash`` is kept as ``data_<name>``.
     """
@@ -277,6 +340,7 @@ def build_review(
         raise InputError("the flags file has no text column (text, or text_a and text_b)")
     lines = flags["__line__"].to_list() if "__line__" in flags.columns else None
     flags = normalise_flags(flags.drop("__line__", strict=False))
+    shown_as = shown_names(flags, text_cols)
     ids = flags["id"].cast(pl.String).to_list()
     missing = next((k for k, i in enumerate(ids) if i is None or not i.strip()), None)
     if missing is not None:  # a flag without an id can never be joined back
@@ -335,7 +399,40 @@ def build_review(
         n_disputed=n_disputed,
         n_audit=audit_sample,
         n_undisputed=len(undisputed_idx),
+        shown=shown_as,
+        guidelines=guidelines,
     )
+
+
+def shown_names(flags: pl.DataFrame, text_cols: Sequence[str]) -> tuple[str, ...]:
+    """Return the data's own name of each normalised text column of a flags table.
+
+    ``benchcheck flag`` keeps the data's columns beside the normalised ``text_a``/…; the
+    data's name is the first other column holding the same texts. A name that is taken
+    (``review_id``, ``label``, …, or another text's) keeps the normalised one.
+
+    >>> f = pl.DataFrame({"id": ["1"], "grounding": ["g"], "claim": ["c"], "text_a": ["g"],
+    ...                   "text_b": ["c"], "label": ["0"]})
+    >>> shown_names(f, ("text_a", "text_b"))
+    ('grounding', 'claim')
+    """
+    taken = {"review_id", HASH_COLUMN, "label", "id", *text_cols}
+    out: list[str] = []
+    for c in text_cols:
+        texts = flags[c].cast(pl.String)
+        found = next(
+            (
+                other
+                for other in flags.columns
+                if other not in taken
+                and other not in out
+                and not isinstance(flags[other].dtype, pl.List | pl.Struct | pl.Array)
+                and flags[other].cast(pl.String, strict=False).equals(texts)
+            ),
+            c,
+        )
+        out.append(found)
+    return tuple(out)
 
 
 def _refuse_duplicate_ids(ids: Sequence[str | None], lines: Sequence[int] | None) -> None:
@@ -367,7 +464,12 @@ class ExpertLabels:
 
 @dataclass(frozen=True)
 class ReviewSummary:
-    """Agreement and outcome counts of one review round."""
+    """Agreement and outcome counts of one review round.
+
+    ``flags_decided`` counts the reviewed flags (the disputed stratum; audited examples are
+    ``audited``) that got a gold label; each sided with the LLM, with the original label,
+    or with neither (a third label), so the three add up to it.
+    """
 
     experts: tuple[str, ...]
     n_reviewed: int
@@ -379,6 +481,7 @@ class ReviewSummary:
     sided_with_original: int
     unresolved_ids: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+    flags_decided: int = 0
     audited: int = 0
     audit_errors: int = 0
     consensus: str = "unanimous"
@@ -398,8 +501,12 @@ class ReviewSummary:
             "agreement_after": dict(self.agreement_after),
             "status_counts": dict(self.status_counts),
             "changes": dict(self.changes),
+            "flags_decided": self.flags_decided,
             "sided_with_llm": self.sided_with_llm,
             "sided_with_original": self.sided_with_original,
+            "sided_with_neither": self.flags_decided
+            - self.sided_with_llm
+            - self.sided_with_original,
             "unresolved": len(self.unresolved_ids),
             "unresolved_ids": list(self.unresolved_ids),
             "audited": self.audited,
@@ -636,7 +743,7 @@ def combine_review(
             status.append("reconciled")
         elif all(v is not None for v in votes) and len(set(votes)) == 1:
             gold.append(votes[0])
-            status.append("experts_agree")
+            status.append("experts_agree" if len(votes) > 1 else ONE_EXPERT)
         elif decided is not None:
             gold.append(decided)
             status.append(_DECIDED[consensus])
@@ -679,7 +786,16 @@ def combine_review(
         audited = audited.filter(pl.col("stratum") == STRATA[1])
     else:
         audited = audited.head(0)
-    shown = STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
+    shown: tuple[str, ...] = (
+        STATUSES if consensus == "unanimous" else (*STATUSES, _DECIDED[consensus])
+    )
+    if len(experts) == 1:  # one expert agrees with nobody: their label, said so
+        shown = tuple(ONE_EXPERT if s == "experts_agree" else s for s in shown)
+    flags = (
+        reviewed.filter(pl.col("stratum") == STRATA[0]) if "stratum" in out.columns else reviewed
+    )
+    with_original = flags["gold"] == flags["label"]
+    with_llm = (flags["gold"] == flags["llm_label"]).fill_null(False) & ~with_original
     summary = ReviewSummary(
         experts=tuple(names),
         n_reviewed=len(exported),
@@ -687,8 +803,9 @@ def combine_review(
         agreement_after=after,
         status_counts={s: status.count(s) for s in shown},
         changes=dict(sorted(changes.items())),
-        sided_with_llm=int((reviewed["gold"] == reviewed["llm_label"]).sum()),
-        sided_with_original=int((reviewed["gold"] == reviewed["label"]).sum()),
+        sided_with_llm=int(with_llm.sum()),
+        sided_with_original=int(with_original.sum()),
+        flags_decided=flags.height,
         unresolved_ids=tuple(out.filter(pl.col("status") == "unresolved")["id"].to_list()),
         warnings=tuple(warnings),
         audited=audited.height,

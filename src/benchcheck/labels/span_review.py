@@ -25,7 +25,8 @@ skipped task (``was_cancelled``) is no answer; a submitted annotation with no re
 "no entity here". A sentence's gold spans are, by ``consensus``:
 
 * ``unanimous`` (default): every reviewer answered and all marked the same spans
-  (``experts_agree``), else the sentence is ``unresolved`` (no gold);
+  (``experts_agree``; ``one_expert`` in a review with a single reviewer), else the
+  sentence is ``unresolved`` (no gold);
 * ``majority``: each span more than half of the reviewers who answered marked
   (``majority`` where they did not all agree); a span exactly half of them marked (a tie)
   leaves the sentence ``unresolved``;
@@ -61,6 +62,7 @@ from benchcheck.data.scripts import (
 )
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.flags import normalise_flags
+from benchcheck.labels.guidelines import Guidelines, default_guidelines
 from benchcheck.labels.review import HASH_COLUMN, STRATA, content_hash
 
 __all__ = [
@@ -158,6 +160,9 @@ class SpanTask:
     char_ends: tuple[int, ...]
     gold: tuple[Span, ...]
     flags: tuple[Mapping[str, Any], ...]
+    before: str = ""
+    after: str = ""
+    document: str | None = None
 
     def key_row(self) -> dict[str, Any]:
         """Return the task's line of ``key.jsonl``."""
@@ -200,6 +205,9 @@ class SpanTask:
                 "review_id": self.review_id,
                 HASH_COLUMN: self.content_hash,
                 "text": self.text,
+                "before": self.before,
+                "after": self.after,
+                "document": self.document or "",
             },
             "predictions": [{"model_version": "gold", "result": result}],
         }
@@ -218,25 +226,61 @@ class SpanReviewPackage:
     n_disputed: int
     n_audit: int
     n_undisputed: int
+    guidelines: Guidelines | None = None
 
     @property
     def n_items(self) -> int:
         """Tasks (sentences) shown to each reviewer."""
         return len(self.tasks)
 
+    @property
+    def review_guidelines(self) -> Guidelines:
+        """The guidelines given, over the NER default (:mod:`benchcheck.labels.guidelines`)."""
+        default = default_guidelines("ner", self.types)
+        return default if self.guidelines is None else self.guidelines.over(default)
+
+    def guidelines_markdown(self) -> str:
+        """Return the reviewers' guidelines (``guidelines.md``): task and entity types."""
+        columns = {
+            "document": "the document the sentence comes from",
+            "before / after": "the sentences around it (context: not to be corrected)",
+            "text": "the sentence to correct, its current spans pre-annotated",
+        }
+        return self.review_guidelines.to_markdown(self.types, columns)
+
     def label_studio_tasks(self) -> list[dict[str, Any]]:
         """Label Studio tasks in review order."""
         return [t.label_studio_task(i + 1) for i, t in enumerate(self.tasks)]
 
     def label_studio_config(self) -> str:
-        """Label Studio NER interface: ``Labels`` over the entity types, then the text."""
-        labels = "\n".join(f'    <Label value="{html.escape(t)}"/>' for t in self.types)
+        """Label Studio NER interface: the task, the types, the sentence and its neighbours.
+
+        Each type carries its meaning (``hint``, also listed); regions snap to whole words
+        (``granularity="word"``).
+        """
+        g = self.review_guidelines
+        esc = html.escape
+        labels = "\n".join(
+            f'    <Label value="{esc(t)}"'
+            + (f' hint="{esc(found)}"' if (found := g.meaning(t)) else "")
+            + "/>"
+            for t in self.types
+        )
+        meanings = "\n".join(
+            f'  <Header value="{esc(g.choice_text(t))}" size="6"/>' for t in self.types
+        )
         return (
             "<View>\n"
+            f'  <Header value="{esc(" ".join(g.task.split()))}" size="5"/>\n'
+            f"{meanings}\n"
+            '  <Header value="Document" size="6"/>\n'
+            '  <Text name="document" value="$document"/>\n'
+            '  <Text name="before" value="$before"/>\n'
             '  <Labels name="label" toName="text">\n'
             f"{labels}\n"
             "  </Labels>\n"
-            '  <Text name="text" value="$text"/>\n'
+            '  <Text name="text" value="$text" granularity="word"/>\n'
+            '  <Text name="after" value="$after"/>\n'
             "</View>\n"
         )
 
@@ -291,6 +335,8 @@ def build_span_review(
     sample: int | None = None,
     audit_sample: int = 0,
     labels: Sequence[str] = (),
+    guidelines: Guidelines | None = None,
+    documents: Sequence[str | None] | None = None,
 ) -> SpanReviewPackage:
     """Build the Label Studio span review of the flagged sentences of one NER split.
 
@@ -298,7 +344,9 @@ def build_span_review(
     ``flagged`` column selects, a ``split`` column must name ``split``); ``tokens`` the
     split's token table (``sentence``, ``position``, ``token``) and ``gold`` its span table
     (``sentence``, ``start``, ``end``, ``type``). The labels offered are the split's gold
-    types, the model's types in the flags and ``labels``.
+    types, the model's types in the flags and ``labels``. ``guidelines`` go over the NER
+    default; ``documents`` (one id per sentence, or None) give each task its document, and
+    its context (the sentence before and after) never crosses a document's boundary.
     """
     if sample is not None and sample < 1:
         raise UsageError(f"{{sample}} must be >= 1, got {sample}")
@@ -368,6 +416,12 @@ def build_span_review(
                 raise InputError(
                     f"a gold span of sentence {s} ends at token {b}, after its {len(starts)} tokens"
                 )
+        doc = None if documents is None or s >= len(documents) else documents[s]
+
+        def neighbour(k: int, doc: str | None = doc) -> str:
+            same = documents is None or (0 <= k < len(documents) and documents[k] == doc)
+            return join_tokens([str(w) for w in words_of[k]]) if same and k in words_of else ""
+
         tasks.append(
             SpanTask(
                 review_id=rid,
@@ -380,6 +434,9 @@ def build_span_review(
                 char_ends=tuple(ends),
                 gold=spans,
                 flags=tuple(flags_of.get(s, ())),
+                before=neighbour(s - 1),
+                after=neighbour(s + 1),
+                document=doc,
             )
         )
     types = set(g["type"].to_list())
@@ -398,6 +455,7 @@ def build_span_review(
         n_disputed=n_disputed,
         n_audit=audit_sample,
         n_undisputed=len(undisputed),
+        guidelines=guidelines,
     )
 
 
@@ -663,7 +721,7 @@ def combine_span_review(
             )
         gold: set[Span] | None
         if given and len(given) == len(votes) and all(v == given[0] for v in given):
-            gold, status = set(given[0]), "experts_agree"
+            gold, status = set(given[0]), "experts_agree" if len(votes) > 1 else "one_expert"
         elif (
             consensus == "majority"
             and given
@@ -720,7 +778,7 @@ def combine_span_review(
                 }
             )
     shown = (
-        "experts_agree",
+        "experts_agree" if len(names) > 1 else "one_expert",
         *([_DECIDED[consensus]] if consensus in _DECIDED else []),
         "unresolved",
     )

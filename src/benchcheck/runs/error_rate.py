@@ -41,10 +41,17 @@ class ErrorRateRun:
     plan: ReviewPlan | None = None
     gold: str | None = None
     posterior: PosteriorErrorRate | None = None
+    sample_parts: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """Canonical JSON of ``error-rate --json``: the paper's keys first, as before."""
+        """Canonical JSON of ``error-rate --json``: the paper's keys first, as before.
+
+        ``sample_parts`` (with a gold file) says what the sample is: ``reviewed`` examples
+        and ``llm_agrees`` examples counted correct without review.
+        """
         out: dict[str, Any] = dict(self.lower_bound.to_dict())
+        if self.sample_parts:
+            out["sample_parts"] = dict(self.sample_parts)
         if self.excluded:
             out["excluded"] = dict(self.excluded)
         if self.gold is not None:
@@ -81,7 +88,11 @@ def run_error_rate(
     interval is at most that wide (``anticipated`` error rates per stratum optional).
     """
     from benchcheck.io.label_files import read_gold
-    from benchcheck.labels.analysis import gold_error_rate, gold_posterior_error_rate
+    from benchcheck.labels.analysis import (
+        gold_error_rate,
+        gold_posterior_error_rate,
+        gold_sample_parts,
+    )
     from benchcheck.labels.error_rate import (
         plan_gold_reviews,
         strata_counts,
@@ -112,6 +123,7 @@ def run_error_rate(
     frame = read_gold(gold)  # labels as single values, ids unique (io.label_files)
     try:
         res, left = gold_error_rate(frame, population=population, confidence=confidence)
+        parts = gold_sample_parts(frame)
         soft = gold_posterior_error_rate(frame, population=population, confidence=confidence)
         est, counts, note = stratified_gold_error_rate(
             frame,
@@ -138,4 +150,4 @@ def run_error_rate(
         if exc.path is None:
             raise InputError(exc.message, path=gold, line=exc.line, got=exc.got) from None
         raise
-    return ErrorRateRun(res, left, est, counts, note, planned, str(gold), soft)
+    return ErrorRateRun(res, left, est, counts, note, planned, str(gold), soft, parts)

@@ -46,7 +46,14 @@ from benchcheck.labels.detectors import (
 from benchcheck.labels.flags import DEFAULT_BINS, FlagSummary, Overlap
 from benchcheck.labels.posterior import DEFAULT_POSTERIOR
 
-__all__ = ["FlagOptions", "FlagRun", "flag_frames", "run_flag", "TOP_COLUMNS"]
+__all__ = [
+    "FlagOptions",
+    "FlagRun",
+    "flag_frames",
+    "run_flag",
+    "with_judged_columns",
+    "TOP_COLUMNS",
+]
 
 #: Columns of the most confident flags shown in the JSON and the terminal.
 TOP_COLUMNS = ("rank", "id", "label", "llm_label", "confidence", "error_score", "bin")
@@ -322,16 +329,20 @@ def run_flag(
     With ``output`` the flags table is written there (JSONL, CSV, TSV or Parquet by its
     suffix, atomically: :func:`benchcheck.io.tables.write_rows`); claim it first.
 
+    Columns not named in ``columns`` are those the judgments were judged with
+    (:func:`with_judged_columns`), so the text columns need not be named again.
     ``judgments`` may be None for the ``trained`` detector. ``pred_probs`` is a ``.npy``
     array in data order, or a table with ``id`` and one ``p_<label>`` column per label.
     ``gold`` is a reviewed gold file (``benchcheck review import -o``: ``id`` and ``gold``;
     rows without a gold label are ignored) for the ``platt`` and ``isotonic`` calibrations.
     """
-    from benchcheck.io.judgments import read_judgments, read_pred_probs
+    from benchcheck.io.judgments import judged_columns, read_judgments, read_pred_probs
     from benchcheck.io.tables import read_rows, table_from_rows
     from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 
     judged = read_judgments(judgments, content_free=True) if judgments is not None else None
+    if judged is not None:
+        columns = with_judged_columns(columns, judged_columns(judged, path=judgments))
     rows = read_rows(data)
     frame = table_from_rows(rows, data, Columns.of(columns))
     probs = None
@@ -367,6 +378,25 @@ def run_flag(
         detection=run.detection,
         output=None if output is None else str(output),
         gold_check=None if gold_map is None else gold_calibration(run.flags, gold_map),
+    )
+
+
+def with_judged_columns(given: Columns | None, judged: Columns) -> Columns:
+    """Fill the columns not given from those the judgments were made with.
+
+    Text columns are taken together (``text`` or the pair), never mixed with given ones.
+
+    >>> with_judged_columns(Columns(label="gold"), Columns(text_a="p", text_b="h", label="y"))
+    Columns(text=None, text_a='p', text_b='h', label='gold', id=None)
+    """
+    given = given or Columns()
+    texts = given if given.task is not None else judged
+    return Columns(
+        text=texts.text,
+        text_a=texts.text_a,
+        text_b=texts.text_b,
+        label=given.label if given.label is not None else judged.label,
+        id=given.id if given.id is not None else judged.id,
     )
 
 

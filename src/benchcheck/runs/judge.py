@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcheck.data.columns import Columns
+from benchcheck.io.judgments import with_data_columns
 from benchcheck.runs.judging import JudgeSetup, Progress
 
 if TYPE_CHECKING:
@@ -88,7 +89,9 @@ def run_judge(
     ``prompts`` is ``all`` or names (built-in or from ``prompt_file``; default: the
     ``prompt_file``'s templates, else :data:`~benchcheck.judges.run.DEFAULT_PROMPTS`);
     ``verbalisers`` the answer token of each label. With a label column in ``columns``,
-    the judgments carry it.
+    the judgments carry it. The judgments also carry the data's column names
+    (``data_columns``, :func:`benchcheck.io.judgments.judged_columns`), so ``flag`` reads
+    the data with the columns it was judged with.
     ``content_free`` also judges the content-free inputs of contextual calibration
     (three rows per judge × prompt, ``content_free`` column; ``benchcheck flag`` reads them).
     With ``output`` (``.parquet``, else JSON lines) the judgments are written there
@@ -123,6 +126,7 @@ def run_judge(
         cache = None if store is None else str(store.path)
     if columns.label is not None and "label" in frame.columns:
         result = result.join(frame.select("id", "label"), on="id", how="left")
+    result = with_data_columns(result, columns)
     run = JudgeRun(
         judgments=result,
         summary=summarise(result, price_per_1k_tokens=price_per_1k_tokens),

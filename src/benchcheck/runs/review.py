@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from benchcheck.errors import InputError, UsageError
+from benchcheck.labels.guidelines import Guidelines
 from benchcheck.labels.review import (
     KEY_NAME,
     ExpertLabels,
@@ -143,9 +144,11 @@ def _span_export(
     audit_sample: int,
     labels: Sequence[str] | None,
     force: bool,
+    guidelines: Guidelines | None = None,
+    also_read: Sequence[str] = (),
 ) -> SpanReviewExportRun:
     """Build and write the Label Studio NER review of span flags (``labels.span_review``)."""
-    from benchcheck.io.conll import read_conll
+    from benchcheck.io.conll import read_conll, sentence_documents
     from benchcheck.io.review import write_review
     from benchcheck.labels.ner_flags import spans_from_split
     from benchcheck.labels.span_review import build_span_review
@@ -158,6 +161,7 @@ def _span_export(
     split = read_conll(ner, scheme=scheme.upper() if scheme else None)
     if split.tokens is None:
         raise InputError("not an NER file", path=ner)
+    documents = sentence_documents(ner, split.table["line"].to_list())
     try:
         package = build_span_review(
             frame.drop("__line__", strict=False),
@@ -168,15 +172,29 @@ def _span_export(
             sample=sample,
             audit_sample=audit_sample,
             labels=labels or (),
+            guidelines=guidelines,
+            documents=documents,
         )
     except InputError as exc:
         if exc.path is None and source is not None:
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
-    written = write_review(package, out, force=force, inputs=[source, str(ner)])
+    _refuse_empty(package.n_items, split.n, source, "sentence")
+    written = write_review(package, out, force=force, inputs=[source, str(ner), *also_read])
     return SpanReviewExportRun(
         package, written.out_dir, written.files, written.replaced, source, str(ner)
     )
+
+
+def _refuse_empty(items: int, rows: int, source: str | None, what: str) -> None:
+    """Refuse to write a review package with nothing in it (no flag, no audit sample)."""
+    if items == 0:
+        raise InputError(
+            f"nothing to review: no flagged {what} among the {rows} and no audit sample; "
+            "flag with a lower {min_error_score} or a {budget}, or add an {audit_sample} of "
+            f"{what}s without a flag",
+            path=source,
+        )
 
 
 def run_review_export(
@@ -191,6 +209,7 @@ def run_review_export(
     force: bool = False,
     ner: str | Path | None = None,
     scheme: str | None = None,
+    guidelines: str | Path | Guidelines | None = None,
 ) -> ReviewExport:
     """Build the blind review of a flags file (or frame) and write it into ``out_dir``.
 
@@ -200,14 +219,19 @@ def run_review_export(
     flags (``benchcheck flag-spans -o``: columns ``sentence``, ``start``, ``end``,
     ``kind``) become a Label Studio NER review of their sentences
     (:func:`benchcheck.labels.span_review.build_span_review`); without it they are
-    reviewed as classification items (the marked region's type).
+    reviewed as classification items (the marked region's type). ``guidelines`` (a file
+    for :func:`benchcheck.io.review.read_guidelines`, or :class:`Guidelines`) go over the
+    task's default guidelines in every format of the package. A package with nothing
+    to review (no flag and no audit sample) is refused, and nothing is written.
     """
-    from benchcheck.io.review import write_review
+    from benchcheck.io.review import read_guidelines, write_review
     from benchcheck.io.tables import read_rows
     from benchcheck.labels.span_review import is_span_flags
 
     source = None if isinstance(flags, pl.DataFrame) else str(flags)
     out = Path(out_dir)
+    given = read_guidelines(guidelines) if isinstance(guidelines, str | Path) else guidelines
+    also_read = [str(guidelines)] if isinstance(guidelines, str | Path) else []
     frame = flags if isinstance(flags, pl.DataFrame) else read_rows(flags)
     if ner is not None:
         if not is_span_flags(frame.columns):
@@ -228,6 +252,8 @@ def run_review_export(
             audit_sample=audit_sample,
             labels=labels,
             force=force,
+            guidelines=given,
+            also_read=also_read,
         )
     if scheme is not None:
         raise UsageError("{scheme} goes with {ner} (a span review), and only with it")
@@ -239,12 +265,14 @@ def run_review_export(
             sample=sample,
             audit_sample=audit_sample,
             labels=labels,
+            guidelines=given,
         )
     except InputError as exc:
         if exc.path is None and source is not None:
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
-    written = write_review(package, out, force=force, inputs=[source])
+    _refuse_empty(package.n_items, frame.height, source, "example")
+    written = write_review(package, out, force=force, inputs=[source, *also_read])
     return ReviewExportRun(package, written.out_dir, written.files, written.replaced, source)
 
 

@@ -53,6 +53,11 @@ def review_export_renderables(payload: Mapping[str, Any]) -> list[Any]:
                 "folder": payload["out_dir"],
             },
         ),
+        *(
+            ["No flags: the package holds the audit sample only."]
+            if not payload["n_flagged"]
+            else []
+        ),
         "Keep key.jsonl away from the experts.",
     ]
 
@@ -66,13 +71,19 @@ def review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     for k, v in payload["agreement_before"].items():
         agreement.add_row(escape(k), cell(v), cell(payload["agreement_after"].get(k)))
     rows: dict[str, Any] = {f"changed {k}": v for k, v in payload["changes"].items()}
+    if "flags_decided" in payload:
+        rows["flags with a gold label"] = payload["flags_decided"]
     rows["sided with LLM"] = payload["sided_with_llm"]
     rows["sided with original"] = payload["sided_with_original"]
+    if payload.get("sided_with_neither"):
+        rows["sided with neither (another label)"] = payload["sided_with_neither"]
     if payload.get("audited"):
         rows["audited (undisputed)"] = payload["audited"]
         rows["errors found by the audit"] = payload["audit_errors"]
+    # one expert has nobody to agree with: say so, no empty table
+    one = "One expert: no agreement to measure (gold labels are their answers)."
     out = [
-        agreement,
+        agreement if len(payload["experts"]) > 1 else one,
         key_value_table("Gold labels", dict(payload["status_counts"])),
         key_value_table("Reviewed items", rows),
     ]
@@ -106,6 +117,16 @@ def span_review_import_renderables(payload: Mapping[str, Any]) -> list[Any]:
     ]
 
 
+def _parts_rows(parts: Mapping[str, int] | None) -> dict[str, Any]:
+    """Rows saying what the sample is: reviewed, and counted correct without review."""
+    if not parts:
+        return {}
+    return {
+        "  of which reviewed": parts["reviewed"],
+        "  of which LLM agrees: counted correct": parts["llm_agrees"],
+    }
+
+
 def _fpc_row(level: str, ci_fpc: Any) -> dict[str, Any]:
     """Return the row of the interval with the finite population correction, if there is one."""
     return {} if ci_fpc is None else {f"{level} with finite population correction": ci_fpc}
@@ -117,6 +138,7 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
     rows: dict[str, Any] = {
         "errors": payload["errors"],
         "sample": payload["sample"],
+        **_parts_rows(payload.get("sample_parts")),
         "population": payload["population"],
         "error rate": payload["error_rate"],
         f"{level} Clopper–Pearson": payload["ci"],
@@ -140,7 +162,10 @@ def error_rate_renderables(payload: Mapping[str, Any], confidence: float) -> lis
     st = payload.get("stratified")
     if st:
         strata = Table(title=f"Strata ({level} intervals)")
-        for c in ("stratum", "examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
+        # the stratum's name is never cut ("undisput…" at 80 columns): the intervals wrap
+        width = max([len("stratum"), *(len(s["name"]) for s in st["strata"])])
+        strata.add_column("stratum", justify="right", no_wrap=True, min_width=width)
+        for c in ("examples", "reviewed", "errors", "error rate", "exact", "mid-p"):
             strata.add_column(c, justify="right")
         for s in st["strata"]:
             strata.add_row(

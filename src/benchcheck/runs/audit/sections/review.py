@@ -43,6 +43,7 @@ class ErrorRate(JsonResult):
     fpc: float | None
     lower_bound: float | None
     population_errors_lower: int | None
+    sample_parts: dict[str, int] | AbsentType = ABSENT
     excluded: dict[str, int] | AbsentType = ABSENT
     stratified: dict[str, Any] | None | AbsentType = ABSENT
     stratified_note: str | AbsentType = ABSENT
@@ -113,7 +114,8 @@ class Review(Section[ReviewResult]):
     result = ReviewResult
     needs = ("label errors",)
     #: 1.1: before_review, the detector's expected error rate beside the reviewed one (issue 24)
-    version = "1.1"
+    #: 1.2: error_rate.sample_parts, what the sample is made of (issue 33)
+    version = "1.2"
     card = Card(
         measures="From the gold labels of a blind expert review (benchcheck review import): "
         "the error rate of the reviewed sample (exact Clopper–Pearson interval, a lower bound "
