@@ -234,7 +234,7 @@ def sample_check(judge: Any, cache: JudgeCache) -> dict[str, Any]:
     from benchcheck.io.tables import read_table
 
     path = files("benchcheck.sample_data") / "pair" / "sample.jsonl"
-    frame = read_table(str(path), text_a="grounding", text_b="generated_text")
+    frame = read_table(str(path), text_a="grounding", text_b="generated_text", label="label")
     j = judged(frame, judge, cache)
     found = det.detect(frame, j, labels=("0", "1"))
     f = found.frame

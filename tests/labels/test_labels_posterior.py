@@ -310,7 +310,9 @@ def test_detect_operating_points_and_expected_errors():
     # the default: the largest top set of mean error score >= 0.5 (the ten sure errors)
     point = base.operating_point
     assert point["rule"] == "precision" and point["target_precision"] == 0.5
-    assert base.frame["flagged"].to_list() == top_by_precision(e, 0.5).tolist()
+    disagree = base.frame["disagree"].to_numpy()
+    want = top_by_precision(np.where(disagree, e, np.nan), 0.5)
+    assert base.frame["flagged"].to_list() == want.tolist()
     sure = {f"e{i}" if c == 0 else f"e{i}_{c}" for c in range(5) for i in (2, 5)}
     assert sure <= set(base.frame.filter(pl.col("flagged"))["id"].to_list())
     assert point["expected_precision"] >= 0.5 and point["expected_errors"] == pytest.approx(e.sum())

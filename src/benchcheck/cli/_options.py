@@ -121,10 +121,10 @@ OPTIONS: dict[str, str | Opt] = {
     "folds": "Tagger detector: folds of the out-of-fold CRF (each trained on the others).",
     "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
     "mention an entity of the held-out fold (CrossWeigh).",
-    "flag_rule": "precision (default: the largest top set of expected precision >= 0.5; on "
-    "fewer than 100 judged examples every disagreement), threshold (disagree and error score "
-    ">= --min-error-score; the rule when only --min-error-score is given) or cleanlab "
-    "(confident learning's issues with error score >= --min-error-score).",
+    "flag_rule": "precision (default: the largest top set of disagreements whose expected "
+    "precision is >= 0.5; on fewer than 100 judged examples every disagreement), threshold "
+    "(disagree and error score >= --min-error-score; the rule when only --min-error-score "
+    "is given) or cleanlab (confident learning's issues with error score >= --min-error-score).",
     "flags": "Flags file from `benchcheck flag -o`.",
     "fmt": Opt(
         "NER file format (else detected from the extension and first record): conll, jsonl, "

@@ -32,7 +32,12 @@ probability that the label is wrong given the detector's vector, the label and t
 estimated base rate of errors (:mod:`benchcheck.labels.posterior`, ``bayes-platt`` by default);
 :math:`e` is kept as ``detector_error_score``.
 
-Flags (:func:`flag_mask`): ``threshold`` — the detector's most probable label differs
+Flags: ``precision`` (the default, issue 34) — among the disagreements (the detector's most
+probable label differs from the original), the largest top set by error score whose mean
+error score (its expected precision) is at least :data:`DEFAULT_TARGET_PRECISION`; where the
+error rate cannot be fitted (too few examples, :mod:`benchcheck.labels.base_rate`) every
+disagreement, and the operating point says why. :func:`flag_mask`: ``threshold`` — the
+detector's most probable label differs
 from the original and the error score is :math:`\ge` threshold (with the posterior and the
 default 0.5: the label is more likely wrong than right);
 ``cleanlab`` — :func:`cleanlab.filter.find_label_issues` on the detector's probabilities
@@ -820,11 +825,12 @@ def detect(
             flagged = disagree.copy()
             point = {"rule": "disagreements", "why": post.rate.reason}
         else:
-            flagged = top_by_precision(e, DEFAULT_TARGET_PRECISION)
+            flagged = top_by_precision(np.where(disagree, e, np.nan), DEFAULT_TARGET_PRECISION)
             point = {"rule": "precision", "target_precision": DEFAULT_TARGET_PRECISION}
     elif flag_rule == "precision":
-        # no rate posterior (another --posterior): the mean error score still ranks the sets
-        flagged = top_by_precision(e, DEFAULT_TARGET_PRECISION) if ok.any() else flagged
+        # no rate posterior (another posterior): the mean error score still ranks the sets
+        if disagree.any():
+            flagged = top_by_precision(np.where(disagree, e, np.nan), DEFAULT_TARGET_PRECISION)
         point = {"rule": "precision", "target_precision": DEFAULT_TARGET_PRECISION}
     else:
         point = {"rule": flag_rule, "min_error_score": threshold}

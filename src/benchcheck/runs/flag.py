@@ -71,8 +71,8 @@ _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 class FlagOptions:
     r"""How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
-    ``flag_rule`` ``precision`` (the default) flags the largest top set whose expected
-    precision (mean error score) is at least
+    ``flag_rule`` ``precision`` (the default) flags, among the disagreements, the largest
+    top set whose expected precision (mean error score) is at least
     :data:`~benchcheck.labels.detectors.DEFAULT_TARGET_PRECISION`, or, where the data are
     too few to fit the error rate, every disagreement (:mod:`benchcheck.labels.base_rate`);
     ``threshold`` and ``cleanlab`` use ``threshold``, the minimum error score of a flag (the
