@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from benchcheck.errors import UsageError, require
+from benchcheck.labels.base_rate import PI_MIN
 
 __all__ = [
     "POSTERIORS",
@@ -88,10 +89,6 @@ POSTERIORS: tuple[str, ...] = ("bayes", "bayes-platt", "dawid-skene", "cleanlab"
 DEFAULT_POSTERIOR = "bayes-platt"
 
 _EPS = 1e-10  # crowd-kit's clip of confusion matrices and priors
-#: Smallest flip rate ``bayes`` and ``bayes-platt`` use: at π = 0 every error score is 0 and
-#: the ranking is lost (measured on presup_binary at 10 % planted flips, 50 draws: AP 0.20
-#: with π allowed to reach 0, 0.30 with this floor, 0.29 for the detector's own score).
-PI_MIN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -370,7 +367,7 @@ def error_posterior(
     n, k = p.shape
     p_other = np.clip(1.0 - p[np.arange(n), yy], 0.0, 1.0)
     params: dict[str, Any] = {}
-    rate = None
+    rate: Any = None
     if method == "none":
         post = p
         noise = np.eye(k)
