@@ -36,7 +36,7 @@ label). Measured by ``benchmarks/error_count_bench.py`` (docs/labels.md).
 >>> p = [[0.9, 0.1]] * 30 + [[0.2, 0.8]] * 10
 >>> r = rate_posterior(p, [0] * 40)
 >>> r.rule, round(float(r.mean), 2), r.errors.shape
-('fallback', 0.2, (64, 40))
+('fallback', 0.1, (40, 40))
 """
 
 from __future__ import annotations
