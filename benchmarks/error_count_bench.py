@@ -250,6 +250,33 @@ def sample_check(judge: Any, cache: JudgeCache) -> dict[str, Any]:
     }
 
 
+def markdown(report: dict[str, Any]) -> str:
+    """The coverage / width / flags table of every pool, one row per (rate, size) cell."""
+
+    def f(v: Any, d: int = 2) -> str:
+        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
+
+    out = []
+    for tag, pool in report["pools"].items():
+        out.append(f"{tag} ({pool['n']} judged pairs):\n")
+        out.append(
+            "| rate | n | draws | covers (plug-in) | mean width (plug-in) | Σe / planted | "
+            "flags | realised P / stated P | recall | AP |"
+        )
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for cell, s in pool["cells"].items():
+            rate, n = cell.split("/")
+            out.append(
+                f"| {float(rate):.0%} | {n} | {s['draws']} | {f(s['covers'])} "
+                f"({f(s['plugin_covers'])}) | {f(s['width'], 1)} ({f(s['plugin_width'], 1)}) | "
+                f"{f(s['expected_over_planted'])} | {f(s['flags'], 1)} | "
+                f"{f(s['pooled_precision'])} / {f(s['pooled_stated_precision'])} | "
+                f"{f(s['recall'])} | {f(s['ap'])} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap_ = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap_.add_argument("--draws", type=int, default=100)
@@ -261,7 +288,11 @@ def main() -> None:
     ap_.add_argument("--seed", type=int, default=0)
     ap_.add_argument("--cache", default=str(CACHE))
     ap_.add_argument("--json", default=str(OUT))
+    ap_.add_argument("--render", help="print the Markdown table of this JSON and stop")
     args = ap_.parse_args()
+    if args.render:
+        print(markdown(json.loads(Path(args.render).read_text())))
+        return
     args.rates = [float(r) for r in args.rates.split(",")]
     args.sizes = [int(n) for n in args.sizes.split(",")]
     load0 = os.getloadavg()
