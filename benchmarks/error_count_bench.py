@@ -264,7 +264,8 @@ def markdown(report: dict[str, Any]) -> str:
             "flags | realised P / stated P | recall | AP |"
         )
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for cell, s in pool["cells"].items():
+        cells = sorted(pool["cells"].items(), key=lambda kv: tuple(map(float, kv[0].split("/"))))
+        for cell, s in cells:
             rate, n = cell.split("/")
             out.append(
                 f"| {float(rate):.0%} | {n} | {s['draws']} | {f(s['covers'])} "
