@@ -27,6 +27,9 @@ CHANGED: dict[str, str] = {
     "agreement.json": "Krippendorff's alpha and its interval beside every Fleiss' kappa (issue 28)",
     "gold.jsonl": "gold files carry the key's stratum and content hash",
     "error_rate.json": "error-rate adds the stratified estimate (here: why there is none)",
+    "flag.json": "the default flag rule is 'precision' (the same 14 flags here), the expected "
+    "errors give their interval as rates, and the disagreements the flags leave out are listed "
+    "(issue 34)",
 }
 
 

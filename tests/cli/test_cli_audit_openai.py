@@ -86,11 +86,12 @@ def test_audit_judges_on_the_base_url_server(tmp_path: Path, monkeypatch) -> Non
     assert le["judge"]["members"] == PROMPTS and "default_judge" not in le
     # The server's P(1) is the same for every example, so the default prior shift moves
     # each to the data's share of label 1 (11 of 20): every example labelled 0 disagrees.
-    # A constant judge is no evidence: the error posterior (issue 24) flags none of them.
+    # 20 examples are too few to fit the error rate (issue 34): the default flags are the
+    # disagreements, all of them, and the operating point says why.
     zeros = [f"p{i + 1:02d}" for i, lab in enumerate(labels) if lab == 0]
     assert le["summary"]["disagreements"] == len(zeros) == 9
-    assert le["summary"]["flagged"] == 0 and le["examples"] == []
-    assert le["expected_errors"]["n"] == n and le["operating_point"]["flags"] == 0
+    assert le["summary"]["flagged"] == 9 and sorted(e["id"] for e in le["examples"]) == zeros
+    assert le["expected_errors"]["n"] == n and le["operating_point"]["rule"] == "disagreements"
 
 
 @pytest.mark.parametrize(

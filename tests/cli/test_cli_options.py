@@ -94,13 +94,17 @@ def test_help_imports_no_heavy_dependency(heavy_modules_after):
 def test_flag_defaults_are_those_of_the_run():
     from benchcheck.cli import app
     from benchcheck.labels.flags import DEFAULT_BINS
-    from benchcheck.runs.flag import FlagOptions
+    from benchcheck.runs.flag import FlagOptions, flag_rule_for
 
     flag = typer.main.get_command(app).commands["flag"]  # type: ignore[attr-defined]
     shown = {p.name: p.default for p in flag.params}
     expected = FlagOptions()
-    assert shown["min_error_score"] == expected.threshold
-    for name in ("detector", "calibration", "features", "combination", "flag_rule", "posterior"):
+    # no --min-error-score and no --flag-rule: flag_rule_for gives the run's defaults (a
+    # minimum error score alone selects the threshold rule)
+    assert shown["min_error_score"] is None and shown["flag_rule"] is None
+    assert flag_rule_for(None, None) == (expected.threshold, expected.flag_rule)
+    assert flag_rule_for(0.7, None) == (0.7, "threshold")
+    for name in ("detector", "calibration", "features", "combination", "posterior"):
         assert shown[name] == getattr(expected, name), name
     assert shown["budget"] is expected.budget is None
     assert shown["target_precision"] is expected.target_precision is None

@@ -122,7 +122,14 @@ def test_the_flag_rule_by_hand():
         "e": (0.1, 0.9),  # agrees
     }
     # the rule on the detector's own score (posterior "none"): by hand
-    f = detect(data, _judged(probs), calibration="none", threshold=0.68, posterior="none").frame
+    f = detect(
+        data,
+        _judged(probs),
+        calibration="none",
+        threshold=0.68,
+        posterior="none",
+        flag_rule="threshold",
+    ).frame
     assert f["error_score"].to_list() == pytest.approx([0.96, 0.7, 0.35, 0.8, 0.1])
     assert f["disagree"].to_list() == [True, True, False, True, False]
     assert f["flagged"].to_list() == [True, True, False, True, False]
@@ -145,7 +152,7 @@ def test_the_flag_rule_by_hand():
 def test_flags_find_injected_flips():
     data, j, truth, flipped = make_case(300, flip_rate=0.15, seed=4)
     d = data.with_columns(pl.col("label").cast(pl.String))
-    f = detect(d, j, calibration="none", threshold=0.5).frame
+    f = detect(d, j, calibration="none", threshold=0.5, flag_rule="threshold").frame
     flagged = f["flagged"].to_numpy()
     precision = flipped[flagged].mean()
     assert precision > 0.8 and flipped.mean() < 0.2
@@ -182,7 +189,7 @@ def test_property_flags_and_order_invariance(seed, threshold):
         == e2.sort("id").select("id", "llm_label").rows()
     )
     np.testing.assert_allclose(e1.sort("id")["p_1"].to_numpy(), e2.sort("id")["p_1"].to_numpy())
-    f = detect(d, j, calibration="none", threshold=threshold).frame
+    f = detect(d, j, calibration="none", threshold=threshold, flag_rule="threshold").frame
     flagged = f.filter(pl.col("flagged"))
     assert (flagged["disagree"]).all() and (flagged["error_score"] >= threshold).all()
     assert sorted(flagged["rank"].to_list()) == list(range(1, flagged.height + 1))

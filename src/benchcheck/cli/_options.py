@@ -118,8 +118,10 @@ OPTIONS: dict[str, str | Opt] = {
     "folds": "Tagger detector: folds of the out-of-fold CRF (each trained on the others).",
     "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
     "mention an entity of the held-out fold (CrossWeigh).",
-    "flag_rule": "threshold (disagree and error score >= --min-error-score) or cleanlab "
-    "(confident learning's issues with error score >= --min-error-score).",
+    "flag_rule": "precision (default: the largest top set of disagreements whose expected "
+    "precision is >= 0.5; on fewer than 100 judged examples every disagreement), threshold "
+    "(disagree and error score >= --min-error-score; the rule when only --min-error-score "
+    "is given) or cleanlab (confident learning's issues with error score >= --min-error-score).",
     "flags": "Flags file from `benchcheck flag -o`.",
     "fmt": Opt(
         "NER file format (else detected from the extension and first record): conll, jsonl, "
@@ -170,7 +172,8 @@ OPTIONS: dict[str, str | Opt] = {
     "min_confidence": "Act on flags whose confidence (the ensemble's probability of its own "
     "label) is at least this.",
     "min_error_score": "Minimum error score of a flag: the posterior probability that the "
-    "original label is wrong (0.5: more likely wrong than right).",
+    "original label is wrong (0.5: more likely wrong than right); given, it selects "
+    "--flag-rule threshold unless another rule is named.",
     "min_discrimination": "Flag items at or below this discrimination.",
     "mode": "filter or flip (with --spans: correct or filter).",
     "n": "Tokens per n-gram (default from --definition).",

@@ -74,7 +74,7 @@ def audit(
         "Prompt framings: 'all' or names, e.g. nli,document "
         "(default: the judges' audit set, two framings, to keep audit fast).",
     ] = None,
-    min_error_score: float = 0.5,
+    min_error_score: float | None = None,
     seed: int = 0,
     matrix: str | None = None,
     gold: Annotated[

@@ -49,12 +49,12 @@ def flag(
         str | None, Arg("Judgments file (Parquet, JSONL or CSV); not needed by --detector trained.")
     ] = None,
     output: Annotated[str | None, "Write the flags table here."] = None,
-    min_error_score: float = 0.5,
+    min_error_score: float | None = None,
     detector: str = "llm",
     calibration: str = "prior",
     features: str = "tfidf",
     combination: str = "mean",
-    flag_rule: str = "threshold",
+    flag_rule: str | None = None,
     posterior: str = "bayes-platt",
     budget: int | None = None,
     target_precision: float | None = None,
@@ -82,24 +82,27 @@ def flag(
     The LLM detector averages judges × prompts and calibrates the mean (--calibration);
     every example gets error_score, the posterior probability that its label is wrong given
     the detector and the estimated base rate of errors (--posterior; the detector's own
-    probability of another label is kept as detector_error_score). A flag is a disagreement
-    whose error score is at least --min-error-score (0.5: more likely wrong than right), or
-    one of the --budget highest, or the largest top set of expected precision >=
-    --target-precision.
-    The JSON gives expected_errors (the sum of error scores, with an interval). The flags
-    table keeps the data's own columns. The data is read with the columns it was judged with
-    (recorded in the judgments) unless --text, --text-a/--text-b, --label or --id say otherwise.
+    probability of another label is kept as detector_error_score). By default the flags are
+    the largest top set whose expected precision (mean error score) is at least 0.5 (on
+    fewer than 100 judged examples: every disagreement, and the output says why); or a
+    disagreement whose error score is at least --min-error-score, or one of the --budget
+    highest, or the largest top set of expected precision >= --target-precision.
+    The JSON gives expected_errors (the sum of error scores, with an interval that carries
+    the uncertainty of the estimated error rate). The flags table keeps the data's own
+    columns. The data is read with the columns it was judged with (recorded in the
+    judgments) unless --text, --text-a/--text-b, --label or --id say otherwise.
 
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
     """
     from benchcheck.data.columns import Columns
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
-    from benchcheck.runs.flag import FlagOptions, run_flag
+    from benchcheck.runs.flag import FlagOptions, flag_rule_for, run_flag
 
     claim([judgments, data, pred_probs, gold], output=output)
+    threshold, rule = flag_rule_for(min_error_score, flag_rule)
     options = FlagOptions(
-        min_error_score,
+        threshold,
         parse_bins(bins),
         names(judges),
         names(prompts),
@@ -107,7 +110,7 @@ def flag(
         calibration=calibration,
         features=features,
         combination=combination,
-        flag_rule=flag_rule,
+        flag_rule=rule,
         seed=seed,
         posterior=posterior,
         budget=budget,

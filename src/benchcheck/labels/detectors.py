@@ -32,7 +32,12 @@ probability that the label is wrong given the detector's vector, the label and t
 estimated base rate of errors (:mod:`benchcheck.labels.posterior`, ``bayes-platt`` by default);
 :math:`e` is kept as ``detector_error_score``.
 
-Flags (:func:`flag_mask`): ``threshold`` — the detector's most probable label differs
+Flags: ``precision`` (the default, issue 34) — among the disagreements (the detector's most
+probable label differs from the original), the largest top set by error score whose mean
+error score (its expected precision) is at least :data:`DEFAULT_TARGET_PRECISION`; where the
+error rate cannot be fitted (too few examples, :mod:`benchcheck.labels.base_rate`) every
+disagreement, and the operating point says why. :func:`flag_mask`: ``threshold`` — the
+detector's most probable label differs
 from the original and the error score is :math:`\ge` threshold (with the posterior and the
 default 0.5: the label is more likely wrong than right);
 ``cleanlab`` — :func:`cleanlab.filter.find_label_issues` on the detector's probabilities
@@ -74,7 +79,7 @@ FEATURES: tuple[str, ...] = ("tfidf", "embedding", "tfidf+embedding")
 #: Rules combining the LLM and the trained detector.
 COMBINATIONS: tuple[str, ...] = ("mean", "rank", "stack")
 #: Rules turning scores into flags.
-FLAG_RULES: tuple[str, ...] = ("threshold", "cleanlab")
+FLAG_RULES: tuple[str, ...] = ("precision", "threshold", "cleanlab")
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -467,8 +472,11 @@ DEFAULT_DETECTOR = "llm"
 DEFAULT_CALIBRATION = "prior"
 DEFAULT_FEATURES = "tfidf"
 DEFAULT_COMBINATION = "mean"
-DEFAULT_FLAG_RULE = "threshold"
+DEFAULT_FLAG_RULE = "precision"
 DEFAULT_THRESHOLD = 0.5
+#: Expected precision the default ``precision`` rule keeps (chosen by
+#: ``benchmarks/error_count_bench.py``; docs/labels.md).
+DEFAULT_TARGET_PRECISION = 0.5
 #: Operating points beside the flag rule (``--budget``, ``--target-precision``).
 OPERATING_POINTS: tuple[str, ...] = ("rule", "budget", "target-precision")
 
@@ -794,12 +802,36 @@ def detect(
     best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
     disagree = ok & (best != y)
     flagged = np.zeros(len(ids), dtype=bool)
+    scored = int(ok.sum())
     if budget is not None:
+        if budget > scored:
+            raise UsageError(
+                f"{{budget}} {budget} is larger than the {scored} scored examples of the data"
+            )
         flagged = top_by_budget(e, budget)
         point: dict[str, Any] = {"rule": "budget", "budget": budget}
     elif target_precision is not None:
         flagged = top_by_precision(e, target_precision)
+        if ok.any() and not flagged.any():
+            raise UsageError(
+                f"{{target_precision}} {target_precision:g} is above every reachable flag set: "
+                f"the best reachable expected precision is {float(np.nanmax(e)):.3f} (the "
+                "highest error score alone)"
+            )
         point = {"rule": "target-precision", "target_precision": target_precision}
+    elif flag_rule == "precision" and post is not None and post.rate is not None:
+        if post.rate.rule == "fallback":
+            # too few examples to trust a mean error score: every disagreement, ranked
+            flagged = disagree.copy()
+            point = {"rule": "disagreements", "why": post.rate.reason}
+        else:
+            flagged = top_by_precision(np.where(disagree, e, np.nan), DEFAULT_TARGET_PRECISION)
+            point = {"rule": "precision", "target_precision": DEFAULT_TARGET_PRECISION}
+    elif flag_rule == "precision":
+        # no rate posterior (another posterior): the mean error score still ranks the sets
+        if disagree.any():
+            flagged = top_by_precision(np.where(disagree, e, np.nan), DEFAULT_TARGET_PRECISION)
+        point = {"rule": "precision", "target_precision": DEFAULT_TARGET_PRECISION}
     else:
         point = {"rule": flag_rule, "min_error_score": threshold}
         if ok.any():
@@ -811,10 +843,15 @@ def detect(
             if flag_rule == "cleanlab":
                 flagged &= e >= threshold
     chosen = e[flagged]
+    expected = (
+        expected_errors(e[ok], rate=None if post is None else post.rate) if ok.any() else None
+    )
     point.update(
         flags=int(flagged.sum()),
         expected_true_errors=float(chosen.sum()),
         expected_precision=float(chosen.mean()) if chosen.size else None,
+        expected_errors=None if expected is None else expected.expected,
+        disagreements_not_flagged=int((disagree & ~flagged).sum()),
     )
     if budget is not None:
         settings.append(("budget", budget))
@@ -833,5 +870,4 @@ def detect(
         pl.Series("rank", rank).replace(0, None),
         pl.Series("bin", _bin_labels(e, tuple(bins or DEFAULT_BINS)), dtype=pl.String),
     )
-    expected = expected_errors(e[ok]) if ok.any() else None
     return Detection(out, detector, info, order, tuple(settings), post, expected, point)

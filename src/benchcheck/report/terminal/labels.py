@@ -19,6 +19,8 @@ from benchcheck.report.numbers import num, pct, short, signed
 
 __all__ = [
     "agreement_renderables",
+    "catch_line",
+    "flagged_label",
     "bins_renderables",
     "cell",
     "curve_renderables",
@@ -65,14 +67,7 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         if "posterior" in settings:
             rows["error score"] = settings["posterior"]
     point = payload.get("operating_point")
-    if point is None or point.get("rule") in ("threshold", "cleanlab"):
-        what = f"flagged (error score ≥ {short(s['threshold'])})"
-        if point is not None and point["rule"] == "cleanlab":
-            what = f"flagged (cleanlab, error score ≥ {short(s['threshold'])})"
-    elif point["rule"] == "budget":
-        what = f"flagged (the {num(point['budget'])} highest)"
-    else:
-        what = f"flagged (expected precision ≥ {short(point['target_precision'])})"
+    what = flagged_label(point, s["threshold"])
     rows.update(
         {
             "examples": s["n"],
@@ -91,6 +86,10 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
             f"{num(exp['expected'], 1)} [{short(exp['low'])}, {short(exp['high'])}] "
             f"({pct(exp['rate'], 1)}; {pct(exp['level'])} {exp['interval']})"
         )
+        if point is not None:
+            rows["the flags"] = catch_line(point, exp)
+        if exp.get("rule") == "fallback":
+            rows["error rate"] = f"fallback: {exp['reason']}"
     out: list[Any] = [key_value_table("Flags", rows)]
     per_bin = Table(title="Flags per error-score bin")
     per_bin.add_column("bin")
@@ -107,12 +106,58 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         for row in top:
             table.add_row(*[cell(row[c]) for c in columns])
         out.append(table)
+    left = payload.get("disagreements_not_flagged")
+    if left and left["n"]:
+        table = Table(
+            title=f"Disagreements not flagged: {left['n']} (highest error score first; "
+            f"{len(left['top'])} shown)"
+        )
+        columns = list(left["top"][0]) if left["top"] else []
+        for c in columns:
+            table.add_column(c)
+        for row in left["top"]:
+            table.add_row(*[cell(row[c]) for c in columns])
+        out.append(table)
     if "confident_learning" in payload:
         overlap = payload["confident_learning"]
         out.append(key_value_table("LLM flags vs confident learning", overlap))
     if payload.get("calibration_vs_gold") is not None:
         out.append(reliability_table(payload["calibration_vs_gold"]))
     return out
+
+
+def flagged_label(point: Mapping[str, Any] | None, threshold: float) -> str:
+    """Name the flag count by the rule that chose the flags.
+
+    >>> flagged_label({"rule": "precision", "target_precision": 0.5}, 0.5)
+    'flagged (largest set of expected precision ≥ 0.5)'
+    """
+    if point is None or point.get("rule") == "threshold":
+        return f"flagged (error score ≥ {short(threshold)})"
+    rule = point["rule"]
+    if rule == "cleanlab":
+        return f"flagged (cleanlab, error score ≥ {short(threshold)})"
+    if rule == "budget":
+        return f"flagged (the {num(point['budget'])} highest)"
+    if rule == "disagreements":
+        return "flagged (every disagreement: too few examples to estimate the error rate)"
+    if rule == "precision":
+        return f"flagged (largest set of expected precision ≥ {short(point['target_precision'])})"
+    return f"flagged (expected precision ≥ {short(point['target_precision'])})"
+
+
+def catch_line(point: Mapping[str, Any], expected: Mapping[str, Any]) -> str:
+    """Say how many of the data's expected errors the flags are expected to hold.
+
+    >>> catch_line({"flags": 14, "expected_true_errors": 9.2}, {"expected": 17.4})
+    'these 14 flags are expected to hold 9.2 of the ~17.4 errors'
+    """
+    n = point["flags"]
+    noun = "flag is" if n == 1 else "flags are"
+    return (
+        f"{'this' if n == 1 else 'these'} {num(n)} {noun} expected to hold "
+        f"{num(point['expected_true_errors'], 1)} of the ~{num(expected['expected'], 1)} errors"
+    )
 
 
 def reliability_table(rel: Mapping[str, Any]) -> Any:

@@ -127,12 +127,13 @@ class JudgeInput:
     ``setup`` builds the judges as ``benchcheck judge`` does (by default the embedded
     llama.cpp model; an ``openai`` judge with its server's address, key variable and
     timeout); ``prompts`` are ``"all"`` or names (default: the judges' audit set);
-    ``min_error_score`` is the flag rule's threshold (``benchcheck flag``'s).
+    ``min_error_score`` is the threshold rule's minimum error score (``benchcheck flag``'s;
+    None: the default rule, :func:`benchcheck.runs.flag.flag_rule_for`).
     """
 
     setup: JudgeSetup = field(default_factory=JudgeSetup)
     prompts: str | None = None
-    min_error_score: float = 0.5
+    min_error_score: float | None = None
 
 
 @dataclass(frozen=True)

@@ -83,10 +83,11 @@ class FlagCounts(JsonResult):
 
 @dataclass(frozen=True)
 class ExpectedErrors(JsonResult):
-    """Sum of the error scores over the judged examples, with its Poisson-binomial interval.
+    """Sum of the error scores over the judged examples, with its interval.
 
     The number of wrong labels the calibrated error scores expect before any review
-    (:func:`benchcheck.labels.posterior.expected_errors`).
+    (:func:`benchcheck.labels.posterior.expected_errors`); ``interval`` says how it was
+    computed, ``rule`` (``fitted`` or ``fallback``) and ``reason`` which model gave it.
     """
 
     n: int
@@ -96,6 +97,10 @@ class ExpectedErrors(JsonResult):
     high: float
     level: float
     interval: str
+    rate_low: float | None | AbsentType = ABSENT
+    rate_high: float | None | AbsentType = ABSENT
+    rule: str | AbsentType = ABSENT
+    reason: str | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,9 @@ class OperatingPoint(JsonResult):
     min_error_score: float | None | AbsentType = ABSENT
     budget: int | None | AbsentType = ABSENT
     target_precision: float | None | AbsentType = ABSENT
+    why: str | AbsentType = ABSENT
+    expected_errors: float | None | AbsentType = ABSENT
+    disagreements_not_flagged: int | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -178,6 +186,8 @@ class LabelErrors(JsonResult):
     expected_errors: ExpectedErrors | AbsentType = ABSENT
     operating_point: OperatingPoint | AbsentType = ABSENT
     calibration_vs_gold: GoldCalibration | AbsentType = ABSENT
+    disagreements_not_flagged: tuple[FlaggedExample, ...] | AbsentType = ABSENT
+    disagreements_not_flagged_total: int | AbsentType = ABSENT
 
     def shown_columns(self) -> tuple[str, ...]:
         """Return the text columns some example has."""
@@ -199,7 +209,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
     name = "label errors"
     title = "Label errors"
     #: 1.1: expected_errors, operating_point and calibration_vs_gold (issue 24)
-    version = "1.1"
+    #: 1.2: the interval's rule and reason, the disagreements the flags leave out (issue 34)
+    version = "1.2"
     anchor = "label-errors"
     result = LabelErrorsResult
     card = Card(
@@ -226,23 +237,26 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         self, inputs: AuditInputs, needs: Mapping[str, Ran[Any]], progress: Progress | None
     ) -> Ran[LabelErrorsResult]:
         """:func:`benchcheck.runs.label_errors.run_label_errors` (judge, then flag)."""
+        import polars as pl
+
         from benchcheck.errors import JudgeUnavailable, MissingExtraError
         from benchcheck.io.canonical import jsonable
         from benchcheck.report.judge_note import detail as default_judge_detail
         from benchcheck.runs.audit._paths import shown
-        from benchcheck.runs.flag import FlagOptions
+        from benchcheck.runs.flag import FlagOptions, flag_rule_for
         from benchcheck.runs.label_errors import NotApplicable, run_label_errors
 
         table, judge = inputs.table, inputs.judge
         assert table is not None and judge is not None
         columns = table.read_columns
+        threshold, rule = flag_rule_for(judge.min_error_score, None)
         try:
             run = run_label_errors(
                 table.path,
                 columns=columns,
                 judges=judge.setup,
                 prompts=judge.prompts,
-                options=FlagOptions(threshold=judge.min_error_score),
+                options=FlagOptions(threshold=threshold, flag_rule=rule),
                 progress=progress,
             )
         except NotApplicable as exc:
@@ -261,6 +275,11 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             f"{s.flagged} of {s.n} examples flagged by {run.identity.label} × "
             f"{len(run.prompts)} prompts"
         )
+        left = s.disagreements - int(
+            run.flag.flags.filter(pl.col("flagged") & pl.col("disagree")).height
+        )
+        if left:
+            detail += f"; {left} more disagreement{'s' if left > 1 else ''} not flagged"
         note = result.label_errors.default_judge
         if note is not ABSENT:
             detail += "; " + default_judge_detail(note.to_json())
@@ -276,9 +295,9 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
         parts = [
             "<p>Label-error detection with an LLM ensemble (“Are LLMs Better than Reported?”): "
             "the ensemble's probability of each label is the mean over judges × prompts, "
-            "calibrated; an example is <b>flagged</b> when the ensemble's label differs from "
-            "the original and its error score (the probability that the original label is "
-            "wrong) reaches the threshold. Higher error score, larger share of true errors; "
+            "calibrated; an example's error score is the probability that its original label "
+            "is wrong, and the <b>flags</b> are chosen by the rule below. Higher error score, "
+            "larger share of true errors; "
             "flags are candidates for expert review, not verdicts.</p>"
         ]
         j = le.judge
@@ -302,13 +321,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                         s.disagreements,
                         "ensemble label ≠ original label (any error score)",
                     ),
-                    card(
-                        "flagged",
-                        s.flagged,
-                        "disagreements with error score ≥ threshold (↓ fewer is a cleaner dataset)",
-                    ),
+                    card("flagged", s.flagged, _rule_text(le)),
                     card("flag rate", s.flag_rate, "flagged / examples; ↓ better"),
-                    card("threshold", s.threshold, "minimum error score of a flag"),
                     *_expected_cards(le),
                 ]
             )
@@ -343,6 +357,7 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
                 f"<tbody>{body}</tbody></table></div>"
             )
         parts.append(_flag_table(le))
+        parts.append(_left_out_html(le))
         if le.files:
             parts.append(
                 "<p>All flagged examples: "
@@ -362,9 +377,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             f"Judge {md_text(le.judge.judge)} × prompts {md_text(', '.join(le.judge.prompts))}."
             f" Flagged: **{md_num(s.flagged)}** of {md_num(s.n)} examples "
             f"(flag rate {md_num(s.flag_rate)} ↓; {md_num(s.disagreements)} "
-            f"disagreements; threshold {md_num(s.threshold)}). A flag = the ensemble's "
-            "label differs from the original label and its error score (the probability that "
-            "the original label is wrong) reaches the threshold; confidence = the ensemble's "
+            f"disagreements). Flags: {md_text(_rule_text(le))}. The error score is the "
+            "probability that the original label is wrong; confidence = the ensemble's "
             "probability of its own label. Flags are candidates for expert review.\n",
         ]
         out += _expected_markdown(le)
@@ -403,6 +417,29 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             head = ["rank", "id", *[md_text(c) for c in cols], "original", "LLM", "confidence"]
             head.append("error score ↑")
             out.append(md_table(head, rows, right=[0, 4 + len(cols), 5 + len(cols)]))
+        left = _left_out(le)
+        if left:
+            total = le.disagreements_not_flagged_total
+            out.append(
+                f"### Disagreements not flagged ({md_num(total)}; the first "
+                f"{min(len(left), MAX_MD_ROWS)}, highest error score first)\n"
+            )
+            out.append(
+                md_table(
+                    ["id", "original", "LLM", "confidence", "error score"],
+                    [
+                        [
+                            md_text(e.id),
+                            md_text(e.label),
+                            md_text(e.llm_label),
+                            md_num(e.confidence, 3),
+                            md_num(None if e.error_score is ABSENT else e.error_score, 3),
+                        ]
+                        for e in left[:MAX_MD_ROWS]
+                    ],
+                    right=[3, 4],
+                )
+            )
         return out
 
     # ------------------------------------------------------------------ terminal
@@ -451,6 +488,40 @@ def _gold_head(le: LabelErrors) -> str:
 _GOLD_COLUMNS = ["error score", "n", "mean score", "share wrong by gold"]
 
 
+def _rule_text(le: LabelErrors) -> str:
+    """Say which rule chose the flags (and, for the fallback, why)."""
+    op = le.operating_point
+    if op is ABSENT or op.rule == "threshold":
+        return f"disagreements with error score ≥ {short(le.summary.threshold)}"
+    if op.rule == "cleanlab":
+        return f"confident learning's issues with error score ≥ {short(le.summary.threshold)}"
+    if op.rule == "budget":
+        return f"the {num(op.budget)} highest error scores"
+    if op.rule == "disagreements":
+        why = "" if op.why is ABSENT else f" ({op.why})"
+        return f"every disagreement{why}"
+    target = short(op.target_precision) if op.target_precision is not ABSENT else "?"
+    return f"the largest top set whose expected precision (mean error score) is ≥ {target}"
+
+
+def _catch(le: LabelErrors) -> str | None:
+    """Return 'these 14 flags are expected to hold 9.2 of the ~17.4 errors' (None: no counts)."""
+    ex, op = le.expected_errors, le.operating_point
+    if ex is ABSENT or op is ABSENT:
+        return None
+    from benchcheck.report.terminal.labels import catch_line
+
+    return catch_line(op.to_json(), ex.to_json())
+
+
+def _interval_text(ex: ExpectedErrors) -> str:
+    rule = "" if ex.rule is ABSENT else f"; {ex.rule}"
+    why = "" if ex.reason is ABSENT else f": {ex.reason}"
+    return (
+        f"{pct(ex.level)} interval [{short(ex.low)}, {short(ex.high)}] ({ex.interval}{rule}{why})"
+    )
+
+
 def _expected_cards(le: LabelErrors) -> list[str]:
     """Cards of the expected errors in the data and the flags' expected precision."""
     out = []
@@ -460,20 +531,19 @@ def _expected_cards(le: LabelErrors) -> list[str]:
             card(
                 "expected errors",
                 ex.expected,
-                f"sum of the error scores over {ex.n} judged examples: "
-                f"{pct(ex.level)} interval [{short(ex.low)}, {short(ex.high)}] ({ex.interval}); "
+                f"sum of the error scores over {ex.n} judged examples: {_interval_text(ex)}; "
                 "an estimate before any review",
                 1,
             )
         )
     op = le.operating_point
     if op is not ABSENT and op.expected_precision is not None:
+        catch = _catch(le)
         out.append(
             card(
                 "expected precision",
                 op.expected_precision,
-                f"mean error score of the {op.flags} flags: "
-                f"{num(op.expected_true_errors, 1)} true errors expected among them",
+                f"mean error score of the {op.flags} flags" + (f": {catch}" if catch else ""),
             )
         )
     return out
@@ -486,15 +556,50 @@ def _expected_markdown(le: LabelErrors) -> list[str]:
         return []
     line = (
         f"Expected wrong labels (sum of error scores, before review): **{md_num(ex.expected)}** "
-        f"of {md_num(ex.n)} ({pct(ex.level)} interval {md_num(ex.low)}–{md_num(ex.high)}, "
-        f"{md_text(ex.interval)})."
+        f"of {md_num(ex.n)} ({md_text(_interval_text(ex))})."
     )
     if op is not ABSENT and op.expected_precision is not None:
         line += (
             f" Expected precision of the {md_num(op.flags)} flags: "
-            f"{md_num(op.expected_precision, 3)} ({md_num(op.expected_true_errors)} true errors)."
+            f"{md_num(op.expected_precision, 3)}; {md_text(_catch(le) or '')}."
         )
     return [line + "\n"]
+
+
+def _left_out(le: LabelErrors) -> tuple[FlaggedExample, ...]:
+    """Return the disagreements the flags leave out (as stored in the JSON)."""
+    left = le.disagreements_not_flagged
+    return () if left is ABSENT else left
+
+
+def _left_out_html(le: LabelErrors) -> str:
+    """Render the disagreements the flags leave out, collapsed, with their scores."""
+    left = _left_out(le)
+    if not left:
+        return ""
+    total = le.disagreements_not_flagged_total
+    shown = left[:MAX_ROWS]
+    rows = "".join(
+        "<tr>"
+        + f"<td>{show_text(e.id)}</td><td>{show_text(e.label)}</td>"
+        + f"<td>{show_text(e.llm_label)}</td>"
+        + num_cell(e.confidence, "ensemble probability of the LLM label", 3)
+        + num_cell(
+            None if e.error_score is ABSENT else e.error_score,
+            "probability that the original label is wrong",
+            3,
+        )
+        + "</tr>"
+        for e in shown
+    )
+    return (
+        f"<details><summary>Disagreements not flagged: {esc(num(total))} (the ensemble's "
+        "label differs from the original, but the flag rule left them out; highest error "
+        "score first)</summary>"
+        '<div class="tablewrap"><table><thead><tr><th>id</th><th>original</th><th>LLM</th>'
+        '<th class="n">confidence</th><th class="n">error score</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div></details>"
+    )
 
 
 def _default_judge_html(note: Mapping[str, Any]) -> str:
@@ -536,7 +641,13 @@ def _default_judge_markdown(note: Mapping[str, Any]) -> list[str]:
 def _flag_table(le: LabelErrors) -> str:
     """Render the flagged examples, sortable and filterable (the first :data:`MAX_ROWS`)."""
     if not le.examples:
-        return "<p>No example was flagged.</p>"
+        left = le.disagreements_not_flagged_total
+        if left is not ABSENT and left:
+            return (
+                f"<p>No example reached the flag rule; {esc(num(left))} disagreement"
+                f"{'s' if left != 1 else ''} with the original label are listed below.</p>"
+            )
+        return "<p>No example was flagged, and the ensemble agrees with every label.</p>"
     text_cols = le.shown_columns()
     labels = list(le.summary.labels)
     named = le.dataset.columns
