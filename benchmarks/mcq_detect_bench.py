@@ -1,0 +1,194 @@
+"""How well models' answers find the real, expert-corrected answer-key errors of MMLU (issue 35).
+
+Data (``_mcq_data.py``, built into the git-ignored ``benchmarks/_data/mmlu_redux``):
+MMLU-Redux (Gema et al. 2024, "Are We Done With MMLU?"), the **30 v1 subjects only** (3,000
+questions; the 27 subjects added in 2.0 are held out and never read), with the answers of
+the 14 HELM models of ``outputs/multi_expert_helm``.
+
+Targets (what the experts say, per question):
+
+* ``wrong_key``: error type ``wrong_groundtruth`` (83 questions);
+* ``any_error``: every error type but ``ok`` (276). ``expert`` rows (27, the annotator was
+  unsure and asked for an expert) count as errors here, as in the paper's error rate, and
+  as negatives for ``wrong_key``; ``any_error_decided`` drops them from the evaluation.
+* the correction: the experts' answer on a ``wrong_groundtruth`` row, where it names an
+  option other than the key (78 of 83; 4 rows give none, 1 gives the key itself — a row
+  that contradicts itself, left out of the agreement's denominator).
+
+Scores, each ranking the questions (higher = more likely wrong):
+
+* ``disagreement``: the share of models whose answer is not the key, :math:`1 - \\frac1J
+  \\sum_j [a_{ij} = k_i]`; flag at ≥ 0.5 (the majority disagrees); proposed answer = the
+  most common non-key answer.
+* ``weighted_margin``: accuracy-weighted vote margin, :math:`\\max_{o \\ne k_i} V_{io} -
+  V_{ik_i}` with :math:`V_{io} = \\sum_j w_j [a_{ij} = o]` and :math:`w_j` model j's
+  agreement with the keys over all questions; flag at > 0.
+
+Per score: ROC AUC and average precision (sklearn), precision at k (k = the number of
+positives), F1 at the flag rule, the proposed answer's agreement with the experts'
+correction, and seconds (the machine is shared: 2 cores, loaded).
+
+Run: ``python benchmarks/mcq_detect_bench.py --repo GITDIR`` the first time (a git
+directory of github.com/aryopg/mmlu-redux at ``_mcq_data.COMMIT``), then without
+``--repo``; writes ``benchmarks/results/mcq_detect_quality.json`` (numbers only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _mcq_data as md  # noqa: E402
+
+OUT = HERE / "results" / "mcq_detect_quality.json"
+
+
+@dataclass(frozen=True)
+class Bench:
+    """The questions, the models' answer matrix (-1 = no option) and the experts' verdicts."""
+
+    answers: np.ndarray  # (n, J) int, -1 where the model named no option
+    key: np.ndarray  # (n,) int
+    subject: np.ndarray  # (n,) str
+    error: np.ndarray  # (n,) str, one of md.KINDS
+    expert_answer: np.ndarray  # (n,) float, nan where none
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One detector's output: a score per question, its flags and its proposed answers."""
+
+    score: np.ndarray
+    flagged: np.ndarray
+    proposed: np.ndarray
+    seconds: float
+
+
+def matrix(items: pl.DataFrame, answers: pl.DataFrame) -> Bench:
+    """The (questions × models) answer matrix in the items' order."""
+    wide = items.select("id").join(
+        answers.pivot(on="model", index="id", values="answer"), on="id", how="left"
+    )
+    index = {c: i for i, c in enumerate(md.LETTERS)}
+    grid = np.array(
+        [[index.get(a, -1) if a else -1 for a in wide[m].to_list()] for m in md.MODELS]
+    ).T
+    return Bench(
+        answers=grid,
+        key=items["key"].to_numpy(),
+        subject=items["subject"].to_numpy(),
+        error=items["error"].to_numpy(),
+        expert_answer=items["expert_answer"].cast(pl.Float64).fill_null(np.nan).to_numpy(),
+    )
+
+
+def votes(bench: Bench, weights: np.ndarray) -> np.ndarray:
+    """(n, 4) weighted votes :math:`V_{io} = \\sum_j w_j [a_{ij} = o]`."""
+    return np.stack([((bench.answers == o) * weights).sum(1) for o in range(4)], axis=1)
+
+
+def best_other(v: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The option with the most votes among those that are not the key."""
+    masked = v.astype(float).copy()
+    masked[np.arange(len(key)), key] = -np.inf
+    return masked.argmax(1)
+
+
+def disagreement(bench: Bench) -> Scored:
+    start = time.perf_counter()
+    score = 1.0 - (bench.answers == bench.key[:, None]).mean(1)
+    v = votes(bench, np.ones(bench.answers.shape[1]))
+    proposed = best_other(v, bench.key)
+    rows = np.arange(len(bench.key))
+    flagged = v[rows, proposed] > v[rows, bench.key]
+    return Scored(score, flagged, proposed, time.perf_counter() - start)
+
+
+def weighted_margin(bench: Bench) -> Scored:
+    start = time.perf_counter()
+    w = (bench.answers == bench.key[:, None]).mean(0)
+    v = votes(bench, w)
+    other = best_other(v, bench.key)
+    rows = np.arange(len(bench.key))
+    score = v[rows, other] - v[rows, bench.key]
+    return Scored(score, score > 0, other, time.perf_counter() - start)
+
+
+DETECTORS: dict[str, Callable[[Bench], Scored]] = {
+    "disagreement": disagreement,
+    "weighted_margin": weighted_margin,
+}
+
+
+def precision_at_k(truth: np.ndarray, score: np.ndarray, k: int) -> float:
+    """Share of positives among the k highest scores (ties broken by position, stable)."""
+    top = np.argsort(-score, kind="stable")[:k]
+    return float(truth[top].mean())
+
+
+def evaluate(bench: Bench, scored: Scored) -> dict[str, object]:
+    """AUC, AP, P@k and F1 for each target; the proposed answer's agreement with the experts."""
+    wrong = bench.error == "wrong_groundtruth"
+    targets = {
+        "wrong_key": (wrong, np.ones_like(wrong)),
+        "any_error": (bench.error != "ok", np.ones_like(wrong)),
+        "any_error_decided": (bench.error != "ok", bench.error != "expert"),
+    }
+    out: dict[str, object] = {"seconds": round(scored.seconds, 4)}
+    for name, (truth, keep) in targets.items():
+        t, s, f = truth[keep], scored.score[keep], scored.flagged[keep]
+        out[name] = {
+            "positives": int(t.sum()),
+            "roc_auc": round(float(roc_auc_score(t, s)), 4),
+            "average_precision": round(float(average_precision_score(t, s)), 4),
+            "precision_at_k": round(precision_at_k(t, s, int(t.sum())), 4),
+            "flagged": int(f.sum()),
+            "f1": round(float(f1_score(t, f)), 4),
+        }
+    corrected = wrong & ~np.isnan(bench.expert_answer) & (bench.expert_answer != bench.key)
+    agree = scored.proposed[corrected] == bench.expert_answer[corrected]
+    out["proposed_answer"] = {
+        "wrong_keys_with_correction": int(corrected.sum()),
+        "agreement": round(float(agree.mean()), 4),
+    }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--repo", type=Path, help="git directory of aryopg/mmlu-redux")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    items, answers = md.load(args.repo)
+    bench = matrix(items, answers)
+    report: dict[str, object] = {
+        "data": {
+            "source": f"github.com/aryopg/mmlu-redux@{md.COMMIT}",
+            "subjects": len(md.V1_SUBJECTS),
+            "questions": len(bench.key),
+            "models": len(md.MODELS),
+            "errors": {k: int((bench.error == k).sum()) for k in md.KINDS},
+        },
+        "machine": "2 shared cores, loaded by other jobs",
+        "detectors": {},
+    }
+    for name, detector in DETECTORS.items():
+        report["detectors"][name] = evaluate(bench, detector(bench))  # type: ignore[index]
+    text = json.dumps(report, indent=2)
+    args.out.write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
