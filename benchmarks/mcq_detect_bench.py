@@ -36,7 +36,8 @@ Per score: ROC AUC and average precision (sklearn), precision at k (k = the numb
 positives), F1 at the flag rule, the proposed answer's agreement with the experts'
 correction, and seconds (the machine is shared: 2 cores, loaded); for scores in [0, 1]
 the calibration against wrong keys (expected vs actual count, Brier, ECE, reliability
-bins); for ``answers`` its kinds against the experts' error types.
+bins); for ``answers`` its kinds against the experts' error types. ``ranking``: the models
+re-scored on the experts' corrected keys and on the detector's (:func:`ranking`).
 
 Run: ``python benchmarks/mcq_detect_bench.py --repo GITDIR`` the first time (a git
 directory of github.com/aryopg/mmlu-redux at ``_mcq_data.COMMIT``), then without
@@ -55,6 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from scipy.stats import kendalltau
 from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
 
 HERE = Path(__file__).resolve().parent
@@ -62,6 +64,7 @@ sys.path.insert(0, str(HERE))
 import _mcq_data as md  # noqa: E402
 
 from benchcheck.labels.mcq_answers import answer_flags  # noqa: E402
+from benchcheck.labels.mcq_rerank import rerank_models  # noqa: E402
 
 OUT = HERE / "results" / "mcq_detect_quality.json"
 
@@ -271,6 +274,37 @@ def evaluate(bench: Bench, scored: Scored) -> dict[str, object]:
     return out
 
 
+def ranking(bench: Bench) -> dict[str, object]:
+    """The 14 models re-scored on the experts' corrected keys and on the detector's.
+
+    Experts: a ``wrong_groundtruth`` row takes the experts' answer (removed when they give
+    none, or the key itself); ``no_correct_answer``, ``multiple_correct_answers`` and the
+    two clarity errors are removed; ``expert`` (undecided) rows keep their key. Detector:
+    ``wrong_key`` takes the proposed answer, ``ambiguous``/``no_correct`` are removed.
+    """
+    n = len(bench.key)
+    out = answer_flags(
+        [str(i) for i in range(n)], bench.key, np.full(n, 4), one_hot(bench), md.MODELS,
+        groups=list(bench.subject),
+    )  # fmt: skip
+    fix = (bench.error == "wrong_groundtruth") & ~np.isnan(bench.expert_answer)
+    fix &= bench.expert_answer != bench.key
+    drop = ~np.isin(bench.error, ["ok", "expert"]) & ~fix
+    experts = np.where(fix, np.nan_to_num(bench.expert_answer).astype(int), bench.key)
+    experts = np.where(drop, -1, experts)
+    kinds = np.array(out.kind)
+    detector = np.where(kinds == "wrong_key", out.proposed, bench.key)
+    detector = np.where(np.isin(kinds, ["ambiguous", "no_correct"]), -1, detector)
+    by_experts = rerank_models(one_hot(bench), bench.key, experts, md.MODELS)
+    by_detector = rerank_models(one_hot(bench), bench.key, detector, md.MODELS)
+    tau = kendalltau(by_experts.accuracy_corrected, by_detector.accuracy_corrected).statistic
+    return {
+        "experts": by_experts.to_json(),
+        "detector": by_detector.to_json(),
+        "kendall_tau_experts_vs_detector_corrected": round(float(tau), 4),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--repo", type=Path, help="git directory of aryopg/mmlu-redux")
@@ -291,6 +325,7 @@ def main() -> None:
     }
     for name, detector in DETECTORS.items():
         report["detectors"][name] = evaluate(bench, detector(bench))  # type: ignore[index]
+    report["ranking"] = ranking(bench)
     # the issue's timing target is the full MMLU-Redux size: 5,700 questions × 14 models
     # (the v1 questions repeated to that size: only the seconds are read)
     take = np.arange(5700) % len(bench.key)

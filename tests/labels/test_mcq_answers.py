@@ -97,3 +97,22 @@ def test_recovers_planted_wrong_keys_and_their_subject() -> None:
     assert (out.proposed[easy] == truth[easy]).mean() > 0.95
     assert out.temper < 0.5  # the shared difficulty is seen as correlation
     assert abs(out.error_score.sum() - wrong.sum()) < 0.25 * wrong.sum()
+
+
+def test_rerank_by_hand_and_kendall_tau_from_scipy() -> None:
+    from scipy.stats import kendalltau
+
+    from benchcheck.labels.mcq_rerank import rerank_models
+
+    # 4 questions, 3 models; key of q1 is wrong (C is right), q3 is removed
+    answers = _one_hot(np.array([[0, 0, 0], [2, 2, 0], [1, 0, 1], [3, 1, 2]]), 4)
+    key = np.array([0, 0, 1, 3])
+    corrected = np.array([0, 2, 1, -1])
+    out = rerank_models(answers, key, corrected, ["x", "y", "z"])
+    assert out.accuracy_original.tolist() == [0.75, 0.25, 0.75]
+    assert out.accuracy_corrected.tolist() == pytest.approx([1.0, 2 / 3, 2 / 3])
+    assert out.rank_original.tolist() == [1, 3, 1]
+    assert out.rank_corrected.tolist() == [1, 2, 2]
+    assert (out.keys_changed, out.removed, out.n_corrected) == (1, 1, 3)
+    expected = kendalltau([0.75, 0.25, 0.75], [1.0, 2 / 3, 2 / 3]).statistic
+    assert out.kendall_tau == pytest.approx(expected)

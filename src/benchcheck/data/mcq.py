@@ -23,7 +23,7 @@ LETTERS = string.ascii_uppercase
 #: Column names tried in order when a role is not named.
 QUESTION_DEFAULTS = ("question", "question_stem", "ctx", "prompt", "input", "query", "stem")
 OPTIONS_DEFAULTS = ("options", "choices", "endings", "answers_list")
-KEY_DEFAULTS = ("answer", "answerKey", "answer_key", "answer_idx", "label", "target", "gold")
+KEY_DEFAULTS = ("answer", "answerKey", "answer_key", "answer_idx", "key", "label", "target", "gold")
 GROUP_DEFAULTS = ("subject", "group", "category")
 
 
@@ -39,7 +39,7 @@ class McqColumns:
     >>> McqColumns(options="choices", option_columns=("A", "B"))
     Traceback (most recent call last):
     ...
-    benchcheck.errors.UsageError: give options or option_columns, not both
+    benchcheck.errors.UsageError: give choices or option_columns, not both
     """
 
     question: str | None = None
@@ -51,7 +51,7 @@ class McqColumns:
 
     def __post_init__(self) -> None:
         if self.options is not None and self.option_columns is not None:
-            raise UsageError("give {options} or {option_columns}, not both")
+            raise UsageError("give {choices} or {option_columns}, not both")
         if self.option_columns is not None:
             if len(self.option_columns) < 2:
                 raise UsageError("{option_columns} needs at least two columns")
