@@ -139,3 +139,13 @@ def test_a_model_in_two_files_is_refused(tmp_path: Path) -> None:
     f.write_text("id,m\nq0,A\nq1,A\nq2,A\n")
     with pytest.raises(InputError, match="model 'm' is given twice"):
         read_mcq_answers([f, f], IDS, OPTIONS, KEYS)
+
+
+def test_lm_eval_sample_without_responses_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "samples_w.jsonl"
+    f.write_text(
+        _sample(0, [-1, -2, -3], 0) + "\n" + json.dumps({"doc_id": 1, "resps": None}) + "\n"
+    )
+    with pytest.raises(InputError, match="cannot read the per-option") as err:
+        read_mcq_answers([f], ["0", "1", "2"], OPTIONS, KEYS)
+    assert err.value.line == 2

@@ -101,6 +101,8 @@ def _lm_eval(
             continue
         i = index[qid]
         try:
+            if not isinstance(raw, list):
+                raise TypeError("no list of responses")
             lls = np.array([_loglik(r) for r in raw])
         except (TypeError, ValueError, IndexError):
             raise InputError(
