@@ -135,3 +135,27 @@ def test_answers_need_task_mcq(capsys: pytest.CaptureFixture[str], mcq) -> None:
     data, answers = mcq
     rc, _, err = _run(capsys, "flag", "--data", data, "--answers", answers)
     assert rc != 0 and "--answers are read with --task mcq" in err
+
+
+def test_review_export_shows_lettered_options_blind(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, mcq
+) -> None:
+    data, answers = mcq
+    flags = tmp_path / "flags.jsonl"
+    rc, _, err = _run(
+        capsys, "flag", "--data", data, "--task", "mcq", "--answers", answers, "-o", flags
+    )
+    assert rc == 0, err
+    rows = [json.loads(x) for x in flags.read_text().splitlines()]
+    assert rows[7]["llm_label"] == "C" and rows[0]["llm_label"] == "A"  # proposal / key
+    assert rows[0]["text"] == "Question 0?\nA. a\nB. b\nC. c\nD. d"
+    review = tmp_path / "review"
+    rc, _, err = _run(
+        capsys, "review", "export", flags, "-o", review, "--experts", "1",
+        "--labels", "A,B,C,D,none,several,unclear",
+    )  # fmt: skip
+    assert rc == 0, err
+    sheet = (review / "expert_a.csv").read_text()
+    assert sheet.splitlines()[0] == "review_id,content_hash,text,label"
+    assert "Question 7?\nA. a\nB. b\nC. c\nD. d" in sheet
+    assert "wrong_key" not in sheet and "proposed" not in sheet

@@ -7,7 +7,9 @@ Reads the questions (:mod:`benchcheck.io.mcq`), the models' answers
 question with ``id``, ``split``, ``group``, ``line``, ``question``, ``options``, ``label``
 (the key's letter), ``proposed_answer``, ``support``, ``key_share`` (the share of the
 answering models that chose the key), ``n_answers``, ``error_score``, ``kind``, ``flagged``
-and ``rank`` (by ``error_score``). In a CSV or TSV, ``options`` is written as a JSON list.
+and ``rank`` (by ``error_score``); then, for ``review export``, ``text`` (the question with
+lettered options), ``llm_label`` (the proposed answer where flagged, else the key) and
+``confidence`` (its probability). In a CSV or TSV, ``options`` is written as a JSON list.
 
 The JSON adds, per group (subject), the questions, the flags and the expected wrong keys
 (the sum of the calibrated ``error_score``: an estimate from the models' answers, not a
@@ -110,6 +112,17 @@ class McqFlagRun:
         return out
 
 
+def _lettered(question: str, options: list[str]) -> str:
+    """Return the question with its options lettered, as a reviewer reads it.
+
+    >>> print(_lettered("2 + 2?", ["3", "4"]))
+    2 + 2?
+    A. 3
+    B. 4
+    """
+    return "\n".join([question, *(f"{letter(i)}. {o}" for i, o in enumerate(options))])
+
+
 def _write(flags: pl.DataFrame, output: str) -> None:
     from benchcheck.io.tables import write_rows
 
@@ -175,6 +188,12 @@ def run_mcq_flag(
             "kind": list(found.kind),
             "flagged": found.flagged,
             "rank": rank,
+            "text": [_lettered(q, o) for q, o in zip(table["text"], options, strict=True)],
+            "llm_label": [
+                letter(int(p if f else k))
+                for p, f, k in zip(found.proposed, found.flagged, keys, strict=True)
+            ],
+            "confidence": np.where(found.flagged, found.support, 1.0 - found.error_score),
         }
     )
     corrected = np.where(
