@@ -134,6 +134,15 @@ def test_ids_not_in_the_data_are_refused_above_five_percent(tmp_path: Path) -> N
         read_mcq_answers([f], IDS, OPTIONS, KEYS)
 
 
+def test_ids_not_in_the_data_under_five_percent_are_counted(tmp_path: Path) -> None:
+    ids = [f"q{i}" for i in range(40)]
+    f = tmp_path / "a.csv"
+    f.write_text("id,m\n" + "".join(f"{q},A\n" for q in [*ids, "zz"]))
+    with pytest.warns(UserWarning, match="1 of 41 ids of the answers"):
+        out = read_mcq_answers([f], ids, [["a", "b"]] * 40, np.zeros(40, dtype=int))
+    assert out.unmatched_ids == (1,) and out.to_json()["unmatched_ids"] == [1]
+
+
 def test_a_model_in_two_files_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "a.csv"
     f.write_text("id,m\nq0,A\nq1,A\nq2,A\n")

@@ -55,6 +55,8 @@ class McqAnswers:
     formats: tuple[str, ...]
     soft: bool
     missing: int
+    #: Ids in each file that are not questions of the data (under the 5 % refusal).
+    unmatched_ids: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """Return where the answers came from and how complete they are."""
@@ -64,6 +66,7 @@ class McqAnswers:
             "models": list(self.models),
             "soft": self.soft,
             "missing_answers": self.missing,
+            "unmatched_ids": list(self.unmatched_ids),
         }
 
 
@@ -202,6 +205,7 @@ def read_mcq_answers(
     models: list[str] = []
     blocks: list[tuple[list[str], dict[tuple[int, int], np.ndarray]]] = []
     formats, soft = [], False
+    unmatched: list[int] = []
     for raw in paths:
         path = Path(raw)
         if _is_lm_eval(path):
@@ -210,7 +214,7 @@ def read_mcq_answers(
             soft = True
         else:
             fmt, found, cells, seen = _table(path, index, opts, id_column)
-        check_join(
+        joined = check_join(
             list(ids),
             seen,
             left_name="the data",
@@ -223,6 +227,7 @@ def read_mcq_answers(
                 raise InputError(f"model {m!r} is given twice (also in an earlier file)", path=path)
         models += found
         formats.append(fmt)
+        unmatched.append(joined.right_only)
         blocks.append((found, cells))
     probs = np.zeros((len(ids), len(models), k_max))
     offset = 0
@@ -238,4 +243,5 @@ def read_mcq_answers(
         formats=tuple(formats),
         soft=soft,
         missing=missing,
+        unmatched_ids=tuple(unmatched),
     )
