@@ -57,6 +57,10 @@ OPTIONS: dict[str, str | Opt] = {
     "alpha_level": "Krippendorff's alpha: nominal, or ordinal (numeric labels ranked).",
     "annotated": "The sample file with annotators' judgements filled in.",
     "annotations": "CSV/TSV/JSONL: id,annotator,label rows, or id + one column per annotator.",
+    "answer_key": "Multiple-choice key column: an index, a letter or the option's text "
+    "(default: answer, answerKey, label, ...).",
+    "answers": "Models' answers to multiple-choice questions (repeatable): a long table "
+    "(id, model, answer), a wide one (id + a column per model) or lm-eval samples_*.jsonl.",
     "anticipated": "Anticipated error rates for --plan, e.g. disputed=0.3,undisputed=0.02 "
     "(default: from the reviews so far).",
     "api_key_env": "Environment variable holding the API key.",
@@ -70,6 +74,8 @@ OPTIONS: dict[str, str | Opt] = {
     "bootstrap": "Bootstrap resamples.",
     "cache": "Judge cache (default: the user cache dir).",
     "budget": "Flag the N highest error scores (replaces --flag-rule and --min-error-score).",
+    "choices": "Multiple-choice options column: a list, {label, text} objects or a mapping "
+    "(default: options, choices, endings).",
     "calibration": "none, contextual, prior (shift to the data's label shares), "
     "contextual+prior, labels (Platt scaling fitted out of fold to the data's own labels), or "
     "with --gold: platt, isotonic.",
@@ -131,6 +137,9 @@ OPTIONS: dict[str, str | Opt] = {
     ),
     "force": "Overwrite outputs that exist (never an input).",
     "gold": "Gold file from `review import -o`.",
+    "group_col": Opt(
+        "Multiple-choice group (subject) column (default: subject).", ("--group-column",)
+    ),
     "group": "NAME=SRC1,SRC2,...: sources whose Fleiss' kappa to report.",
     "guidelines": "Review guidelines: TOML (task and a [labels] table of meanings) or a text "
     "file (the task). Default: the task's own (pair, classification or NER).",
@@ -188,6 +197,7 @@ OPTIONS: dict[str, str | Opt] = {
     "offset_check": "Document formats: a mention whose text differs from the text at its "
     "offsets is an error, counted (warn), or moved to the whitespace-stripped span (trim).",
     "old": "The earlier results.json (or the only one).",
+    "option_columns": "Multiple-choice options as one column per option, e.g. A,B,C,D.",
     "output": Opt("", ("-o", "--output")),
     "overlap": "tokens (share of an item's tokens inside matched spans) or ngram (share of "
     "its n-grams found); default from --definition.",
@@ -208,6 +218,7 @@ OPTIONS: dict[str, str | Opt] = {
     "dawid-skene, cleanlab, or none (the detector's probability of another label, kept as "
     "detector_error_score).",
     "prompts": "Comma-separated prompts to keep (default: all).",
+    "question": "Multiple-choice question column (default: question, ctx, ...).",
     "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
     "repeats": "Random subsets per ensemble size.",
@@ -246,7 +257,7 @@ OPTIONS: dict[str, str | Opt] = {
     "suite": "GLUE diagnostic TSV or JSONL suite.",
     "swap_threshold": "'Could swap with' above this flip probability.",
     "target": "Target value; repeat for subsets of the same size.",
-    "task": "Task kind: ner, classification or pair.",
+    "task": "Task kind: ner, classification, pair or mcq.",
     "taxonomy": "TOML/JSON taxonomy replacing the GLUE one (coarse → tags).",
     "test": "Test items: JSONL, CSV, TSV or Parquet with a text column.",
     "test_column": "Text column of the test file, if different.",
@@ -396,6 +407,7 @@ def check_ranges(values: dict[str, Any]) -> None:
 READS: dict[str, str] = {
     "annotated": "path",
     "annotations": "path",
+    "answers": "path",
     "baseline": "path",
     "cache": "path",
     "compare": "named",

@@ -76,6 +76,15 @@ def flag(
     id_col: str | None = None,
     pred_probs: str | None = None,
     top: int = 10,
+    task: Annotated[
+        str | None, "mcq: multiple-choice questions, their keys flagged from --answers."
+    ] = None,
+    answers: list[str] | None = None,
+    question: str | None = None,
+    choices: str | None = None,
+    option_columns: str | None = None,
+    answer_key: str | None = None,
+    group_col: str | None = None,
 ) -> None:
     """Flag examples whose label the detector disputes, ranked by error score.
 
@@ -92,8 +101,34 @@ def flag(
     columns. The data is read with the columns it was judged with (recorded in the
     judgments) unless --text, --text-a/--text-b, --label or --id say otherwise.
 
+    With --task mcq the data are multiple-choice questions and the models' --answers are the
+    detector: each question gets error_score (the probability that its key is wrong), a
+    proposed_answer with its support, and a kind (wrong_key, ambiguous, no_correct, ok),
+    with the structural checks of the options.
+
     Example: benchcheck flag judgments.parquet --data data.jsonl -o flags.jsonl
+
+    Example: benchcheck flag mmlu_test.csv --task mcq --answers answers.csv -o flags.jsonl
     """
+    if task not in (None, "classification", "pair", "mcq"):
+        raise UsageError("{task} of flag: classification, pair or mcq")
+    if task == "mcq" or answers:
+        _flag_mcq(
+            data,
+            judgments,
+            answers or [],
+            output,
+            min_error_score,
+            question=question,
+            choices=choices,
+            option_columns=option_columns,
+            answer_key=answer_key,
+            group_col=group_col,
+            id_col=id_col,
+            top=top,
+            task=task,
+        )
+        return
     from benchcheck.data.columns import Columns
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
@@ -127,6 +162,44 @@ def flag(
         output=output,
     )
     emit(run.to_json(top=top), flag_renderables)
+
+
+def _flag_mcq(
+    data: str,
+    judgments: str | None,
+    answers: list[str],
+    output: str | None,
+    threshold: float,
+    *,
+    question: str | None,
+    choices: str | None,
+    option_columns: str | None,
+    answer_key: str | None,
+    group_col: str | None,
+    id_col: str | None,
+    top: int,
+    task: str | None,
+) -> None:
+    """``flag --task mcq``: the models' answers detector over multiple-choice questions."""
+    from benchcheck.data.mcq import McqColumns
+    from benchcheck.report.terminal.mcq import mcq_flag_renderables
+    from benchcheck.runs.mcq_flag import run_mcq_flag
+
+    if task != "mcq":
+        raise UsageError("{answers} are read with {task} mcq")
+    if judgments is not None:
+        raise UsageError("{task} mcq flags from {answers}, not from a judgments file")
+    cols = McqColumns(
+        question=question,
+        options=choices,
+        option_columns=names(option_columns),
+        key=answer_key,
+        group=group_col,
+        id=id_col,
+    )
+    claim([data, *answers], output=output)
+    run = run_mcq_flag(data, answers, columns=cols, threshold=threshold, output=output)
+    emit(run.to_json(top=top), mcq_flag_renderables)
 
 
 @command("export", group=review_app, guard=True)

@@ -9,6 +9,9 @@ Task kinds and the columns their instance table carries:
   decoded once when the split is read.
 - ``classification``: ``id``, ``text``, ``label``.
 - ``pair``: ``id``, ``text_a``, ``text_b``, ``label``.
+- ``mcq``: the classification columns (``text`` is the question, ``label`` the key's
+  letter) plus ``options`` (list of strings), ``key`` (0-based index) and ``group``
+  (see :mod:`benchcheck.data.mcq`).
 
 Hashes are 64-bit and order-sensitive (each token's hash is mixed with its position before
 the sentence sum); two different sequences collide with probability about 2**-64 per pair,
@@ -29,8 +32,8 @@ from typing import Literal, TypeVar
 import polars as pl
 
 _T = TypeVar("_T")
-TaskKind = Literal["ner", "classification", "pair"]
-TASK_KINDS: tuple[TaskKind, ...] = ("ner", "classification", "pair")
+TaskKind = Literal["ner", "classification", "pair", "mcq"]
+TASK_KINDS: tuple[TaskKind, ...] = ("ner", "classification", "pair", "mcq")
 
 #: Canonical split names, and the file-name words that map onto them.
 SPLIT_ALIASES: dict[str, str] = {

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.data.model import (
     Dataset,
     Split,
@@ -198,6 +199,7 @@ def load(
     columns: Columns | Mapping[str, str | None] | None = None,
     keep_tokens: bool = True,
     ner: NerOptions | None = None,
+    mcq: McqColumns | None = None,
 ) -> Dataset:
     """Load a dataset from a folder, a file, ``hf:NAME``, or explicit ``splits`` (name → file).
 
@@ -217,13 +219,19 @@ def load(
 
     ``task="classification"`` or ``"pair"`` reads JSONL / CSV / TSV / Parquet files or a saved
     HuggingFace dataset; ``columns`` names the ``text``, ``text_a``, ``text_b``, ``label``
-    and ``id`` columns (see :func:`benchcheck.io.tables.read_text_split`).
+    and ``id`` columns (see :func:`benchcheck.io.tables.read_text_split`). ``task="mcq"``
+    reads multiple-choice questions, ``mcq`` naming their columns (see
+    :mod:`benchcheck.io.mcq`).
     """
     if task in ("classification", "pair"):
         given: dict[str, str | None] = dict(Columns.of(columns).given())
         return _load_text(source, splits, task, label_names, name, given)
+    if task == "mcq":
+        return _load_mcq(source, splits, name, mcq)
     if task != "ner":
-        raise UsageError(f"unknown task {task!r}; expected 'ner', 'classification' or 'pair'")
+        raise UsageError(
+            f"unknown task {task!r}; expected 'ner', 'classification', 'pair' or 'mcq'"
+        )
     options = ner or NerOptions()
     meta: dict[str, object] = {}
     if options.renames:
@@ -419,3 +427,26 @@ def _load_text(
         for split, file in files.items()
     }
     return Dataset(task=task, splits=_read_splits(jobs), name=title)  # type: ignore[arg-type]
+
+
+def _load_mcq(
+    source: str | Path | None,
+    splits: Mapping[str, str | Path] | None,
+    name: str | None,
+    columns: McqColumns | None,
+) -> Dataset:
+    """Multiple-choice datasets (see :mod:`benchcheck.io.mcq`)."""
+    from benchcheck.io import mcq
+
+    files, folder, title = _source_files(source, splits, name)
+    if folder is not None:
+        from benchcheck.io import hf
+
+        if hf.is_saved_hf(folder):
+            return Dataset(task="mcq", splits=mcq.read_hf_mcq(folder, columns=columns), name=title)
+        files = discover_splits(folder)
+    jobs = {
+        split: partial(mcq.read_mcq_split, file, name=split, columns=columns)
+        for split, file in files.items()
+    }
+    return Dataset(task="mcq", splits=_read_splits(jobs), name=title)  # type: ignore[arg-type]

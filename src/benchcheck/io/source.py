@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.errors import UsageError
 from benchcheck.io._options import NerOptions
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataSource"]
 
-TASKS = ("ner", "classification", "pair")
+TASKS = ("ner", "classification", "pair", "mcq")
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class DataSource:
         Exactly one: a dataset folder / file / saved HuggingFace dataset, or split name →
         file.
     task
-        ``ner``, ``classification`` or ``pair``.
+        ``ner``, ``classification``, ``pair`` or ``mcq``.
     columns
         The text, label and id columns of classification and pair tables.
     scheme, strict
@@ -42,6 +43,9 @@ class DataSource:
         transitions are errors instead of being repaired.
     label_names
         Names for integer labels (classification, pair) or ``ner_tags`` indices (NER JSONL).
+    mcq
+        Multiple-choice questions: the question, options, key, group and id columns
+        (:class:`~benchcheck.data.mcq.McqColumns`).
     ner
         NER: the file format (``None`` detects it), the offset formats' tokeniser and span
         policies, and entity-type renaming (:class:`~benchcheck.io.formats.NerOptions`).
@@ -49,10 +53,10 @@ class DataSource:
     >>> from benchcheck.sample_data import NER_SAMPLE
     >>> DataSource(str(NER_SAMPLE)).load().split_names
     ['train', 'dev', 'test']
-    >>> DataSource("a.conll", task="nope")
+    >>> DataSource("a.conll", task="nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    benchcheck.errors.UsageError: unknown task 'nope'; expected 'ner', 'classification' or 'pair'
+    benchcheck.errors.UsageError: unknown task 'nope'; expected 'ner', ..., 'pair' or 'mcq'
 
     """
 
@@ -64,11 +68,12 @@ class DataSource:
     strict: bool = False
     label_names: tuple[str, ...] | None = None
     ner: NerOptions = field(default_factory=NerOptions)
+    mcq: McqColumns = field(default_factory=McqColumns)
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise UsageError(
-                f"unknown task {self.task!r}; expected 'ner', 'classification' or 'pair'"
+                f"unknown task {self.task!r}; expected 'ner', 'classification', 'pair' or 'mcq'"
             )
         if self.scheme is not None:
             object.__setattr__(self, "scheme", self.scheme.upper())
@@ -102,4 +107,5 @@ class DataSource:
             columns=self.columns.given(),
             keep_tokens=keep_tokens,
             ner=self.ner,
+            mcq=self.mcq,
         )

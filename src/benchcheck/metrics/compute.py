@@ -119,6 +119,7 @@ SUMMARIES: Mapping[TaskKind, Callable[[Split], dict[str, Any]]] = {
     "ner": _ner_summary,
     "classification": _text_summary,
     "pair": _text_summary,
+    "mcq": _text_summary,
 }
 
 

@@ -31,7 +31,7 @@ from benchcheck.metrics.spec import (
 __all__ = ["BY_NAME", "DIMENSIONS", "METRICS", "MetricSpec", "specs_for", "stats_specs"]
 
 _ALL: tuple[TaskKind, ...] = TASK_KINDS
-_TEXT: tuple[TaskKind, ...] = ("classification", "pair")
+_TEXT: tuple[TaskKind, ...] = ("classification", "pair", "mcq")
 _NER: tuple[TaskKind, ...] = ("ner",)
 #: Leakage compares the test split with train and dev (Eq. 3).
 _TRAIN_DEV = ("train", "dev")
@@ -235,7 +235,7 @@ METRICS: tuple[MetricSpec, ...] = (
         function=text.mean_length,
         dimension="difficulty",
         better="higher",
-        tasks=("classification",),
+        tasks=("classification", "mcq"),
         scope="split",
         title="Mean length",
         definition="Mean number of whitespace-separated tokens per text.",

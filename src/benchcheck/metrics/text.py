@@ -24,7 +24,7 @@ from benchcheck.data.hashing import string_hash
 from benchcheck.data.model import Split
 from benchcheck.metrics._common import duplicates_over_n, leak_share, leaked_mask, share_std
 
-_TEXT = ("classification", "pair")
+_TEXT = ("classification", "pair", "mcq")
 
 
 def label_shares(split: Split) -> dict[str, float]:
