@@ -345,6 +345,10 @@ def real_main(args: argparse.Namespace) -> None:
     scored = flags.filter(pl.col("sentence") < hi)
     rng = np.random.default_rng(0)
     sent_score = _sentence_member(scored, "error_score", hi)
+    if "error_logit" in scored.columns:  # the ranking key: no ties where error_score is 1.0
+        sent_score = _sentence_member(
+            scored.with_columns(pl.col("error_logit") + 800.0), "error_logit", hi
+        )
     result: dict[str, object] = {"sentence": _rank_metrics(sent_score, y, rng)}
     order = np.lexsort((rng.random(sent_score.size), -sent_score))
     for k in REAL_K:
@@ -386,7 +390,9 @@ def real_main(args: argparse.Namespace) -> None:
             "precision": float((mask & y).sum() / max(mask.sum(), 1)),
             "recall": float((mask & y).sum() / y.sum()),
         }
-    top = flags.sort("rank").head(50)["error_score"].to_numpy()
+    key = "error_logit" if "error_logit" in flags.columns else "error_score"
+    top = flags.sort("rank").head(50)[key].to_numpy()
+    shown = flags.sort("rank").head(50)["error_score"].round(3).to_numpy()
     payload = {
         "benchmark": "ner_detect_bench --real",
         "corpus": "CoNLL-2003 English, train + dev + test in one file (defaults of flag-spans)",
@@ -407,6 +413,8 @@ def real_main(args: argparse.Namespace) -> None:
         "sweep": sweep,
         "top50_adjacent_ties": _ties(top),
         "top50_distinct_scores": int(np.unique(top).size),
+        "top50_adjacent_ties_at_3_decimals": _ties(shown),
+        "rank_key": key,
     }
     if "expected_errors" in (run.tagger or {}):
         payload["expected_errors"] = run.tagger["expected_errors"]  # type: ignore[index]

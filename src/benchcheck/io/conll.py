@@ -189,6 +189,32 @@ def read_conll(
     return split
 
 
+def sentence_documents(path: str | Path, first_lines: np.ndarray) -> np.ndarray | None:
+    r"""Document number of each sentence (1-based: how many ``-DOCSTART-`` lines precede it).
+
+    ``first_lines``: the 1-based line of each sentence's first token (``Split.table["line"]``).
+    ``None`` when the file has no ``-DOCSTART-`` line; sentences before the first one are
+    document 0.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); f = os.path.join(d, "a.conll")
+    >>> _ = open(f, "w").write("-DOCSTART- O\n\nA O\n\n-DOCSTART- O\n\nB O\n\nC O\n")
+    >>> sentence_documents(f, np.array([3, 7, 9])).tolist()
+    [1, 2, 2]
+    """
+    data = Path(path).read_bytes()
+    if _DOCSTART_BYTES not in data:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    at = np.array(
+        [m.start() for m in re.finditer(rb"(?m)^[ \t]*" + re.escape(_DOCSTART_BYTES), data)],
+        dtype=np.int64,
+    )
+    marker_lines = np.searchsorted(newlines, at) + 1
+    return np.searchsorted(marker_lines, np.asarray(first_lines, dtype=np.int64)).astype(np.int64)
+
+
 def empty_split_error(path: Path, last_line: int) -> InputError:
     """Return the error for a file with no sentence (also raised by ``benchcheck convert``).
 
