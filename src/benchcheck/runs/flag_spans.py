@@ -295,7 +295,10 @@ def _tagger_run(
             found=found if verify == "all" else None,
         )
     lines = split.table["line"].cast(pl.Int64)
-    where = [pl.lit(split.name).alias("split"), pl.lit(str(gold)).alias("file")]
+    where: list[pl.Expr | pl.Series] = [
+        pl.lit(split.name).alias("split"),
+        pl.lit(str(gold)).alias("file"),
+    ]
     where.append(lines.gather(flags["sentence"].cast(pl.Int64)).alias("line"))
     if documents is not None:
         where.append(
