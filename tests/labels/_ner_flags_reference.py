@@ -29,7 +29,7 @@ from benchcheck.errors import UsageError
 
 __all__ = ["KINDS", "compare_spans", "span_review_frame", "spans_from_split"]
 
-KINDS = ("type", "boundary", "spurious", "missing")
+KINDS = ("wrong_type", "wrong_boundary", "missing_annotation", "spurious_annotation")
 OUTSIDE = "O"
 
 
@@ -74,7 +74,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     rows = []
     typed = pairs.filter(exact & (pl.col("type") != pl.col("type_pred")))
     bound = pairs.filter(~exact)
-    for kind, frame in (("type", typed), ("boundary", bound)):
+    for kind, frame in (("wrong_type", typed), ("wrong_boundary", bound)):
         rows.append(
             frame.select(
                 pl.lit(kind).alias("kind"),
@@ -96,7 +96,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     null_s = pl.lit(None, dtype=pl.String)
     rows.append(
         p.filter(~pl.col("_p").is_in(list(matched_p))).select(
-            pl.lit("spurious").alias("kind"),
+            pl.lit("missing_annotation").alias("kind"),
             "sentence",
             "start",
             "end",
@@ -111,7 +111,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     )
     rows.append(
         g.filter(~pl.col("_g").is_in(list(matched_g))).select(
-            pl.lit("missing").alias("kind"),
+            pl.lit("spurious_annotation").alias("kind"),
             "sentence",
             "start",
             "end",
@@ -137,7 +137,8 @@ def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame
     """Build a flags frame for ``review export``: marked sentence, gold vs model type.
 
     ``tokens`` is the split's token table (``sentence``, ``position``, ``token``). The
-    region ``[start, end)`` is marked ``[[ ... ]]`` in ``text``; ``id`` is
+    row's gold span is marked ``[[ ... ]]TYPE`` and its proposed one ``{{ ... }}TYPE`` in
+    ``text``; ``id`` is
     ``"<sentence>:<gold start>-<gold end>|<model start>-<model end>"`` (``-`` for no span).
     """
     sents: dict[int, list[str]] = {}
@@ -149,11 +150,27 @@ def span_review_frame(tokens: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame
         sents[int(s)] = list(toks)
     texts, ids = [], []
     cols = ("sentence", "start", "end", "gold_start", "gold_end", "pred_start", "pred_end")
-    for s, a, b, gs, ge, ps, pe in flags.select(cols).iter_rows():
+    types = flags.select("gold_type", "pred_type").rows()
+    for (s, _a, _b, gs, ge, ps, pe), (gt, pt) in zip(
+        flags.select(cols).iter_rows(), types, strict=True
+    ):
         words = sents.get(int(s))
         if words is None:
             raise UsageError(f"flag refers to sentence {s}, which the tokens lack")
-        texts.append(" ".join([*words[:a], "[[", *words[a:b], "]]", *words[b:]]))
+        # issue 36: the row's gold span [[ … ]]TYPE and proposed span {{ … }}TYPE; the wider
+        # opens first (gold first at equal width) and closes last
+        marks = [
+            (x, y, o, c + (t or ""))
+            for x, y, o, c, t in ((gs, ge, "[[", "]]", gt), (ps, pe, "{{", "}}", pt))
+            if x is not None
+        ]
+        marks.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2] != "[["))
+        out: list[str] = []
+        for i, w in enumerate(words):
+            out += [o for x, _, o, _ in marks if x == i]
+            out.append(w)
+            out += [c for _, y, _, c in reversed(marks) if y - 1 == i]
+        texts.append(" ".join(out))
         gold_part = "-" if gs is None else f"{gs}-{ge}"
         pred_part = "-" if ps is None else f"{ps}-{pe}"
         ids.append(f"{s}:{gold_part}|{pred_part}")

@@ -63,21 +63,22 @@ def test_compare_spans_kinds_by_hand(files):
     got = sorted(flags.select("kind", "sentence", "start", "end", "gold_type", "pred_type").rows())
     assert got == sorted(
         [
-            ("type", 0, 3, 4, "ORG", "MISC"),
-            ("spurious", 0, 2, 3, None, "PER"),
-            ("missing", 0, 6, 7, "LOC", None),
-            ("boundary", 1, 0, 2, "PER", "PER"),
-            ("boundary", 1, 0, 2, "PER", "PER"),
+            ("wrong_type", 0, 3, 4, "ORG", "MISC"),
+            ("missing_annotation", 0, 2, 3, None, "PER"),
+            ("spurious_annotation", 0, 6, 7, "LOC", None),
+            ("wrong_boundary", 1, 0, 2, "PER", "PER"),
+            ("wrong_boundary", 1, 0, 2, "PER", "PER"),
         ]
     )
-    assert flags["kind"].to_list()[0] == "type"  # no confidences: ranked by kind
+    assert flags["kind"].to_list()[0] == "wrong_type"  # no confidences: ranked by kind
     assert flags["rank"].to_list() == [1, 2, 3, 4, 5]
     frame = span_review_frame(gold.tokens, flags)
     assert frame["id"].n_unique() == frame.height
-    row = frame.filter(pl.col("kind") == "type").row(0, named=True)
-    assert row["text"] == "Angela Merkel met [[ Siemens ]] managers in Munich ."
+    row = frame.filter(pl.col("kind") == "wrong_type").row(0, named=True)
+    # issue 36: the gold span and the proposed one are both marked, with their types
+    assert row["text"] == "Angela Merkel met [[ {{ Siemens }}MISC ]]ORG managers in Munich ."
     assert (row["label"], row["llm_label"]) == ("ORG", "MISC")
-    assert frame.filter(pl.col("kind") == "missing")["llm_label"].to_list() == ["O"]
+    assert frame.filter(pl.col("kind") == "spurious_annotation")["llm_label"].to_list() == ["O"]
 
 
 def test_confidence_ranks_first():
@@ -112,7 +113,12 @@ def test_flag_spans_cli_and_review_export(files, capsys):
         == 0
     )
     res = json.loads(Path("sf.json").read_text())
-    assert res["by_kind"] == {"type": 1, "boundary": 2, "spurious": 1, "missing": 1}
+    assert res["by_kind"] == {
+        "wrong_type": 1,
+        "wrong_boundary": 2,
+        "missing_annotation": 1,
+        "spurious_annotation": 1,
+    }
     assert main(["review", "export", "sf.jsonl", "-o", "rv", "--labels", "PER,ORG,LOC,MISC,O"]) == 0
     cfg = Path("rv/label_config.xml").read_text()
     assert all(f'"{t}"' in cfg for t in ("PER", "ORG", "LOC", "MISC", "O"))

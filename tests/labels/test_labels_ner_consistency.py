@@ -63,9 +63,9 @@ def test_vote_rows_kinds_and_overlaps():
     rows = _vote_rows(votes, disagreement)
     # sentence 3 overlaps a disagreement; in sentence 2 the higher score (0.75) wins
     assert rows.select("kind", "sentence", "start", "end", "gold_type", "pred_type").rows() == [
-        ("type", 0, 0, 1, "PER", "LOC"),
-        ("missing", 1, 0, 1, "PER", None),
-        ("spurious", 2, 1, 2, None, "LOC"),
+        ("wrong_type", 0, 0, 1, "PER", "LOC"),
+        ("spurious_annotation", 1, 0, 1, "PER", None),
+        ("missing_annotation", 2, 1, 2, None, "LOC"),
     ]
     assert rows["source"].to_list() == ["consistency"] * 3
     assert _overlap_max(disagreement, votes).tolist() == [0.6]

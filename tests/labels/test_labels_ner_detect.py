@@ -46,7 +46,7 @@ def test_the_one_wrong_type_is_the_one_flag(tmp_path):
     rows = found.flags.select(
         "kind", "sentence", "start", "end", "gold_type", "pred_type", "rank", "flagged"
     ).rows()
-    assert rows == [("type", 5, 2, 3, "PER", "LOC", 1, True)]
+    assert rows == [("wrong_type", 5, 2, 3, "PER", "LOC", 1, True)]
     err = found.flags["error_score"][0]
     assert 0.9 <= err <= 1.0  # reaches the threshold
     # Rome occurs 6 times: 5 LOC disagree with sentence 5's PER -> 5 / (5 + 0.5); the error
@@ -66,7 +66,7 @@ def test_a_missing_annotation_is_a_spurious_tagger_span(tmp_path):
     # Sentence 9's city carries no tag: the tagger finds a LOC the gold lacks.
     split, found = _flags(corpus(wrong={9: "O"}), tmp_path)
     rows = found.flags.select("kind", "sentence", "start", "end", "gold_type", "pred_type").rows()
-    assert rows == [("spurious", 9, 2, 3, None, "LOC")]
+    assert rows == [("missing_annotation", 9, 2, 3, None, "LOC")]
     assert found.flags["token_issue"].to_list() == [True]  # cleanlab flags the token too
 
 
@@ -117,7 +117,7 @@ def test_entity_disjoint_still_finds_the_error(tmp_path):
         blocks.append(f"P{chr(97 + i)}son B-PER\nvisited O\nC{chr(97 + i)}ville {city}\n. O\n")
     _, found = _flags("\n".join(blocks), tmp_path, entity_disjoint=True)
     rows = found.flags.select("kind", "sentence", "gold_type", "pred_type").rows()
-    assert rows == [("type", 5, "PER", "LOC")]
+    assert rows == [("wrong_type", 5, "PER", "LOC")]
 
 
 def test_labels_and_spans_round_trip():
@@ -163,11 +163,23 @@ def test_cli_tagger_flags_feed_review_export(cwd):
     assert main(args) == 0
     res = json.loads(Path("f.json").read_text())
     assert res["detector"] == "tagger" and res["flagged"] == 1
-    assert res["by_kind"] == {"type": 1, "boundary": 0, "spurious": 0, "missing": 0}
+    assert res["by_kind"] == {
+        "wrong_type": 1,
+        "wrong_boundary": 0,
+        "missing_annotation": 0,
+        "spurious_annotation": 0,
+    }
     assert res["tagger"]["folds"] == 2 and res["tagger"]["min_error_score"] == 0.9
     top = res["top"][0]
     assert (top["sentence"], top["label"], top["llm_label"]) == (5, "PER", "LOC")
-    assert top["text"] == "Anna visited [[ Rome ]] ."
+    # issue 36: gold and proposed spans both marked with their types, the glossary beside
+    assert top["text"] == "Anna visited [[ {{ Rome }}LOC ]]PER ."
+    assert (top["gold_type"], top["pred_type"], top["kind"]) == ("PER", "LOC", "wrong_type")
+    assert top["file"] == "c.conll" and top["split"] == "c"
+    # corpus() writes no -DOCSTART-: no document; the line is the sentence's first token's
+    assert "document" not in top
+    assert top["line"] == 26  # 4 token lines and a blank line per sentence: 5 * 5 + 1
+    assert res["glossary"].startswith("wrong_type: ")
     rows = pl.read_ndjson("f.jsonl")
     assert {"error_score", "sentence_error_score", "split", "gold_start", "pred_type"} <= set(
         rows.columns
@@ -199,3 +211,59 @@ def test_cli_bad_input_one_line_exit_2_nothing_written(cwd, capsys, text, extra,
     err = capsys.readouterr().err
     assert message in " ".join(err.split()), err
     assert "Traceback" not in err and not Path("f.jsonl").exists()
+
+
+def test_error_logit_ranks_where_the_error_score_rounds_to_one() -> None:
+    """Issue 36: log-odds of the noisy-or, by hand; distinct evidence never ties."""
+    from benchcheck.labels.ner_detect import error_logit
+
+    q = np.array([1e-20, 1e-18, 0.5, 0.5])
+    c = np.array([0.0, 0.0, 0.5, 0.0])
+    d = np.array([0.0, 0.0, 0.0, 0.5])
+    z = error_logit(np.log(q), c, d)
+    # 1 - e^L with L = log q + log(1 - c) + log(1 - d): 0.75 for q = c = 0.5 -> log 3
+    assert z[2] == pytest.approx(np.log(3.0)) and z[3] == pytest.approx(np.log(3.0))
+    assert z[0] == pytest.approx(np.log(1e20), rel=1e-12)
+    assert z[1] == pytest.approx(np.log(1e18), rel=1e-12)
+    assert 1.0 - q[0] == 1.0 - q[1]  # the probabilities tie in float64, the log-odds do not
+    assert z[0] > z[1]
+
+
+def test_document_member_flags_the_odd_occurrence_of_one_story(tmp_path):
+    """A surface typed ORG three times and LOC once in one document: the LOC is disputed."""
+    from benchcheck.labels.ner_consistency import document_votes
+
+    words = [["Leeds", "won"], ["Leeds", "lost"], ["Leeds", "drew"], ["at", "Leeds"], ["x"]]
+    spans = [[(0, 1, "ORG")], [(0, 1, "ORG")], [(0, 1, "ORG")], [(1, 2, "LOC")], []]
+    votes = document_votes(words, spans, [1, 1, 1, 1, 2])
+    # the LOC occurrence: 3 others, none LOC -> 3 / (3 + 0.5); the ORG ones agree with 2 of 3
+    assert votes.rows() == [(3, 1, 2, "LOC", "ORG", 3 / 3.5, 3)]
+    # across documents nothing is compared: a second document's LOC is not counted
+    assert document_votes(words, spans, [1, 1, 1, 2, 2]).height == 0
+
+
+def test_merge_regions_gives_one_row_per_disputed_region() -> None:
+    from benchcheck.labels.ner_flags import merge_regions
+
+    f = pl.DataFrame(
+        {
+            "sentence": [3, 3, 3, 3],
+            "start": [0, 0, 4, 1],
+            "end": [3, 3, 5, 2],
+            "kind": ["wrong_boundary", "wrong_boundary", "wrong_type", "x"],
+        }
+    )
+    assert merge_regions(f).rows() == [(3, 0, 3, "wrong_boundary"), (3, 4, 5, "wrong_type")]
+
+
+def test_sentence_documents_counts_docstart_lines(tmp_path):
+    from benchcheck.io.conll import sentence_documents
+
+    path = tmp_path / "d.conll"
+    path.write_text("A O\n\n-DOCSTART- -X- O O\n\nB O\n\n-DOCSTART- -X- O O\n\nC O\nD O\n")
+    split = read_conll(path)
+    assert split.table["line"].to_list() == [1, 5, 9]
+    assert sentence_documents(path, split.table["line"].to_numpy()).tolist() == [0, 1, 2]
+    plain = tmp_path / "p.conll"
+    plain.write_text("A O\n")
+    assert sentence_documents(plain, np.array([1])) is None

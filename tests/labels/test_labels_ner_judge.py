@@ -46,7 +46,7 @@ def _flags() -> pl.DataFrame:
     """A type flag (gold PER over Rome), a spurious one (no gold over Boris), a missing one."""
     return pl.DataFrame(
         {
-            "kind": ["type", "spurious", "missing"],
+            "kind": ["wrong_type", "missing_annotation", "spurious_annotation"],
             "sentence": [0, 1, 1],
             "start": [2, 0, 2],
             "end": [3, 1, 3],
@@ -154,9 +154,9 @@ def test_rescore_reranks_flags_and_sentences() -> None:
     flags = _flags().with_columns(pl.lit(0.0).alias("sentence_error_score"))
     out = rescore_flags(flags, np.array([0.7, 0.2, 0.55]), min_error_score=0.6)
     assert out.select("kind", "rank", "flagged").rows() == [
-        ("type", 1, True),
-        ("missing", 2, False),
-        ("spurious", 3, False),
+        ("wrong_type", 1, True),
+        ("spurious_annotation", 2, False),
+        ("missing_annotation", 3, False),
     ]
     assert out["tagger_score"].to_list() == [0.9, 0.3, 0.6]
     assert out["sentence_error_score"].to_list() == [0.7, 0.55, 0.55]
@@ -310,8 +310,14 @@ def test_verify_flags_kind_proposed_type_and_tagger_score() -> None:
     answers = SpanJudgement(np.zeros(0), np.array([0.8, 0.3]), np.array([0.7, 0.2]), pl.DataFrame())
     rows = verify_flags(spans, answers, tagging, labels, ["LOC", "ORG", "PER"])
     assert rows.select("kind", "gold_type", "pred_start", "pred_end", "pred_type").rows() == [
-        ("type", "LOC", 0, 2, "ORG"),  # r = 0.7 > 1/2; ORG: (0.3 + 0.3) / 2 > PER: 0.3 / 2
-        ("missing", "ORG", None, None, None),  # r = 0.2: the gold marks an entity the judge denies
+        ("wrong_type", "LOC", 0, 2, "ORG"),  # r = 0.7 > 1/2; ORG: (0.3 + 0.3) / 2 > PER: 0.3 / 2
+        (
+            "spurious_annotation",
+            "ORG",
+            None,
+            None,
+            None,
+        ),  # r = 0.2: the gold marks an entity the judge denies
     ]
     # error_score = 1 - min(0.5, 0.4) = 0.6 and 1 - 0.6 = 0.4; the tagger's confidence in its
     # own labels (the same here) likewise; llm_score = q
@@ -365,16 +371,21 @@ def test_cli_verify_all_scores_kinds_and_requests(cwd, monkeypatch, capsys) -> N
         "rank", "source", "kind", "sentence", "start", "end", "label", "llm_label", "error_score"
     )
     assert top.rows() == [
-        (1, "tagger", "type", 5, 2, 3, "PER", "LOC", pytest.approx(0.9)),
-        (2, "verify", "missing", 7, 2, 3, "LOC", "O", pytest.approx(0.7)),
-        (3, "verify", "type", 7, 0, 1, "PER", "LOC", pytest.approx(0.65)),
+        (1, "tagger", "wrong_type", 5, 2, 3, "PER", "LOC", pytest.approx(0.9)),
+        (2, "verify", "spurious_annotation", 7, 2, 3, "LOC", "O", pytest.approx(0.7)),
+        (3, "verify", "wrong_type", 7, 0, 1, "PER", "LOC", pytest.approx(0.65)),
     ]
     carl = rows.row(2, named=True)
     assert (carl["pred_start"], carl["pred_end"], carl["gold_start"]) == (0, 1, 0)
     lima = rows.row(1, named=True)
     assert lima["pred_start"] is None and lima["pred_type"] is None
     assert res["flagged"] == 3 == int(rows["flagged"].sum())  # q = 0.1 elsewhere: not flagged
-    assert res["by_kind"] == {"type": 2, "boundary": 0, "spurious": 0, "missing": 38}
+    assert res["by_kind"] == {
+        "wrong_type": 2,
+        "wrong_boundary": 0,
+        "missing_annotation": 0,
+        "spurious_annotation": 38,
+    }
     assert lima["sentence_error_score"] == pytest.approx(0.7)
     # the verified rows' tagger score: 1 - min p_t(gold_t) over the gold span, from the same
     # out-of-fold tagging as the candidates' (trained once; deterministic under the seed)

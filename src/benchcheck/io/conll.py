@@ -84,26 +84,6 @@ class Parsed(NamedTuple):
     tag_codes: TagCodes | None = None
 
 
-def sentence_documents(path: str | Path, lines: Sequence[int]) -> list[str | None]:
-    """Return the document of each sentence, by the ``-DOCSTART-`` lines before it (1-based).
-
-    ``lines`` are the sentences' first lines (a split's ``table["line"]``). A document is
-    named ``doc N (line L)``: the N-th ``-DOCSTART-`` of the file, at line L. A file
-    without ``-DOCSTART-`` has no documents (all None).
-    """
-    starts: list[int] = []
-    with Path(path).open("rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if raw.startswith(_DOCSTART_BYTES) or raw.lstrip(b"\xef\xbb\xbf").startswith(
-                _DOCSTART_BYTES
-            ):
-                starts.append(number)
-    if not starts:
-        return [None] * len(lines)
-    where = np.searchsorted(np.asarray(starts), np.asarray(lines, dtype=np.int64), side="right")
-    return [None if k == 0 else f"doc {k} (line {starts[k - 1]})" for k in where.tolist()]
-
-
 def read_conll(
     path: str | Path,
     *,
@@ -207,6 +187,61 @@ def read_conll(
             coarse_types=coarse_types,
         )
     return split
+
+
+def _docstart_lines(data: bytes) -> np.ndarray:
+    """Return the 1-based line of each ``-DOCSTART-`` line of a file's bytes (sorted)."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    at = np.array(
+        [
+            m.start()
+            for m in re.finditer(
+                rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*" + re.escape(_DOCSTART_BYTES), data
+            )
+        ],
+        dtype=np.int64,
+    )
+    return (np.searchsorted(newlines, at) + 1).astype(np.int64)
+
+
+def sentence_documents(path: str | Path, first_lines: np.ndarray) -> np.ndarray | None:
+    r"""Document number of each sentence (1-based: how many ``-DOCSTART-`` lines precede it).
+
+    ``first_lines``: the 1-based line of each sentence's first token (``Split.table["line"]``).
+    ``None`` when the file has no ``-DOCSTART-`` line; sentences before the first one are
+    document 0.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); f = os.path.join(d, "a.conll")
+    >>> _ = open(f, "w").write("-DOCSTART- O\n\nA O\n\n-DOCSTART- O\n\nB O\n\nC O\n")
+    >>> sentence_documents(f, np.array([3, 7, 9])).tolist()
+    [1, 2, 2]
+    """
+    data = Path(path).read_bytes()
+    if _DOCSTART_BYTES not in data:
+        return None
+    marker_lines = _docstart_lines(data)
+    return np.searchsorted(marker_lines, np.asarray(first_lines, dtype=np.int64)).astype(np.int64)
+
+
+def document_names(path: str | Path, first_lines: Sequence[int]) -> list[str | None]:
+    r"""Name each sentence's document ``doc N (line L)``: the N-th ``-DOCSTART-``, at line L.
+
+    A file without ``-DOCSTART-`` (and a sentence before the first one) has no document (None).
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); f = os.path.join(d, "a.conll")
+    >>> _ = open(f, "w").write("-DOCSTART- O\n\nA O\n\n-DOCSTART- O\n\nB O\n")
+    >>> document_names(f, [3, 7])
+    ['doc 1 (line 1)', 'doc 2 (line 5)']
+    """
+    data = Path(path).read_bytes()
+    if _DOCSTART_BYTES not in data:
+        return [None] * len(first_lines)
+    starts = _docstart_lines(data)
+    where = np.searchsorted(starts, np.asarray(first_lines, dtype=np.int64))
+    return [None if k == 0 else f"doc {k} (line {starts[k - 1]})" for k in where.tolist()]
 
 
 def empty_split_error(path: Path, last_line: int) -> InputError:

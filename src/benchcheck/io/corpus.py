@@ -34,8 +34,8 @@ import numpy as np
 import pyarrow as pa
 
 from benchcheck.errors import InputError
-from benchcheck.io._text import HugeNumber, huge_number, json_int
 from benchcheck.io._decoded import dictionary_columns, expand_dictionary
+from benchcheck.io._text import HugeNumber, huge_number, json_int
 
 __all__ = [
     "CorpusBatch",

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-__all__ = ["ALPHA", "MAX_TOKENS", "OUTSIDE_LABEL", "consistency_votes"]
+__all__ = ["ALPHA", "MAX_TOKENS", "OUTSIDE_LABEL", "consistency_votes", "document_votes"]
 
 #: Shrinkage of the disagreement share towards 0 for rare surfaces.
 ALPHA = 0.5
@@ -136,3 +136,46 @@ def consistency_votes(
             )
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+
+
+def document_votes(
+    words: Sequence[Sequence[str]],
+    spans: Sequence[Sequence[tuple[int, int, str]]],
+    documents: Sequence[int],
+    *,
+    max_tokens: int = MAX_TOKENS,
+    alpha: float = ALPHA,
+) -> pl.DataFrame:
+    """:func:`consistency_votes` within each document: one story repeats its entities.
+
+    ``documents[s]``: the document of sentence ``s`` (CoNLL's ``-DOCSTART-`` sections). The
+    surfaces, occurrences and score are those of :func:`consistency_votes`, counted over
+    the sentences of one document only (a news story names a team or a person several times,
+    with one type).
+
+    >>> w = [["Leeds", "won"], ["Leeds", "lost"], ["Leeds", "drew"], ["in", "Leeds"],
+    ...      ["Leeds", "again"]]
+    >>> s = [[(0, 1, "ORG")], [(0, 1, "ORG")], [(0, 1, "ORG")], [(1, 2, "LOC")],
+    ...      [(0, 1, "LOC")]]
+    >>> document_votes(w, s, [1, 1, 1, 1, 2]).rows()
+    [(3, 1, 2, 'LOC', 'ORG', 0.8571428571428571, 3)]
+    """
+    by_doc: dict[int, list[int]] = {}
+    for s, d in enumerate(documents):
+        by_doc.setdefault(int(d), []).append(s)
+    parts: list[pl.DataFrame] = []
+    for members in by_doc.values():
+        if len(members) < 2 or not any(spans[s] for s in members):
+            continue
+        found = consistency_votes(
+            [words[s] for s in members],
+            [spans[s] for s in members],
+            max_tokens=max_tokens,
+            alpha=alpha,
+        )
+        if found.height:
+            index = pl.Series("sentence", members, dtype=pl.Int64)
+            parts.append(found.with_columns(index.gather(found["sentence"])))
+    if not parts:
+        return pl.DataFrame(schema=_SCHEMA)
+    return pl.concat(parts).sort("sentence", "start", "end")

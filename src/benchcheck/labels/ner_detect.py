@@ -2,16 +2,22 @@
 
 :func:`tagger_flags` runs the out-of-fold tagger (:mod:`benchcheck.labels.ner_tagger`) on one
 split, compares its Viterbi spans with the gold spans (:func:`~benchcheck.labels.ner_flags.
-compare_spans`: kinds ``type``, ``boundary``, ``spurious``, ``missing``) and scores every
-disagreement from the held-out marginals ``p_t(y)``.
+compare_spans`: kinds ``wrong_type``, ``wrong_boundary``, ``missing_annotation``,
+``spurious_annotation``, named from the annotation's side) and scores every disagreement
+from the held-out marginals ``p_t(y)``.
 
-**Candidates.** Two members propose regions: the tagger's disagreements, and the surfaces
+**Candidates.** Three members propose regions: the tagger's disagreements, the surfaces
 annotated unlike their other occurrences in the split (:func:`~benchcheck.labels.
-ner_consistency.consistency_votes`, the variation principle). An inconsistent occurrence that
-overlaps a disagreement lends it its score; one that overlaps none becomes a row of its own
-(``source`` = ``consistency``; kind ``type`` for a gold span the others give another type,
-``missing`` for one the others leave unannotated, ``spurious`` for an unannotated occurrence
-the others annotate; of overlapping ones the highest score is kept).
+ner_consistency.consistency_votes`, the variation principle) and, where the file marks its
+documents (``-DOCSTART-``, ``documents``), unlike their other occurrences in the same
+document (:func:`~benchcheck.labels.ner_consistency.document_votes`: a news story repeats its
+entities with one type). An inconsistent occurrence that overlaps a disagreement lends it its
+score; one that overlaps none becomes a row of its own (``source`` = ``consistency`` or
+``document``; kind ``wrong_type`` for a gold span the others give another type,
+``spurious_annotation`` for one the others leave unannotated, ``missing_annotation`` for an
+unannotated occurrence the others annotate; of overlapping ones the highest score is kept).
+Rows whose regions overlap are then one **disputed region** (:func:`~benchcheck.labels.
+ner_flags.merge_regions`): its best-scored row, its region the union.
 
 **Error score.** For a row whose region (the union of its gold and proposed span) covers
 tokens ``R`` with gold labels ``g_t``,
@@ -24,16 +30,24 @@ worst token. ``min_t p_t(g_t)`` bounds from above the probability that the tagge
 whole gold labelling of the region (a joint probability is at most each of its marginals), so
 ``crf_score`` is a lower bound on the tagger's probability that the gold labelling of the
 region is wrong, in [0, 1]. With ``c`` the largest ``consistency_score`` of an inconsistent
-occurrence overlapping the region (0 without one),
+occurrence overlapping the region and ``d`` the largest ``document_score`` (0 without one),
 
-    error_score = 1 − (1 − crf_score) · (1 − c)
+    error_score = 1 − (1 − crf_score) · (1 − c) · (1 − d)
 
-the noisy-or of the two members: the label is wrong unless neither member's evidence holds,
-the two taken as independent. On benchmarks/ner_detect_bench.py the noisy-or raised the mean
+the noisy-or of the members: the label is wrong unless no member's evidence holds, the
+members taken as independent. It is not a calibrated probability (on the real CoNLL-2003
+errors flags from 0.995 are right about a third of the time, benchmarks/ner_detect_bench.py
+``--real``). **Ranking** is by ``error_logit``, its log-odds computed in log space
+(:func:`error_logit`): ``error_score`` rounds to 1.0 for strong evidence, the log-odds do not,
+so two rows tie only when their members' values are equal. On benchmarks/ner_detect_bench.py
+the noisy-or raised the mean
 sentence AP over the four planted kinds from 0.58 to 0.68 (MSRA test), 0.49 to 0.59
 (Japanese), 0.28 to 0.36 (WNUT-16), 0.64 to 0.75 (CoNLL sample) (two draws each; a weighted
 mean and the plain mean were within 0.01 on average but uneven across corpora).
-Members kept beside it: ``crf_score``, ``consistency_score``, ``tagger_confidence``
+The document member (issue 36) raised the sentence AP on the real train/dev corrections of
+CoNLL-2003 (module :mod:`benchmarks._ner_real`) from 0.152 to 0.175 (docs/labels.md).
+Members kept beside it: ``crf_score``, ``consistency_score``, ``document_score``,
+``gold_log_prob`` (``log min_t p_t(g_t)``), ``tagger_confidence``
 (``min_t p_t(ŷ_t)`` of the tagger's own labels over the region), ``token_issue`` (whether
 cleanlab's ``find_label_issues`` flags a token of the region) and ``sentence_quality``
 (cleanlab's ``get_label_quality_scores`` sentence score: the smallest token quality
@@ -53,8 +67,8 @@ import polars as pl
 
 from benchcheck._progress import Progress
 from benchcheck.errors import InputError, UsageError, require
-from benchcheck.labels.ner_consistency import consistency_votes
-from benchcheck.labels.ner_flags import KINDS, compare_spans
+from benchcheck.labels.ner_consistency import consistency_votes, document_votes
+from benchcheck.labels.ner_flags import KINDS, compare_spans, merge_regions
 from benchcheck.labels.ner_tagger import (
     OofTagging,
     TaggerOptions,
@@ -63,12 +77,47 @@ from benchcheck.labels.ner_tagger import (
     oof_tagging,
 )
 
-__all__ = ["MIN_ERROR_SCORE", "TaggerFlags", "score_flags", "tagger_flags"]
+__all__ = ["MIN_ERROR_SCORE", "TaggerFlags", "error_logit", "score_flags", "tagger_flags"]
 
 #: Default flag threshold on ``error_score``: with the consistency member, flags from 0.995
 #: had precision 0.53 at recall 0.64 on planted MSRA-test errors (0.99: 0.45 at 0.71; the
 #: Japanese corpus 0.34 at 0.54), benchmarks/ner_detect_bench.py threshold sweep.
 MIN_ERROR_SCORE = 0.995
+#: Floor of a held-out probability before its logarithm (CRFsuite can round one to 0).
+TINY = 1e-300
+
+
+def error_logit(
+    gold_log_prob: np.ndarray, consistency: np.ndarray, document: np.ndarray
+) -> np.ndarray:
+    r"""Log-odds of the noisy-or ``error_score``, computed in log space (module docstring).
+
+    With ``L = log q + log(1 − c) + log(1 − d)`` (``q`` the smallest held-out probability
+    of a gold label in the region, ``c``/``d`` the consistency members),
+    ``error_score = 1 − e^L`` and
+
+    .. math:: \operatorname{logit}(\text{error\_score}) = \log(-\operatorname{expm1}(L)) - L,
+
+    finite and strictly increasing in the evidence where ``error_score`` itself rounds to
+    1.0 (two regions tie only when ``q``, ``c`` and ``d`` are equal); clipped to ±700.
+
+    >>> error_logit(np.log([0.5, 1e-20, 1e-30]), np.zeros(3), np.zeros(3)).round(2).tolist()
+    [0.0, 46.05, 69.08]
+    """
+    total = (
+        np.asarray(gold_log_prob, dtype=np.float64)
+        + np.log1p(-np.minimum(np.asarray(consistency, dtype=np.float64), 1.0 - 1e-16))
+        + np.log1p(-np.minimum(np.asarray(document, dtype=np.float64), 1.0 - 1e-16))
+    )
+    total = np.minimum(total, 0.0)
+    with np.errstate(divide="ignore"):
+        out = np.log(-np.expm1(total)) - total
+    return np.clip(out, -700.0, 700.0)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """``1 / (1 + e^{-z})`` without overflow."""
+    return np.exp(-np.logaddexp(0.0, -z))
 
 
 @dataclass(frozen=True)
@@ -121,16 +170,18 @@ def score_flags(
     [0.7]
     """
     col = {c: j for j, c in enumerate(tagging.classes)}
-    err, conf = [], []
+    keep, conf = [], []
     for s, a, b in flags.select("sentence", "start", "end").iter_rows():
         marg = tagging.marginals[s][a:b]
         gold = [col[g] for g in gold_labels[s][a:b]]
         pred = [col.get(p, 0) for p in tagging.predicted[s][a:b]]
         rows = np.arange(b - a)
-        err.append(float(1.0 - marg[rows, gold].min()))
+        keep.append(float(marg[rows, gold].min()))
         conf.append(float(marg[rows, pred].min()))
+    q = np.clip(np.asarray(keep, dtype=np.float64), 0.0, 1.0)
     return flags.with_columns(
-        pl.Series("error_score", np.clip(err, 0.0, 1.0), dtype=pl.Float64),
+        pl.Series("error_score", 1.0 - q, dtype=pl.Float64),
+        pl.Series("gold_log_prob", np.log(np.maximum(q, TINY)), dtype=pl.Float64),
         pl.Series("tagger_confidence", np.clip(conf, 0.0, 1.0), dtype=pl.Float64),
     )
 
@@ -155,7 +206,9 @@ def _overlap_max(flags: pl.DataFrame, votes: pl.DataFrame) -> np.ndarray:
     return out
 
 
-def _vote_rows(votes: pl.DataFrame, disagreements: pl.DataFrame) -> pl.DataFrame:
+def _vote_rows(
+    votes: pl.DataFrame, disagreements: pl.DataFrame, source: str = "consistency"
+) -> pl.DataFrame:
     """Flag rows for inconsistent occurrences that overlap no disagreement (module docstring).
 
     Greedy by score: a vote overlapping a disagreement or a vote already kept is dropped.
@@ -175,8 +228,12 @@ def _vote_rows(votes: pl.DataFrame, disagreements: pl.DataFrame) -> pl.DataFrame
         if any(x < b and a < y for x, y in taken.get(s, ())):
             continue
         taken.setdefault(s, []).append((a, b))
-        kind = "spurious" if gold is None else ("missing" if proposed is None else "type")
-        values = (kind, s, a, b, None, None, gold, None, None, proposed, None, "consistency")
+        kind = (
+            "missing_annotation"
+            if gold is None
+            else ("spurious_annotation" if proposed is None else "wrong_type")
+        )
+        values = (kind, s, a, b, None, None, gold, None, None, proposed, None, source)
         for c, v in zip(_ROW_COLUMNS, values, strict=True):
             rows[c].append(v)
         if gold is not None:
@@ -210,11 +267,14 @@ def tagger_flags(
     options: TaggerOptions | None = None,
     min_error_score: float = MIN_ERROR_SCORE,
     progress: Progress | None = None,
+    documents: np.ndarray | None = None,
 ) -> TaggerFlags:
     """Flag span disagreements of an out-of-fold CRF with the gold (module docstring).
 
     ``tokens``: the split's token table; ``spans``: its span table (``sentence``, ``start``,
-    ``end``, ``type``); ``progress`` counts the folds trained. Raises :class:`UsageError`
+    ``end``, ``type``); ``documents``: the document of each sentence (``-DOCSTART-``
+    sections, :func:`benchcheck.io.conll.sentence_documents`), which adds the document
+    consistency member; ``progress`` counts the folds trained. Raises :class:`UsageError`
     for fewer than two entity types or fewer sentences with entities than folds,
     :class:`InputError` for a span off the sentence.
     """
@@ -264,20 +324,37 @@ def tagger_flags(
         spans_by_sentence[s].append((a, b, t))
     votes = consistency_votes(words, spans_by_sentence)
     disagreements = compare_spans(gold, pred_spans).drop("rank")
-    flags = pl.concat(
-        [
-            disagreements.with_columns(pl.lit("tagger").alias("source")),
-            _vote_rows(votes, disagreements),
-        ],
-        how="vertical_relaxed",
-    )
+    pieces = [
+        disagreements.with_columns(pl.lit("tagger").alias("source")),
+        _vote_rows(votes, disagreements),
+    ]
+    doc_votes = None
+    if documents is not None:
+        if len(documents) != len(words):
+            raise UsageError(
+                f"{{documents}} has {len(documents)} entries for {len(words)} sentences"
+            )
+        doc_votes = document_votes(words, spans_by_sentence, np.asarray(documents).tolist())
+        taken = pl.concat(pieces, how="vertical_relaxed")
+        pieces.append(_vote_rows(doc_votes, taken, source="document"))
+    flags = pl.concat(pieces, how="vertical_relaxed")
     flags = score_flags(flags, labels, tagging).rename({"error_score": "crf_score"})
     flags = flags.with_columns(
-        pl.Series("consistency_score", _overlap_max(flags, votes), dtype=pl.Float64)
-    ).with_columns(
-        (1.0 - (1.0 - pl.col("crf_score")) * (1.0 - pl.col("consistency_score"))).alias(
-            "error_score"
+        pl.Series("consistency_score", _overlap_max(flags, votes), dtype=pl.Float64),
+        pl.Series(
+            "document_score",
+            np.zeros(flags.height) if doc_votes is None else _overlap_max(flags, doc_votes),
+            dtype=pl.Float64,
         ),
+    )
+    logit = error_logit(
+        flags["gold_log_prob"].to_numpy(),
+        flags["consistency_score"].to_numpy(),
+        flags["document_score"].to_numpy(),
+    )
+    flags = flags.with_columns(
+        pl.Series("error_logit", logit, dtype=pl.Float64),
+        pl.Series("error_score", _sigmoid(logit), dtype=pl.Float64),
         pl.col("tagger_confidence").alias("confidence"),
     )
 
@@ -305,15 +382,16 @@ def tagger_flags(
     flags = (
         flags.with_columns(pl.col("kind").replace_strict(order).alias("_k"))
         .sort(
-            ["error_score", "_k", "sentence", "start"],
+            ["error_logit", "_k", "sentence", "start"],
             descending=[True, False, False, False],
             maintain_order=True,
         )
         .drop("_k")
-        .with_columns(
-            pl.int_range(1, flags.height + 1).alias("rank"),
-            (pl.col("error_score") >= min_error_score).alias("flagged"),
-        )
+    )
+    flags = merge_regions(flags)
+    flags = flags.with_columns(
+        pl.int_range(1, flags.height + 1).alias("rank"),
+        (pl.col("error_score") >= min_error_score).alias("flagged"),
     )
     per_sentence = flags.group_by("sentence").agg(pl.col("error_score").max())
     sentence_score = np.zeros(n_sentences)

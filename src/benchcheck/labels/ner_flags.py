@@ -1,19 +1,22 @@
 """NER span flags: where a model's entity spans disagree with the gold spans.
 
 Both sides are span tables (``sentence``, ``start``, ``end`` exclusive, ``type``), as the
-NER readers decode them. Each disagreement is one row of one kind:
+NER readers decode them. Each disagreement is one row of one kind, named from the
+annotation's side (what is wrong with the gold if the model is right, :data:`GLOSSARY`):
 
-* ``type``: same boundaries, different type;
-* ``boundary``: the spans overlap with different boundaries (one row per overlapping pair);
-* ``missing``: a gold span no predicted span overlaps;
-* ``spurious``: a predicted span no gold span overlaps.
+* ``wrong_type``: same boundaries, different type;
+* ``wrong_boundary``: the spans overlap with different boundaries (one row per overlapping
+  pair; :func:`merge_regions` makes one row per disputed region);
+* ``spurious_annotation``: a gold span no predicted span overlaps;
+* ``missing_annotation``: a predicted span no gold span overlaps.
 
 Flags are ranked by the prediction's ``confidence`` when the predictions carry one (nulls
 last), then by kind in the order above, then by position. :func:`span_review_frame` turns
 them into a flags frame that ``benchcheck review export`` takes unchanged (scored flags keep
 their :data:`SCORED_COLUMNS` and ``flagged``): the marked
-sentence as ``text``, the gold type as ``label`` and the model's as ``llm_label`` (``O`` = no
-entity). The expert labels the marked region with its correct type, or ``O``.
+sentence as ``text`` (gold spans ``[[ … ]]TYPE``, proposed ones ``{{ … }}TYPE``), the gold
+type as ``label`` and the model's as ``llm_label`` (``O`` = no entity). The expert labels
+the marked region with its correct type, or ``O``.
 """
 
 from __future__ import annotations
@@ -29,16 +32,26 @@ from benchcheck.errors import InputError, UsageError, require
 
 __all__ = [
     "CONTEXT_TOKENS",
+    "GLOSSARY",
     "KINDS",
     "SCORED_COLUMNS",
     "compare_spans",
+    "marked_tokens",
+    "merge_regions",
     "overlapping_pairs",
     "spacy_spans",
     "span_review_frame",
     "spans_from_split",
 ]
 
-KINDS = ("type", "boundary", "spurious", "missing")
+KINDS = ("wrong_type", "wrong_boundary", "missing_annotation", "spurious_annotation")
+#: One line that says what each kind means, shown wherever the kinds are.
+GLOSSARY = (
+    "wrong_type: the annotated span probably has another type; wrong_boundary: the "
+    "annotated span probably starts or ends elsewhere; spurious_annotation: the annotated "
+    "span is probably no entity; missing_annotation: an entity the annotation probably "
+    "lacks ([[ ]] marks the gold spans, {{ }} the proposed ones)"
+)
 OUTSIDE = "O"
 
 
@@ -191,7 +204,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     >>> p = pl.DataFrame({"sentence": [0, 0, 1], "start": [0, 3, 2], "end": [2, 5, 3],
     ...                   "type": ["PER", "ORG", "LOC"]})
     >>> compare_spans(g, p).select("kind", "sentence", "start", "end").rows()
-    [('boundary', 0, 3, 5), ('spurious', 1, 2, 3), ('missing', 1, 0, 1)]
+    [('wrong_boundary', 0, 3, 5), ('missing_annotation', 1, 2, 3), ('spurious_annotation', 1, 0, 1)]
     """
     cols = ["sentence", "start", "end", "type"]
     for name, frame in (("gold", gold), ("predicted", pred)):
@@ -226,7 +239,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     exact = (g0[gi] == p0[pi]) & (g1[gi] == p1[pi])
     typed = exact & (g_type[gi] != p_type[pi])
     pieces = []
-    for kind, mask in (("type", typed), ("boundary", ~exact)):
+    for kind, mask in (("wrong_type", typed), ("wrong_boundary", ~exact)):
         a, b = gi[mask], pi[mask]
         pieces.append(
             pl.DataFrame(
@@ -251,8 +264,10 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     lonely_p = np.setdiff1d(np.arange(ps.size), pi)
     lonely_g = np.setdiff1d(np.arange(gs.size), gi)
     missing_conf = pl.Series("confidence", [None] * lonely_g.size, dtype=pl.Float64)
-    pieces.append(_unmatched("spurious", ps, p0, p1, p_type, lonely_p, conf.gather(lonely_p)))
-    pieces.append(_unmatched("missing", gs, g0, g1, g_type, lonely_g, missing_conf))
+    pieces.append(
+        _unmatched("missing_annotation", ps, p0, p1, p_type, lonely_p, conf.gather(lonely_p))
+    )
+    pieces.append(_unmatched("spurious_annotation", gs, g0, g1, g_type, lonely_g, missing_conf))
     out = pl.concat(pieces, how="vertical_relaxed")
     order = {k: i for i, k in enumerate(KINDS)}
     out = out.with_columns(pl.col("kind").replace_strict(order).alias("_k")).sort(
@@ -275,14 +290,15 @@ def _unmatched(
 ) -> pl.DataFrame:
     """Rows of the spans ``idx`` of one side that overlap nothing on the other side.
 
-    ``spurious`` rows are predicted spans (their gold columns are null), ``missing`` rows
-    gold spans (their predicted columns are null).
+    ``missing_annotation`` rows are predicted spans (their gold columns are null),
+    ``spurious_annotation`` rows gold spans (their predicted columns are null).
     """
     k = idx.size
     none_i = pl.Series([None] * k, dtype=pl.Int64)
     own = (first[idx], stop[idx], pl.Series(types[idx], dtype=pl.String))
     none = (none_i, none_i, pl.Series([None] * k, dtype=pl.String))
-    gold, pred = (none, own) if kind == "spurious" else (own, none)
+    predicted = kind == "missing_annotation"
+    gold, pred = (none, own) if predicted else (own, none)
     return pl.DataFrame(
         {
             "kind": pl.Series([kind] * k, dtype=pl.String),
@@ -296,19 +312,25 @@ def _unmatched(
             "pred_end": pred[1],
             "pred_type": pred[2],
             "confidence": confidence,
-            "_g": none_i if kind == "spurious" else idx,
-            "_p": idx if kind == "spurious" else none_i,
+            "_g": none_i if predicted else idx,
+            "_p": idx if predicted else none_i,
         }
     )
 
 
 #: Columns of scored flags (the out-of-fold tagger's) that the review frame keeps after its
-#: own: the split, the error score and its members, both spans, and the row's ``source``
+#: own: the split, its file, the 1-based line of the sentence's first token and its document
+#: (the count of ``-DOCSTART-`` lines before it, where the file has them), the error score
+#: and its members, both spans, and the row's ``source``
 #: (``tagger`` or ``verify``, :mod:`benchcheck.labels.ner_judge`).
 SCORED_COLUMNS = (
     "split",
+    "file",
+    "line",
+    "document",
     "source",
     "error_score",
+    "error_logit",
     "sentence_error_score",
     "tagger_score",
     "llm_score",
@@ -328,15 +350,113 @@ SCORED_COLUMNS = (
 CONTEXT_TOKENS = 128
 
 
+def merge_regions(flags: pl.DataFrame) -> pl.DataFrame:
+    """One row per disputed region: rows of a sentence whose regions overlap become one.
+
+    Regions ``[start, end)`` of one sentence that overlap, directly or through a chain, form
+    one disputed region; its row is the first of them in the frame's order (the best
+    ranked), with ``start``/``end`` the union. Rows keep the frame's order.
+
+    >>> f = pl.DataFrame({"sentence": [0, 0, 0, 1], "start": [0, 2, 5, 0],
+    ...                   "end": [3, 4, 6, 3], "kind": ["a", "b", "c", "d"]})
+    >>> merge_regions(f).rows()
+    [(0, 0, 4, 'a'), (0, 5, 6, 'c'), (1, 0, 3, 'd')]
+    """
+    if flags.height == 0:
+        return flags
+    s = flags["sentence"].cast(pl.Int64).to_numpy()
+    a = flags["start"].cast(pl.Int64).to_numpy()
+    b = flags["end"].cast(pl.Int64).to_numpy()
+    order = np.lexsort((a, s))
+    comp = np.empty(s.size, dtype=np.int64)
+    c, cur_s, cur_end = -1, None, 0
+    for i in order.tolist():
+        if s[i] != cur_s or a[i] >= cur_end:
+            c += 1
+            cur_s, cur_end = s[i], b[i]
+        else:
+            cur_end = max(cur_end, b[i])
+        comp[i] = c
+    lo = np.full(c + 1, np.iinfo(np.int64).max)
+    hi = np.zeros(c + 1, dtype=np.int64)
+    np.minimum.at(lo, comp, a)
+    np.maximum.at(hi, comp, b)
+    _, first = np.unique(comp, return_index=True)
+    keep = np.sort(first)
+    return flags[keep.tolist()].with_columns(
+        pl.Series("start", lo[comp[keep]], dtype=pl.Int64),
+        pl.Series("end", hi[comp[keep]], dtype=pl.Int64),
+    )
+
+
+def _spans_by_sentence(frame: pl.DataFrame | None) -> dict[int, list[tuple[int, int, str]]]:
+    out: dict[int, list[tuple[int, int, str]]] = {}
+    if frame is None:
+        return out
+    for s, a, b, t in frame.select(
+        pl.col("sentence").cast(pl.Int64),
+        pl.col("start").cast(pl.Int64),
+        pl.col("end").cast(pl.Int64),
+        pl.col("type").cast(pl.String),
+    ).iter_rows():
+        out.setdefault(s, []).append((a, b, t))
+    return out
+
+
+def _near(
+    table: dict[int, list[tuple[int, int, str]]], s: int, a: int, b: int, n: int
+) -> list[tuple[int, int, str | None]]:
+    """Spans of sentence ``s`` overlapping ``[a, b)`` that lie in its ``n`` tokens."""
+    return [(x, y, t) for x, y, t in table.get(s, ()) if x < b and a < y and y <= n]
+
+
+def marked_tokens(
+    words: Sequence[str],
+    gold: Sequence[tuple[int, int, str | None]],
+    proposed: Sequence[tuple[int, int, str | None]],
+    left: int,
+    right: int,
+) -> list[str]:
+    """Tokens ``left … right-1`` with gold spans as ``[[ … ]]TYPE``, proposed ``{{ … }}TYPE``.
+
+    >>> marked_tokens(["in", "New", "York", "City"], [(1, 3, "LOC")], [(1, 4, "ORG")], 0, 4)
+    ['in', '{{', '[[', 'New', 'York', ']]LOC', 'City', '}}ORG']
+    >>> marked_tokens(["at", "Leeds"], [(1, 2, "LOC")], [(1, 2, "ORG")], 0, 2)
+    ['at', '[[', '{{', 'Leeds', '}}ORG', ']]LOC']
+    """
+    opens: dict[int, list[str]] = {}
+    closes: dict[int, list[str]] = {}
+    spans = [("[[", "]]", x) for x in gold] + [("{{", "}}", x) for x in proposed]
+    # wider spans open first and close last; at equal width gold opens first, closes last
+    spans.sort(key=lambda m: (m[2][0], -(m[2][1] - m[2][0]), m[0] != "[["))
+    for o, c, (a, b, t) in spans:
+        opens.setdefault(a, []).append(o)
+        closes.setdefault(b - 1, []).insert(0, c + (t or ""))
+    out: list[str] = []
+    for i in range(left, right):
+        out += opens.get(i, [])
+        out.append(words[i])
+        out += closes.get(i, [])
+    return out
+
+
 def span_review_frame(
-    tokens: pl.DataFrame, flags: pl.DataFrame, *, context: int = CONTEXT_TOKENS
+    tokens: pl.DataFrame,
+    flags: pl.DataFrame,
+    *,
+    context: int = CONTEXT_TOKENS,
+    gold: pl.DataFrame | None = None,
+    proposed: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Build a flags frame for ``review export``: marked sentence, gold vs model type.
 
-    ``tokens`` is the split's token table (``sentence``, ``position``, ``token``). The
-    region ``[start, end)`` is marked ``[[ ... ]]`` in ``text``, with at most ``context``
-    tokens on each side (a cut side shows ``…``): a sentence of any length costs each flag
-    at most ``2 * context`` tokens plus its region, and only sentences with a flag are
+    ``tokens`` is the split's token table (``sentence``, ``position``, ``token``). In
+    ``text`` the gold spans are marked ``[[ … ]]TYPE`` and the proposed ones ``{{ … }}TYPE``
+    (:func:`marked_tokens`): every span of ``gold`` / ``proposed`` (span tables) that
+    overlaps the row's region ``[start, end)`` where they are given, else the row's own
+    ``gold_*`` / ``pred_*`` span; at most ``context`` tokens are shown on each side of the
+    region and of those spans (a cut side shows ``…``): a sentence of any length costs each
+    flag at most ``2 * context`` tokens plus its spans, and only sentences with a flag are
     looked at. ``id`` is ``"<sentence>:<gold start>-<gold end>|<model start>-<model end>"``
     (``-`` for no span).
 
@@ -345,9 +465,9 @@ def span_review_frame(
     >>> f = pl.DataFrame({"sentence": [0], "start": [2], "end": [3], "gold_start": [2],
     ...                   "gold_end": [3], "pred_start": [None], "pred_end": [None],
     ...                   "gold_type": ["PER"], "pred_type": [None], "confidence": [None],
-    ...                   "kind": ["missing"], "rank": [1]})
+    ...                   "kind": ["spurious_annotation"], "rank": [1]})
     >>> span_review_frame(toks, f, context=1)["text"].to_list()
-    ['… b [[ c ]] d …']
+    ['… b [[ c ]]PER d …']
     """
     if context < 0:
         raise UsageError(f"context must be >= 0 tokens, got {context}")
@@ -359,13 +479,15 @@ def span_review_frame(
     )
     sent_col = sub["sentence"].to_numpy()
     words = sub["token"].to_list()
+    all_gold = None if gold is None else _spans_by_sentence(gold)
+    all_prop = None if proposed is None else _spans_by_sentence(proposed)
     cols = ("sentence", "start", "end", "gold_start", "gold_end", "pred_start", "pred_end")
-    data = flags.select(cols)
+    data = flags.select(*cols, "gold_type", "pred_type")
     s_arr = data["sentence"].cast(pl.Int64).to_numpy()
     first = np.searchsorted(sent_col, s_arr, side="left")
     last = np.searchsorted(sent_col, s_arr, side="right")
     texts, ids = [], []
-    for k, (s, a, b, gs, ge, ps, pe) in enumerate(data.iter_rows()):
+    for k, (s, a, b, gs, ge, ps, pe, gt, pt) in enumerate(data.iter_rows()):
         lo, hi = int(first[k]), int(last[k])
         if lo == hi:
             raise UsageError(f"flag refers to sentence {s}, which the tokens lack")
@@ -374,14 +496,19 @@ def span_review_frame(
             raise InputError(
                 f"a span of sentence {s} ends at token {b}, after the sentence's {n} tokens"
             )
-        left = max(0, a - context)
-        right = min(n, b + context)
+
+        g_marks = [] if all_gold is None else _near(all_gold, s, a, b, n)
+        p_marks = [] if all_prop is None else _near(all_prop, s, a, b, n)
+        if all_gold is None and gs is not None:
+            g_marks = [(gs, ge, gt)]
+        if all_prop is None and ps is not None:
+            p_marks = [(ps, pe, pt)]
+        span_lo = min([a, *(x for x, _, _ in g_marks + p_marks)])
+        span_hi = max([b, *(y for _, y, _ in g_marks + p_marks)])
+        left = max(0, span_lo - context)
+        right = min(n, span_hi + context)
         parts = ["…"] if left > 0 else []
-        parts += words[lo + left : lo + a]
-        parts.append("[[")
-        parts += words[lo + a : lo + b]
-        parts.append("]]")
-        parts += words[lo + b : lo + right]
+        parts += marked_tokens(words[lo:hi], g_marks, p_marks, left, right)
         if right < n:
             parts.append("…")
         # One joining rule for text as for surfaces: no space beside CJK (我在[[北京]]工作).

@@ -8,10 +8,11 @@ batches). The sentence is the grounding (``text_a``) and the claim about the spa
 (``text_b``), so the framings of every span of one sentence share the prefix
 system message + sentence and a prefix-sharing engine evaluates the sentence once per judge.
 
-**Claims.** A flag with a gold span (kinds ``type``, ``boundary``, ``missing``) asks whether
+**Claims.** A flag with a gold span (kinds ``wrong_type``, ``wrong_boundary``,
+``spurious_annotation``) asks whether
 the gold annotation is right: ``«SURFACE» is a named entity of type T (description)``,
 SURFACE the gold span's tokens and T its gold type; the gold is wrong with ``P(no)``. A flag
-without a gold span (``spurious``: the tagger proposes an entity the gold lacks) asks
+without a gold span (``missing_annotation``: the tagger proposes an entity the gold lacks) asks
 whether the gold's silence is wrong: ``«SURFACE» is a named entity of one of the types
 T1 (…), T2 (…), …``; the gold is wrong with ``P(yes)``.
 
@@ -30,21 +31,21 @@ averaged over framings (and over judges when several are given), in [0, 1].
 span ``g`` (tokens SURFACE, type ``T``) that no candidate flag holds as its gold span is put
 to the judge with two claims, batched with the candidates' (all claims of one sentence
 share its prefix): the gold claim of a gold-span flag, ``«SURFACE» is a named entity of
-type T``, and the any-type claim of a ``spurious`` flag restricted to the other types,
+type T``, and the any-type claim of a ``missing_annotation`` flag restricted to the other types,
 ``«SURFACE» is a named entity of one of the types U1, U2, …`` (``U ≠ T``). With
 ``q = (1/F) Σ_f P_f(no)`` of the first and ``r = (1/F) Σ_f P_f(yes)`` of the second,
 
 .. math:: \text{llm\_score} = q, \qquad
-          \text{kind} = \begin{cases} \texttt{type} & r > 1/2 \\
-                                       \texttt{missing} & r \le 1/2 \end{cases}
+          \text{kind} = \begin{cases} \texttt{wrong\_type} & r > 1/2 \\
+                                       \texttt{spurious\_annotation} & r \le 1/2 \end{cases}
 
 ``q`` is the gold claim's P(gold wrong), as for any flag with a gold span. The kind says
 what the gold would be if wrong: another type when the judge calls one likelier than none
-(``type``; the proposed span is ``g`` with the other type the tagger finds likeliest over
+(``wrong_type``; the proposed span is ``g`` with the other type the tagger finds likeliest over
 ``g``, ``argmax_{U ≠ T} (1/|g|) Σ_{t ∈ g} p_t(B-U) + p_t(I-U)``, as the any-type claim
-names none), else no entity (``missing``, as :func:`~benchcheck.labels.ner_flags.
-compare_spans` names a gold span the model does not find: a possibly spurious annotation;
-no proposed span). The row's tagger score is :mod:`~benchcheck.labels.ner_detect`'s
+names none), else no entity (``spurious_annotation``, as :func:`~benchcheck.labels.
+ner_flags.compare_spans` names a gold span the model does not find; no proposed span).
+The row's tagger score is :mod:`~benchcheck.labels.ner_detect`'s
 ``error_score`` on ``g``'s own region, ``1 − min_{t ∈ g} p_t(gold_t)``, so ``--detector
 both`` combines it as any other row's. Rows carry ``source = verify`` (the candidates
 ``tagger``).
@@ -211,7 +212,8 @@ def unverified_gold(flags: pl.DataFrame, gold: pl.DataFrame) -> pl.DataFrame:
     """Return the gold spans that no flag holds as its gold span, in (sentence, start) order.
 
     ``gold`` is a span table (``sentence``, ``start``, ``end``, ``type``); a flag holds the
-    span of its ``gold_start``/``gold_end`` (kinds ``type``, ``boundary``, ``missing``).
+    span of its ``gold_start``/``gold_end`` (kinds ``wrong_type``, ``wrong_boundary``,
+    ``spurious_annotation``).
 
     >>> f = pl.DataFrame({"sentence": [0], "gold_start": [0], "gold_end": [1]})
     >>> g = pl.DataFrame({"sentence": [1, 0, 0], "start": [0, 0, 2], "end": [2, 1, 3],
@@ -357,12 +359,12 @@ def judge_span_flags(
 
 
 def verify_kind(other_type: float) -> str:
-    """Kind of a verified gold span: ``type`` when another type is likelier than none.
+    """Kind of a verified gold span: ``wrong_type`` when another type is likelier than none.
 
     >>> verify_kind(0.7), verify_kind(0.5)
-    ('type', 'missing')
+    ('wrong_type', 'spurious_annotation')
     """
-    return "type" if other_type > 0.5 else "missing"
+    return "wrong_type" if other_type > 0.5 else "spurious_annotation"
 
 
 def likeliest_other_type(
@@ -421,7 +423,7 @@ def verify_flags(
     for (s, a, b, t), r in zip(rows, judged.other_type.tolist(), strict=True):
         k = verify_kind(r)
         kind.append(k)
-        if k == "type":
+        if k == "wrong_type":
             p_start.append(a)
             p_end.append(b)
             p_type.append(

@@ -102,3 +102,27 @@ def thousands(value: int) -> str:
     '12,345'
     """
     return f"{value:,}"
+
+
+def score_text(score: object, logit: object = None) -> str:
+    """Format an error score in [0, 1] readably near 1: ``1−2.3e-05`` past 0.999.
+
+    ``logit`` (the score's log-odds, where known) gives ``1 − score = 1 / (1 + e^logit)``
+    without the rounding of ``1 − score`` in floating point, so two scores of 1.000 that
+    differ in evidence show different text.
+
+    >>> score_text(0.5), score_text(0.99997), score_text(1.0, 46.05), score_text(None)
+    ('0.500', '1−3.0e-05', '1−1.0e-20', '—')
+    """
+    import math
+
+    if not isinstance(score, int | float) or isinstance(score, bool) or math.isnan(score):
+        return num(score)
+    if score < 0.999:
+        return num(score)
+    if isinstance(logit, int | float) and not isinstance(logit, bool) and math.isfinite(logit):
+        z = float(logit)  # 1 / (1 + e^z), without overflow
+        rest = math.exp(-z) / (1.0 + math.exp(-z)) if z > 0 else 1.0 / (1.0 + math.exp(z))
+    else:
+        rest = 1.0 - float(score)
+    return f"1−{rest:.1e}" if rest > 0 else num(score)

@@ -34,7 +34,7 @@ __all__ = ["DETECTORS", "KINDS", "SpanFlagsRun", "run_flag_spans"]
 DETECTORS = ("tagger", "llm", "both")
 
 #: The kinds of span disagreement, in the order they are counted.
-KINDS = ("type", "boundary", "spurious", "missing")
+KINDS = ("wrong_type", "wrong_boundary", "missing_annotation", "spurious_annotation")
 _TABLES = (".jsonl", ".csv", ".tsv", ".parquet")
 
 
@@ -69,13 +69,28 @@ class SpanFlagsRun:
             "by_kind": dict(self.by_kind),
             "detector": self.detector,
         }
+        from benchcheck.labels.ner_flags import GLOSSARY
+
+        out["glossary"] = GLOSSARY
         shown = ["rank", "id", "label", "llm_label", "kind", "text"]
+        shown += [c for c in ("gold_type", "pred_type") if c in self.review.columns]
         if self.tagger is not None:
             out["tagger"] = dict(self.tagger)
             out["flagged"] = int(self.review["flagged"].sum())
             shown += ["error_score", "sentence"]
             shown += [
-                c for c in ("tagger_score", "llm_score", "source") if c in self.review.columns
+                c
+                for c in (
+                    "error_logit",
+                    "split",
+                    "file",
+                    "line",
+                    "document",
+                    "tagger_score",
+                    "llm_score",
+                    "source",
+                )
+                if c in self.review.columns
             ]
         out["top"] = self.review.head(top).select(shown).to_dicts()
         if output is not None:
@@ -250,6 +265,9 @@ def _tagger_run(
 
     default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
     threshold = default if min_error_score is None else min_error_score
+    from benchcheck.io.conll import sentence_documents
+
+    documents = sentence_documents(gold, split.table["line"].to_numpy())
     step(progress, f"out-of-fold tagger ({opts.folds} folds, {split.n:,} sentences)")
     try:
         found = tagger_flags(
@@ -259,6 +277,7 @@ def _tagger_run(
             options=opts,
             min_error_score=threshold,
             progress=progress,
+            documents=documents,
         )
     except InputError as exc:
         if exc.path is not None:
@@ -279,8 +298,22 @@ def _tagger_run(
             progress,
             found=found if verify == "all" else None,
         )
-    flags = flags.with_columns(pl.lit(split.name).alias("split"))
-    review = span_review_frame(split.tokens, flags)
+    lines = split.table["line"].cast(pl.Int64)
+    where: list[pl.Expr | pl.Series] = [
+        pl.lit(split.name).alias("split"),
+        pl.lit(str(gold)).alias("file"),
+    ]
+    where.append(lines.gather(flags["sentence"].cast(pl.Int64)).alias("line"))
+    if documents is not None:
+        where.append(
+            pl.Series("document", documents, dtype=pl.Int64).gather(
+                flags["sentence"].cast(pl.Int64)
+            )
+        )
+    flags = flags.with_columns(where)
+    review = span_review_frame(
+        split.tokens, flags, gold=spans_from_split(split), proposed=found.pred
+    )
     if output is not None:
         from benchcheck.io.tables import write_rows
 

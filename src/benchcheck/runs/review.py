@@ -148,7 +148,7 @@ def _span_export(
     also_read: Sequence[str] = (),
 ) -> SpanReviewExportRun:
     """Build and write the Label Studio NER review of span flags (``labels.span_review``)."""
-    from benchcheck.io.conll import read_conll, sentence_documents
+    from benchcheck.io.conll import document_names, read_conll
     from benchcheck.io.review import write_review
     from benchcheck.labels.ner_flags import spans_from_split
     from benchcheck.labels.span_review import build_span_review
@@ -161,7 +161,7 @@ def _span_export(
     split = read_conll(ner, scheme=scheme.upper() if scheme else None)
     if split.tokens is None:
         raise InputError("not an NER file", path=ner)
-    documents = sentence_documents(ner, split.table["line"].to_list())
+    documents = document_names(ner, split.table["line"].to_list())
     try:
         package = build_span_review(
             frame.drop("__line__", strict=False),

@@ -64,7 +64,9 @@ def test_results_carry_the_package_numbers(audited) -> None:
     results, _, _ = audited
     le = results["ner_label_errors"]
     assert le["detector_quality"] == ner_detector_note()
-    assert NerLabelErrorsSection.version == "1.2"
+    # 1.2 added detector_quality; 1.3 (issue 36) each flag's error_logit
+    assert NerLabelErrorsSection.version == "1.3"
+    assert all(isinstance(e["error_logit"], float) for e in le["examples"])
 
 
 def test_markdown_and_html_show_the_table_below_the_flags(audited) -> None:

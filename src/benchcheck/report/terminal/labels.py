@@ -368,18 +368,32 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
                 )
     out: list[Any] = [key_value_table("Span flags", counts)]
     if payload["top"]:
+        from rich.text import Text
+
+        from benchcheck.report.numbers import score_text
+
         table = Table(title=f"Top {len(payload['top'])} span flags")
-        heads = ["rank", "kind", "gold", "model", "text"]
+        heads = ["rank", "kind", "gold_type", "pred_type", "text"]
+        where = "line" in payload["top"][0]
+        if where:
+            heads.insert(2, "file:line")
         if tagger:
-            heads.insert(2, "error score")
+            heads.insert(2, "error_score")
         for c in heads:
             table.add_column(c)
         for r in payload["top"]:
-            cells = [str(r["rank"]), r["kind"], escape(r["label"]), escape(r["llm_label"])]
+            gold = r.get("gold_type", r["label"]) or "O"
+            pred = r.get("pred_type", r["llm_label"]) or "O"
+            cells = [str(r["rank"]), r["kind"], escape(gold), escape(pred)]
+            if where:
+                doc = f" (doc {r['document']})" if r.get("document") is not None else ""
+                cells.insert(2, escape(f"{r.get('file', '')}:{r['line']}{doc}"))
             if tagger:
-                cells.insert(2, num(r["error_score"]))
+                cells.insert(2, score_text(r["error_score"], r.get("error_logit")))
             table.add_row(*cells, escape(r["text"]))
         out.append(table)
+        if payload.get("glossary"):
+            out.append(Text(payload["glossary"]))
     return out
 
 

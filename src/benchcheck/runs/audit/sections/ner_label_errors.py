@@ -40,7 +40,7 @@ from benchcheck.report.ner_quality_note import (
     threshold_note,
     verdict,
 )
-from benchcheck.report.numbers import num, short, thousands
+from benchcheck.report.numbers import num, score_text, short, thousands
 from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS, AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
 
@@ -69,9 +69,33 @@ __all__ = [
 #: :data:`~benchcheck.labels.ner_tagger.PARALLEL_TOKENS` (100,000 tokens, a budget under 20 s)
 #: the folds train one after another, not two at a time: up to about 5/3 of the budget.
 TAGGER_TOKENS_PER_SECOND = 5000.0
-_KINDS = ("type", "boundary", "spurious", "missing")
+_KINDS = ("wrong_type", "wrong_boundary", "missing_annotation", "spurious_annotation")
 #: Flags shown in the report (highest error score first, over all splits).
 MAX_ROWS = 50
+
+
+def _logit(flag: NerFlag) -> float | None:
+    """Return the flag's log-odds, ``None`` in a file from before version 1.3."""
+    return None if isinstance(flag.error_logit, AbsentType) else flag.error_logit
+
+
+def _glossary() -> str:
+    """Return the kinds' glossary line (imported late: the section module stays light)."""
+    from benchcheck.labels.ner_flags import GLOSSARY
+
+    return GLOSSARY
+
+
+def _documents(split: Any) -> Any:
+    """Document of each sentence where the split's file has ``-DOCSTART-`` lines, else None."""
+    from pathlib import Path
+
+    from benchcheck.io.conll import sentence_documents
+
+    source = Path(str(split.source))
+    if not source.is_file():
+        return None
+    return sentence_documents(source, split.table["line"].to_numpy())
 
 
 def token_budget(seconds: float, tokens_per_second: float = TAGGER_TOKENS_PER_SECOND) -> int:
@@ -154,6 +178,9 @@ class NerFlag(JsonResult):
     pred_type: str | None
     error_score: float
     text: str
+    #: Since version 1.3: the log-odds of ``error_score`` (the ranking key; it does not
+    #: round to 1.0 as the score does).
+    error_logit: float | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -232,8 +259,9 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
     anchor = "ner-label-errors"
     result = NerLabelErrorsResult
     # 1.1: the time budget (--label-error-seconds), tokens and seconds per split;
-    # 1.2: detector_quality, the benchmark's numbers shown below the flags
-    version = "1.2"
+    # 1.2: detector_quality, the benchmark's numbers shown below the flags;
+    # 1.3: kinds named from the annotation's side, both spans marked, error_logit per flag
+    version = "1.3"
     card = Card(
         measures="Entity spans where a CRF tagger trained on the other folds (never on the "
         "sentence itself) disagrees with the gold annotation: a different type, boundary, an "
@@ -317,8 +345,16 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             }
             step(progress, f"out-of-fold tagger on {split.name} ({thousands(n)} sentences)")
             start = time.perf_counter()
+            documents = _documents(split)
             try:
-                found = tagger_flags(tokens, spans, n, options=opts, progress=progress)
+                found = tagger_flags(
+                    tokens,
+                    spans,
+                    n,
+                    options=opts,
+                    documents=None if documents is None else documents[:n],
+                    progress=progress,
+                )
             except MissingExtraError as exc:
                 raise Skip(f"no tagger installed: {exc.install}", unavailable=True) from None
             except UsageError as exc:
@@ -339,7 +375,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             rows.append(row)
             shown = flags.filter(pl.col("flagged"))
             if shown.height:
-                review = span_review_frame(tokens, shown)
+                review = span_review_frame(tokens, shown, gold=spans, proposed=found.pred)
                 frames.append(
                     review.select(
                         pl.lit(split.name).alias("split"),
@@ -350,13 +386,14 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                         "gold_type",
                         "pred_type",
                         "error_score",
+                        "error_logit",
                         "text",
                     )
                 )
         if not rows:
             raise Skip("no NER split with tokens")
         every = (
-            pl.concat(frames).sort("error_score", descending=True, maintain_order=True)
+            pl.concat(frames).sort("error_logit", descending=True, maintain_order=True)
             if frames
             else None
         )
@@ -414,19 +451,29 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         th = "".join(f"<th>{esc(h)}</th>" for h in head)
         parts.append(f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(body)}</tbody></table>")
         if le.examples:
-            eh = ("rank", "split", "sentence", "kind", "gold", "tagger", "error score", "text")
+            eh = (
+                "rank",
+                "split",
+                "sentence",
+                "kind",
+                "gold_type",
+                "pred_type",
+                "error_score",
+                "text",
+            )
             th = "".join(f"<th>{esc(h)}</th>" for h in eh)
             trs = []
             for e in le.examples:
                 text = (e.split, str(e.sentence), e.kind, e.gold_type or "O", e.pred_type or "O")
                 cells = [num_cell(e.rank, "rank")]
                 cells += [f"<td>{esc(v)}</td>" for v in text]
-                cells.append(num_cell(e.error_score, "error score"))
+                cells.append(f'<td class="num">{esc(score_text(e.error_score, _logit(e)))}</td>')
                 cells.append(f"<td>{esc(e.text)}</td>")
                 trs.append("<tr>" + "".join(cells) + "</tr>")
             parts.append(
                 f"<h3>Flagged spans ({len(le.examples)} of {le.examples_total})</h3>"
                 f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
+                f"<p>{esc(_glossary())}</p>"
             )
         parts.append(_quality_html(le))
         return "".join(parts)
@@ -462,7 +509,16 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             lines += ["", f"Flagged spans ({len(le.examples)} of {le.examples_total}):", ""]
             lines.append(
                 md_table(
-                    ["rank", "split", "sentence", "kind", "gold", "tagger", "error score", "text"],
+                    [
+                        "rank",
+                        "split",
+                        "sentence",
+                        "kind",
+                        "gold_type",
+                        "pred_type",
+                        "error_score",
+                        "text",
+                    ],
                     [
                         [
                             md_num(e.rank),
@@ -471,7 +527,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                             md_text(e.kind),
                             md_text(e.gold_type or "O"),
                             md_text(e.pred_type or "O"),
-                            md_num(e.error_score),
+                            md_text(score_text(e.error_score, _logit(e))),
                             md_text(e.text),
                         ]
                         for e in le.examples
@@ -479,6 +535,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                     right=(0, 2, 6),
                 )
             )
+            lines += ["", md_text(_glossary())]
         lines += _quality_markdown(le)
         return lines
 
