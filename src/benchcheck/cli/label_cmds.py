@@ -169,7 +169,7 @@ def _flag_mcq(
     judgments: str | None,
     answers: list[str],
     output: str | None,
-    threshold: float,
+    threshold: float | None,
     *,
     question: str | None,
     choices: str | None,
@@ -198,7 +198,10 @@ def _flag_mcq(
         id=id_col,
     )
     claim([data, *answers], output=output)
-    run = run_mcq_flag(data, answers, columns=cols, threshold=threshold, output=output)
+    if threshold is None:
+        run = run_mcq_flag(data, answers, columns=cols, output=output)
+    else:
+        run = run_mcq_flag(data, answers, columns=cols, threshold=threshold, output=output)
     emit(run.to_json(top=top), mcq_flag_renderables)
 
 

@@ -384,7 +384,7 @@ def run_flag(
 
     judged = read_judgments(judgments, content_free=True) if judgments is not None else None
     if judged is not None:
-        columns = with_judged_columns(columns, judged_columns(judged, path=judgments))
+        columns = with_judged_columns(Columns.of(columns), judged_columns(judged, path=judgments))
     rows = read_rows(data)
     frame = table_from_rows(rows, data, Columns.of(columns))
     probs = None
