@@ -53,7 +53,7 @@ def compare_spans(gold: pl.DataFrame, pred: pl.DataFrame) -> pl.DataFrame:
     >>> p = pl.DataFrame({"sentence": [0, 0, 1], "start": [0, 3, 2], "end": [2, 5, 3],
     ...                   "type": ["PER", "ORG", "LOC"]})
     >>> compare_spans(g, p).select("kind", "sentence", "start", "end").rows()
-    [('boundary', 0, 3, 5), ('spurious', 1, 2, 3), ('missing', 1, 0, 1)]
+    [('wrong_boundary', 0, 3, 5), ('missing_annotation', 1, 2, 3), ('spurious_annotation', 1, 0, 1)]
     """
     cols = ["sentence", "start", "end", "type"]
     for name, frame in (("gold", gold), ("predicted", pred)):

@@ -119,7 +119,7 @@ def test_export_of_no_flags_refuses_or_says_so(case, capsys):
     run_flag(
         d / "j.parquet",
         d / "data.jsonl",
-        options=FlagOptions(threshold=1.0),
+        options=FlagOptions(threshold=1.0, flag_rule="threshold"),
         output=d / "flags.jsonl",
     )
     assert not pl.read_ndjson(d / "flags.jsonl")["flagged"].any()

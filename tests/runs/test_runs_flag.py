@@ -32,7 +32,11 @@ def test_hand_computed_flags():
     )
     # the rule by hand on the detector's own score: posterior "none"
     run = flag_frames(
-        j, data, options=FlagOptions(threshold=0.6, calibration="none", posterior="none")
+        j,
+        data,
+        options=FlagOptions(
+            threshold=0.6, flag_rule="threshold", calibration="none", posterior="none"
+        ),
     )
     flagged = run.flagged()
     assert flagged["id"].to_list() == ["d", "a"]
@@ -45,7 +49,13 @@ def test_hand_computed_flags():
     only_p0 = flag_frames(
         j,
         data,
-        options=FlagOptions(threshold=0.6, prompts=("p0",), calibration="none", posterior="none"),
+        options=FlagOptions(
+            threshold=0.6,
+            flag_rule="threshold",
+            prompts=("p0",),
+            calibration="none",
+            posterior="none",
+        ),
     )
     # p0 alone: a 0.0, b 0.6, c 0.4, d 0.9 → flags a (1.0), d (0.9), c (0.6)
     assert only_p0.flagged()["id"].to_list() == ["a", "d", "c"]

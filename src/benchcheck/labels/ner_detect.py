@@ -331,9 +331,7 @@ def tagger_flags(
     doc_votes = None
     if documents is not None:
         if len(documents) != len(words):
-            raise UsageError(
-                f"{{documents}} has {len(documents)} entries for {len(words)} sentences"
-            )
+            raise UsageError(f"documents: {len(documents)} entries for {len(words)} sentences")
         doc_votes = document_votes(words, spans_by_sentence, np.asarray(documents).tolist())
         taken = pl.concat(pieces, how="vertical_relaxed")
         pieces.append(_vote_rows(doc_votes, taken, source="document"))
