@@ -140,10 +140,21 @@ def summarise_dataset(run: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
-def package_view(summary: dict[str, Any]) -> dict[str, Any]:
-    """The default detector at ``REPORT_RATE`` per dataset: what the report quotes."""
+def package_view(summary: dict[str, Any], defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The default detector at ``REPORT_RATE`` per dataset: what the report quotes.
+
+    Only datasets measured with ``defaults`` (those of the newest run; by default the first
+    dataset's) are quoted: the report says these numbers are the defaults' it runs with.
+    The others are listed under ``not_quoted`` with the defaults they were measured with.
+    """
+    first = next(iter(summary["datasets"].values()))
+    defaults = first["defaults"] if defaults is None else defaults
     datasets = {}
+    not_quoted = {}
     for name, d in summary["datasets"].items():
+        if d["defaults"] != defaults:
+            not_quoted[name] = {"defaults": d["defaults"], "command": d["command"]}
+            continue
         s = d["scorers"]["default"]
         r = s["rates"][REPORT_RATE]
         rate, precision, recall = r["flags"]["default"]
@@ -160,16 +171,19 @@ def package_view(summary: dict[str, Any]) -> dict[str, Any]:
             "flag_recall": recall,
             "raw_ensemble_ap": d["scorers"]["llm:none"]["rates"][REPORT_RATE]["ap"][0],
         }
-    first = next(iter(summary["datasets"].values()))
-    return {
+    quoted = [summary["datasets"][name] for name in datasets]
+    view = {
         "schema_version": SCHEMA_VERSION,
         "source": "benchmarks/results/detect_quality.json (benchmarks/detect_bench.py)",
         "judge": summary["judge"],
-        "defaults": first["defaults"],
+        "defaults": defaults,
         "planted_rate": float(REPORT_RATE),
-        "draws": first["draws"],
+        "draws": quoted[0]["draws"] if quoted else first["draws"],
         "datasets": datasets,
     }
+    if not_quoted:
+        view["not_quoted"] = not_quoted
+    return view
 
 
 def main() -> None:
@@ -178,12 +192,31 @@ def main() -> None:
     ap.add_argument("--json", default=str(OUT))
     ap.add_argument("--package-json", default=str(PACKAGE))
     ap.add_argument("--note", action="append", default=[], help="a line for the notes")
+    ap.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the datasets (and, for a dataset re-run, the scorers) of the committed "
+        "summary that the runs do not hold, with its notes; the package quotes only the "
+        "datasets measured with the runs' defaults",
+    )
     args = ap.parse_args()
     datasets: dict[str, Any] = {}
+    notes: list[str] = []
+    defaults = None
+    if args.keep and Path(args.json).exists():
+        kept = json.loads(Path(args.json).read_text())
+        datasets.update(kept["datasets"])
+        notes.extend(kept.get("notes", []))
     for path in args.runs:
         run = json.loads(Path(path).read_text())
+        defaults = run["defaults"]
         for name in run["datasets"]:
-            datasets[name] = summarise_dataset(run, name)
+            fresh = summarise_dataset(run, name)
+            earlier = datasets.get(name)
+            if earlier is not None:
+                # scorers the run skipped (--only-llm) stay those of the earlier run
+                fresh["scorers"] = {**earlier["scorers"], **fresh["scorers"]}
+            datasets[name] = fresh
     judges = {d["judge"] for d in datasets.values()}
     if judges != {DEFAULT_JUDGE["judge"]}:
         raise SystemExit(f"runs of other judges: {sorted(judges)}")
@@ -195,10 +228,11 @@ def main() -> None:
         "at k (k = flips planted); flags = [flag rate, precision, recall] means; "
         "precision_at_recall_50 = the best precision any threshold reaches at recall >= 0.5",
         "judge": DEFAULT_JUDGE,
-        "notes": args.note,
+        "notes": notes + args.note,
         "datasets": datasets,
     }
-    for path, obj in ((args.json, summary), (args.package_json, package_view(summary))):
+    view = package_view(summary, defaults)
+    for path, obj in ((args.json, summary), (args.package_json, view)):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(obj, indent=1, sort_keys=True)
         # one line per number list: [mean, p10, p90], [rate, precision, recall]
@@ -207,7 +241,7 @@ def main() -> None:
         )
         Path(path).write_text(text + "\n")
         print(f"wrote {path}")
-    print(markdown(package_view(summary)))
+    print(markdown(view))
     print(choices(summary))
 
 

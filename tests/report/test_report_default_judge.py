@@ -94,7 +94,9 @@ def test_default_judge_report_shows_its_measured_quality(tmp_path, monkeypatch) 
     assert note["judge"]["parameters"] == "1.5B" and note["judge"]["device"].startswith("CPU")
     assert note["strong_judge"] == STRONG_JUDGE
     expected = _expected_rows()
-    assert len(expected) >= 5
+    # every benchmark dataset: a row, or named as not re-measured with these defaults
+    assert len(expected) + len(note["not_quoted"]) >= 5
+    assert note["not_quoted"] == sorted(quality.get("not_quoted", {}))
 
     md = render_markdown(results)
     assert f"### {TITLE}" in md
@@ -110,6 +112,8 @@ def test_default_judge_report_shows_its_measured_quality(tmp_path, monkeypatch) 
         assert cmd in md
     plain = re.sub(r"\\(.)", r"\1", md)
     assert "1.5B parameters, Q4_K_M (GGUF), on CPU (llama.cpp)" in plain
+    if note["not_quoted"]:
+        assert f"so not shown: {', '.join(note['not_quoted'])}." in plain
 
     page = render_html(results)
     assert TITLE in page

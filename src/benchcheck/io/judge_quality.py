@@ -67,5 +67,6 @@ def default_judge_note(backend: str, model: str) -> dict[str, Any] | None:
         "draws": quality["draws"],
         "defaults": dict(quality["defaults"]),
         "datasets": {k: dict(v) for k, v in quality["datasets"].items()},
+        "not_quoted": sorted(quality.get("not_quoted", {})),
         "strong_judge": dict(STRONG_JUDGE),
     }

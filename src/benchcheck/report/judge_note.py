@@ -64,6 +64,11 @@ def verdict(note: Mapping[str, Any]) -> str:
         f"A random "
         f"ranking has AP ≈ {num(rate, 2)}; P@k = precision among the k highest error scores "
         "(k = errors planted)."
+        + (
+            f" Not re-measured with these defaults, so not shown: {', '.join(earlier)}."
+            if (earlier := note.get("not_quoted"))
+            else ""
+        )
     )
 
 

@@ -46,6 +46,8 @@ class DefaultJudgeNote(JsonResult):
     defaults: dict[str, Any]
     datasets: dict[str, dict[str, Any]]
     strong_judge: dict[str, str]
+    #: benchmark datasets measured with other defaults only, so not in ``datasets``
+    not_quoted: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
