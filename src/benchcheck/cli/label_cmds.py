@@ -337,6 +337,7 @@ def error_rate(
     method: str = "midp",
     plan: float | None = None,
     anticipated: str | None = None,
+    task: Annotated[str | None, "mcq: wrong-key and any-error rates, also per group."] = None,
 ) -> None:
     """Error rate: the paper's lower bound and, with an audit sample, the whole dataset's.
 
@@ -345,12 +346,20 @@ def error_rate(
     (review export --audit-sample), a stratified estimate of the whole dataset's error rate
     (exact per-stratum intervals, MOVER combination) and the flags' recall.
 
+    With --task mcq (the gold of a flag --task mcq review) the rates are of wrong keys and
+    of any error (no correct option, several, unclear too), overall and per group.
+
     Example: benchcheck error-rate gold.jsonl --population 2500 --plan 0.02
     """
     from benchcheck.report.terminal.review import error_rate_notes, error_rate_renderables
     from benchcheck.runs.error_rate import run_error_rate
 
     claim([gold])
+    if task not in (None, "classification", "pair", "mcq"):
+        raise UsageError("{task} of error-rate: classification, pair or mcq")
+    if task == "mcq":
+        _error_rate_mcq(gold, errors, sample, population, confidence, method, plan)
+        return
     run = run_error_rate(
         gold,
         errors=errors,
@@ -364,6 +373,25 @@ def error_rate(
     payload = run.to_json()
     if emit(payload, lambda p: error_rate_renderables(p, confidence)):
         stderr(error_rate_notes(payload))
+
+
+def _error_rate_mcq(
+    gold: str | None,
+    errors: int | None,
+    sample: int | None,
+    population: int | None,
+    confidence: float,
+    method: str,
+    plan: float | None,
+) -> None:
+    """``error-rate --task mcq``: wrong-key and any-error rates of a multiple-choice review."""
+    from benchcheck.report.terminal.mcq_review import mcq_error_rate_renderables
+    from benchcheck.runs.mcq_review import run_mcq_error_rate
+
+    if gold is None or errors is not None or sample is not None or plan is not None:
+        raise UsageError("{task} mcq reads a gold file (no {errors}, {sample} or {plan})")
+    run = run_mcq_error_rate(gold, population=population, confidence=confidence, method=method)
+    emit(run.to_json(), mcq_error_rate_renderables)
 
 
 @command("bins", guard=True)
@@ -399,7 +427,7 @@ def remedy(
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
     min_confidence: float = 0.9,
-    mode: str = "filter",
+    mode: Annotated[str | None, "filter (default) or flip; correct with --spans or mcq."] = None,
     ablation: str = "random",
     seed: int = 0,
     label: str = "label",
@@ -409,6 +437,8 @@ def remedy(
     force: bool = False,
     spans: str | None = None,
     scheme: str | None = None,
+    task: Annotated[str | None, "mcq: DATA's keys corrected from the review's --gold."] = None,
+    gold: Annotated[str | None, "Gold file of a flag --task mcq review (review import -o)."] = None,
 ) -> None:
     """Filter or flip flagged training examples, plus a random ablation of the same size.
 
@@ -416,13 +446,36 @@ def remedy(
     (corrected spans of a span review) DATA is the CoNLL file reviewed, and --mode correct
     retags its reviewed sentences (filter removes them), written as OUTPUT/<DATA's name>.
 
+    With --task mcq and --gold (the gold of a flag --task mcq review) DATA is the benchmark
+    reviewed: it is written in its own format as OUTPUT/<DATA's name> with the experts' keys,
+    the questions they found unanswerable kept (--mode correct, the default) or removed
+    (--mode filter), and OUTPUT/changes.jsonl says what changed and why.
+
     Example: benchcheck remedy train.jsonl --flags f.jsonl --min-confidence 0.9 --mode flip -o out/
     Example: benchcheck remedy test.conll --spans corrected.csv --mode correct -o fixed/
+    Example: benchcheck remedy mmlu_test.csv --task mcq --gold gold.jsonl -o fixed/
     """
     from benchcheck.labels.remedies import remedy_file_names
     from benchcheck.report.terminal.labels import remedy_renderables
     from benchcheck.runs.labels import run_remedy
 
+    if task not in (None, "classification", "pair", "mcq"):
+        raise UsageError("{task} of remedy: classification, pair or mcq")
+    if (task == "mcq") != (gold is not None):
+        raise UsageError("{gold} goes with {task} mcq, and {task} mcq needs it")
+    if task == "mcq":
+        from benchcheck.report.terminal.mcq_review import mcq_remedy_renderables
+        from benchcheck.runs.mcq_review import CHANGES_NAME, run_mcq_remedy
+
+        if judgments or flags or spans or scheme:
+            raise UsageError("{task} mcq remedies from {gold}, not from flags or judgments")
+        outputs = output_claims([data, gold])
+        outputs.folder(output, param="output", names=[Path(data).name, CHANGES_NAME])
+        claim_json(outputs)
+        run_mcq = run_mcq_remedy(data, gold, output, mode=mode or "correct", force=force)
+        emit(run_mcq.to_json(), mcq_remedy_renderables)
+        return
+    mode = mode or "filter"
     if ablation != "random":
         raise UsageError(f"{{ablation}} supports 'random', got {ablation!r}")
     outputs = output_claims([data, judgments, flags, spans])
@@ -451,19 +504,43 @@ def remedy(
 @command("rerank", guard=True)
 def rerank_cmd(
     gold: str,
-    scores: Annotated[list[str], "NAME=FILE with id and score (P(positive)) and/or pred."],
+    scores: Annotated[
+        list[str] | None, "NAME=FILE with id and score (P(positive)) and/or pred."
+    ] = None,
     positive: str = "1",
     cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
+    task: Annotated[str | None, "mcq: models' --answers on the original and reviewed keys."] = None,
+    answers: Annotated[list[str] | None, "Models' answers (as flag --task mcq reads)."] = None,
 ) -> None:
     """Score models on original and gold labels; rank change; paired bootstrap of differences.
 
+    With --task mcq the gold of a flag --task mcq review and the models' --answers give each
+    model's accuracy on the original and the reviewed keys (a question the experts found
+    unanswerable is left out), the ranks, Kendall's tau and the models that moved.
+
     Example: benchcheck rerank --gold gold.jsonl --scores gpt4=a.jsonl --scores deberta=b.jsonl
+    Example: benchcheck rerank --gold gold.jsonl --task mcq --answers answers.csv
     """
     from benchcheck.report.terminal.labels import rerank_renderables
     from benchcheck.runs.labels import run_rerank
 
+    if task not in (None, "classification", "pair", "mcq"):
+        raise UsageError("{task} of rerank: classification, pair or mcq")
+    if (task == "mcq") != bool(answers):
+        raise UsageError("{answers} go with {task} mcq, and {task} mcq needs them")
+    if task == "mcq":
+        from benchcheck.report.terminal.mcq_review import mcq_rerank_renderables
+        from benchcheck.runs.mcq_review import run_mcq_rerank
+
+        if scores:
+            raise UsageError("{task} mcq re-ranks the models of {answers}, not {scores}")
+        claim([gold, *(answers or [])])
+        emit(run_mcq_rerank(gold, answers or []).to_json(), mcq_rerank_renderables)
+        return
+    if not scores:
+        raise UsageError("give at least one {scores} NAME=FILE")
     files = parse_assignments(scores, "--scores")
     claim([gold, *files.values()])
     res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)

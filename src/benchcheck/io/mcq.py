@@ -24,6 +24,7 @@ import ast
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +48,35 @@ from benchcheck.io._tokens import whitespace_token_counts
 from benchcheck.io.hf import arrow_table, saved_hf_parts
 from benchcheck.io.tables import json_lines, labelled_hash, read_rows
 
-__all__ = ["build_mcq_split", "read_hf_mcq", "read_mcq_split"]
+__all__ = [
+    "build_mcq_split",
+    "delimited_records",
+    "McqRoles",
+    "mcq_roles",
+    "parse_options",
+    "read_hf_mcq",
+    "read_mcq_split",
+]
 
 _KNOWN = {c.lower() for c in (*QUESTION_DEFAULTS, *OPTIONS_DEFAULTS, *KEY_DEFAULTS, "id")}
 
 
 def _delimited_rows(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
     """CSV/TSV rows as dicts with each record's first line; MMLU's headerless CSV named."""
+    header, records, _ = delimited_records(path)
+    rows, lines = [], []
+    for line, record in records:
+        rows.append(dict(zip(header, record, strict=True)))
+        lines.append(line)
+    return rows, lines
+
+
+def delimited_records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]], bool]:
+    """Return a CSV/TSV file's header, its records with their first lines, and whether it had none.
+
+    MMLU's headerless CSV gets the header ``question, A, B, …, answer``; a record with
+    another number of fields is an :class:`InputError` naming its line.
+    """
     text = read_text_file(path).removeprefix("\ufeff")
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     reader = csv.reader(io.StringIO(text), delimiter=sep)
@@ -78,15 +101,12 @@ def _delimited_rows(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
         header, records = first, records[1:]
         if not records:
             raise InputError("a header and no rows; expected at least one row", path=path)
-    rows, lines = [], []
     for line, record in records:
         if len(record) != len(header):
             raise InputError(
                 f"expected {len(header)} fields, got {len(record)}", path=path, line=line
             )
-        rows.append(dict(zip(header, record, strict=True)))
-        lines.append(line)
-    return rows, lines
+    return header, records, headerless
 
 
 def _pick(have: Sequence[str], named: str | None, defaults: Sequence[str]) -> str | None:
@@ -96,8 +116,8 @@ def _pick(have: Sequence[str], named: str | None, defaults: Sequence[str]) -> st
     return next((lower[d.lower()] for d in defaults if d.lower() in lower), None)
 
 
-def _parse_options(value: Any, source: str, line: int) -> tuple[list[str], list[str] | None]:
-    """One cell's options (and their labels, where the data gives them)."""
+def parse_options(value: Any, source: str, line: int) -> tuple[list[str], list[str] | None]:
+    """One cell's options (and their labels, where the data gives them); errors name the line."""
     if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
         try:
             value = ast.literal_eval(value.strip())
@@ -162,18 +182,20 @@ def _column_options(
     return [str(v) for v in values[:n]]
 
 
-def build_mcq_split(
-    rows: Sequence[Mapping[str, Any]],
-    lines: Sequence[int],
-    *,
-    columns: McqColumns,
-    name: str,
-    source: str,
-) -> Split:
-    """Turn rows (dicts as read) into an ``mcq`` split; errors name the row's line."""
-    if not rows:
-        raise InputError("empty split: expected at least one question", path=source)
-    have = list(rows[0])
+@dataclass(frozen=True)
+class McqRoles:
+    """The columns a file gives each role (``options`` or ``option_columns``, never both)."""
+
+    question: str
+    key: str
+    group: str | None
+    id: str | None
+    options: str | None
+    option_columns: tuple[str, ...] | None
+
+
+def mcq_roles(have: Sequence[str], columns: McqColumns, source: str) -> McqRoles:
+    """Name the columns of each role among ``have`` (``columns`` first, then the defaults)."""
     shown = [c for c in have if c != "__line__"]
     question = _pick(have, columns.question, QUESTION_DEFAULTS)
     key = _pick(have, columns.key, KEY_DEFAULTS)
@@ -194,6 +216,24 @@ def build_mcq_split(
         if col is not None and col not in have:
             raise InputError(f"no column {col!r}; the file has {shown}", path=source)
     assert question is not None and key is not None
+    return McqRoles(question, key, group, id_col, options, option_cols)
+
+
+def build_mcq_split(
+    rows: Sequence[Mapping[str, Any]],
+    lines: Sequence[int],
+    *,
+    columns: McqColumns,
+    name: str,
+    source: str,
+) -> Split:
+    """Turn rows (dicts as read) into an ``mcq`` split; errors name the row's line."""
+    if not rows:
+        raise InputError("empty split: expected at least one question", path=source)
+    roles = mcq_roles(list(rows[0]), columns, source)
+    question, key, group, id_col = roles.question, roles.key, roles.group, roles.id
+    options, option_cols = roles.options, roles.option_columns
+    assert question is not None and key is not None
     ids, texts, opts, keys, groups = [], [], [], [], []
     for k, (row, line) in enumerate(zip(rows, lines, strict=True)):
         text = row.get(question)
@@ -202,7 +242,7 @@ def build_mcq_split(
         if option_cols:
             found, labels = _column_options(row, option_cols, source, line), None
         else:
-            found, labels = _parse_options(row.get(options), source, line)  # type: ignore[arg-type]
+            found, labels = parse_options(row.get(options), source, line)  # type: ignore[arg-type]
         if len(found) < 2:
             raise InputError(
                 f"a question needs at least two options, got {len(found)}", path=source, line=line

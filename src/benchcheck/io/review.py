@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -294,7 +294,12 @@ def read_choices(key_path: str | Path) -> tuple[str, ...]:
     return tuple(html.unescape(v) for v in re.findall(r'<Choice value="([^"]*)"', text))
 
 
-def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertLabels]:
+def read_expert_file(
+    path: str | Path,
+    *,
+    labels: Sequence[str],
+    normalize: Callable[[str], str] | None = None,
+) -> list[ExpertLabels]:
     """Read one file of answers: one expert, or one per annotator when the file names them.
 
     CSV/TSV/JSONL need ``review_id`` and ``label``; the ``'`` that the export put before
@@ -306,12 +311,13 @@ def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertL
     export — JSON (tasks with ``data.review_id`` and ``annotations``, one expert per
     ``completed_by``; a skipped annotation, ``was_cancelled``, is no answer) or JSON-MIN (one
     row per annotation with ``annotator``) — or an Argilla records export (``id``,
-    ``fields``, ``responses.label``, one expert per ``user_id``). Labels outside ``labels``,
-    missing or duplicate ids raise :class:`InputError` naming the file and line.
+    ``fields``, ``responses.label``, one expert per ``user_id``). ``normalize`` (the task's
+    reading of an answer, e.g. ``b`` → ``B``) is applied before the check. Labels outside
+    ``labels``, missing or duplicate ids raise :class:`InputError` naming the file and line.
     """
     path = Path(path)
     if path.suffix.lower() == ".json":
-        return _read_json_answers(path, labels)
+        return _read_json_answers(path, labels, normalize)
     frame = read_rows(path)
     for col in ("review_id", "label"):
         if col not in frame.columns:
@@ -335,7 +341,7 @@ def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertL
         *[pl.col(c).cast(pl.String) for c in wanted],
         *([pl.col("__line__")] if "__line__" in frame.columns else []),
     ).iter_rows(named=True)
-    answers = _Answers(path, labels)
+    answers = _Answers(path, labels, normalize)
     for i, row in enumerate(rows):
         line = int(row.get("__line__") or (i + 1 + header))
         value = {c: restore(row[c]) if spreadsheet else row[c] for c in wanted}
@@ -359,9 +365,12 @@ def read_expert_file(path: str | Path, *, labels: Sequence[str]) -> list[ExpertL
 class _Answers:
     """Answers of one file by annotator (``""`` = the file's one expert), checked as they come."""
 
-    def __init__(self, path: Path, labels: Sequence[str]) -> None:
+    def __init__(
+        self, path: Path, labels: Sequence[str], normalize: Callable[[str], str] | None = None
+    ) -> None:
         self.path = path
         self.labels = labels
+        self.normalize = normalize
         self.hashes: dict[str, str | None] = {}
         self.lines: dict[str, int] = {}
         self.by: dict[str, dict[str, str | None]] = {}
@@ -386,6 +395,8 @@ class _Answers:
         if rid in mine:
             what = "review_id given twice" + (f" by annotator {who}" if who else "")
             raise InputError(what, path=self.path, line=line, got=rid)
+        if label is not None and self.normalize is not None:
+            label = self.normalize(label)
         if label is not None and label not in self.labels:
             raise InputError(
                 f"label must be one of {list(self.labels)} or empty",
@@ -419,7 +430,9 @@ def _natural(name: str) -> tuple[int, int, str]:
     return (0, int(name), "") if name.isdigit() else (1, 0, name)
 
 
-def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
+def _read_json_answers(
+    path: Path, labels: Sequence[str], normalize: Callable[[str], str] | None = None
+) -> list[ExpertLabels]:
     from benchcheck.io._text import loads_json, read_text_file
 
     items = loads_json(read_text_file(path), path)
@@ -430,8 +443,8 @@ def _read_json_answers(path: Path, labels: Sequence[str]) -> list[ExpertLabels]:
     if not all(isinstance(t, dict) for t in items):
         raise InputError("a Label Studio or Argilla export is a list of objects", path=path)
     if all("fields" in t for t in items):
-        return _read_argilla(path, items, labels)
-    answers = _Answers(path, labels)
+        return _read_argilla(path, items, labels, normalize)
+    answers = _Answers(path, labels, normalize)
     if all("data" in t for t in items):  # Label Studio JSON: tasks with their annotations
         for n, task in enumerate(items):
             data = task.get("data") or {}
@@ -474,14 +487,17 @@ def _choice(result: list[dict[str, Any]]) -> str | None:
 
 
 def _read_argilla(
-    path: Path, records: list[dict[str, Any]], labels: Sequence[str]
+    path: Path,
+    records: list[dict[str, Any]],
+    labels: Sequence[str],
+    normalize: Callable[[str], str] | None = None,
 ) -> list[ExpertLabels]:
     """One :class:`ExpertLabels` per Argilla user found in the records' ``label`` responses.
 
     Argilla 2.x ``Record.to_dict()``: ``responses`` maps a question to a list of
     ``{"value", "user_id", "status"}``; a ``discarded`` response is no answer.
     """
-    answers = _Answers(path, labels)
+    answers = _Answers(path, labels, normalize)
     for n, rec in enumerate(records):
         rid = str(rec.get("id") or "")
         if not rid:

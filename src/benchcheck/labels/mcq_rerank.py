@@ -9,7 +9,8 @@ Each model's accuracy on a key vector is
 :math:`S` the questions the keys keep (a corrected key of ``-1`` removes the question:
 no correct option, several, or unclear). Ranks are 1 = best (ties share the best rank);
 the change is summarised by Kendall's :math:`\tau_b` between the two accuracy vectors
-(scipy).
+(scipy), each model's ``rank_change`` (original − corrected rank: positive = moved up) and
+the number of models whose rank ``moved``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class McqRerank:
             "keys_changed": self.keys_changed,
             "removed": self.removed,
             "kendall_tau": self.kendall_tau,
+            "moved": int((self.rank_original != self.rank_corrected).sum()),
             "models": [
                 {
                     "model": self.models[j],
@@ -54,6 +56,7 @@ class McqRerank:
                     "accuracy_corrected": float(self.accuracy_corrected[j]),
                     "rank_original": int(self.rank_original[j]),
                     "rank_corrected": int(self.rank_corrected[j]),
+                    "rank_change": int(self.rank_original[j] - self.rank_corrected[j]),
                 }
                 for j in order
             ],

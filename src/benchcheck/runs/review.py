@@ -20,6 +20,13 @@ import polars as pl
 
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.guidelines import Guidelines
+from benchcheck.labels.mcq_review import (
+    check_mcq_answers,
+    is_mcq_key,
+    mcq_gold_kinds,
+    mcq_review_labels,
+    normalize_answer,
+)
 from benchcheck.labels.review import (
     KEY_NAME,
     ExpertLabels,
@@ -392,7 +399,10 @@ def run_review_import(
     (the same path, or two names of one file) is refused, as is a reconciled file that is
     also an expert file; two byte-identical answer files get a warning. Returns the gold
     frame and the summary; with ``output`` the gold table is written there
-    (:func:`benchcheck.io.tables.write_rows`).
+    (:func:`benchcheck.io.tables.write_rows`). A key of multiple-choice flags
+    (:func:`benchcheck.labels.mcq_review.is_mcq_key`) takes option letters or the verdicts
+    ``none``/``several``/``unclear`` (as people write them; a letter past the question's
+    options is refused), and its gold table adds ``error_kind`` and ``wrong_key``.
     """
     from benchcheck.io.review import (
         read_choices,
@@ -430,10 +440,14 @@ def run_review_import(
         )
     raw_key = read_review_key(key_file)
     key = check_key(raw_key, source=str(key_file))
-    labels = review_labels(key, read_choices(key_file))
+    mcq = is_mcq_key(key)  # a review of multiple-choice flags: letters or a verdict
+    labels = mcq_review_labels(key) if mcq else review_labels(key, read_choices(key_file))
+    normalize = normalize_answer if mcq else None
     experts: list[ExpertLabels] = []
     for p in paths:
-        experts.extend(read_expert_file(p, labels=labels))
+        experts.extend(read_expert_file(p, labels=labels, normalize=normalize))
+    if mcq:
+        check_mcq_answers(key, experts)
     names = [e.name for e in experts]
     used = set(names)
     for i, e in enumerate(experts):  # two files with one stem (a/expert_a.csv, b/expert_a.csv)
@@ -445,10 +459,12 @@ def run_review_import(
             experts[i] = ExpertLabels(name, e.source, e.labels, e.hashes, e.lines)
     rec = None
     if rec_path is not None:
-        found = read_expert_file(rec_path, labels=labels)
+        found = read_expert_file(rec_path, labels=labels, normalize=normalize)
         if len(found) != 1:
             raise InputError("a reconciled file holds one set of labels", path=rec_path)
         rec = found[0]
+        if mcq:
+            check_mcq_answers(key, found)
     gold, summary = combine_review(
         key,
         experts,
@@ -458,6 +474,8 @@ def run_review_import(
         adjudicator=adjudicator,
         seed=seed,
     )
+    if mcq:
+        gold = mcq_gold_kinds(gold)
     warnings = list(summary.warnings)
     blobs: dict[bytes, Path] = {}
     for p in paths:
