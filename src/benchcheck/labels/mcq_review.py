@@ -60,13 +60,12 @@ DEFINITIONS = ("any_error", "wrong_key")
 
 _SYNONYMS = {
     "none": "none",
+    "no correct": "none",
     "no correct option": "none",
     "no correct answer": "none",
-    "no_correct": "none",
     "none correct": "none",
     "several": "several",
     "several correct": "several",
-    "several_correct": "several",
     "multiple": "several",
     "multiple correct": "several",
     "unclear": "unclear",
@@ -84,7 +83,7 @@ def normalize_answer(text: str) -> str:
     ('several', 'maybe')
     """
     stripped = text.strip()
-    lower = " ".join(stripped.lower().replace("-", " ").split())
+    lower = " ".join(stripped.lower().replace("-", " ").replace("_", " ").split())
     if lower in _SYNONYMS:
         return _SYNONYMS[lower]
     if _LETTER_LIST.fullmatch(stripped):
@@ -99,13 +98,15 @@ def is_mcq_key(key: pl.DataFrame) -> bool:
 
 
 def mcq_review_labels(key: pl.DataFrame) -> tuple[str, ...]:
-    """Return the answers a reviewer may give: every letter up to the most options, the verdicts.
+    """Return the answers a reader accepts: any letter, the verdicts.
 
-    >>> mcq_review_labels(pl.DataFrame({"options": [["a", "b"], ["a", "b", "c"]]}))
-    ('A', 'B', 'C', 'none', 'several', 'unclear')
+    Every letter passes the reader, so that :func:`check_mcq_answers` can say which
+    options the question has.
+
+    >>> mcq_review_labels(pl.DataFrame({"options": [["a", "b"]]}))[-5:]
+    ('Y', 'Z', 'none', 'several', 'unclear')
     """
-    most = int(key.get_column("options").list.len().max() or 0)
-    return (*LETTERS[:most], *VERDICTS)
+    return (*LETTERS, *VERDICTS)
 
 
 def check_mcq_answers(key: pl.DataFrame, experts: Sequence[Any]) -> None:
