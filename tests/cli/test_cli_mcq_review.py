@@ -234,3 +234,73 @@ def test_remedy_keeps_mmlu_headerless_csv_and_refuses_foreign_gold(
     )
     assert rc == 2 and f"{gold}:2" in err and "does not belong" in err, err
     assert not (tmp_path / "out2").exists()
+
+
+def _doc_journey() -> list[list[str]]:
+    """The journey block of docs/mcq.md, its benchcheck lines as written."""
+    import shlex
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "mcq.md").read_text("utf-8")
+    block = text.split("## From the flags to a corrected benchmark", 1)[1].split("```")[1]
+    return [
+        shlex.split(x, comments=True)[1:] for x in block.splitlines() if x.startswith("benchcheck ")
+    ]
+
+
+def test_the_documented_journey_runs_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    rows = [
+        {"id": f"q{i:02d}", "question": f"Question {i}?", "choices": ["a", "b", "c", "d"],
+         "answer": "A", "subject": "s1" if i < 20 else "s2"}
+        for i in range(40)
+    ]  # fmt: skip
+    Path("test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    lines = ["id,model,answer"]
+    for i in range(40):
+        for j in range(8):
+            a = "C" if i == 7 else ("B" if (i * 7 + j * 3) % 11 == 0 else "A")
+            lines.append(f"q{i:02d},m{j},{a}")
+    Path("answers.csv").write_text("\n".join(lines) + "\n")
+    commands = _doc_journey()
+    assert [c[0] for c in commands] == [
+        "flag", "review", "review", "error-rate", "remedy", "rerank",
+    ]  # fmt: skip
+    for argv in commands:
+        if argv[:2] == ["review", "import"]:  # the experts: q07's key is C, q03 unclear
+            said = {"Question 7?": ("C", "C"), "Question 3?": ("unclear", "Unclear question")}
+            answers = {r["question"]: said.get(r["question"], ("A", "a")) for r in rows}
+            _fill(Path("review/expert_a.csv"), 0, answers)
+            _fill(Path("review/expert_b.csv"), 1, answers)
+        rc, out, err = _run(capsys, *argv)
+        assert rc == 0, (argv, err)
+    fixed = [json.loads(x) for x in Path("fixed/test.jsonl").read_text().splitlines()]
+    assert fixed[7]["answer"] == "C" and fixed[6] == rows[6] and len(fixed) == 40
+    gold = {r["id"]: r for r in map(json.loads, Path("gold.jsonl").read_text().splitlines())}
+    assert gold["q07"]["error_kind"] == "wrong_key"
+    assert (gold["q03"]["error_kind"], gold["q03"]["stratum"]) == ("unclear", "undisputed")
+
+
+def test_label_studio_export_of_the_package_gives_the_same_gold(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bench: tuple[Path, Path]
+) -> None:
+    data, answers = bench
+    review = _review(capsys, tmp_path, data, answers)
+    tasks = json.loads((review / "tasks.json").read_text())
+    said = {"What is 1+1?": ("C", "C"), "Which vaccine is live?": ("none", "none")}
+    for t in tasks:  # two annotators (Label Studio user ids 1 and 2), one answer each
+        q = t["data"]["text"].splitlines()[0]
+        pair = said.get(q, (EXPERTS[q][0],) * 2)
+        t["annotations"] = [
+            {"completed_by": who, "result": [{"type": "choices", "value": {"choices": [a]}}]}
+            for who, a in zip((1, 2), pair, strict=True)
+        ]
+    export = tmp_path / "project-export.json"
+    export.write_text(json.dumps(tasks))
+    gold = tmp_path / "gold.jsonl"
+    imported = _ok(capsys, "review", "import", export, "--key", review / "key.jsonl", "-o", gold)
+    assert imported["experts"] == ["project-export@1", "project-export@2"]
+    rows = {r["id"]: r for r in map(json.loads, gold.read_text().splitlines())}
+    assert [rows[f"q{i}"]["gold"] for i in range(1, 7)] == ["C", "B", "C", "D", "none", "B"]
+    assert rows["q1"]["error_kind"] == "wrong_key" and rows["q5"]["error_kind"] == "no_correct"

@@ -463,7 +463,7 @@ def remedy(
         raise UsageError("{task} of remedy: classification, pair or mcq")
     if (task == "mcq") != (gold is not None):
         raise UsageError("{gold} goes with {task} mcq, and {task} mcq needs it")
-    if task == "mcq":
+    if gold is not None:  # task mcq
         from benchcheck.report.terminal.mcq_review import mcq_remedy_renderables
         from benchcheck.runs.mcq_review import CHANGES_NAME, run_mcq_remedy
 

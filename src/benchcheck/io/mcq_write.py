@@ -23,7 +23,7 @@ import polars as pl
 from benchcheck.data.mcq import LETTERS, McqColumns
 from benchcheck.errors import InputError
 from benchcheck.io._text import read_text_file
-from benchcheck.io.mcq import delimited_records, mcq_roles, parse_options
+from benchcheck.io.mcq import McqRoles, delimited_records, mcq_roles, parse_options
 from benchcheck.io.tables import json_lines
 
 __all__ = ["WRITABLE", "key_like", "write_corrected_mcq"]
@@ -59,12 +59,15 @@ def key_like(raw: Any, index: int, options: list[str], labels: list[str] | None)
     return options[index]
 
 
-def _options(row: Mapping[str, Any], roles: Any, source: str, line: int) -> tuple[list[str], Any]:
+def _options(
+    row: Mapping[str, Any], roles: McqRoles, source: str, line: int
+) -> tuple[list[str], Any]:
     if roles.option_columns:
         found = [str(row.get(c) or "") for c in roles.option_columns]
         while found and found[-1] == "":
             found.pop()
         return found, None
+    assert roles.options is not None  # mcq_roles names one or the other
     return parse_options(row.get(roles.options), source, line)
 
 
@@ -115,17 +118,17 @@ def write_corrected_mcq(
         return written
     if suffix in (".jsonl", ".ndjson", ".json"):
         out: list[str] = []
-        roles = None
+        found: McqRoles | None = None
         for line, row in json_lines(read_text_file(src), src):
             if not isinstance(row, dict):
                 raise InputError("expected one JSON object per line", path=src, line=line)
-            if roles is None:
-                roles = mcq_roles(list(row), cols, str(src))
+            if found is None:
+                found = mcq_roles(list(row), cols, str(src))
             if line in changes and changes[line] is None:
                 continue
             new = changes.get(line)
             if new is not None:
-                row = _rewrite(row, roles, new, str(src), line)
+                row = _rewrite(row, found, new, str(src), line)
             out.append(json.dumps(row, ensure_ascii=False) + "\n")
             written += 1
         Path(output).write_text("".join(out), encoding="utf-8")
