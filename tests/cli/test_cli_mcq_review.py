@@ -86,6 +86,10 @@ def _review(capsys: pytest.CaptureFixture[str], tmp_path: Path, data: Path, answ
         "--audit-sample", "5", "--labels", "A,B,C,D,none,several,unclear",
     )  # fmt: skip
     assert (exported["n_flagged"], exported["n_audit"]) == (1, 5)
+    guide = (review / "guidelines.md").read_text()
+    assert "Choose the letter of the correct option" in guide
+    assert "- `none`: no option is correct" in guide
+    assert "wrong_key" not in (review / "expert_a.csv").read_text()  # blind
     return review
 
 

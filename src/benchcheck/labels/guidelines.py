@@ -93,10 +93,18 @@ class Guidelines:
         return {"task": self.task, "labels": dict(self.labels)}
 
 
+#: The verdicts of a multiple-choice review besides a letter.
+_MCQ = {
+    "none": "no option is correct",
+    "several": "more than one option is correct",
+    "unclear": "the question cannot be answered as written",
+}
+
+
 def default_guidelines(
     task: str, choices: Sequence[str], columns: Sequence[str] = ()
 ) -> Guidelines:
-    """Return the default guidelines of a ``pair``, ``classification`` or ``ner`` review.
+    """Return the default guidelines of a ``pair``, ``classification``, ``mcq`` or ``ner`` review.
 
     ``columns`` are the shown text columns (the pair's first and second text, the text)
     as the dataset names them; ``choices`` the labels (entity types for ``ner``).
@@ -106,8 +114,22 @@ def default_guidelines(
     'yes: every fact in generated_text is supported by grounding (consistent)'
     >>> default_guidelines("ner", ["LOC", "XYZ"]).meaning("XYZ") is None
     True
+    >>> default_guidelines("mcq", ["A", "B", "none"]).meaning("none")
+    'no option is correct'
     """
     labels = set(choices)
+    if task == "mcq":
+        return Guidelines(
+            "Each item shows one multiple-choice question with its options lettered A, B, "
+            "…. Choose the letter of the correct option. Answer none when no option is "
+            "correct, several when more than one is, and unclear when the question cannot be "
+            "answered as written (missing context, ambiguous wording). Judge the question as "
+            "an expert of its subject; leave the answer empty when you cannot decide.",
+            {
+                **{c: f"option {c} is the one correct answer" for c in choices if len(c) == 1},
+                **{k: v for k, v in _MCQ.items() if k in labels},
+            },
+        )
     if task == "ner":
         return Guidelines(
             "Each task shows one sentence of a document, with the sentences before and after "

@@ -159,7 +159,9 @@ class ReviewPackage:
 
     @property
     def task(self) -> str:
-        """``pair`` or ``classification``."""
+        """``pair``, ``mcq`` (``flag --task mcq``: the key has options) or ``classification``."""
+        if "options" in self.key.columns and isinstance(self.key.schema["options"], pl.List):
+            return "mcq"
         return "pair" if "text_a" in self.text_columns else "classification"
 
     @property
