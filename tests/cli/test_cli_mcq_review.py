@@ -308,3 +308,28 @@ def test_label_studio_export_of_the_package_gives_the_same_gold(
     rows = {r["id"]: r for r in map(json.loads, gold.read_text().splitlines())}
     assert [rows[f"q{i}"]["gold"] for i in range(1, 7)] == ["C", "B", "C", "D", "none", "B"]
     assert rows["q1"]["error_kind"] == "wrong_key" and rows["q5"]["error_kind"] == "no_correct"
+
+
+def test_bad_uses_are_one_line_exit_2_nothing_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bench: tuple[Path, Path]
+) -> None:
+    data, answers = bench
+    pair_gold = tmp_path / "pair_gold.csv"
+    pair_gold.write_text("id,label,gold\na,1,0\n")
+    gold = tmp_path / "gold.jsonl"
+    row = {"id": "q1", "question": "What is 1+1?", "options": ["3", "5", "2", "4"], "label": "A"}
+    gold.write_text(json.dumps({**row, "gold": "E"}) + "\n")
+    out = tmp_path / "out"
+    for argv, said in [
+        (("error-rate", pair_gold, "--task", "mcq"), f"{pair_gold}: the gold file lacks"),
+        (("rerank", "--gold", gold, "--task", "mcq"), "--answers go with --task mcq"),
+        (("remedy", data, "--gold", gold, "-o", out), "--gold goes with --task mcq"),
+        (("remedy", data, "--task", "mcq", "--gold", gold, "--mode", "flip", "-o", out),
+         "--mode of a multiple-choice remedy"),
+        (("rerank", "--gold", gold, "--task", "mcq", "--answers", answers),
+         f"{gold}:1: the gold names no option"),
+    ]:  # fmt: skip
+        rc, stdout, err = _run(capsys, *argv)
+        lines = err.strip().splitlines()
+        assert rc == 2 and len(lines) == 1 and said in lines[0], (argv, err)
+        assert "Traceback" not in stdout + err and not out.exists()
