@@ -157,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{ranked['moved']} models moved; reviewed vs every annotated key "
           f"{kendalltau(a_rev, a_full).statistic:.3f}; original vs every annotated key "
           f"{kendalltau(a_orig, a_full).statistic:.3f}")  # fmt: skip
+    sure = sum(d["ci"][0] > 0 or d["ci"][1] < 0 for d in ranked["neighbours"])
+    print(f"neighbours in the reviewed ranking whose gap's 95% interval excludes 0: "
+          f"{sure}/{len(ranked['neighbours'])}")  # fmt: skip
     print(f"seconds (flag → rerank): {seconds:.1f}")
     return 0
 

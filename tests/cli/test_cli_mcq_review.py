@@ -176,6 +176,11 @@ def test_journey_flag_export_import_error_rate_remedy_rerank(
     tau = kendalltau(list(acc_o.values()), list(acc_c.values())).statistic
     assert ranked["kendall_tau"] == pytest.approx(tau) == pytest.approx(0.5)
     assert ranked["unresolved_kept_key"] == 1
+    # neighbours in the reviewed ranking (m1, then m2 and m3 tied): gaps on the 5 kept
+    # questions, m1 − m2 = 1/5 and m2 − m3 = 0 (they differ on q3 and q6, one each)
+    gaps = [(d["a"], d["b"], d["difference"]) for d in ranked["neighbours"]]
+    assert gaps == [("m1", "m2", pytest.approx(0.2)), ("m2", "m3", pytest.approx(0.0))]
+    assert ranked["neighbours"][0]["ci"][0] >= 0.0 and ranked["bootstrap"] == 1000
 
 
 def test_expert_answer_naming_no_option_is_refused_with_its_line(

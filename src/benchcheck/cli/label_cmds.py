@@ -518,7 +518,8 @@ def rerank_cmd(
 
     With --task mcq the gold of a flag --task mcq review and the models' --answers give each
     model's accuracy on the original and the reviewed keys (a question the experts found
-    unanswerable is left out), the ranks, Kendall's tau and the models that moved.
+    unanswerable is left out), the ranks, Kendall's tau, the models that moved, and a paired
+    bootstrap of the gap between models next to each other in the reviewed ranking.
 
     Example: benchcheck rerank --gold gold.jsonl --scores gpt4=a.jsonl --scores deberta=b.jsonl
     Example: benchcheck rerank --gold gold.jsonl --task mcq --answers answers.csv
@@ -537,7 +538,8 @@ def rerank_cmd(
         if scores:
             raise UsageError("{task} mcq re-ranks the models of {answers}, not {scores}")
         claim([gold, *(answers or [])])
-        emit(run_mcq_rerank(gold, answers or []).to_json(), mcq_rerank_renderables)
+        res_mcq = run_mcq_rerank(gold, answers or [], bootstrap=bootstrap, seed=seed)
+        emit(res_mcq.to_json(), mcq_rerank_renderables)
         return
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import kendalltau, rankdata
 
-__all__ = ["McqRerank", "rerank_models"]
+__all__ = ["McqRerank", "neighbour_differences", "rerank_models"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +107,50 @@ def rerank_models(
         removed=int((~keep).sum()),
         kendall_tau=tau,
     )
+
+
+def neighbour_differences(
+    answers: np.ndarray,
+    corrected: np.ndarray,
+    ranking: McqRerank,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[dict[str, object]]:
+    """Paired bootstrap of the accuracy gap between models next to each other on ``corrected``.
+
+    For each pair of neighbours in the corrected ranking (best first), the difference of
+    their accuracies on the questions ``corrected`` keeps, its percentile interval and
+    two-sided p-value from :func:`benchcheck.stats.intervals.paired_bootstrap` (the same
+    resampled questions for both models): is the reviewed order more than noise?
+    """
+    from benchcheck.stats.intervals import paired_bootstrap
+
+    keep = corrected >= 0
+    if not keep.any() or len(ranking.models) < 2:
+        return []
+    answered = answers.sum(2) > 0
+    choice = np.where(answered, answers.argmax(2), -1)[keep]
+    truth = corrected[keep]
+    order = np.argsort(ranking.rank_corrected, kind="stable")
+    out: list[dict[str, object]] = []
+    for a, b in zip(order[:-1], order[1:], strict=True):
+        res = paired_bootstrap(
+            truth, choice[:, a], choice[:, b], _accuracy, n_resamples=n_resamples, seed=seed
+        )
+        out.append(
+            {
+                "metric": "accuracy",
+                "a": ranking.models[a],
+                "b": ranking.models[b],
+                "difference": res.difference,
+                "ci": list(res.ci),
+                "p_value": res.p_value,
+                "skipped": res.skipped,
+            }
+        )
+    return out
+
+
+def _accuracy(truth: np.ndarray, choice: np.ndarray) -> float:
+    return float((truth == choice).mean())

@@ -281,6 +281,9 @@ class McqRerankRun:
     answers: tuple[str, ...]
     ranking: McqRerank
     unresolved: int
+    neighbours: tuple[dict[str, object], ...] = ()
+    bootstrap: int = 1000
+    seed: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """Canonical JSON of ``rerank --task mcq``."""
@@ -290,19 +293,31 @@ class McqRerankRun:
             "answers": list(self.answers),
             "unresolved_kept_key": self.unresolved,
             **self.ranking.to_json(),
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "neighbours": list(self.neighbours),
         }
 
 
-def run_mcq_rerank(gold: str | Path, answers: Sequence[str | Path]) -> McqRerankRun:
+def run_mcq_rerank(
+    gold: str | Path,
+    answers: Sequence[str | Path],
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> McqRerankRun:
     """Score the models of ``answers`` on the original keys and on the reviewed ones.
 
     The corrected key of a question is the gold option; a verdict (no correct option,
-    several, unclear) removes it; a question without gold keeps its key (counted).
+    several, unclear) removes it; a question without gold keeps its key (counted). Models
+    next to each other in the reviewed ranking get a paired bootstrap of their accuracy
+    gap (``bootstrap`` resamples, ``seed``;
+    :func:`benchcheck.labels.mcq_rerank.neighbour_differences`).
     """
     import numpy as np
 
     from benchcheck.io.mcq_answers import read_mcq_answers
-    from benchcheck.labels.mcq_rerank import rerank_models
+    from benchcheck.labels.mcq_rerank import neighbour_differences, rerank_models
     from benchcheck.labels.mcq_review import corrected_keys
 
     if not answers:
@@ -323,9 +338,15 @@ def run_mcq_rerank(gold: str | Path, answers: Sequence[str | Path]) -> McqRerank
     read = read_mcq_answers([str(a) for a in answers], ids, options, keys, data_file=str(gold))
     corrected = corrected_keys(labels, verdicts)
     ranking = rerank_models(read.probs, keys, corrected, read.models)
+    if bootstrap < 1:
+        raise UsageError(f"{{bootstrap}} must be at least 1, got {bootstrap}")
+    pairs = neighbour_differences(read.probs, corrected, ranking, n_resamples=bootstrap, seed=seed)
     return McqRerankRun(
         str(gold),
         tuple(str(a) for a in answers),
         ranking,
         sum(v is None for v in verdicts),
+        tuple(pairs),
+        bootstrap,
+        seed,
     )

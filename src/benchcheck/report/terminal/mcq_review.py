@@ -82,4 +82,18 @@ def mcq_rerank_renderables(payload: Mapping[str, Any]) -> list[Any]:
             pct(m["accuracy_corrected"], 1), str(m["rank_corrected"]),
             f"{change:+d}" if change else "0",
         )  # fmt: skip
-    return [table]
+    out: list[Any] = [table]
+    if payload.get("neighbours"):
+        gaps = Table(
+            title=f"Neighbours on the reviewed keys: accuracy gap, paired bootstrap "
+            f"({payload['bootstrap']} resamples, seed {payload['seed']})"
+        )
+        for c in ("better", "next", "gap", "95% CI", "p"):
+            gaps.add_column(c, justify="left" if c in ("better", "next") else "right")
+        for d in payload["neighbours"]:
+            gaps.add_row(
+                escape(str(d["a"])), escape(str(d["b"])), pct(d["difference"], 1),
+                _ci(d["ci"]), num(d["p_value"], 3),
+            )  # fmt: skip
+        out.append(gaps)
+    return out
