@@ -113,7 +113,7 @@ def test_every_documented_command_parses(where, argv):
         pytest.fail(f"{where}: benchcheck {' '.join(argv)}: {exc.format_message()}")
 
 
-def test_readme_label_error_block_runs_as_written(tmp_path, monkeypatch):
+def test_readme_label_error_block_runs_as_written(tmp_path, monkeypatch, capsys):
     """The README's `judge → flag → review export → import → error-rate`, verbatim."""
     import benchcheck.judges.cache as cache_mod
     import benchcheck.judges.run as run_mod
@@ -157,7 +157,12 @@ def test_readme_label_error_block_runs_as_written(tmp_path, monkeypatch):
         "review/reconciled.csv"
     )
     run(README_LABELS[3])
+    capsys.readouterr()
     run(README_LABELS[4])
+    # its interval words, named once at the end of the output (issue 33, item 7)
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("terms: ") and last.endswith("benchcheck glossary TERM explains each")
+    assert {"stratum", "mid-p", "MOVER"} <= set(last[7:].split(" — ")[0].split(", "))
     out = pl.read_json("out.json").to_dicts()[0]
     assert out["population"] == 2500 and out["sample"] > 0 and out["ci_fpc"] is not None
     assert out["plan"]["target_width"] == 0.02 and math.isfinite(out["error_rate"])
