@@ -22,6 +22,7 @@ tests/cli/test_journeys.py.
 from __future__ import annotations
 
 import math
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -44,6 +45,11 @@ README_LABELS = [
 ]
 
 
+def _uncomment(text: str) -> str:
+    """A shell line without its comment: ``#`` that starts a word (``a.jsonl#label`` stays)."""
+    return re.sub(r"(^|\s)#.*$", "", text)
+
+
 def doc_commands() -> list[tuple[str, list[str]]]:
     """``(document:line, argv)`` of every ``benchcheck`` line in a shell block of the docs."""
     found: list[tuple[str, list[str]]] = []
@@ -63,7 +69,7 @@ def doc_commands() -> list[tuple[str, list[str]]]:
                 while text.rstrip().endswith("\\") and k + 1 < len(lines):
                     k += 1
                     text = text.rstrip()[:-1] + " " + lines[k].strip()
-                argv = shlex.split(text, comments=True)
+                argv = shlex.split(_uncomment(text))
                 found.append((f"{path.relative_to(ROOT)}:{start + 1}", argv[1:]))
             k += 1
     return found
