@@ -19,7 +19,6 @@ Minutes: runs only with BENCHCHECK_DOCS=1 (``.ci/run`` sets it).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shlex
@@ -49,6 +48,9 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 #: Lines that cannot run here, each with its reason ("document: command" prefix → reason).
 PARSE_ONLY: dict[str, str] = {
+    "judge data.jsonl --text-a premise --text-b hypothesis --engine ray --actors 2": "Ray's "
+    "judge actors are processes of their own: the stand-in judge does not reach them, and "
+    "the embedded judge they would load takes minutes",
     "stats data.parquet/ --engine ray --address auto": "joins a running Ray cluster "
     "(tests/engine/test_ray_cluster.py starts one; too slow for this suite)",
     "leakage --test test.jsonl --corpus /shared/corpus/ --engine ray --address auto": "joins "
@@ -427,7 +429,7 @@ def _setup_items(ctx: Ctx) -> None:
     labels = rng.choice(["0", "1"], k)
     ids = [f"q{i}" for i in range(k)]
     rows = [
-        {"id": ids[i], "text_a": f"premise {i}", "text_b": f"hypothesis no. {i} ends", "label": labels[i]}
+        {"id": ids[i], "text_a": f"premise {i}", "text_b": f"claim {i} ends", "label": labels[i]}
         for i in range(k)
     ]
     pl.DataFrame(rows).write_ndjson("test.jsonl")
@@ -479,6 +481,95 @@ def _finish_items(ctx: Ctx, prep: Path) -> None:
         assert main(argv) == 0
 
 
+def _setup_mcq(ctx: Ctx) -> None:
+    """40 four-option questions keyed A, one with a wrong key (every model says C), 8 models."""
+    rows = [
+        {
+            "id": f"q{i:02d}",
+            "question": f"Question {i}?",
+            "choices": json.dumps(["a", "b", "c", "d"]),
+            "answer": "A",
+            "subject": "s1" if i < 20 else "s2",
+        }
+        for i in range(40)
+    ]
+    pl.DataFrame(rows).write_csv("mmlu_test.csv")
+    lines = ["id,model,answer"]
+    for i in range(40):
+        for j in range(8):
+            a = "C" if i == 7 else ("B" if (i * 7 + j * 3) % 11 == 0 else "A")
+            lines.append(f"q{i:02d},m{j},{a}")
+    Path("answers.csv").write_text("\n".join(lines) + "\n")
+
+
+def _setup_mcq_review(ctx: Ctx) -> None:
+    _setup_mcq(ctx)
+    ctx.pending.append("flag --data mmlu_test.csv --task mcq --answers answers.csv -o flags.jsonl")
+
+
+def _setup_convert(ctx: Ctx) -> None:
+    _ner_files(Path("data"), ("train.txt", "dev.txt", "test.txt"))
+
+
+def _setup_ray_stats(ctx: Ctx) -> None:
+    _setup_convert(ctx)
+    ctx.pending.append("convert data/ -o data.parquet/")  # the block above, run once
+
+
+def _zstd_jsonl(path: Path, rows: list[dict]) -> None:
+    import pyarrow as pa
+
+    with pa.CompressedOutputStream(str(path), "zstd") as out:
+        out.write("".join(json.dumps(r) + "\n" for r in rows).encode("utf-8"))
+
+
+def _setup_contamination(ctx: Ctx) -> None:
+    """A 30-question test set, a corpus of two zstd shards holding 6 of its questions."""
+    test = [{"id": f"t{i}", "question": f"what is the capital number {i} of the land", "text":
+             f"what is the capital number {i} of the land", "label": str(i % 2)}
+            for i in range(30)]  # fmt: skip
+    pl.DataFrame(test).write_ndjson("test.jsonl")
+    Path("shards").mkdir()
+    for k in range(2):
+        docs = [{"text": f"web page {k}.{j} says hello to the world"} for j in range(50)]
+        docs += [{"text": "quiz: " + test[3 * k + j]["text"] + " answered"} for j in range(3)]
+        _zstd_jsonl(Path(f"shards/part-{k}.jsonl.zst"), docs)
+    for name, slip in (("a", 3), ("b", 5)):
+        with open(f"{name}.jsonl", "w") as fh:
+            for i, r in enumerate(test):
+                pred = r["label"] if i % slip else str(1 - int(r["label"]))
+                fh.write(json.dumps({"id": r["id"], "pred": pred}) + "\n")
+
+
+def _setup_report(ctx: Ctx) -> None:
+    """Every input of docs/report.md's audits."""
+    _ner_files(Path("data/conll2003"), ("train.txt", "dev.txt", "test.txt"))
+    Path("data/wnut").mkdir(parents=True)
+    for ours in ("train", "dev", "test"):
+        text = (_sample("ner") / f"{ours}.txt").read_text(encoding="utf-8")
+        Path(f"data/wnut/{ours}.txt").write_text(text.replace("-MISC", "-product"))
+    test = (_sample("ner") / "test.txt").read_text(encoding="utf-8").splitlines()
+    Path("a.conll").write_text("\n".join(_drop_every(test, 3)) + "\n")
+    Path("b.conll").write_text("\n".join(test) + "\n")
+    documents = ROOT / "tests" / "io" / "fixtures" / "documents"
+    shutil.copy(documents / "corpus.pubtator", "cdr.pubtator")
+    shutil.copy(documents / "train_ids.txt", "train.txt")
+    shutil.copy(documents / "test_ids.txt", "test.txt")
+    ctx.truth.update(_pairs(Path("data/mnbm.jsonl")))
+    here = Path.cwd()
+    Path("_c").mkdir()
+    os.chdir("_c")
+    try:
+        _setup_contamination(ctx)
+    finally:
+        os.chdir(here)
+    for name in ("test.jsonl", "a.jsonl", "b.jsonl"):
+        shutil.move(f"_c/{name}", name)
+    shutil.move("_c/shards", "shards")
+    shutil.copy(_sample("diagnostic") / "suite.jsonl", "suite.jsonl")
+    shutil.copy(_sample("diagnostic") / "overlap_baseline_predictions.jsonl", "preds.jsonl")
+
+
 #: What a block's folder holds before its first line: (document, its first command's start).
 SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("README.md", "stats path/to/conll2003/"): _setup_stats,
@@ -491,6 +582,12 @@ SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("README.md", "diagnose"): _setup_diagnostics,
     ("docs/diagnostics.md", "diagnose"): _setup_diagnostics,
     ("README.md", "items"): _setup_items,
+    ("docs/mcq.md", "flag --data mmlu_test.csv"): _setup_mcq,
+    ("docs/mcq.md", "review export flags.jsonl"): _setup_mcq_review,
+    ("docs/scale.md", "convert data/"): _setup_convert,
+    ("docs/scale.md", "stats data.parquet/ --engine ray"): _setup_ray_stats,
+    ("docs/scale.md", "leakage --test test.jsonl --corpus 'shards/"): _setup_contamination,
+    ("docs/report.md", "audit -o report/"): _setup_report,
 }
 
 
@@ -507,9 +604,10 @@ def _setup_of(block: Block) -> Callable[[Ctx], None] | None:
 @pytest.fixture
 def stand_in_judge(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
     """Every judge spec gets the stand-in judge of the journeys (no model, no network)."""
+    from test_journeys import StandInJudge
+
     import benchcheck.judges.cache as cache_mod
     import benchcheck.judges.run as run_mod
-    from test_journeys import StandInJudge
 
     truth: dict[str, str] = {}
     monkeypatch.setattr(run_mod, "make_judge", lambda spec, **kw: StandInJudge(truth, 0.999))
