@@ -14,9 +14,9 @@ comments dropped). Two checks:
   writes their answers and the reconciled file, as the README's comment says they do),
   ``review import`` and ``error-rate --population 2500 --plan 0.02``.
 
-Lines that need what a test cannot have (a GPU server, a Ray cluster, a model download,
-the user's own corpora) are parsed only; the journeys of docs/ run end to end in
-tests/cli/test_journeys.py.
+Every line also runs as written, block by block on tiny data, in the slow
+tests/docs/test_doc_commands_run.py (BENCHCHECK_DOCS=1; .ci/run); the journeys of docs/
+run end to end, with their numbers asserted, in tests/cli/test_journeys.py.
 """
 
 from __future__ import annotations

@@ -7,11 +7,16 @@ lines done), in a fresh folder of their own, through the real command line (in p
 files its lines name and no earlier line of the block writes — tiny data made from the
 bundled samples (:mod:`benchcheck.sample_data`) or generated here (:data:`SETUP`). Where a
 person acts between two lines (experts fill their sheets, a reviewer exports Label Studio
-JSON), a stand-in writes what they would (:data:`BEFORE`). Where a line calls a model, a
-stand-in judge answers (no network, no download; the embedded llama.cpp judge takes
-minutes); a line that names an OpenAI-compatible server gets the loopback server of the
-judge tests. What no test can have is in :data:`PARSE_ONLY`, with the reason; those lines
-are still parsed by ``tests/docs/test_doc_commands.py`` (the default suite).
+JSON, crowd workers label), a stand-in writes what they would (:data:`BEFORE`). Where a
+line calls a model — the embedded judge, ``openai:`` on a server, ``transformers:``,
+``nli:``, ``llama-cpp:`` — the stand-in judge of tests/cli/test_journeys.py answers for it
+(no network, no download; the embedded judge takes minutes): the line's options, files and
+everything after the judge run for real, the backends themselves are tested in
+tests/judges (the OpenAI client against a loopback server). A block's files that an
+earlier block would have written (``data.parquet/`` for the Ray block) are made by running
+that block's line in the setup. What no test can have is in :data:`PARSE_ONLY`, with the
+reason; those lines are still parsed by ``tests/docs/test_doc_commands.py`` (the default
+suite).
 
 Minutes: runs only with BENCHCHECK_DOCS=1 (``.ci/run`` sets it).
 """
@@ -615,6 +620,15 @@ def stand_in_judge(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
     return truth
 
 
+def _outputs(argv: list[str]) -> list[str]:
+    """The files and folders a command line names as its outputs (``-o``, ``--json``)."""
+    return [
+        value
+        for flag, value in zip(argv, argv[1:], strict=False)
+        if flag in ("-o", "--output", "--json", "--to-review") and value != "-"
+    ]
+
+
 def _expand(text: str, env: dict[str, str]) -> str:
     return re.sub(r"\$(\w+)|\$\{(\w+)\}", lambda m: env[m.group(1) or m.group(2)], text)
 
@@ -655,6 +669,11 @@ def test_block_runs_as_written(block, tmp_path, monkeypatch, stand_in_judge, cap
         capsys.readouterr()
         code = main(shlex.split(command))
         said = capsys.readouterr()
+        if code == 0:  # and it wrote what it names
+            missing = [path for path in _outputs(shlex.split(command)) if not Path(path).exists()]
+            if missing:
+                failures.append(f"{where}: benchcheck {command}: wrote no {missing}")
+                break
         if code != 0:
             tail = [*said.out.strip().splitlines()[-6:], *said.err.strip().splitlines()[-3:]]
             failures.append(f"{where}: benchcheck {command}: exit {code}: " + "\n".join(tail))
