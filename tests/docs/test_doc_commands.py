@@ -59,13 +59,14 @@ def doc_commands() -> list[tuple[str, list[str]]]:
         k = 0
         while k < len(lines):
             line = lines[k]
-            if line.startswith("```"):
-                block = None if block is not None else (line[3:].strip() or "sh")
+            if line.lstrip().startswith("```"):  # also a block indented under a list item
+                block = None if block is not None else (line.strip()[3:].strip() or "sh")
                 k += 1
                 continue
             start = k
-            if block in ("sh", "bash", "console") and line.startswith("benchcheck "):
-                text = line
+            command = line.strip().removeprefix("$ ")  # a console block's prompt
+            if block in ("sh", "bash", "console") and command.startswith("benchcheck "):
+                text = command
                 while text.rstrip().endswith("\\") and k + 1 < len(lines):
                     k += 1
                     text = text.rstrip()[:-1] + " " + lines[k].strip()

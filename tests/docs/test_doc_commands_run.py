@@ -16,7 +16,8 @@ tests/judges (the OpenAI client against a loopback server). A block's files that
 earlier block would have written (``data.parquet/`` for the Ray block) are made by running
 that block's line in the setup. What no test can have is in :data:`PARSE_ONLY`, with the
 reason; those lines are still parsed by ``tests/docs/test_doc_commands.py`` (the default
-suite).
+suite), as are, for now, the seven lines of blocks indented under a list item and of a
+console transcript (``$ benchcheck …``) in docs/labels.md, which this file does not run.
 
 Minutes: runs only with BENCHCHECK_DOCS=1 (``.ci/run`` sets it).
 """
