@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from _glossary_page import read_page, used_words
 from _golden import assert_matches_golden
 from _report_planted import PLANTED, PWN_SCRIPT, planted_results
 
@@ -386,3 +387,17 @@ def test_audit_classification_skips_pair_prompts(tmp_path: Path) -> None:
     assert status["label errors"]["status"] == "skipped"
     assert "need fields" in status["label errors"]["detail"]
     assert results["table_stats"]["task"] == "classification"
+
+
+def test_glossary_footer_and_links(samples: tuple[Path, dict]) -> None:
+    """The bundled samples' report (issue 33, item 7): footer == words used, links resolve."""
+    page = (samples[0] / "report.html").read_text(encoding="utf-8")
+    parsed = read_page(page)
+    used = used_words(parsed)
+    # exactly the words used, in the order the page first uses them
+    assert sorted(parsed.footer_terms) == sorted(used)
+    assert {"↑ / ↓", "Eq. N"} <= used  # the metric tables
+    assert "MOVER" not in used  # no error-rate section in an audit
+    hrefs = [h for h, _ in parsed.links]
+    assert len(hrefs) == len(set(hrefs)) == len(used)  # one link per word used
+    assert all(h[1:] in parsed.ids for h in hrefs)  # every link resolves

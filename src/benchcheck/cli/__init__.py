@@ -41,7 +41,7 @@ COMMAND_MODULES = {
         "label_cmds",
     ),
     "audit": "audit_cmds",
-    "report": "report_cmds",
+    **dict.fromkeys(("report", "glossary"), "report_cmds"),
     **dict.fromkeys(("convert", "leakage"), "scale_cmds"),
     **dict.fromkeys(("items", "rank", "diff"), "items_cmds"),
 }

@@ -47,6 +47,8 @@ class Invocation(NamedTuple):
 
 _OUTSIDE = Invocation()  # a command function called directly, not from the command line
 _CURRENT: ContextVar[Invocation] = ContextVar("invocation", default=_OUTSIDE)
+#: The glossary words (:mod:`benchcheck.report.glossary`) the running command printed.
+_TERMS: ContextVar[dict[str, None] | None] = ContextVar("terms", default=None)
 _JSON = inspect.Parameter("json_out", _KIND, default=None, annotation=str | None)
 _FORCE = inspect.Parameter("force", _KIND, default=False, annotation=bool)
 
@@ -58,6 +60,7 @@ def command(
     guard: bool = False,
     json: bool = True,
     panels: Mapping[str, Sequence[str]] | None = None,
+    terms: bool = True,
     **kw: Any,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a command on ``group``: plain parameters become options from the table.
@@ -73,7 +76,8 @@ def command(
     errors of bad values into exit 2: a ValueError that is no :class:`BenchcheckError` (a bad
     option value reaching the statistics) becomes a :class:`UsageError`, a polars error an
     :class:`InputError`. ``panels`` groups a long command's options into help panels
-    (:func:`~benchcheck.cli._options.typer_signature`).
+    (:func:`~benchcheck.cli._options.typer_signature`). Unless ``terms`` is false, output
+    that used glossary words ends with a line naming them (:func:`terms_footer`).
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -101,9 +105,12 @@ def command(
             for param, (build, members) in groups.items():
                 kwargs[param] = build(**{m: kwargs.pop(m) for m in members})
             token = _CURRENT.set(Invocation(kwargs.get("json_out"), kwargs["force"]))
+            seen = _TERMS.set({} if terms else None)
             try:
                 with data_warnings():
-                    return fn(**{k: v for k, v in kwargs.items() if k in own})
+                    result = fn(**{k: v for k, v in kwargs.items() if k in own})
+                terms_footer()
+                return result
             except ValueError as exc:
                 if not guard or isinstance(exc, BenchcheckError):
                     raise
@@ -114,6 +121,7 @@ def command(
                     raise InputError(f"cannot process the input: {exc}") from None
                 raise
             finally:
+                _TERMS.reset(seen)
                 _CURRENT.reset(token)
 
         invoke.__signature__ = signature  # type: ignore[attr-defined]
@@ -247,9 +255,41 @@ def emit(
 
 
 def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
-    """Print each renderable on standard output."""
+    """Print each renderable on standard output, noting the glossary words it shows."""
+    seen = _TERMS.get()
     for renderable in renderables:
         console.print(renderable, highlight=highlight)
+        if seen is not None:
+            from benchcheck.report.glossary import terms_in
+
+            seen.update(dict.fromkeys(e.term for e in terms_in(_plain(renderable))))
+
+
+def _plain(renderable: Any) -> str:
+    """Return the text ``renderable`` shows, unwrapped (wide), without styles."""
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=400, color_system=None, highlight=False).print(renderable)
+    return out.getvalue()
+
+
+def terms_footer() -> None:
+    """End the output with the glossary words it used, where ``benchcheck glossary`` explains them.
+
+    One dim line on standard output (``terms: MOVER, mid-p — benchcheck glossary TERM``),
+    only when the command printed a table or line that used one.
+    """
+    seen = _TERMS.get()
+    if seen:
+        words = ", ".join(seen)
+        console.print(
+            f"[dim]terms: {escape(words)} — benchcheck glossary TERM explains each[/]",
+            highlight=False,
+        )
+        seen.clear()
 
 
 def exit_with(run: Any) -> None:

@@ -255,6 +255,7 @@ OPTIONS: dict[str, str | Opt] = {
     ),
     "strict": "Reject invalid tag transitions instead of repairing them.",
     "suite": "GLUE diagnostic TSV or JSONL suite.",
+    "terms": "Words to explain (any case); none: every entry.",
     "swap_threshold": "'Could swap with' above this flip probability.",
     "target": "Target value; repeat for subsets of the same size.",
     "task": "Task kind: ner, classification, pair or mcq.",

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Sequence
 from importlib import resources
 
+from benchcheck.report.glossary import html_footer, link_terms
 from benchcheck.report.glyphs import shown_as_codepoint
 from benchcheck.report.numbers import num, thousands
 from benchcheck.report.svg import esc
@@ -149,11 +150,6 @@ def figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
-def _defs(items: Sequence[tuple[str, str]]) -> str:
-    body = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
-    return f'<dl class="defs">{body}</dl>'
-
-
 # --------------------------------------------------------------------------- page
 
 
@@ -161,20 +157,17 @@ def render_page(title: str, schema_version: str, parts: Sequence[tuple[str, str,
     """One self-contained page: a heading, the contents, each ``(anchor, title, body)`` part.
 
     Deterministic: the same parts give the same bytes. ``body`` is HTML the caller built
-    with this module's functions (every untrusted text through :func:`show_text`).
+    with this module's functions (every untrusted text through :func:`show_text`). The
+    footer is the glossary of the words the page uses, each word's first use linked to its
+    entry (:func:`benchcheck.report.glossary.link_terms`; the data's own text is no use).
     """
     script = _asset("report.js")
     sections = [
         f'<section id="{esc(anchor)}"><h2>{esc(heading)}</h2>{body}</section>'
         for anchor, heading, body in parts
     ]
-    glossary = [
-        ("↑ / ↓", "higher / lower is better"),
-        ("—", "not defined for this input (see the notes)"),
-        ("U+XXXX", "an invisible or direction-changing character found in the data"),
-    ]
     toc = "".join(f'<li><a href="#{esc(a)}">{esc(t)}</a></li>' for a, t, _ in parts)
-    return (
+    body = (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">\n'
@@ -187,10 +180,14 @@ def render_page(title: str, schema_version: str, parts: Sequence[tuple[str, str,
         f"<header><h1>{esc(title)}</h1>"
         f'<p class="sub">Rendered from results.json (schema '
         f"{esc(schema_version)}). Every number has a tooltip with its "
-        "definition; ↑ higher is better, ↓ lower is better.</p></header>\n"
+        "definition; ↑ higher is better, ↓ lower is better; an underlined word is explained "
+        "in the glossary at the foot of the page.</p></header>\n"
         f'<nav class="toc" aria-label="contents"><b>Contents</b><ol>{toc}</ol></nav>\n'
         + "\n".join(sections)
-        + f"\n<footer>{_defs(glossary)}<p>benchcheck: statistical dataset evaluation, "
+    )
+    body, used = link_terms(body)
+    return (
+        body + f"\n<footer>{html_footer(used)}<p>benchcheck: statistical dataset evaluation, "
         "label-error detection, diagnostic evaluation. This file is self-contained and "
         "loads nothing from the network.</p></footer>\n"
         f"<script>{script}</script>\n</body></html>\n"
