@@ -466,8 +466,9 @@ def _regions(
         if before is not None and before[0] != label:
             raise _fail(
                 at,
-                f"region {r.start}-{r.end} marked {label!r} and, at [{before[1]}], "
-                f"{before[0]!r} in one annotation; give it one type",
+                f"region {r.start}-{r.end} given two types in one annotation: {label!r} "
+                f"here, {before[0]!r} at {where[0].rsplit('.', 1)[-1]}[{before[1]}]; "
+                "give it one type",
                 path,
                 line,
             )
