@@ -1699,6 +1699,47 @@ def _two_types(value: Any) -> None:
 _export_refused("one region marked with two types", "ls span", _two_types, "two types")
 
 
+def _ner_export_case(name: str, change: Callable[[dict[str, Any]], None], needle: str) -> None:
+    """Label Studio as an NER data format (``--format label-studio``): one task changed."""
+
+    def check(ws: Path) -> None:
+        region = {"type": "labels", "value": {"start": 0, "end": 2, "labels": ["ORG"]}}
+        tasks = [
+            {"id": k, "data": {"text": "EU rejects it"}, "annotations": [{"result": [region]}]}
+            for k in range(3)
+        ]
+        tasks = json.loads(json.dumps(tasks))  # no region shared between tasks
+        change(tasks[1])
+        (ws / "ls.json").write_text(json.dumps(tasks))
+        with nothing_written(ws):
+            r = run(ws, "stats", "--split", "t=ls.json", "--format", "label-studio")
+        refused(r, "ls.json", needle)
+
+    CASES.setdefault(EXPORT, []).append((f"NER label-studio format: {name}", check))
+
+
+_ner_export_case(
+    'was_cancelled "false" (a string: the annotation was skipped)',
+    lambda t: t["annotations"][0].update(was_cancelled="false"),
+    "$[1].annotations[0].was_cancelled:",
+)
+_ner_export_case(
+    "an annotation a string (skipped)",
+    lambda t: t["annotations"].insert(0, "x"),
+    "$[1].annotations[0]:",
+)
+_ner_export_case(
+    "a result a string (skipped)",
+    lambda t: t["annotations"][0]["result"].append("x"),
+    "$[1].annotations[0].result[1]:",
+)
+_ner_export_case(
+    "a result type a number (read as another control's)",
+    lambda t: t["annotations"][0]["result"][0].update(type=5),
+    "$[1].annotations[0].result[0].type:",
+)
+
+
 @case(EXPORT, "every valid export imports, a skip is no answer, an expanded completed_by is its id")
 def _(ws: Path) -> None:
     from _exports import EXPORTS, import_argv, load, save, write_exports
