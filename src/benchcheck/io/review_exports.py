@@ -243,7 +243,8 @@ def export_schema(fmt: str) -> dict[str, Any]:
     >>> schema["items"], schema["$defs"]["Choices"]["properties"]
     ({'$ref': '#/$defs/ItemTask'}, {'choices': {'type': 'array', 'items': {'type': 'string'}}})
     """
-    (root,), defs = json_schema(tuple[FORMATS[fmt], ...])
+    element: Any = FORMATS[fmt]
+    (root,), defs = json_schema(tuple[element, ...])
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **root, "$defs": defs}
 
 
