@@ -10,7 +10,10 @@ of a command's inputs, or sets one of its options, from what the input or option
   input may become a FIFO, a link loop, a link to ``/dev/zero``, a folder or nothing;
 - an option gets a value of its declared type at the edges (negative, zero, huge, NaN,
   infinite, not a number) or, for text, a hostile name (``../x``, an absolute path, 10,000
-  characters, control characters, ``@/dev/zero``, a glob).
+  characters, control characters, ``@/dev/zero``, a glob);
+- a Label Studio or Argilla review export gets, at one JSON path its schema describes, a
+  value of a JSON type the schema refuses, a required key deleted, or a rule broken (two
+  choices, offsets past the text): refused with that path named.
 
 Each example runs the command in process in a fresh copy of the workspace and checks the
 contract: exit 0 with every output complete and parseable, or exit 2 (74 where the system
