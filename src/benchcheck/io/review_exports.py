@@ -322,11 +322,21 @@ def _hash(value: str | None | AbsentType) -> str | None:
     return None if isinstance(value, AbsentType) else value
 
 
-def _format_of(items: list[Any], kinds: dict[str, Callable[[dict[str, Any]], bool]]) -> str:
+def _format_of(
+    items: list[Any], kinds: dict[str, Callable[[dict[str, Any]], bool]], path: Path
+) -> str:
     """Return the format most elements look like (one broken element does not change it)."""
     counts = {
         k: sum(1 for t in items if isinstance(t, dict) and test(t)) for k, test in kinds.items()
     }
+    if not any(counts.values()):
+        raise InputError(
+            "no element is a task or record of a review export (expected objects with "
+            '"data" (Label Studio JSON), "review_id" (JSON-MIN)'
+            + (', or "fields" (Argilla)' if "argilla item" in kinds else "")
+            + ")",
+            path=path,
+        )
     return max(counts, key=lambda k: counts[k])
 
 
@@ -383,6 +393,7 @@ def read_item_export(items: list[Any], path: Path) -> Read:
             "label studio item": lambda t: "data" in t,
             "label studio item min": lambda t: "review_id" in t,
         },
+        path,
     )
     out: list[Answer] = []
     drafts = 0
@@ -491,6 +502,7 @@ def read_span_export(items: list[Any], path: Path, *, lines: Sequence[int] | Non
             "label studio span": lambda t: "data" in t,
             "label studio span min": lambda t: "review_id" in t,
         },
+        path,
     )
     if lines is not None:
         fmt = "label studio span min"
