@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 SRC = HERE.parents[1] / "src"
@@ -1547,6 +1548,237 @@ _huge_case("preds.jsonl", "diagnose --suite suite.jsonl --predictions base=preds
 _huge_case("annotations.jsonl", "human --suite suite.jsonl --annotations annotations.jsonl")
 _huge_case("pa.jsonl", "items data.jsonl --predictions a=pa.jsonl --predictions b=pb.jsonl")
 _huge_case("pair.jsonl", "stats pair.jsonl --task pair --text-a grounding --text-b generated_text")
+# ----------------------------------------------------------------------------- review exports (37)
+
+EXPORT = "crafted review exports"
+
+
+def _export_refused(name: str, export: str, change: Callable[[Any], None], *needles: str) -> None:
+    """A crafted export (one change to a valid one): one line naming the file and the JSON path."""
+
+    def check(ws: Path) -> None:
+        from _exports import EXPORTS, import_argv, load, save, write_exports
+
+        write_exports(ws)
+        value = load(ws, export)
+        change(value)
+        save(ws, export, value)
+        with nothing_written(ws):
+            refused(run(ws, *import_argv(export)), EXPORTS[export][0], *needles)
+
+    CASES.setdefault(EXPORT, []).append((f"{export}: {name}", check))
+
+
+def _at(*steps: Any) -> Callable[[Any], Any]:
+    """The value at ``steps`` of an export (for the changes below)."""
+
+    def get(value: Any) -> Any:
+        for s in steps:
+            value = value[s]
+        return value
+
+    return get
+
+
+def _put(*steps: Any, to: Any) -> Callable[[Any], None]:
+    def change(value: Any) -> None:
+        _at(*steps[:-1])(value)[steps[-1]] = to
+
+    return change
+
+
+_A0 = (3, "annotations", 0)  # the first annotation of the fourth task
+_R0 = (*_A0, "result", 0)
+_S0 = (1, "annotations", 0, "result", 0, "value")  # the first region of the second span task
+
+# another JSON type where the reader called .get (AttributeError tracebacks before)
+_export_refused("data a string", "ls item", _put(3, "data", to="x"), "$[3].data:", "got a string")
+_export_refused("data an array", "ls item", _put(3, "data", to=[1]), "$[3].data:")
+_export_refused(
+    "annotations an object", "ls item", _put(*_A0[:2], to={"a": 1}), "$[3].annotations:"
+)
+_export_refused("an annotation a string", "ls item", _put(*_A0, to="x"), "$[3].annotations[0]:")
+_export_refused("result an object", "ls item", _put(*_A0, "result", to={"a": 1}), ".result:")
+_export_refused("result a number", "ls item", _put(*_A0, "result", to=5), ".result:")
+_export_refused("value a string", "ls item", _put(*_R0, "value", to="x"), ".result[0].value:")
+_export_refused(
+    "responses an array", "argilla item", _put(3, "responses", to=[1]), "$[3].responses:"
+)
+_export_refused(
+    "responses.label an object",
+    "argilla item",
+    _put(3, "responses", "label", to={"value": "1"}),
+    "$[3].responses.label:",
+)
+_export_refused("metadata a string", "argilla item", _put(3, "metadata", to="x"), "$[3].metadata:")
+_export_refused("fields a string", "argilla item", _put(3, "fields", to="x"), "$[3].fields:")
+_export_refused("region value a string", "ls span", _put(*_S0, to="x"), "$[1].annotations[0]")
+_export_refused("region value an array", "ls span", _put(*_S0, to=[2, 4]), ".result[0].value:")
+
+# silent guesses before: now refused, naming the path
+_export_refused(
+    'choices "10" (a string, read as "1")',
+    "ls item",
+    _put(*_R0, "value", "choices", to="10"),
+    ".result[0].value.choices:",
+    "expected an array of strings",
+)
+_export_refused(
+    "two choices for the single-choice question",
+    "ls item",
+    _put(*_R0, "value", "choices", to=["0", "1"]),
+    ".value.choices:",
+    "2 choices",
+    "single-choice",
+)
+
+
+def _conflict(value: Any) -> None:
+    result = _at(*_A0, "result")(value)
+    other = {"0": "1", "1": "0"}[result[0]["value"]["choices"][0]]
+    result.append({**result[0], "id": "c-second", "value": {"choices": [other]}})
+
+
+_export_refused(
+    "two conflicting results of one annotator", "ls item", _conflict, ".result[1]:", "second answer"
+)
+_export_refused(
+    'was_cancelled "false" (a string, taken as cancelled)',
+    "ls item",
+    _put(*_A0, "was_cancelled", to="false"),
+    ".was_cancelled:",
+)
+_export_refused(
+    'JSON-MIN choices "10"', "ls-min item", _put(3, "label", to={"choices": "10"}), "$[3].label"
+)
+_export_refused(
+    "JSON-MIN two choices",
+    "ls-min item",
+    _put(3, "label", to={"choices": ["0", "1"]}),
+    "$[3].label.choices:",
+    "2 choices",
+)
+_export_refused(
+    "JSON-MIN label a number (read as its text)",
+    "ls-min item",
+    _put(3, "label", to=1),
+    "$[3].label",
+)
+_export_refused(
+    "Argilla value a number (read as its text)",
+    "argilla item",
+    _put(3, "responses", "label", 0, "value", to=1),
+    "$[3].responses.label[0].value:",
+)
+for _key, _bad, _what in (
+    ("start", False, "false (read as offset 0)"),
+    ("end", True, "true"),
+    ("start", 0.0, "a float"),
+    ("start", -1, "negative"),
+    ("end", 99, "past the text"),
+):
+    _export_refused(
+        f"region {_key} {_what}",
+        "ls span",
+        _put(*_S0, _key, to=_bad),
+        "$[1].annotations[0].result[0].value",
+    )
+_export_refused(
+    "JSON-MIN region start false", "ls-min span", _put(0, "label", 0, "start", to=False),
+    "$[0].label[0].start:",
+)  # fmt: skip
+
+
+def _two_types(value: Any) -> None:
+    result = _at(*_S0[:-2])(value)
+    result.append(
+        {**result[0], "id": "m-second", "value": {**result[0]["value"], "labels": ["LOC"]}}
+    )
+
+
+_export_refused("one region marked with two types", "ls span", _two_types, "two types")
+
+
+def _ner_export_case(name: str, change: Callable[[dict[str, Any]], None], needle: str) -> None:
+    """Label Studio as an NER data format (``--format label-studio``): one task changed."""
+
+    def check(ws: Path) -> None:
+        region = {"type": "labels", "value": {"start": 0, "end": 2, "labels": ["ORG"]}}
+        tasks = [
+            {"id": k, "data": {"text": "EU rejects it"}, "annotations": [{"result": [region]}]}
+            for k in range(3)
+        ]
+        tasks = json.loads(json.dumps(tasks))  # no region shared between tasks
+        change(tasks[1])
+        (ws / "ls.json").write_text(json.dumps(tasks))
+        with nothing_written(ws):
+            r = run(ws, "stats", "--split", "t=ls.json", "--format", "label-studio")
+        refused(r, "ls.json", needle)
+
+    CASES.setdefault(EXPORT, []).append((f"NER label-studio format: {name}", check))
+
+
+_ner_export_case(
+    'was_cancelled "false" (a string: the annotation was skipped)',
+    lambda t: t["annotations"][0].update(was_cancelled="false"),
+    "$[1].annotations[0].was_cancelled:",
+)
+_ner_export_case(
+    "an annotation a string (skipped)",
+    lambda t: t["annotations"].insert(0, "x"),
+    "$[1].annotations[0]:",
+)
+_ner_export_case(
+    "a result a string (skipped)",
+    lambda t: t["annotations"][0]["result"].append("x"),
+    "$[1].annotations[0].result[1]:",
+)
+_ner_export_case(
+    "a result type a number (read as another control's)",
+    lambda t: t["annotations"][0]["result"][0].update(type=5),
+    "$[1].annotations[0].result[0].type:",
+)
+
+
+@case(EXPORT, "every valid export imports, a skip is no answer, an expanded completed_by is its id")
+def _(ws: Path) -> None:
+    from _exports import EXPORTS, import_argv, load, save, write_exports
+
+    write_exports(ws)
+    tasks = load(ws, "ls item")
+    for t in tasks:  # Label Studio's export option annotations__completed_by: the user object
+        for a in t["annotations"]:
+            a["completed_by"] = {"id": a["completed_by"], "email": f"u{a['completed_by']}@x.org"}
+    tasks[2]["annotations"][1]["result"] = tasks[2]["annotations"][0]["result"]  # still skipped
+    save(ws, "ls item", tasks)
+    for k, name in enumerate(EXPORTS):
+        ok(run(ws, *import_argv(name, f"g{k}.jsonl"), "--json", f"s{k}.json"))
+        summary = json.loads((ws / f"s{k}.json").read_text())
+        stem = Path(EXPORTS[name][0]).stem
+        assert all(e.startswith(f"{stem}@") for e in summary["experts"]), summary["experts"]
+        if name == "ls item":
+            assert summary["experts"] == [f"{stem}@1", f"{stem}@2"], summary["experts"]
+        if name.endswith("item"):  # the second reviewer skipped the third task
+            assert summary["agreement_before"]["n"] == len(tasks) - 1, (name, summary)
+            assert summary["status_counts"]["unresolved"] == 1, (name, summary)
+
+
+@case(EXPORT, "Argilla draft responses are no answers, and counted")
+def _(ws: Path) -> None:
+    from _exports import import_argv, load, save, write_exports
+
+    write_exports(ws)
+    records = load(ws, "argilla item")
+    for r in records[:2]:
+        r["responses"]["label"][1]["status"] = "draft"
+    save(ws, "argilla item", records)
+    r = run(ws, *import_argv("argilla item"), "--json", "s.json")
+    ok(r)
+    assert "2 draft(s) never submitted are not answers" in r.err, r.err
+    summary = json.loads((ws / "s.json").read_text())
+    assert summary["agreement_before"]["n"] == len(records) - 3, summary
+
+
 # ----------------------------------------------------------------------------- bombs (issue 37)
 
 B = "decompression and dictionary bombs"

@@ -10,7 +10,10 @@ of a command's inputs, or sets one of its options, from what the input or option
   input may become a FIFO, a link loop, a link to ``/dev/zero``, a folder or nothing;
 - an option gets a value of its declared type at the edges (negative, zero, huge, NaN,
   infinite, not a number) or, for text, a hostile name (``../x``, an absolute path, 10,000
-  characters, control characters, ``@/dev/zero``, a glob).
+  characters, control characters, ``@/dev/zero``, a glob);
+- a Label Studio or Argilla review export gets, at one JSON path its schema describes, a
+  value of a JSON type the schema refuses, a required key deleted, or a rule broken (two
+  choices, offsets past the text): refused with that path named.
 
 Each example runs the command in process in a fresh copy of the workspace and checks the
 contract: exit 0 with every output complete and parseable, or exit 2 (74 where the system
@@ -696,3 +699,154 @@ def test_huge_integers(workspace: Path, pick: tuple[Command, Slot], mutation: Mu
 @_settings(BIG or 1)
 def test_huge_integers_big(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
     _spoil(workspace, pick, mutation)
+
+
+# ----------------------------------------------------------------------------- review exports
+
+#: _exports name → the format whose schema it follows (benchcheck.io.review_exports)
+EXPORT_FORMATS = {
+    "ls item": "label studio item",
+    "ls-min item": "label studio item min",
+    "argilla item": "argilla item",
+    "ls span": "label studio span",
+    "ls-min span": "label studio span min",
+}
+#: values of every JSON type: a position gets those its schema refuses
+EXPORT_VALUES = (None, True, False, 0, -1, 2.5, "", "10", [], ["0", "1"], [1], {}, {"a": 1})
+
+
+@dataclass(frozen=True)
+class ExportSpoil:
+    """One change to a valid export: at JSON path ``steps``, set ``value`` or delete the key."""
+
+    export: str
+    steps: tuple[str | int, ...]
+    kind: str  # "type" (a value its schema refuses), "missing" (a required key), "rule"
+    value: object = None
+    #: the JSON path the refusal must name (where the change is, or the object it breaks)
+    names: str = ""
+
+
+def _json_path(steps: tuple[str | int, ...]) -> str:
+    return "$" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
+
+
+def _export_spoils(ws: Path) -> list[ExportSpoil]:
+    """Every change the export schemas make wrong (a value of a refused JSON type, a required
+    key deleted) at every position of the valid exports, and the rules a schema cannot say
+    (one choice; ``0 <= start < end <=`` the text's length) at every choice and region."""
+    from _exports import load
+    from jsonschema import Draft202012Validator
+
+    from benchcheck.io.review_exports import export_schema
+
+    out: list[ExportSpoil] = []
+    for export, fmt in EXPORT_FORMATS.items():
+        schema = export_schema(fmt)
+        defs = schema["$defs"]
+
+        def resolve(node: dict, defs: dict = defs) -> dict:
+            while "$ref" in node:
+                node = defs[node["$ref"].split("/")[-1]]
+            return node
+
+        def valid(value: object, node: dict, defs: dict = defs) -> bool:
+            return Draft202012Validator({**node, "$defs": defs}).is_valid(value)
+
+        def walk(value: object, node: dict, steps: tuple, export: str = export) -> None:
+            node = resolve(node)
+            here = _json_path(steps)
+            if steps:  # (the root: a refusal that names no path, the readers' own test)
+                for bad in EXPORT_VALUES:
+                    if not valid(bad, node):
+                        out.append(ExportSpoil(export, steps, "type", bad, here))
+            member = next((m for m in node.get("anyOf", ()) if valid(value, m)), None)
+            node = resolve(member) if member is not None else node
+            if node.get("title") == "Choices":
+                for bad in (["0", "1"], []):
+                    at = (*steps, "choices")
+                    out.append(ExportSpoil(export, at, "rule", bad, _json_path(at)))
+            if node.get("title") == "SpanRegion" and isinstance(value, dict):
+                for key, bad in (("start", -1), ("end", 10**6), ("end", value["start"])):
+                    out.append(ExportSpoil(export, (*steps, key), "rule", bad, here))
+            if isinstance(value, dict) and node.get("type") == "object":
+                for key in node.get("required", ()):
+                    out.append(ExportSpoil(export, (*steps, key), "missing", None, here))
+                for key, sub in node.get("properties", {}).items():
+                    if key in value:
+                        walk(value[key], sub, (*steps, key))
+            if isinstance(value, list) and node.get("type") == "array":
+                for k, item in enumerate(value):
+                    walk(item, node.get("items", {}), (*steps, k))
+
+        walk(load(ws, export), schema, ())
+    return out
+
+
+@pytest.fixture(scope="module")
+def exports_workspace(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sweep's review package and every valid export of it (``_exports``), alone."""
+    from _exports import write_exports
+
+    ws = tmp_path_factory.mktemp("exports") / "ws"
+    ws.mkdir()
+    shutil.copytree(workspace / "review", ws / "review")
+    write_exports(ws)
+    _SPOILS[:] = _export_spoils(ws)
+    return ws
+
+
+#: filled by the fixture (the spoils come from the exports it writes) before any draw
+_SPOILS: list[ExportSpoil] = []
+export_spoils = st.deferred(lambda: st.sampled_from(_SPOILS))
+
+
+def _spoil_export(workspace: Path, spoil: ExportSpoil) -> None:
+    """Import the spoilt export: exit 2, one line naming the file and the JSON path, no output."""
+    from _exports import EXPORTS, import_argv, load, save
+
+    ws, tmp = _copy(workspace)
+    with tmp:
+        value = load(ws, spoil.export)
+        holder = value
+        for s in spoil.steps[:-1]:
+            holder = holder[s]
+        if spoil.kind == "missing":
+            del holder[spoil.steps[-1]]
+        else:
+            holder[spoil.steps[-1]] = spoil.value
+        save(ws, spoil.export, value)
+        out = {"out_jsonl": "new_out_jsonl.jsonl"}
+        argv = list(import_argv(spoil.export, out["out_jsonl"]))
+        r = check_contract(ws, argv, out, (Path(EXPORTS[spoil.export][0]).name,))
+        assert r.rc == 2, f"{spoil}: accepted"
+        line = r.err.strip().splitlines()[-1]
+        at = line.find(spoil.names + ":")
+        if at < 0:  # a change inside the object the refusal names (a key of it, an element)
+            at = max(line.find(spoil.names + "."), line.find(spoil.names + "["))
+        assert at >= 0, (spoil, line)
+
+
+def test_every_export_and_kind_of_change_is_drawn(exports_workspace: Path) -> None:
+    """The schemas reach every format, and give each kind of change."""
+    kinds = {(s.export, s.kind) for s in _SPOILS}
+    assert {e for e, _ in kinds} == set(EXPORT_FORMATS)
+    assert {k for _, k in kinds} == {"type", "missing", "rule"}
+    paths = {s.names for s in _SPOILS}
+    assert "$[3].annotations[0].result[0].value.choices" in paths  # the issue's example
+    assert "$[1].annotations[0].result[0].value" in paths  # a region's offsets
+
+
+@given(spoil=export_spoils)
+@_settings(DEFAULT_EXAMPLES // 2)
+def test_crafted_exports(exports_workspace: Path, spoil: ExportSpoil) -> None:
+    """A valid Label Studio / Argilla export with one JSON path's type or value made wrong."""
+    _spoil_export(exports_workspace, spoil)
+
+
+@pytest.mark.sweep
+@pytest.mark.skipif(not BIG, reason="the big sweep: BENCHCHECK_SWEEP=N python -m pytest -m sweep")
+@given(spoil=export_spoils)
+@_settings(BIG or 1)
+def test_crafted_exports_big(exports_workspace: Path, spoil: ExportSpoil) -> None:
+    _spoil_export(exports_workspace, spoil)

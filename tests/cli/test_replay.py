@@ -40,6 +40,7 @@ def test_every_class_of_the_issue_is_replayed():
         "numbers",
         "injection",
         "decompression and dictionary bombs",
+        "crafted review exports",
         "silently wrong",
         "smaller",
     }

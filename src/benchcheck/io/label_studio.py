@@ -11,12 +11,16 @@ export (``[{"text": ..., "label": [{"start", "end", "labels"}]}]``) is read too.
 
 Label Studio counts offsets in the browser's UTF-16 code units; where a text holds
 characters beyond U+FFFF and a region's ``text`` matches the UTF-16 reading, the offsets
-are converted to characters. Errors name the task (``task 3 (id 17)``).
+are converted to characters. Each task is checked against its shape first (the types below,
+with :class:`benchcheck.io.review_exports.SpanRegion`; a wrong JSON type is one line naming
+its JSON path, ``$[2].annotations[0].was_cancelled: expected true or false or null, got a
+string ("false")``); later errors name the task (``task 3 (id 17)``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +31,43 @@ from benchcheck.errors import InputError
 from benchcheck.io._spans import (
     RecordCollector,
     SpanRecords,
-    is_offset,
     read_bytes,
 )
 from benchcheck.io._text import loads_json, nested_too_deeply
+from benchcheck.io.review_exports import SpanRegion, check
+from benchcheck.io.typed import ABSENT, AbsentType
+
+
+@dataclass(frozen=True)
+class Result:
+    """A result of any control of the interface: a region when its type is ``labels``."""
+
+    type: str = "labels"
+    value: dict[str, Any] | AbsentType = ABSENT
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One annotator's annotation of a task."""
+
+    result: tuple[Result, ...] | None = None
+    was_cancelled: bool | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task of a Label Studio JSON export: its data and annotations."""
+
+    data: dict[str, Any]
+    annotations: tuple[Annotation, ...] | None = None
+
+
+@dataclass(frozen=True)
+class MinTask:
+    """A task of a JSON-MIN export: the text and its regions under ``label``."""
+
+    text: str
+    label: tuple[SpanRegion, ...] | None = None
 
 
 def records(path: str | Path) -> SpanRecords:
@@ -51,11 +88,11 @@ def records(path: str | Path) -> SpanRecords:
         where = f"task {k}" + (
             f" (id {task['id']})" if isinstance(task, dict) and "id" in task else ""
         )
-        text, regions = _task(task, where, path)
+        text, regions = _task(task, f"$[{k - 1}]", where, path)
         spans = []
         for value in regions:
-            start, end = _offsets(text, value, where, path)
-            for label in value["labels"]:
+            start, end = _offsets(text, value)
+            for label in value.labels:
                 spans.append((start, end, label))
         out.add(text, 0, where, spans=spans)
     return out.records()
@@ -67,18 +104,13 @@ def _line_of(exc: Exception, data: bytes) -> int | None:
     return data.count(b"\n", 0, int(found.group(1))) + 1 if found else None
 
 
-def _task(task: Any, where: str, path: Path) -> tuple[str, list[dict[str, Any]]]:
-    """Return the text and the labelled regions (``value`` objects) of one task."""
-    if not isinstance(task, dict):
-        raise InputError(f"{where}: expected a task object", path=path)
-    if "data" not in task and isinstance(task.get("text"), str):  # JSON-MIN
-        regions = task.get("label") or []
-        if not isinstance(regions, list):
-            raise InputError(f'{where}: "label" must be a list of regions', path=path)
-        return task["text"], [_region(r, where, path) for r in regions]
-    data = task.get("data")
-    if not isinstance(data, dict):
-        raise InputError(f'{where}: expected "data" with the task\'s text', path=path)
+def _task(task: Any, at: str, where: str, path: Path) -> tuple[str, list[SpanRegion]]:
+    """Return the text and the labelled regions of one task (``at``: its JSON path)."""
+    if isinstance(task, dict) and "data" not in task and "text" in task:  # JSON-MIN
+        found = check(MinTask, task, at, path)
+        return found.text, list(found.label or ())
+    full = check(Task, task, at, path)
+    data = full.data
     if isinstance(data.get("text"), str):
         text = data["text"]
     else:
@@ -90,40 +122,21 @@ def _task(task: Any, where: str, path: Path) -> tuple[str, list[dict[str, Any]]]
                 got=sorted(data),
             )
         text = strings[0]
-    annotations = task.get("annotations") or []
-    if not isinstance(annotations, list):
-        raise InputError(f'{where}: "annotations" must be a list', path=path)
-    chosen = next(
-        (a for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")), None
-    )
+    annotations = full.annotations or ()
+    chosen = next(((n, a) for n, a in enumerate(annotations) if not a.was_cancelled), None)
     if chosen is None:
         return text, []
-    result = chosen.get("result") or []
-    if not isinstance(result, list):
-        raise InputError(f'{where}: an annotation\'s "result" must be a list', path=path)
-    regions = [
-        _region(r.get("value"), where, path)
-        for r in result
-        if isinstance(r, dict) and r.get("type", "labels") == "labels" and "value" in r
-    ]
+    n, annotation = chosen
+    regions = []
+    for m, result in enumerate(annotation.result or ()):
+        if result.type != "labels" or isinstance(result.value, AbsentType):
+            continue  # another control's result (choices, relations, ...)
+        value_at = f"{at}.annotations[{n}].result[{m}].value"
+        regions.append(check(SpanRegion, result.value, value_at, path))
     return text, regions
 
 
-def _region(value: Any, where: str, path: Path) -> dict[str, Any]:
-    if not (
-        isinstance(value, dict)
-        and is_offset(value.get("start"))
-        and is_offset(value.get("end"))
-        and isinstance(value.get("labels"), list)
-        and all(isinstance(x, str) for x in value["labels"])
-    ):
-        raise InputError(
-            f'{where}: expected a region {{"start", "end", "labels": [...]}}', path=path, got=value
-        )
-    return value
-
-
-def _offsets(text: str, value: dict[str, Any], where: str, path: Path) -> tuple[int, int]:
+def _offsets(text: str, value: SpanRegion) -> tuple[int, int]:
     """Character offsets of a region, converted from UTF-16 units where that is what they are.
 
     Label Studio counts offsets in UTF-16 code units (JavaScript string indices), which
@@ -131,10 +144,10 @@ def _offsets(text: str, value: dict[str, Any], where: str, path: Path) -> tuple[
     ``text``, the reading that gives it back is taken; without it, the offsets are Label
     Studio's own: UTF-16 units, converted.
     """
-    start, end = value["start"], value["end"]
+    start, end = value.start, value.end
     if not any(ord(c) > 0xFFFF for c in text):
         return start, end
-    shown = value.get("text")
+    shown = value.text
     if isinstance(shown, str) and text[start:end] == shown:
         return start, end
     units = text.encode("utf-16-le")

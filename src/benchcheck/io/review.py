@@ -375,12 +375,16 @@ class _Answers:
         self.lines: dict[str, int] = {}
         self.by: dict[str, dict[str, str | None]] = {}
 
-    def item(self, rid: str, digest: str | None, line: int | None) -> None:
-        """Record an item of the file (the same item may come once per annotator)."""
+    def item(self, rid: str, digest: str | None, line: int | None, *, where: str = "") -> None:
+        """Record an item of the file (the same item may come once per annotator).
+
+        ``where`` (a JSON path) starts the messages of an export.
+        """
         known = self.hashes.get(rid)
         if rid in self.hashes and known != digest:
             raise InputError(
-                f"review_id given twice with different {HASH_COLUMN}s",
+                f"{where}{': ' if where else ''}review_id given twice with different "
+                f"{HASH_COLUMN}s",
                 path=self.path,
                 line=line,
                 got=rid,
@@ -389,25 +393,31 @@ class _Answers:
         if line is not None:
             self.lines.setdefault(rid, line)
 
-    def add(self, who: str, rid: str, label: str | None, line: int | None) -> None:
+    def add(
+        self, who: str, rid: str, label: str | None, line: int | None, *, where: str = ""
+    ) -> None:
         """One answer; ``None`` is an empty or skipped answer."""
         mine = self.by.setdefault(who, {})
+        at = f"{where}: " if where else ""
         if rid in mine:
-            what = "review_id given twice" + (f" by annotator {who}" if who else "")
+            what = f"{at}review_id given twice" + (f" by annotator {who}" if who else "")
             raise InputError(what, path=self.path, line=line, got=rid)
         if label is not None and self.normalize is not None:
             label = self.normalize(label)
         if label is not None and label not in self.labels:
             raise InputError(
-                f"label must be one of {list(self.labels)} or empty",
+                f"{at}label must be one of {list(self.labels)} or empty",
                 path=self.path,
                 line=line,
                 got=label,
             )
         mine[rid] = label
 
-    def experts(self, *, checked: bool) -> list[ExpertLabels]:
-        """Return one :class:`ExpertLabels` per annotator: ``<stem>@<annotator>``, or the stem."""
+    def experts(self, *, checked: bool, notes: tuple[str, ...] = ()) -> list[ExpertLabels]:
+        """Return one :class:`ExpertLabels` per annotator: ``<stem>@<annotator>``, or the stem.
+
+        ``notes`` (what the reader left out, counted) go with every one of them.
+        """
         if not self.by:
             raise InputError("the file holds no answer (no annotation of any task)", path=self.path)
         hashes: dict[str, str] | None = None
@@ -421,6 +431,7 @@ class _Answers:
                 {rid: answers.get(rid) for rid in self.hashes},
                 hashes,
                 dict(self.lines),
+                notes,
             )
             for who, answers in sorted(self.by.items(), key=lambda kv: _natural(kv[0]))
         ]
@@ -433,89 +444,35 @@ def _natural(name: str) -> tuple[int, int, str]:
 def _read_json_answers(
     path: Path, labels: Sequence[str], normalize: Callable[[str], str] | None = None
 ) -> list[ExpertLabels]:
+    """Answers of a Label Studio JSON / JSON-MIN or Argilla export, checked by its shape.
+
+    :func:`benchcheck.io.review_exports.read_item_export` checks every element against the
+    format's shape and reads the answers; here they are checked against the key's labels.
+    """
     from benchcheck.io._text import loads_json, read_text_file
+    from benchcheck.io.review_exports import read_item_export
 
     items = loads_json(read_text_file(path), path)
     if not isinstance(items, list):
         raise InputError("a Label Studio or Argilla export is a JSON list", path=path)
     if not items:
         raise InputError("the export holds no task", path=path)
-    if not all(isinstance(t, dict) for t in items):
-        raise InputError("a Label Studio or Argilla export is a list of objects", path=path)
-    if all("fields" in t for t in items):
-        return _read_argilla(path, items, labels, normalize)
+    read = read_item_export(items, path)
     answers = _Answers(path, labels, normalize)
-    if all("data" in t for t in items):  # Label Studio JSON: tasks with their annotations
-        for n, task in enumerate(items):
-            data = task.get("data") or {}
-            rid = str(data.get("review_id") or "")
-            if not rid:
-                raise InputError(f"task #{n} has no data.review_id", path=path)
-            digest = data.get(HASH_COLUMN)
-            answers.item(rid, None if digest is None else str(digest), None)
-            for ann in task.get("annotations") or []:
-                who = str(ann.get("completed_by") or "annotator")
-                lab = None if ann.get("was_cancelled") else _choice(ann.get("result") or [])
-                answers.add(who, rid, lab, None)
-        return answers.experts(checked=True)
-    for n, row in enumerate(items):  # Label Studio JSON-MIN: one row per annotation
-        rid = str(row.get("review_id") or "")
-        if not rid:
-            raise InputError(
-                f"item #{n} has no review_id (expected a Label Studio JSON or JSON-MIN export, "
-                "or an Argilla records export)",
-                path=path,
-            )
-        digest = row.get(HASH_COLUMN)
-        answers.item(rid, None if digest is None else str(digest), None)
-        if row.get("annotator") is None and "annotator" in row:
-            continue  # a task nobody answered
-        lab = row.get("label")
-        if isinstance(lab, dict):  # several choices: {"choices": [...]}
-            lab = (lab.get("choices") or [None])[0]
-        answers.add(str(row.get("annotator") or ""), rid, None if lab is None else str(lab), None)
-    return answers.experts(checked=True)
-
-
-def _choice(result: list[dict[str, Any]]) -> str | None:
-    """Return the first choice of a Label Studio annotation's result (``None``: no choice)."""
-    for res in result:
-        choices = (res.get("value") or {}).get("choices") or []
-        if choices:
-            return str(choices[0])
-    return None
-
-
-def _read_argilla(
-    path: Path,
-    records: list[dict[str, Any]],
-    labels: Sequence[str],
-    normalize: Callable[[str], str] | None = None,
-) -> list[ExpertLabels]:
-    """One :class:`ExpertLabels` per Argilla user found in the records' ``label`` responses.
-
-    Argilla 2.x ``Record.to_dict()``: ``responses`` maps a question to a list of
-    ``{"value", "user_id", "status"}``; a ``discarded`` response is no answer.
-    """
-    answers = _Answers(path, labels, normalize)
-    for n, rec in enumerate(records):
-        rid = str(rec.get("id") or "")
-        if not rid:
-            raise InputError(f"record #{n} has no id", path=path)
-        if rid in answers.hashes:
-            raise InputError("record id given twice", path=path, got=rid)
-        meta = rec.get("metadata") or {}
-        digest = meta.get(HASH_COLUMN)
-        answers.item(rid, None if digest is None else str(digest), None)
-        for answer in (rec.get("responses") or {}).get("label") or []:
-            who = str(answer.get("user_id") or "annotator")
-            lab = answer.get("value")
-            if answer.get("status") == "discarded":
-                lab = None
-            answers.add(who, rid, None if lab is None else str(lab), None)
-    if not answers.by:
+    records: set[str] = set()
+    for a in read.answers:
+        if not a.review_id.strip():
+            raise InputError(f"{a.where}: an empty review_id", path=path)
+        if a.who is None:
+            if read.format == "argilla item" and a.review_id in records:
+                raise InputError(f"{a.where}: record id given twice", path=path, got=a.review_id)
+            records.add(a.review_id)
+            answers.item(a.review_id, a.content_hash, None, where=a.where)
+            continue
+        answers.add(a.who, a.review_id, a.value, None, where=a.where)
+    if read.format == "argilla item" and not answers.by:
         raise InputError("the Argilla export holds no answer to the 'label' question", path=path)
-    return answers.experts(checked=True)
+    return answers.experts(checked=True, notes=read.notes)
 
 
 def read_span_key(path: str | Path) -> list[dict[str, Any]] | None:
@@ -537,40 +494,6 @@ def read_span_key(path: str | Path) -> list[dict[str, Any]] | None:
             return None
         rows.append(row)
     return rows if rows else None
-
-
-def _regions(result: Any, where: str, path: Path) -> tuple[Region, ...]:
-    """Labelled regions of one annotation's ``result`` (or a JSON-MIN ``label`` list)."""
-    if not isinstance(result, list):
-        raise InputError(f"{where}: expected a list of regions", path=path, got=result)
-    out = []
-    for item in result:
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: expected a region object", path=path, got=item)
-        if "value" in item:  # a full result: {"type": "labels", "value": {...}}
-            if item.get("type", "labels") != "labels":
-                continue
-            item = item["value"]
-        start, end, labels = item.get("start"), item.get("end"), item.get("labels")
-        if not (
-            isinstance(start, int)
-            and isinstance(end, int)
-            and isinstance(labels, list)
-            and all(isinstance(x, str) for x in labels)
-        ):
-            raise InputError(
-                f'{where}: expected a region {{"start", "end", "labels": [...]}}',
-                path=path,
-                got=item,
-            )
-        if len(labels) != 1:
-            raise InputError(
-                f"{where}: a region {start}-{end} with {len(labels)} labels; give it one type",
-                path=path,
-            )
-        shown = item.get("text")
-        out.append(Region(start, end, labels[0], shown if isinstance(shown, str) else None))
-    return tuple(out)
 
 
 class _SpanAnswers:
@@ -600,7 +523,7 @@ class _SpanAnswers:
         mine[rid] = regions
         self.where_by.setdefault(who, {})[rid] = where
 
-    def experts(self) -> list[SpanAnswers]:
+    def experts(self, notes: tuple[str, ...] = ()) -> list[SpanAnswers]:
         if not self.by:
             raise InputError("the export holds no annotation of any task", path=self.path)
         stem = self.path.stem
@@ -611,6 +534,7 @@ class _SpanAnswers:
                 {rid: regions.get(rid) for rid in self.hashes},
                 dict(self.hashes),
                 {**self.where, **self.where_by.get(who, {})},
+                notes,
             )
             for who, regions in sorted(self.by.items(), key=lambda kv: _natural(kv[0]))
         ]
@@ -623,65 +547,66 @@ def read_span_answers(path: str | Path) -> list[SpanAnswers]:
     reviewer, a ``was_cancelled`` annotation is a skipped task), JSON-MIN (one row per
     annotation: ``review_id``, ``annotator``, regions in ``label``) and CSV (the same
     columns, ``label`` holding the regions as JSON); JSON-MIN and CSV leave skipped
-    annotations out. Messages name the task (``task 3 (review_id r0002)``), the JSON-MIN item
-    or the CSV line.
+    annotations out. Each element is checked against its shape
+    (:func:`benchcheck.io.review_exports.read_span_export`: errors name its JSON path);
+    later messages name the task (``task 3 (review_id r0002)``), the JSON-MIN item or the
+    CSV line.
     """
     from benchcheck.io._text import loads_json, read_text_file
+    from benchcheck.io.review_exports import read_span_export
 
     path = Path(path)
     answers = _SpanAnswers(path)
     json_file = path.suffix.lower() == ".json"
+    lines: list[int] | None = None
     if json_file:
         items = loads_json(read_text_file(path), path)
-        if not isinstance(items, list) or not all(isinstance(t, dict) for t in items):
+        if not isinstance(items, list):
             raise InputError("a Label Studio export is a JSON list of objects", path=path)
     else:
-        items = _span_csv_rows(path)
+        items, lines = _span_csv_rows(path)
     if not items:
         raise InputError("the export holds no task", path=path)
-    full = all("data" in t for t in items)
-    for n, task in enumerate(items, start=1):
-        data = task.get("data") if full else task
-        if not isinstance(data, dict) or not data.get("review_id"):
-            raise InputError(
-                f"task {n} has no review_id (expected a Label Studio export of a "
-                "benchcheck span review)",
-                path=path,
-            )
-        rid = str(data["review_id"])
+    read = read_span_export(items, path, lines=lines)
+    full = read.format == "label studio span"
+    for a in read.answers:
+        if not a.review_id.strip():
+            raise InputError(f"{a.where}: an empty review_id", path=path, line=a.line)
+        n = int(a.where[2:].split("]")[0]) + 1 if json_file else 0
         unit = "task" if full else "item" if json_file else "line"
-        where = f"{unit} {n + (0 if json_file else 1)} (review_id {rid})"
-        answers.item(rid, data.get(HASH_COLUMN), where)
-        if full:
-            for ann in task.get("annotations") or []:
-                if not isinstance(ann, dict):
-                    raise InputError(f"{where}: expected annotation objects", path=path)
-                who = str(ann.get("completed_by") or "annotator")
-                if ann.get("was_cancelled"):
-                    answers.add(who, rid, None, where)
-                else:
-                    answers.add(who, rid, _regions(ann.get("result") or [], where, path), where)
-            continue
-        who = task.get("annotator")
-        if who is None or who == "":
-            continue  # a task nobody annotated
-        answers.add(str(who), rid, _regions(task.get("label") or [], where, path), where)
-    return answers.experts()
+        where = f"{unit} {n if json_file else a.line} (review_id {a.review_id})"
+        if a.who is None:
+            answers.item(a.review_id, a.content_hash, where)
+        else:
+            answers.add(a.who, a.review_id, _span_regions(a.value), where)
+    return answers.experts(read.notes)
 
 
-def _span_csv_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a Label Studio CSV export, the ``label`` column decoded from JSON."""
+def _span_regions(value: Any) -> tuple[Region, ...] | None:
+    """Regions of a checked answer (``None``: a skipped task)."""
+    if value is None:
+        return None
+    return tuple(
+        Region(r.start, r.end, r.labels[0], r.text if isinstance(r.text, str) else None)
+        for r in value
+    )
+
+
+def _span_csv_rows(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """Rows of a Label Studio CSV export, the ``label`` column decoded from JSON, and lines."""
     from benchcheck.io._text import loads_json
 
     frame = read_rows(path)
     if "review_id" not in frame.columns:
         raise InputError("no column 'review_id' (expected a Label Studio export)", path=path)
-    rows = []
-    for row in frame.drop("__line__", strict=False).iter_rows(named=True):
+    rows, lines = [], []
+    for k, row in enumerate(frame.iter_rows(named=True)):
+        line = int(row.pop("__line__", None) or k + 2)
         value = row.get("label")
         if isinstance(value, str) and value.strip():
-            row["label"] = loads_json(value, path)
+            row["label"] = loads_json(value, path, line=line)
         elif not value:
             row["label"] = []
         rows.append(row)
-    return rows
+        lines.append(line)
+    return rows, lines

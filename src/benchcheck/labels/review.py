@@ -454,7 +454,8 @@ class ExpertLabels:
 
     ``hashes`` maps review ids to the ``content_hash`` the file carries (or that its texts
     give); ``None`` when the file carries neither. ``lines`` maps review ids to the line of
-    the file they are on, for messages; ``source`` names the file.
+    the file they are on, for messages; ``source`` names the file. ``notes`` say what the
+    reader of the file left out (drafts never submitted), counted.
     """
 
     name: str
@@ -462,6 +463,7 @@ class ExpertLabels:
     labels: Mapping[str, str | None]
     hashes: Mapping[str, str] | None = None
     lines: Mapping[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

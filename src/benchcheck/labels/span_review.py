@@ -516,6 +516,8 @@ class SpanAnswers:
     regions: Mapping[str, tuple[Region, ...] | None]
     hashes: Mapping[str, str | None]
     where: Mapping[str, str] = field(default_factory=dict)
+    #: what the reader of the file left out (drafts never submitted), counted
+    notes: tuple[str, ...] = ()
 
 
 def _token_span(task: SpanTask, region: Region, where: str, source: str) -> Span:
@@ -667,7 +669,7 @@ def combine_span_review(
     by_id = {t.review_id: t for t in tasks}
     allowed = set(types)
     marked: dict[str, list[set[Span] | None]] = {t.review_id: [] for t in tasks}
-    warnings: list[str] = []
+    warnings: list[str] = list(dict.fromkeys(n for e in experts for n in e.notes))
     for e in experts:
         _check_belongs(e, by_id)
         answered = 0

@@ -456,7 +456,7 @@ def run_review_import(
             while name in used:  # never another file's name (x_1.csv beside two x.csv)
                 name += "_"
             used.add(name)
-            experts[i] = ExpertLabels(name, e.source, e.labels, e.hashes, e.lines)
+            experts[i] = ExpertLabels(name, e.source, e.labels, e.hashes, e.lines, e.notes)
     rec = None
     if rec_path is not None:
         found = read_expert_file(rec_path, labels=labels, normalize=normalize)
@@ -477,6 +477,8 @@ def run_review_import(
     if mcq:
         gold = mcq_gold_kinds(gold)
     warnings = list(summary.warnings)
+    for note in dict.fromkeys(n for e in experts for n in e.notes):  # once per file
+        warnings.append(note)
     blobs: dict[bytes, Path] = {}
     for p in paths:
         data = p.read_bytes()
