@@ -47,6 +47,13 @@ def test_each_flag_names_its_split_file_line_and_document(tmp_path, monkeypatch)
     assert main([*args, "-o", "f.jsonl", "--json", "r.json"]) == 0
     res = json.loads(Path("r.json").read_text())
     assert res["tagger"]["sentences"] == 32  # one tagger over the three splits
+    exp = res["tagger"]["expected_errors"]
+    assert (exp["sentences"], exp["unit"], exp["level"]) == (32, "sentences", 0.95)
+    per = exp["by_split"]
+    assert {k: v["sentences"] for k, v in per.items()} == {"train": 16, "dev": 8, "test": 8}
+    # the same calibration draws for each: the mixture's mean adds up over the splits
+    assert sum(v["expected"] for v in per.values()) == pytest.approx(exp["expected"], rel=1e-12)
+    assert exp["low"] <= exp["expected"] <= exp["high"]
     rows = pl.read_ndjson("f.jsonl")
     assert rows.height == 1 and len(res["top"]) == 1
     row = rows.row(0, named=True)

@@ -410,6 +410,7 @@ def _tagger_run(
     import polars as pl
 
     flags = found.flags
+    expected = _expected(found.flags, split.n, None if corpus is None else place)
     judged: dict[str, Any] | None = None
     if detector != "tagger":
         flags, judged = _judge_flags(
@@ -462,9 +463,29 @@ def _tagger_run(
             "min_error_score": threshold,
             "sentences": split.n,
             "token_issues": found.n_token_issues,
+            "expected_errors": expected,
             **({} if judged is None else {"judge": judged}),
         },
     )
+
+
+def _expected(flags: pl.DataFrame, n: int, place: _Places | None) -> dict[str, Any]:
+    """Return the expected wrong sentences (:mod:`benchcheck.labels.ner_expected`), by split.
+
+    Computed from the tagger's own ``error_logit`` (the calibration's input), whatever the
+    detector; with a corpus folder ``by_split`` holds each split's count.
+    """
+    from benchcheck.labels.ner_expected import expected_errors, sentence_logits
+
+    z = sentence_logits(flags, n)
+    out = expected_errors(z).to_json()
+    if place is not None:
+        names = place.table["split"].to_numpy()
+        out["by_split"] = {
+            name: expected_errors(z[names == name]).to_json()
+            for name in dict.fromkeys(names.tolist())
+        }
+    return out
 
 
 @dataclass(frozen=True)

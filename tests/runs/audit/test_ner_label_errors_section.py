@@ -179,6 +179,20 @@ def test_every_flag_goes_to_ner_flags_jsonl_and_the_page_says_so(tmp_path):
     assert first["line"] == 3 + 5 * first["sentence"] and first["document"] == 1
     assert first["file"].endswith("train.txt")
     assert first["id"].startswith(f"{first['sentence']}:")
+    # expected wrong sentences: the calibrated count of the checked sentences, by hand
+    import numpy as np
+
+    from benchcheck.labels.ner_expected import CONLL_TRAIN
+
+    z = np.full(30, np.nan)
+    for s, logit in rows.group_by("sentence").agg(pl.col("error_logit").max()).iter_rows():
+        z[s] = logit
+    exp = section["expected_errors"]
+    assert exp["sentences"] == 30 == section["splits"][0]["expected_errors"]["sentences"]
+    # every disagreement of this split is flagged (all are in the file): the fitted
+    # calibration's plug-in sum is near the mean over the calibration's draws
+    assert section["splits"][0]["disagreements"] == rows.height
+    assert exp["expected"] == pytest.approx(CONLL_TRAIN.probability(z).sum(), rel=0.05)
     total = section["examples_total"]
     said = f"all {total} in ner_flags.jsonl beside this report"
     assert said in (out / "report.html").read_text()

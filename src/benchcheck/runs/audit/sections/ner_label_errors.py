@@ -49,6 +49,7 @@ __all__ = [
     "TAGGER_TOKENS_PER_SECOND",
     "NerCorpusQuality",
     "NerDetectorQuality",
+    "NerExpectedErrors",
     "NerLabelErrors",
     "NerLabelErrorsResult",
     "NerLabelErrorsSection",
@@ -158,6 +159,21 @@ def sentences_within(
 
 
 @dataclass(frozen=True)
+class NerExpectedErrors(JsonResult):
+    """Expected wrong sentences and their interval (:mod:`benchcheck.labels.ner_expected`)."""
+
+    expected: float
+    low: float
+    high: float
+    level: float
+    sentences: int
+    unit: str
+    rule: str
+    reason: str
+    method: str
+
+
+@dataclass(frozen=True)
 class NerSplitFlags(JsonResult):
     """One split: what was checked, its spans, disagreements and flags, or why it was skipped.
 
@@ -180,6 +196,8 @@ class NerSplitFlags(JsonResult):
     tokens: int | AbsentType = ABSENT
     tokens_checked: int | AbsentType = ABSENT
     seconds: float | None | AbsentType = ABSENT
+    #: Since version 1.4: the expected wrong sentences among those checked (None: skipped).
+    expected_errors: NerExpectedErrors | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -267,6 +285,9 @@ class NerLabelErrors(JsonResult):
     #: Since version 1.4: the report folder's file holding every flag (all
     #: ``examples_total`` of them, in ``flag-spans -o``'s review format), null without flags.
     flags_file: str | None | AbsentType = ABSENT
+    #: Since version 1.4: the expected wrong sentences over every checked sentence of the
+    #: splits (None: no split checked).
+    expected_errors: NerExpectedErrors | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -320,12 +341,14 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         """:func:`benchcheck.labels.ner_detect.tagger_flags` on each split, within the budget."""
         import time
 
+        import numpy as np
         import polars as pl
 
         from benchcheck.errors import MissingExtraError, UsageError
         from benchcheck.io.canonical import jsonable
         from benchcheck.io.ner_detector_quality import ner_detector_note
         from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, tagger_flags
+        from benchcheck.labels.ner_expected import expected_errors, sentence_logits
         from benchcheck.labels.ner_flags import KINDS, span_review_frame, spans_from_split
         from benchcheck.labels.ner_tagger import TaggerOptions
         from benchcheck.runs.audit._paths import shown as shown_path
@@ -339,6 +362,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         allowed = token_budget(budget)
         rows: list[dict[str, Any]] = []
         frames = []
+        logits: list[Any] = []
         for split in dataset:
             if split.tokens is None or split.spans is None:
                 continue
@@ -369,6 +393,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "tokens": split.tokens.height,
                 "tokens_checked": 0,
                 "seconds": None,
+                "expected_errors": None,
             }
             step(progress, f"out-of-fold tagger on {split.name} ({thousands(n)} sentences)")
             start = time.perf_counter()
@@ -389,7 +414,10 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 rows.append(row)
                 continue
             flags = found.flags
+            z = sentence_logits(flags, n)
+            logits.append(z)
             row.update(
+                expected_errors=expected_errors(z).to_json(),
                 checked=n,
                 tokens_checked=tokens.height,
                 seconds=time.perf_counter() - start,
@@ -439,6 +467,9 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "budget_tokens": allowed,
                 "detector_quality": ner_detector_note(),
                 "flags_file": None if every is None else FLAGS_FILE,
+                "expected_errors": (
+                    expected_errors(np.concatenate(logits)).to_json() if logits else None
+                ),
             }
         }
         result = NerLabelErrorsResult.from_json(jsonable(payload))
@@ -493,6 +524,8 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
                 f"<p>{esc(_glossary())}</p>"
             )
+        if _expected_line(le):
+            parts.append(f"<p>{esc(_expected_line(le))}</p>")
         parts.append(_quality_html(le))
         return "".join(parts)
 
@@ -554,6 +587,8 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 )
             )
             lines += ["", md_text(_glossary())]
+        if _expected_line(le):
+            lines += ["", md_text(_expected_line(le))]
         lines += _quality_markdown(le)
         return lines
 
@@ -561,6 +596,8 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         """How good the detector measured (the benchmark's table), below the summary line."""
         le = result.ner_label_errors
         out: list[Any] = []
+        if _expected_line(le):
+            out.append(_expected_line(le))
         if le.examples:
             out.append(f"NER flags: {_shown_of(le)}")
         if isinstance(le.detector_quality, AbsentType):
@@ -609,6 +646,32 @@ def _quality_markdown(le: NerLabelErrors) -> list[str]:
         "",
         md_text(verdict(note) + (f" {extra}" if extra else "")),
     ]
+
+
+def _expected_line(le: NerLabelErrors) -> str:
+    """Return the expected wrong sentences of the whole and each split (``""``: none, or old).
+
+    >>> e = NerExpectedErrors(8.2, 5.0, 12.0, 0.95, 300, "sentences", "r", "why", "normal")
+    >>> le = NerLabelErrors(5, 0, 0.995, 300, (), (), 0, expected_errors=e)
+    >>> _expected_line(le)
+    'Expected wrong sentences (95% interval): 8 [5, 12] of 300 checked. Rule: r; why.'
+    """
+    from benchcheck.report.terminal.labels import expected_text
+
+    whole = le.expected_errors
+    if whole is None or isinstance(whole, AbsentType):
+        return ""
+    per = [
+        f"{s.split} {expected_text(s.expected_errors.to_json())}"
+        for s in le.splits
+        if isinstance(s.expected_errors, NerExpectedErrors)
+    ]
+    split_text = f" ({'; '.join(per)})" if len(per) > 1 else ""
+    return (
+        f"Expected wrong sentences ({whole.level:.0%} interval): "
+        f"{expected_text(whole.to_json())} checked{split_text}. "
+        f"Rule: {whole.rule}; {whole.reason}."
+    )
 
 
 def _shown_of(le: NerLabelErrors) -> str:
