@@ -287,7 +287,7 @@ def read_corpus_folder(folder: str | Path, *, scheme: str | None = None) -> Corp
     its own reader.
     """
     from benchcheck.data.model import in_split_order, split_name_of
-    from benchcheck.io._ner import combine_splits
+    from benchcheck.io.shards import combine_splits
     from benchcheck.io.conll import read_conll
 
     folder = Path(folder)
