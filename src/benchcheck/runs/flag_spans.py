@@ -287,8 +287,8 @@ def read_corpus_folder(folder: str | Path, *, scheme: str | None = None) -> Corp
     its own reader.
     """
     from benchcheck.data.model import in_split_order, split_name_of
-    from benchcheck.io.shards import combine_splits
     from benchcheck.io.conll import read_conll
+    from benchcheck.io.shards import combine_splits
 
     folder = Path(folder)
     found: dict[str, Path] = {}
@@ -434,11 +434,9 @@ def _tagger_run(
     if corpus is not None:  # sentences of their own file; ids unique over the splits
         local = place.table["sentence"].gather(at)
         flags = flags.with_columns(local)
+        rest = review["id"].str.replace(r"^\d+", "")  # ":<gold>|<proposed>"
         review = review.with_columns(
-            local,
-            (
-                pl.col("split") + "/" + review["id"].str.replace(r"^\d+", local.cast(pl.String))
-            ).alias("id"),
+            local, (review["split"] + "/" + local.cast(pl.String) + rest).alias("id")
         )
     if output is not None:
         from benchcheck.io.tables import write_rows
@@ -509,6 +507,9 @@ def _places(split: Split, gold: str, corpus: CorpusParts | None) -> _Places:
     from benchcheck.io.conll import sentence_documents
 
     lines = split.table["line"].cast(pl.Int64).to_numpy()
+    names: tuple[str, ...]
+    files: tuple[str, ...]
+    offsets: tuple[int, ...]
     if corpus is None:
         names, files, offsets = (split.name,), (str(gold),), (0,)
     else:
