@@ -67,7 +67,7 @@ def write_report(
     >>> report = bc.run_audit(bc.AuditInputs(ner=NerInput(str(NER_SAMPLE)), judge=None))
     >>> with tempfile.TemporaryDirectory() as out:
     ...     [p.name for p in bc.write_report(report, out)]
-    ['results.json', 'report.html', 'report.md']
+    ['results.json', 'report.html', 'report.md', 'ner_flags.jsonl']
 
     """
     from benchcheck.io.canonical import dumps

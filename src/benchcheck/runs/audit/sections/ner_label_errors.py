@@ -598,7 +598,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         out: list[Any] = []
         if _expected_line(le):
             out.append(_expected_line(le))
-        if le.examples:
+        if le.examples and isinstance(le.flags_file, str):  # 1.4: where every flag is
             out.append(f"NER flags: {_shown_of(le)}")
         if isinstance(le.detector_quality, AbsentType):
             return out
