@@ -19,7 +19,7 @@ combined; writes ``benchmarks/results/ner_context_member.json``.
 
 Run: ``nice -n 10 python benchmarks/ner_context_member.py``
 
-Measured (2 cores, load 10, 569 s wall): sentence AP on the train+dev corrections 0.089
+Measured (2 cores shared, load 8-10, 561 s): sentence AP on the train+dev corrections 0.089
 alone (random 0.050, the default detector 0.175), 0.094 combined by the noisy-or: worse
 than the detector alone, so the member is not in the default (``flag-spans``).
 """
