@@ -37,7 +37,7 @@ Run: ``nice -n 10 python benchmarks/ner_detect_bench.py [--draws N] [--quick]``;
 ``benchmarks/results/ner_detect_quality.json`` (numbers only).
 
 **Real errors** (``--real``, issue 36): the whole CoNLL-2003 English corpus (train, dev and
-test in one file, 20,744 sentences) audited as a user would (``benchcheck flag-spans FILE``
+test, 20,744 sentences) audited as a user would (``benchcheck flag-spans FOLDER``
 with its defaults), scored against the hand corrections of Reiss et al. 2020 for the
 **train and dev** splits (:mod:`_ner_real`; the test split's corrections are held out: never
 read, never scored). Put the original ``eng.train``, ``eng.testa``, ``eng.testb`` and
@@ -45,13 +45,16 @@ read, never scored). Put the original ``eng.train``, ``eng.testa``, ``eng.testb`
 CoNLL-2003``, ``corrected_labels/``) in ``benchmarks/_data/ner_real/`` (or name them with
 ``--conll DIR --corrections CSV``); the build step checks the sentence counts and that every
 correction's quoted text is the corpus' text at its offsets (else one line, exit 2), then
-writes the concatenated corpus there. A sentence is *corrected* when a train/dev correction
+``flag-spans`` reads the folder. A sentence is *corrected* when a train/dev correction
 touches it (860 of 17,291). Reported, over the 17,291 train/dev sentences (the test
 sentences are audited but not scored): sentence-level AP of ``sentence_error_score`` (and of
 each member's largest score in the sentence), P@k, the default flags' sentence precision and
 recall, the share of corrections a default flag overlaps (per error type), ties among the top
-50 flags, and the corpus' ``expected_errors`` interval against the corrected count. Precision
-is a lower bound: real errors nobody corrected count as false positives. Writes
+50 flags, and the expected wrong sentences: ``calibration`` (the sentence calibration of
+:mod:`benchcheck.labels.ner_expected` fitted on the train sentences, whose values the package
+ships as ``CONLL_TRAIN``) and ``expected_errors_check`` (its count and interval on dev, held
+out from the fit, on train and on both, against the corrected sentences). Precision is a
+lower bound: real errors nobody corrected count as false positives. Writes
 ``benchmarks/results/ner_real_errors.json``.
 """
 
@@ -284,23 +287,19 @@ def _mean(values: list[float]) -> float:
 
 
 def build_real(conll: Path, corrections: Path) -> tuple[Path, dict[str, object]]:
-    """The real-error benchmark's inputs: the whole corpus file and the corrected sentences.
+    """The real-error benchmark's inputs: the corpus folder and the corrected sentences.
 
     Exits 2 with one line when the corrections do not align with the corpus.
     """
     sys.path.insert(0, str(Path(__file__).parent))
-    from _ner_real import FILES, AlignmentError, locate
+    from _ner_real import AlignmentError, locate
 
     try:
         found, ranges, sentences = locate(conll, corrections)
     except AlignmentError as exc:
         print(f"ner_detect_bench: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    REAL_DATA.mkdir(parents=True, exist_ok=True)
-    whole = REAL_DATA / "conll2003_all.txt"
-    parts = [(conll / name).read_bytes() for name in FILES]
-    whole.write_bytes(b"\n".join(p.rstrip(b"\n") + b"\n" for p in parts))
-    return whole, {
+    return conll, {
         "corrections": found,
         "ranges": ranges,
         "lines": [s.line for s in sentences],
@@ -319,6 +318,56 @@ def _sentence_member(flags: pl.DataFrame, col: str, n: int) -> np.ndarray:
     return out
 
 
+#: The sentence logit the calibration clips to (``SentenceCalibration.z_max``).
+CALIBRATION_Z_MAX = 20.0
+
+
+def expected_check(
+    flags: pl.DataFrame, n_all: int, y: np.ndarray, ranges: dict[str, tuple[int, int]]
+) -> dict[str, object]:
+    """Fit the sentence calibration on train, check the expected count on dev (and more).
+
+    ``calibration``: :func:`benchcheck.labels.ner_expected.fit_calibration` on the train
+    sentences; ``expected_errors_check``: for dev (held out from the fit), train (in
+    sample) and train + dev, the expected wrong sentences with the fitted calibration and
+    with the package's :data:`~benchcheck.labels.ner_expected.CONLL_TRAIN`, against the
+    corrected sentences, and whether the interval covers them.
+    """
+    from benchcheck.labels.ner_expected import (
+        CONLL_TRAIN,
+        expected_errors,
+        fit_calibration,
+        sentence_logits,
+    )
+
+    z = sentence_logits(flags, n_all)
+    tr_lo, tr_hi = ranges["eng.train"]
+    dv_lo, dv_hi = ranges["eng.testa"]
+    cal = fit_calibration(
+        z[tr_lo:tr_hi],
+        y[tr_lo:tr_hi],
+        z_max=CALIBRATION_Z_MAX,
+        source="CoNLL-2003 train, Reiss et al. 2020 corrections (ner_detect_bench --real)",
+    )
+    check: dict[str, object] = {}
+    for name, lo, hi in (("dev", dv_lo, dv_hi), ("train", tr_lo, tr_hi), ("train+dev", 0, dv_hi)):
+        truth = int(y[lo:hi].sum())
+        row: dict[str, object] = {"corrected_sentences": truth, "sentences": hi - lo}
+        cals = [("fitted", cal)]
+        if np.isfinite(CONLL_TRAIN.intercept):
+            cals.append(("package", CONLL_TRAIN))
+        for label, c in cals:
+            e = expected_errors(z[lo:hi], c)
+            row[label] = {
+                "expected": e.expected,
+                "low": e.low,
+                "high": e.high,
+                "covers": bool(e.low <= truth <= e.high),
+            }
+        check[name] = row
+    return {"calibration": cal.to_json(), "expected_errors_check": check}
+
+
 def real_main(args: argparse.Namespace) -> None:
     """The real-error mode (module docstring)."""
     from benchcheck.runs.flag_spans import run_flag_spans
@@ -334,9 +383,19 @@ def real_main(args: argparse.Namespace) -> None:
     lo, hi = 0, truth["ranges"]["eng.testa"][1]  # type: ignore[index]
     load_start = os.getloadavg()
     t0 = time.perf_counter()
-    run = run_flag_spans(whole)
+    run = run_flag_spans(whole)  # the folder: eng.train, eng.testa (dev), eng.testb (test)
     seconds = time.perf_counter() - t0
-    flags = run.flags
+    ranges = truth["ranges"]
+    first = {  # flags name their split and sentence in it: back to the whole corpus' index
+        "train": ranges["eng.train"][0],  # type: ignore[index]
+        "dev": ranges["eng.testa"][0],  # type: ignore[index]
+        "test": ranges["eng.testb"][0],  # type: ignore[index]
+    }
+    flags = run.flags.with_columns(
+        (pl.col("split").replace_strict(first, return_dtype=pl.Int64) + pl.col("sentence")).alias(
+            "sentence"
+        )
+    )
     n_all = int(run.tagger["sentences"]) if run.tagger else 0  # type: ignore[index]
     y = np.zeros(hi - lo, dtype=bool)
     for c in found:  # type: ignore[attr-defined]
@@ -395,7 +454,7 @@ def real_main(args: argparse.Namespace) -> None:
     shown = flags.sort("rank").head(50)["error_score"].round(3).to_numpy()
     payload = {
         "benchmark": "ner_detect_bench --real",
-        "corpus": "CoNLL-2003 English, train + dev + test in one file (defaults of flag-spans)",
+        "corpus": "CoNLL-2003 English, the folder of train, dev and test (flag-spans defaults)",
         "corrections": "Reiss et al. 2020, train and dev folds (test held out, not read)",
         "sentences_audited": n_all,
         "sentences_scored": int(hi - lo),
@@ -418,6 +477,7 @@ def real_main(args: argparse.Namespace) -> None:
     }
     if "expected_errors" in (run.tagger or {}):
         payload["expected_errors"] = run.tagger["expected_errors"]  # type: ignore[index]
+    payload.update(expected_check(flags, n_all, y, truth["ranges"]))  # type: ignore[arg-type]
     print(
         json.dumps(
             {k: payload[k] for k in ("seconds", "detector", "members", "default_flags")}, indent=1

@@ -620,7 +620,7 @@ def ensemble_curve_cmd(
 
 @command("flag-spans", guard=True)
 def flag_spans(
-    gold: Annotated[str, Arg("Gold NER file (CoNLL).")],
+    gold: Annotated[str, Arg("Gold NER file (CoNLL), or a corpus folder of train/dev/test files.")],
     output: Annotated[str | None, "Write the span flags here."] = None,
     predictions: Annotated[
         str | None,
@@ -676,6 +676,9 @@ def flag_spans(
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
     Example: benchcheck flag-spans train.conll --folds 5 --seed 0 -o span_flags.jsonl
+
+    Example: benchcheck flag-spans conll2003/ -o span_flags.jsonl   (every split: one
+    tagger over the corpus, each flag with its split, file, line and document)
 
     Example: benchcheck flag-spans test.conll --detector both -o span_flags.jsonl
 

@@ -9,6 +9,11 @@ and types, the members' scores (``tagger_score``, ``llm_score``, ``tagger_confid
 ``token_issue``, ``sentence_quality``), ``sentence_error_score``, ``flagged`` and
 ``source`` (``tagger``: a disagreement of the tagger; ``verify``: a gold span the tagger
 does not dispute, verified by the judges).
+
+A **corpus folder** (``train``/``dev``/``test`` files, named as the folder reader names them:
+``eng.testa`` is dev, ``eng.testb`` test) is read whole: one tagger over all its sentences,
+each flag with its ``split``, ``file``, ``sentence`` (0-based in that file), ``line`` and
+``document``; the splits must share one tagging scheme (:func:`read_corpus_folder`).
 """
 
 from __future__ import annotations
@@ -28,7 +33,14 @@ if TYPE_CHECKING:
     from benchcheck.data.model import Split
     from benchcheck.labels.ner_detect import TaggerFlags
 
-__all__ = ["DETECTORS", "KINDS", "SpanFlagsRun", "run_flag_spans"]
+__all__ = [
+    "DETECTORS",
+    "KINDS",
+    "CorpusParts",
+    "SpanFlagsRun",
+    "read_corpus_folder",
+    "run_flag_spans",
+]
 
 #: ``--detector`` values of the no-model path.
 DETECTORS = ("tagger", "llm", "both")
@@ -176,13 +188,24 @@ def run_flag_spans(
             )
     scheme = scheme.upper() if scheme else None
     step(progress, f"reading {gold}")
-    split = read_conll(gold, scheme=scheme)
+    corpus: CorpusParts | None = None
+    if Path(gold).is_dir():
+        if predictions is not None or spacy_model is not None:
+            raise UsageError(
+                "a corpus folder is for the tagger path; give {predictions}/{spacy} with one "
+                "NER file"
+            )
+        corpus = read_corpus_folder(gold, scheme=scheme)
+        split = corpus.split
+    else:
+        split = read_conll(gold, scheme=scheme)
     if split.tokens is None:
         raise InputError("not an NER file", path=gold)
     if predictions is None and spacy_model is None:
         return _tagger_run(
             split,
             str(gold),
+            corpus=corpus,
             folds=folds,
             seed=seed,
             entity_disjoint=entity_disjoint,
@@ -232,10 +255,112 @@ def run_flag_spans(
     )
 
 
+@dataclass(frozen=True)
+class CorpusParts:
+    """The splits of a corpus folder read as one: the combined split and where each part is.
+
+    ``names`` / ``files`` / ``offsets``: each part's split name, file and first sentence in
+    the combined split (train, dev, test, then others as found).
+    """
+
+    split: Split
+    names: tuple[str, ...]
+    files: tuple[str, ...]
+    offsets: tuple[int, ...]
+
+    def part_of(self, sentences: Any) -> Any:
+        """Return the part index of each combined-split sentence index."""
+        import numpy as np
+
+        return np.searchsorted(np.asarray(self.offsets), np.asarray(sentences), side="right") - 1
+
+
+def read_corpus_folder(folder: str | Path, *, scheme: str | None = None) -> CorpusParts:
+    """Read every split file of a corpus folder (CoNLL) and join them into one split.
+
+    A file is a split when its name says which (:func:`benchcheck.data.model.split_name_of`:
+    ``train``, ``dev``/``valid``/``testa``, ``test``/``testb``); hidden files and files of
+    other names are not read. Raises :class:`~benchcheck.errors.InputError` naming the folder
+    when no file names a split, two name the same one, or the splits use different tagging
+    schemes (a part whose own scheme fits it without a violation but the corpus' scheme,
+    chosen on all parts, does not: e.g. IOB1 train with IOB2 test); a bad file is named by
+    its own reader.
+    """
+    from benchcheck.data.model import in_split_order, split_name_of
+    from benchcheck.io.conll import read_conll
+    from benchcheck.io.shards import combine_splits
+
+    folder = Path(folder)
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        name = split_name_of(path)
+        if path.name.startswith(".") or not path.is_file() or name is None:
+            continue
+        if name in found:
+            raise InputError(
+                f"two files look like the {name!r} split: {found[name].name} and {path.name}",
+                path=folder,
+            )
+        found[name] = path
+    if not found:
+        raise InputError(
+            "no NER split file: expected file names containing train, dev/valid/testa or "
+            "test/testb",
+            path=folder,
+        )
+    found = in_split_order(found)
+    parts = [read_conll(path, name=name, scheme=scheme) for name, path in found.items()]
+    for path, part in zip(found.values(), parts, strict=True):
+        if part.tokens is None:
+            raise InputError("not an NER file", path=path)
+    if scheme is None and len(parts) > 1 and _mixed_schemes(parts):
+        named = ", ".join(
+            f"{n} ({Path(p.source).name}) {p.scheme}" for n, p in zip(found, parts, strict=True)
+        )
+        raise InputError(
+            f"mixed tagging schemes across splits: {named}; expected one scheme in every split",
+            path=folder,
+        )
+    combined = combine_splits(parts, scheme=scheme)
+    offsets, at = [], 0
+    for part in parts:
+        offsets.append(at)
+        at += part.n
+    return CorpusParts(
+        split=combined,
+        names=tuple(found),
+        files=tuple(str(p) for p in found.values()),
+        offsets=tuple(offsets),
+    )
+
+
+def _mixed_schemes(parts: list[Split]) -> bool:
+    """Whether the parts' tags fit no one scheme together.
+
+    Their prefix letters fit no scheme (``E-``/``S-`` beside IOB1's letters), or a part
+    reads without a violation under its own scheme but not under the scheme chosen on all
+    parts (an IOB2 part, ``B-`` after ``O``, beside IOB1 parts).
+    """
+    from benchcheck.data.schemes import SCHEMES, best_scheme, fitting_schemes
+
+    letters = sorted({c for p in parts for c in p.tag_letters})
+    if not fitting_schemes(letters):
+        return True
+    total = {k: sum(p.scheme_violations.get(k, 0) for p in parts) for k in SCHEMES}
+    used = best_scheme(total)
+    return any(
+        p.scheme != used
+        and p.scheme_violations.get(used, 0) > 0
+        and p.scheme_violations.get(str(p.scheme), 1) == 0
+        for p in parts
+    )
+
+
 def _tagger_run(
     split: Split,
     gold: str,
     *,
+    corpus: CorpusParts | None = None,
     folds: int,
     seed: int,
     entity_disjoint: bool,
@@ -265,9 +390,8 @@ def _tagger_run(
 
     default = MIN_ERROR_SCORE if detector == "tagger" else LLM_MIN_ERROR_SCORE
     threshold = default if min_error_score is None else min_error_score
-    from benchcheck.io.conll import sentence_documents
-
-    documents = sentence_documents(gold, split.table["line"].to_numpy())
+    place = _places(split, gold, corpus)
+    documents = place.tagger_documents
     step(progress, f"out-of-fold tagger ({opts.folds} folds, {split.n:,} sentences)")
     try:
         found = tagger_flags(
@@ -286,6 +410,7 @@ def _tagger_run(
     import polars as pl
 
     flags = found.flags
+    expected = _expected(found.flags, split.n, None if corpus is None else place)
     judged: dict[str, Any] | None = None
     if detector != "tagger":
         flags, judged = _judge_flags(
@@ -298,22 +423,21 @@ def _tagger_run(
             progress,
             found=found if verify == "all" else None,
         )
-    lines = split.table["line"].cast(pl.Int64)
-    where: list[pl.Expr | pl.Series] = [
-        pl.lit(split.name).alias("split"),
-        pl.lit(str(gold)).alias("file"),
-    ]
-    where.append(lines.gather(flags["sentence"].cast(pl.Int64)).alias("line"))
-    if documents is not None:
-        where.append(
-            pl.Series("document", documents, dtype=pl.Int64).gather(
-                flags["sentence"].cast(pl.Int64)
-            )
-        )
+    at = flags["sentence"].cast(pl.Int64)
+    where = [place.table[c].gather(at) for c in ("split", "file", "line")]
+    if place.table["document"].null_count() < place.table.height:
+        where.append(place.table["document"].gather(at))
     flags = flags.with_columns(where)
     review = span_review_frame(
         split.tokens, flags, gold=spans_from_split(split), proposed=found.pred
     )
+    if corpus is not None:  # sentences of their own file; ids unique over the splits
+        local = place.table["sentence"].gather(at)
+        flags = flags.with_columns(local)
+        rest = review["id"].str.replace(r"^\d+", "")  # ":<gold>|<proposed>"
+        review = review.with_columns(
+            local, (review["split"] + "/" + local.cast(pl.String) + rest).alias("id")
+        )
     if output is not None:
         from benchcheck.io.tables import write_rows
 
@@ -337,9 +461,90 @@ def _tagger_run(
             "min_error_score": threshold,
             "sentences": split.n,
             "token_issues": found.n_token_issues,
+            "expected_errors": expected,
             **({} if judged is None else {"judge": judged}),
         },
     )
+
+
+def _expected(flags: pl.DataFrame, n: int, place: _Places | None) -> dict[str, Any]:
+    """Return the expected wrong sentences (:mod:`benchcheck.labels.ner_expected`), by split.
+
+    Computed from the tagger's own ``error_logit`` (the calibration's input), whatever the
+    detector; with a corpus folder ``by_split`` holds each split's count.
+    """
+    from benchcheck.labels.ner_expected import expected_errors, sentence_logits
+
+    z = sentence_logits(flags, n)
+    out = expected_errors(z).to_json()
+    if place is not None:
+        names = place.table["split"].to_numpy()
+        out["by_split"] = {
+            name: expected_errors(z[names == name]).to_json()
+            for name in dict.fromkeys(names.tolist())
+        }
+    return out
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Where each sentence of the tagged split is, and the tagger's document ids.
+
+    ``table``: per sentence ``split``, ``file``, ``sentence`` (in its file), ``line`` and
+    ``document`` (null where the file has no ``-DOCSTART-``); ``tagger_documents``: the ids
+    the document member groups by (unique over the files; None: no document anywhere).
+    """
+
+    table: pl.DataFrame
+    tagger_documents: Any
+
+
+def _places(split: Split, gold: str, corpus: CorpusParts | None) -> _Places:
+    """Where each sentence of ``split`` is: its file, 0-based sentence there, line, document."""
+    import numpy as np
+    import polars as pl
+
+    from benchcheck.io.conll import sentence_documents
+
+    lines = split.table["line"].cast(pl.Int64).to_numpy()
+    names: tuple[str, ...]
+    files: tuple[str, ...]
+    offsets: tuple[int, ...]
+    if corpus is None:
+        names, files, offsets = (split.name,), (str(gold),), (0,)
+    else:
+        names, files, offsets = corpus.names, corpus.files, corpus.offsets
+    bounds = [*offsets, split.n]
+    part = np.repeat(np.arange(len(names)), np.diff(bounds))
+    local = np.arange(split.n) - np.asarray(offsets)[part]
+    document = np.full(split.n, -1, dtype=np.int64)
+    tagger = np.arange(split.n, dtype=np.int64) + 1  # no document: each sentence its own
+    any_docs, base = False, split.n + 1
+    for file, lo, hi in zip(files, bounds[:-1], bounds[1:], strict=True):
+        docs = sentence_documents(file, lines[lo:hi])
+        if docs is None:
+            continue
+        any_docs = True
+        document[lo:hi] = docs
+        tagger[lo:hi] = docs + base
+        base += int(docs.max(initial=0)) + 1
+    table = pl.DataFrame(
+        {
+            "split": np.asarray(names, dtype=object)[part].tolist(),
+            "file": np.asarray(files, dtype=object)[part].tolist(),
+            "sentence": local,
+            "line": lines,
+            "document": pl.Series(document).replace(-1, None),
+        },
+        schema={
+            "split": pl.String,
+            "file": pl.String,
+            "sentence": pl.Int64,
+            "line": pl.Int64,
+            "document": pl.Int64,
+        },
+    )
+    return _Places(table=table, tagger_documents=tagger if any_docs else None)
 
 
 def _judge_flags(

@@ -153,3 +153,52 @@ def test_a_version_1_0_section_still_reads_and_renders(tmp_path):
     md = "\n".join(sec.markdown(read))
     assert "Up to 5000 sentences per split." in md and "budget" not in md
     assert "Up to 5000 sentences per split." in sec.html(read)
+
+
+def test_every_flag_goes_to_ner_flags_jsonl_and_the_page_says_so(tmp_path):
+    """Issue 36: the page keeps its top list; the folder holds every flag, located."""
+    import polars as pl
+
+    data = tmp_path / "data"
+    data.mkdir()
+    text = corpus(n=30, wrong={5: "B-PER", 9: "O"})
+    (data / "train.txt").write_text("-DOCSTART- O\n\n" + text)
+    out = tmp_path / "report"
+    report = run_audit(AuditInputs(ner=NerInput(str(data))), output=out)
+    section = report.results["ner_label_errors"]
+    assert section["flags_file"] == "ner_flags.jsonl"
+    assert out / "ner_flags.jsonl" in report.written
+    rows = pl.read_ndjson(out / "ner_flags.jsonl")
+    assert rows.height == section["examples_total"] >= 1
+    assert rows["rank"].to_list() == list(range(1, rows.height + 1))
+    first = rows.row(0, named=True)
+    example = section["examples"][0]
+    # the same flag in both; its line: -DOCSTART- and a blank line, then 5 lines a sentence
+    for key in ("split", "sentence", "kind", "gold_type", "pred_type", "text", "line"):
+        assert first[key] == example[key], key
+    assert first["line"] == 3 + 5 * first["sentence"] and first["document"] == 1
+    assert first["file"].endswith("train.txt")
+    assert first["id"].startswith(f"{first['sentence']}:")
+    # expected wrong sentences: the calibrated count of the checked sentences, by hand
+    import numpy as np
+
+    from benchcheck.labels.ner_expected import CONLL_TRAIN
+
+    z = np.full(30, np.nan)
+    for s, logit in rows.group_by("sentence").agg(pl.col("error_logit").max()).iter_rows():
+        z[s] = logit
+    exp = section["expected_errors"]
+    assert exp["sentences"] == 30 == section["splits"][0]["expected_errors"]["sentences"]
+    # every disagreement of this split is flagged (all are in the file): the fitted
+    # calibration's plug-in sum is near the mean over the calibration's draws
+    assert section["splits"][0]["disagreements"] == rows.height
+    assert exp["expected"] == pytest.approx(CONLL_TRAIN.probability(z).sum(), rel=0.05)
+    total = section["examples_total"]
+    said = f"all {total} in ner_flags.jsonl beside this report"
+    assert said in (out / "report.html").read_text()
+    assert said.replace("_", "\\_") in (out / "report.md").read_text()  # Markdown-escaped
+    # a later run that flags nothing removes the earlier run's file
+    again = run_audit(
+        AuditInputs(ner=NerInput(str(data), label_error_seconds=0)), output=out, force=True
+    )
+    assert not (out / "ner_flags.jsonl").exists() and out / "ner_flags.jsonl" not in again.written

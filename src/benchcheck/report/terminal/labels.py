@@ -356,6 +356,11 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if tagger:
         counts[f"flagged (error score >= {num(tagger['min_error_score'])})"] = payload["flagged"]
         counts["folds"] = tagger["folds"]
+        expected = tagger.get("expected_errors")
+        if expected:
+            counts[f"expected wrong sentences ({expected['level']:.0%} interval)"] = expected_text(
+                expected
+            )
         judged = tagger.get("judge")
         if judged:  # --detector llm|both
             counts["detector"] = payload["detector"]
@@ -394,7 +399,24 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         out.append(table)
         if payload.get("glossary"):
             out.append(Text(payload["glossary"]))
+    expected = (tagger or {}).get("expected_errors")
+    if expected:
+        from rich.text import Text
+
+        out.append(Text(f"expected wrong sentences: {expected['rule']}; {expected['reason']}."))
     return out
+
+
+def expected_text(expected: Mapping[str, Any]) -> str:
+    """Return ``812 [731, 897] of 20,744`` for an ``expected_errors`` object (NER sentences).
+
+    >>> expected_text({"expected": 812.4, "low": 731.0, "high": 897.0, "sentences": 20744})
+    '812 [731, 897] of 20,744'
+    """
+    return (
+        f"{expected['expected']:,.0f} [{expected['low']:,.0f}, {expected['high']:,.0f}] "
+        f"of {expected['sentences']:,}"
+    )
 
 
 def default_judge_renderables(note: Mapping[str, Any]) -> list[Any]:

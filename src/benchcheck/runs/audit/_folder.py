@@ -1,7 +1,8 @@
 """The report folder: ``results.json`` and every rendering of it, written in one call.
 
 The folder holds ``results.json`` (canonical, schema-versioned), ``report.html``,
-``report.md`` and, when examples were flagged, ``flagged.csv`` / ``flagged.jsonl``. The HTML
+``report.md`` and, when examples were flagged, ``flagged.csv`` / ``flagged.jsonl``; when NER
+spans were flagged, ``ner_flags.jsonl`` (every one, in ``flag-spans -o``'s review format). The HTML
 and Markdown are rendered from the written JSON text read back, never from live objects, so
 ``benchcheck report`` re-renders them byte for byte.
 """
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["REPORT_FILES", "render_results", "write_report"]
 
 FLAGGED_FILES = ("flagged.csv", "flagged.jsonl")
+#: Every NER span flag of the audit (``ner_flags`` in ``results.json`` names it).
+NER_FLAGS_FILE = "ner_flags.jsonl"
 #: Every file a report folder may hold (what an existing folder is checked for).
-REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES)
+REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES, NER_FLAGS_FILE)
 
 
 def write_report(
@@ -64,7 +67,7 @@ def write_report(
     >>> report = bc.run_audit(bc.AuditInputs(ner=NerInput(str(NER_SAMPLE)), judge=None))
     >>> with tempfile.TemporaryDirectory() as out:
     ...     [p.name for p in bc.write_report(report, out)]
-    ['results.json', 'report.html', 'report.md']
+    ['results.json', 'report.html', 'report.md', 'ner_flags.jsonl']
 
     """
     from benchcheck.io.canonical import dumps
@@ -86,7 +89,12 @@ def write_report(
                 write_rows(flagged, target.stage(name), spreadsheet_safe=True)
         else:
             for name in stale:
-                target.remove(name)
+                if name in FLAGGED_FILES:
+                    target.remove(name)
+        if report.ner_flags is not None and report.ner_flags.height:
+            write_rows(report.ner_flags, target.stage(NER_FLAGS_FILE))
+        elif NER_FLAGS_FILE in stale:
+            target.remove(NER_FLAGS_FILE)
         target.write("results.json", text)
     first = ["results.json", "report.html", "report.md"]
     names = first + [p.name for p in target.written if p.name not in first]
@@ -116,7 +124,15 @@ def _listed_flag_files(folder: Path) -> list[str]:
     """Flagged-example files an earlier report in ``folder`` says it wrote."""
     try:
         earlier = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-        listed = earlier["label_errors"]["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return []
-    return [n for n in listed if n in FLAGGED_FILES] if isinstance(listed, list) else []
+    if not isinstance(earlier, dict):
+        return []
+    found: list[str] = []
+    listed = (earlier.get("label_errors") or {}).get("files")
+    if isinstance(listed, list):
+        found += [n for n in listed if n in FLAGGED_FILES]
+    ner = earlier.get("ner_label_errors") or {}
+    if isinstance(ner, dict) and ner.get("flags_file") == NER_FLAGS_FILE:
+        found.append(NER_FLAGS_FILE)
+    return found

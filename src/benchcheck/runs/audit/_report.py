@@ -35,6 +35,11 @@ class AuditReport(Gated):
         Every flagged example, highest error score first (``results`` keeps the first
         :data:`benchcheck.runs.label_errors.MAX_FLAGS_IN_JSON`); ``None`` when label errors
         did not run.
+    ner_flags
+        Every NER span flag in ``flag-spans -o``'s review format, highest ``error_logit``
+        first (``results`` keeps the first
+        :data:`benchcheck.runs.audit.sections.ner_label_errors.MAX_ROWS`); ``None`` when the
+        NER label-error section flagged nothing or did not run.
     judge_seconds
         Wall time of loading the judge and scoring (cached judgements are free), or ``None``.
     sources
@@ -52,6 +57,7 @@ class AuditReport(Gated):
     results: dict[str, Any]
     sections: Mapping[str, Any] = field(default_factory=dict)
     flagged: pl.DataFrame | None = None
+    ner_flags: pl.DataFrame | None = None
     judge_seconds: float | None = None
     sources: tuple[str, ...] = ()
     unavailable: tuple[str, ...] = ()

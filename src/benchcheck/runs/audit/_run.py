@@ -132,10 +132,13 @@ def run_audit(
     for ran in done.values():
         results.update(ran.result.to_json())
     label_errors = next((r for r in done.values() if r.flagged is not None), None)
+    ner = [r.frames["ner_flags"] for r in done.values() if "ner_flags" in r.frames]
+    ner_flags = ner[0] if ner else None
     report = AuditReport(
         results=results,
         sections={name: ran.result for name, ran in done.items()},
         flagged=None if label_errors is None else label_errors.flagged,
+        ner_flags=ner_flags,
         judge_seconds=None if label_errors is None else label_errors.seconds,
         sources=inputs.paths(),
         unavailable=tuple(unavailable),

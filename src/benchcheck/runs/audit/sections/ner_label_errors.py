@@ -49,6 +49,7 @@ __all__ = [
     "TAGGER_TOKENS_PER_SECOND",
     "NerCorpusQuality",
     "NerDetectorQuality",
+    "NerExpectedErrors",
     "NerLabelErrors",
     "NerLabelErrorsResult",
     "NerLabelErrorsSection",
@@ -72,6 +73,24 @@ TAGGER_TOKENS_PER_SECOND = 5000.0
 _KINDS = ("wrong_type", "wrong_boundary", "missing_annotation", "spurious_annotation")
 #: Flags shown in the report (highest error score first, over all splits).
 MAX_ROWS = 50
+#: The report folder's file of every NER flag (the review format of ``flag-spans -o``).
+FLAGS_FILE = "ner_flags.jsonl"
+#: The fields of a flag shown in ``results.json`` (:class:`NerFlag`).
+EXAMPLE_COLUMNS = (
+    "rank",
+    "split",
+    "sentence",
+    "start",
+    "end",
+    "kind",
+    "gold_type",
+    "pred_type",
+    "error_score",
+    "text",
+    "error_logit",
+    "line",
+    "document",
+)
 
 
 def _logit(flag: NerFlag) -> float | None:
@@ -140,6 +159,21 @@ def sentences_within(
 
 
 @dataclass(frozen=True)
+class NerExpectedErrors(JsonResult):
+    """Expected wrong sentences and their interval (:mod:`benchcheck.labels.ner_expected`)."""
+
+    expected: float
+    low: float
+    high: float
+    level: float
+    sentences: int
+    unit: str
+    rule: str
+    reason: str
+    method: str
+
+
+@dataclass(frozen=True)
 class NerSplitFlags(JsonResult):
     """One split: what was checked, its spans, disagreements and flags, or why it was skipped.
 
@@ -162,6 +196,8 @@ class NerSplitFlags(JsonResult):
     tokens: int | AbsentType = ABSENT
     tokens_checked: int | AbsentType = ABSENT
     seconds: float | None | AbsentType = ABSENT
+    #: Since version 1.4: the expected wrong sentences among those checked (None: skipped).
+    expected_errors: NerExpectedErrors | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -181,6 +217,10 @@ class NerFlag(JsonResult):
     #: Since version 1.3: the log-odds of ``error_score`` (the ranking key; it does not
     #: round to 1.0 as the score does).
     error_logit: float | AbsentType = ABSENT
+    #: Since version 1.4: the 1-based line of the sentence's first token in its file, and
+    #: its document (the ``-DOCSTART-`` count before it; null without those lines).
+    line: int | AbsentType = ABSENT
+    document: int | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -242,6 +282,12 @@ class NerLabelErrors(JsonResult):
     tokens_per_second: float | AbsentType = ABSENT
     budget_tokens: int | AbsentType = ABSENT
     detector_quality: NerDetectorQuality | AbsentType = ABSENT
+    #: Since version 1.4: the report folder's file holding every flag (all
+    #: ``examples_total`` of them, in ``flag-spans -o``'s review format), null without flags.
+    flags_file: str | None | AbsentType = ABSENT
+    #: Since version 1.4: the expected wrong sentences over every checked sentence of the
+    #: splits (None: no split checked).
+    expected_errors: NerExpectedErrors | None | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -260,8 +306,9 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
     result = NerLabelErrorsResult
     # 1.1: the time budget (--label-error-seconds), tokens and seconds per split;
     # 1.2: detector_quality, the benchmark's numbers shown below the flags;
-    # 1.3: kinds named from the annotation's side, both spans marked, error_logit per flag
-    version = "1.3"
+    # 1.3: kinds named from the annotation's side, both spans marked, error_logit per flag;
+    # 1.4: every flag in ner_flags.jsonl (flags_file), each flag's line and document
+    version = "1.4"
     card = Card(
         measures="Entity spans where a CRF tagger trained on the other folds (never on the "
         "sentence itself) disagrees with the gold annotation: a different type, boundary, an "
@@ -294,14 +341,17 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         """:func:`benchcheck.labels.ner_detect.tagger_flags` on each split, within the budget."""
         import time
 
+        import numpy as np
         import polars as pl
 
         from benchcheck.errors import MissingExtraError, UsageError
         from benchcheck.io.canonical import jsonable
         from benchcheck.io.ner_detector_quality import ner_detector_note
         from benchcheck.labels.ner_detect import MIN_ERROR_SCORE, tagger_flags
+        from benchcheck.labels.ner_expected import expected_errors, sentence_logits
         from benchcheck.labels.ner_flags import KINDS, span_review_frame, spans_from_split
         from benchcheck.labels.ner_tagger import TaggerOptions
+        from benchcheck.runs.audit._paths import shown as shown_path
         from benchcheck.runs.audit.sections.statistics import ner_source
 
         ner = inputs.ner
@@ -312,6 +362,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         allowed = token_budget(budget)
         rows: list[dict[str, Any]] = []
         frames = []
+        logits: list[Any] = []
         for split in dataset:
             if split.tokens is None or split.spans is None:
                 continue
@@ -342,6 +393,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "tokens": split.tokens.height,
                 "tokens_checked": 0,
                 "seconds": None,
+                "expected_errors": None,
             }
             step(progress, f"out-of-fold tagger on {split.name} ({thousands(n)} sentences)")
             start = time.perf_counter()
@@ -362,7 +414,10 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 rows.append(row)
                 continue
             flags = found.flags
+            z = sentence_logits(flags, n)
+            logits.append(z)
             row.update(
+                expected_errors=expected_errors(z).to_json(),
                 checked=n,
                 tokens_checked=tokens.height,
                 seconds=time.perf_counter() - start,
@@ -375,31 +430,29 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             rows.append(row)
             shown = flags.filter(pl.col("flagged"))
             if shown.height:
-                review = span_review_frame(tokens, shown, gold=spans, proposed=found.pred)
-                frames.append(
-                    review.select(
-                        pl.lit(split.name).alias("split"),
-                        "sentence",
-                        "start",
-                        "end",
-                        "kind",
-                        "gold_type",
-                        "pred_type",
-                        "error_score",
-                        "error_logit",
-                        "text",
-                    )
-                )
+                at = shown["sentence"].cast(pl.Int64)
+                where = [
+                    pl.lit(split.name).alias("split"),
+                    pl.lit(shown_path(str(split.source))).alias("file"),
+                    split.table["line"].cast(pl.Int64).gather(at).alias("line"),
+                    (
+                        pl.lit(None, dtype=pl.Int64)
+                        if documents is None
+                        else pl.Series(documents, dtype=pl.Int64).gather(at)
+                    ).alias("document"),
+                ]
+                shown = shown.with_columns(where)
+                frames.append(span_review_frame(tokens, shown, gold=spans, proposed=found.pred))
         if not rows:
             raise Skip("no NER split with tokens")
         every = (
-            pl.concat(frames).sort("error_logit", descending=True, maintain_order=True)
+            pl.concat(frames, how="diagonal_relaxed")
+            .sort("error_logit", descending=True, maintain_order=True)
+            .with_columns(pl.int_range(1, pl.len() + 1).alias("rank"))
             if frames
             else None
         )
-        examples = [] if every is None else every.head(MAX_ROWS).to_dicts()
-        for i, e in enumerate(examples, 1):
-            e["rank"] = i
+        examples = [] if every is None else every.head(MAX_ROWS).select(EXAMPLE_COLUMNS).to_dicts()
         payload = {
             "ner_label_errors": {
                 "folds": opts.folds,
@@ -413,6 +466,10 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 "tokens_per_second": TAGGER_TOKENS_PER_SECOND,
                 "budget_tokens": allowed,
                 "detector_quality": ner_detector_note(),
+                "flags_file": None if every is None else FLAGS_FILE,
+                "expected_errors": (
+                    expected_errors(np.concatenate(logits)).to_json() if logits else None
+                ),
             }
         }
         result = NerLabelErrorsResult.from_json(jsonable(payload))
@@ -423,7 +480,8 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         partial = [f"{name}: {part}" for name, part in parts if part]
         if partial:
             detail += " (" + "; ".join(partial) + ")"
-        return Ran(result, detail)
+        frames_out = {} if every is None else {"ner_flags": every}
+        return Ran(result, detail, frames=frames_out)
 
     def html(self, result: NerLabelErrorsResult) -> str:
         """Render the rule, the counts per split and the flags with the highest scores."""
@@ -451,30 +509,23 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
         th = "".join(f"<th>{esc(h)}</th>" for h in head)
         parts.append(f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(body)}</tbody></table>")
         if le.examples:
-            eh = (
-                "rank",
-                "split",
-                "sentence",
-                "kind",
-                "gold_type",
-                "pred_type",
-                "error_score",
-                "text",
-            )
+            eh = ("rank", "split", "line", "kind", "gold_type", "pred_type", "error_score", "text")
             th = "".join(f"<th>{esc(h)}</th>" for h in eh)
             trs = []
             for e in le.examples:
-                text = (e.split, str(e.sentence), e.kind, e.gold_type or "O", e.pred_type or "O")
+                text = (e.split, _where(e), e.kind, e.gold_type or "O", e.pred_type or "O")
                 cells = [num_cell(e.rank, "rank")]
                 cells += [f"<td>{esc(v)}</td>" for v in text]
                 cells.append(f'<td class="num">{esc(score_text(e.error_score, _logit(e)))}</td>')
                 cells.append(f"<td>{esc(e.text)}</td>")
                 trs.append("<tr>" + "".join(cells) + "</tr>")
             parts.append(
-                f"<h3>Flagged spans ({len(le.examples)} of {le.examples_total})</h3>"
+                f"<h3>Flagged spans ({esc(_shown_of(le))})</h3>"
                 f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
                 f"<p>{esc(_glossary())}</p>"
             )
+        if _expected_line(le):
+            parts.append(f"<p>{esc(_expected_line(le))}</p>")
         parts.append(_quality_html(le))
         return "".join(parts)
 
@@ -506,13 +557,13 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
             )
         )
         if le.examples:
-            lines += ["", f"Flagged spans ({len(le.examples)} of {le.examples_total}):", ""]
+            lines += ["", f"Flagged spans ({md_text(_shown_of(le))}):", ""]
             lines.append(
                 md_table(
                     [
                         "rank",
                         "split",
-                        "sentence",
+                        "line",
                         "kind",
                         "gold_type",
                         "pred_type",
@@ -523,7 +574,7 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                         [
                             md_num(e.rank),
                             md_text(e.split),
-                            md_num(e.sentence),
+                            md_text(_where(e)),
                             md_text(e.kind),
                             md_text(e.gold_type or "O"),
                             md_text(e.pred_type or "O"),
@@ -536,17 +587,26 @@ class NerLabelErrorsSection(Section[NerLabelErrorsResult]):
                 )
             )
             lines += ["", md_text(_glossary())]
+        if _expected_line(le):
+            lines += ["", md_text(_expected_line(le))]
         lines += _quality_markdown(le)
         return lines
 
     def terminal(self, result: NerLabelErrorsResult) -> list[Any]:
         """How good the detector measured (the benchmark's table), below the summary line."""
         le = result.ner_label_errors
+        out: list[Any] = []
+        if _expected_line(le):
+            out.append(_expected_line(le))
+        if le.examples and isinstance(le.flags_file, str):  # 1.4: where every flag is
+            out.append(f"NER flags: {_shown_of(le)}")
         if isinstance(le.detector_quality, AbsentType):
-            return []
+            return out
         from benchcheck.report.terminal.labels import ner_detector_quality_renderables
 
-        return ner_detector_quality_renderables(le.detector_quality.to_json(), le.min_error_score)
+        return out + ner_detector_quality_renderables(
+            le.detector_quality.to_json(), le.min_error_score
+        )
 
 
 # -------------------------------------------------------------- how good is this detector?
@@ -586,6 +646,54 @@ def _quality_markdown(le: NerLabelErrors) -> list[str]:
         "",
         md_text(verdict(note) + (f" {extra}" if extra else "")),
     ]
+
+
+def _expected_line(le: NerLabelErrors) -> str:
+    """Return the expected wrong sentences of the whole and each split (``""``: none, or old).
+
+    >>> e = NerExpectedErrors(8.2, 5.0, 12.0, 0.95, 300, "sentences", "r", "why", "normal")
+    >>> le = NerLabelErrors(5, 0, 0.995, 300, (), (), 0, expected_errors=e)
+    >>> _expected_line(le)
+    'Expected wrong sentences (95% interval): 8 [5, 12] of 300 checked. Rule: r; why.'
+    """
+    from benchcheck.report.terminal.labels import expected_text
+
+    whole = le.expected_errors
+    if whole is None or isinstance(whole, AbsentType):
+        return ""
+    per = [
+        f"{s.split} {expected_text(s.expected_errors.to_json())}"
+        for s in le.splits
+        if isinstance(s.expected_errors, NerExpectedErrors)
+    ]
+    split_text = f" ({'; '.join(per)})" if len(per) > 1 else ""
+    return (
+        f"Expected wrong sentences ({whole.level:.0%} interval): "
+        f"{expected_text(whole.to_json())} checked{split_text}. "
+        f"Rule: {whole.rule}; {whole.reason}."
+    )
+
+
+def _shown_of(le: NerLabelErrors) -> str:
+    """Return ``top 50 of 397; all 397 in ner_flags.jsonl beside this report`` (or less)."""
+    head = f"top {len(le.examples)} of {thousands(le.examples_total)}"
+    if isinstance(le.flags_file, AbsentType) or le.flags_file is None:
+        return head
+    return f"{head}; all {thousands(le.examples_total)} in {le.flags_file} beside this report"
+
+
+def _where(e: NerFlag) -> str:
+    """Return the flag's line (and document), or ``sentence N`` in a file before version 1.4.
+
+    >>> _where(NerFlag(1, "test", 4, 0, 1, "wrong_type", "LOC", "ORG", 0.9, "x", 2.2, 27, 3))
+    '27 (doc 3)'
+    >>> _where(NerFlag(1, "test", 4, 0, 1, "wrong_type", "LOC", "ORG", 0.9, "x"))
+    'sentence 4'
+    """
+    if isinstance(e.line, AbsentType):
+        return f"sentence {e.sentence}"
+    doc = e.document
+    return str(e.line) if doc is None or isinstance(doc, AbsentType) else f"{e.line} (doc {doc})"
 
 
 def _budget_text(le: NerLabelErrors) -> str:
