@@ -31,13 +31,14 @@ import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
 from benchcheck.data.mcq import McqColumns, letter
+from benchcheck.data.model import Dataset
 from benchcheck.errors import UsageError
 from benchcheck.io.mcq_answers import McqAnswers, read_mcq_answers
 from benchcheck.labels.mcq_answers import DEFAULT_THRESHOLD, McqAnswerFlags, answer_flags
 from benchcheck.labels.mcq_checks import McqChecks, check_mcq
 from benchcheck.labels.mcq_rerank import McqRerank, rerank_models
 
-__all__ = ["McqFlagRun", "run_mcq_flag"]
+__all__ = ["McqFlagRun", "load_mcq", "run_mcq_flag"]
 
 #: Columns of the most confident flags shown in the JSON and the terminal.
 MCQ_TOP_COLUMNS = (
@@ -136,6 +137,22 @@ def _write(flags: pl.DataFrame, output: str) -> None:
     write_rows(frame, output)
 
 
+def load_mcq(data: str, columns: McqColumns | None = None) -> tuple[Dataset, pl.DataFrame]:
+    """Read ``data`` as multiple-choice questions: the dataset and its splits as one table.
+
+    The table has the split tables' columns plus ``split``; question ids must be unique
+    across splits (answers join on them).
+    """
+    from benchcheck.io.load import load
+
+    dataset = load(data, task="mcq", mcq=columns)
+    parts = [s.table.with_columns(pl.lit(s.name).alias("split")) for s in dataset]
+    table = pl.concat(parts, how="vertical")
+    ids = table.get_column("id").to_list()
+    refuse_duplicates(ids, path=data, lines=table.get_column("line").to_list())
+    return dataset, table
+
+
 def run_mcq_flag(
     data: str,
     answers: Sequence[str],
@@ -145,17 +162,10 @@ def run_mcq_flag(
     output: str | None = None,
 ) -> McqFlagRun:
     """Flag the questions of ``data`` whose key the models' ``answers`` dispute."""
-    from benchcheck.io.load import load
-
     if not answers:
         raise UsageError("flagging multiple-choice keys needs the models' {answers}")
-    dataset = load(data, task="mcq", mcq=columns)
-    parts = []
-    for split in dataset:
-        parts.append(split.table.with_columns(pl.lit(split.name).alias("split")))
-    table = pl.concat(parts, how="vertical")
+    dataset, table = load_mcq(data, columns)
     ids = table.get_column("id").to_list()
-    refuse_duplicates(ids, path=data, lines=table.get_column("line").to_list())
     options = table.get_column("options").to_list()
     keys = table.get_column("key").to_numpy()
     read = read_mcq_answers(answers, ids, options, keys, data_file=data)

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 __all__ = ["REPORT_FILES", "render_results", "write_report"]
 
 FLAGGED_FILES = ("flagged.csv", "flagged.jsonl")
+#: Tables a section writes beside the report (:attr:`benchcheck.runs.audit.Ran.files`).
+SECTION_FILES = ("mcq_flags.jsonl",)
 #: Every file a report folder may hold (what an existing folder is checked for).
-REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES)
+REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES, *SECTION_FILES)
 
 
 def write_report(
@@ -86,6 +88,14 @@ def write_report(
                 write_rows(flagged, target.stage(name), spreadsheet_safe=True)
         else:
             for name in stale:
+                if name in FLAGGED_FILES:
+                    target.remove(name)
+        for name, frame in report.files.items():
+            if name not in SECTION_FILES:
+                raise ValueError(f"{name!r} is not a report file (SECTION_FILES)")
+            write_rows(frame, target.stage(name))
+        for name in stale:
+            if name in SECTION_FILES and name not in report.files:
                 target.remove(name)
         target.write("results.json", text)
     first = ["results.json", "report.html", "report.md"]
@@ -116,7 +126,19 @@ def _listed_flag_files(folder: Path) -> list[str]:
     """Flagged-example files an earlier report in ``folder`` says it wrote."""
     try:
         earlier = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-        listed = earlier["label_errors"]["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return []
-    return [n for n in listed if n in FLAGGED_FILES] if isinstance(listed, list) else []
+    if not isinstance(earlier, dict):
+        return []
+    out: list[str] = []
+    try:
+        listed = earlier["label_errors"]["files"]
+        out += [n for n in listed if n in FLAGGED_FILES] if isinstance(listed, list) else []
+    except (KeyError, TypeError):
+        pass
+    try:
+        name = earlier["mcq"]["answers"]["flags_file"]
+        out += [name] if name in SECTION_FILES else []
+    except (KeyError, TypeError):
+        pass
+    return out
