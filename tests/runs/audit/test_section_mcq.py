@@ -120,6 +120,8 @@ def test_audit_cli_writes_the_section_and_the_flags_file(
     results = json.loads((out / "results.json").read_text())
     status = {a["name"]: a["status"] for a in results["analyses"]}
     assert status["mcq"] == "ok" and status["label errors"] == "skipped"
+    assert status["items"] == "ok"  # the answers' 0/1 matrix: 40 questions x 8 models
+    assert (results["items"]["n_items"], results["items"]["n_models"]) == (40, 8)
     assert results["mcq"]["answers"]["n_flags"] == 2
     rows = [json.loads(x) for x in (out / "mcq_flags.jsonl").read_text().splitlines()]
     assert [(r["id"], r["proposed_answer"], r["votes"]) for r in rows] == [
@@ -141,6 +143,7 @@ def test_audit_cli_writes_the_section_and_the_flags_file(
     assert rc == 0, err
     results = json.loads((out / "results.json").read_text())
     assert results["mcq"]["answers"] is None
+    assert {a["name"]: a["status"] for a in results["analyses"]}["items"] == "skipped"
     assert "--answers FILE" in results["mcq"]["not_run"][0]
     assert not (out / "mcq_flags.jsonl").exists()
     assert "answer keys not checked" in (out / "report.html").read_text()
