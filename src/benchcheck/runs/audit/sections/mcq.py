@@ -404,20 +404,21 @@ def _answers_html(a: AnswerKeys) -> str:
     if a.flags:
         rows = "".join(
             f'<tr><td class="n">{f.rank}</td><td>{show_text(f.id)}</td>'
-            f"<td>{show_text(f.group)}</td>"
             f'<td class="text">{long_text(_lettered(f))}</td><td>{esc(f.key)}</td>'
             f"<td><strong>{esc(f.proposed_answer)}</strong></td>"
-            f"{num_cell(f.support, 'P(proposed option right)')}"
+            f"<td>{esc(_votes(f.votes))}</td>"
             f"{num_cell(f.error_score, 'P(key wrong)')}<td>{esc(f.kind)}</td>"
-            f"<td>{esc(_votes(f.votes))}</td></tr>"
+            f"{num_cell(f.support, 'P(proposed option right)')}"
+            f"<td>{show_text(f.group)}</td></tr>"
             for f in a.flags[:MAX_SHOWN]
         )
         out += (
             f"<h4>Flags ({a.n_flags}; the first {min(a.n_flags, MAX_SHOWN)})</h4>"
             '<div class="tablewrap"><table id="mcq-flags" class="sortable"><thead><tr>'
-            '<th class="n">rank</th><th>id</th><th>group</th><th>question</th><th>key</th>'
-            '<th>proposed</th><th class="n">support</th><th class="n">P(key wrong)</th>'
-            f"<th>kind</th><th>models' vote</th></tr></thead><tbody>{rows}</tbody></table></div>"
+            '<th class="n">rank</th><th>id</th><th>question</th><th>key</th>'
+            '<th>proposed</th><th>models\' vote</th><th class="n">P(key wrong)</th>'
+            '<th>kind</th><th class="n">support</th><th>group</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>"
         )
     return out
 
