@@ -178,3 +178,42 @@ def test_audit_cli_answer_outside_the_options(
     (line,) = err.strip().splitlines()
     assert "answers.csv:" in line and "outside the 4 options" in line
     assert not (tmp_path / "r").exists()
+
+
+def test_docs_mcq_audit_lines_run_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/mcq.md's audit, review export of its flags and items lines, run as written."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[2] / "docs"))
+    from test_doc_commands import doc_commands
+
+    wanted = (
+        ("audit", "mmlu_test.csv", "--task", "mcq"),
+        ("review", "export", "report/mcq_flags.jsonl"),
+        ("items", "mmlu_test.csv", "--task", "mcq"),
+    )
+    lines = [
+        argv
+        for where, argv in doc_commands()
+        if where.startswith("docs/mcq.md:") and any(tuple(argv[: len(w)]) == w for w in wanted)
+    ]
+    assert [a[0] for a in lines] == ["audit", "review", "items"]
+    # MMLU's headerless CSV (ids: the row numbers) and a long answers table: 4 models
+    # answer the key (B) but all say C on question 3.
+    monkeypatch.chdir(tmp_path)
+    Path("mmlu_test.csv").write_text(
+        "".join(f"Question {i}?,w{i},r{i},x{i},y{i},B\n" for i in range(30))
+    )
+    answers = ["id,model,answer"]
+    for i in range(30):
+        for j in range(4):
+            answers.append(f"{i},m{j},{'C' if i == 3 else ('A' if (i + j) % 7 == 0 else 'B')}")
+    Path("answers.csv").write_text("\n".join(answers) + "\n")
+    for argv in lines:
+        rc, _, err = _run(capsys, *argv)
+        assert rc == 0, (argv, err)
+    flags = [json.loads(x) for x in Path("report/mcq_flags.jsonl").read_text().splitlines()]
+    assert [(f["id"], f["label"], f["proposed_answer"]) for f in flags] == [("3", "B", "C")]
+    assert Path("review/expert_b.csv").is_file() and Path("items/items.json").is_file()
