@@ -220,6 +220,7 @@ OPTIONS: dict[str, str | Opt] = {
     "detector_error_score).",
     "prompts": "Comma-separated prompts to keep (default: all).",
     "question": "Multiple-choice question column (default: question, ctx, ...).",
+    "rotations": "",
     "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
     "repeats": "Random subsets per ensemble size.",
