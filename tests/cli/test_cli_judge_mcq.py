@@ -157,3 +157,37 @@ def test_bad_judgments_and_options(
     rc, _, err = _run(capsys, "flag", "--data", data, "--task", "mcq", "--detector", "both",
                       "--answers", answers)  # fmt: skip
     assert rc == 2 and "the both detector needs the judges' judgments" in err
+
+
+def test_docs_judge_lines_run_as_written(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    standin: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/mcq.md's judge and flag-with-judgments lines, with the stand-in judge."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "docs"))
+    from test_doc_commands import doc_commands
+
+    lines = [
+        argv
+        for where, argv in doc_commands()
+        if where.startswith("docs/mcq.md:")
+        and (argv[:4] == ["judge", "mmlu_test.csv", "--task", "mcq"] or argv[1:2] == [
+            "mcq_judgments.parquet"
+        ])
+    ]  # fmt: skip
+    assert [a[0] for a in lines] == ["judge", "flag"]
+    monkeypatch.chdir(tmp_path)
+    Path("mmlu_test.csv").write_text(
+        "".join(f"Question {i}?,w{i},r{i},x{i},y{i},B\n" for i in range(12))
+    )
+    rows = ["id,model,answer"] + [f"{i},m{j},B" for i in range(12) for j in range(3)]
+    Path("answers.csv").write_text("\n".join(rows) + "\n")
+    for argv in lines:
+        rc, _, err = _run(capsys, *argv)
+        assert rc == 0, (argv, err)
+    flags = [json.loads(x) for x in Path("flags.jsonl").read_text().splitlines()]
+    assert len(flags) == 12 and not any(f["flagged"] for f in flags)

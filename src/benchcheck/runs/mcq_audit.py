@@ -178,7 +178,9 @@ class McqAuditRun:
             "models evaluated on the benchmark with --answers FILE (a long table id,model,"
             "answer; a wide table id + one column per model; or lm-evaluation-harness "
             "samples_*.jsonl): each question then gets P(key wrong), a proposed key and the "
-            "models' vote.",
+            "models' vote. Without models' answers, a judge can stand in: benchcheck judge "
+            "DATA --task mcq -o judgments.parquet, then benchcheck flag judgments.parquet "
+            "--data DATA --task mcq.",
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -192,8 +194,8 @@ class McqAuditRun:
             "structure": {
                 "n_questions": checks["n_questions"],
                 "counts": checks["counts"],
-                "n_rows": len(checks["rows"]),
-                "rows": checks["rows"][:MAX_LISTED],
+                "n_rows": len(self.checks.rows),
+                "rows": [r.to_json() for r in self.checks.rows[:MAX_LISTED]],
             },
             "near_duplicates": self._near_json(),
             "answers": self._answers_json(),
