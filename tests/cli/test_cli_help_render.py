@@ -125,6 +125,7 @@ def test_audit_lists_its_options_in_panels(capsys, monkeypatch):
         "Options",  # typer's own: --help alone
         "Inputs",
         "Reading (NER)",
+        "Multiple choice",
         "Label errors",
         "Judges",
         "Contamination",

@@ -143,7 +143,93 @@ def planted_results(base: dict[str, Any]) -> dict[str, Any]:
     diag["models"][PWN_SCRIPT] = planted_model
     diag["labels"] = [*diag["labels"][:-1], PWN_ATTR]
     r["contamination"] = _contamination()
+    r["mcq"] = _mcq()
     return r
+
+
+def _mcq() -> dict[str, Any]:
+    """The multiple-choice section with planted text in questions, options, ids and groups."""
+    long_question = "Which of the following statements about " + "the planted text " * 40 + "?"
+    flags = [
+        {
+            "rank": i + 1,
+            "id": f"q{i}" if i else PWN_SCRIPT,
+            "group": PWN_ATTR if i % 2 else "virology",
+            "question": [long_question, PWN_TABLE, ODD, "plain"][i],
+            "options": [PWN_URL, "b", "a very long option " * 12, "None of the above"],
+            "key": "A",
+            "proposed_answer": "C",
+            "support": 0.9 - 0.1 * i,
+            "error_score": 0.95 - 0.1 * i,
+            "kind": ["wrong_key", "ambiguous", "no_correct", "wrong_key"][i],
+            "votes": {"A": 1.0, "B": 0.0, "C": 12.0, "D": 1.25},
+        }
+        for i in range(4)
+    ]
+    group = {"n": 100, "expected_wrong_keys": 5.5, "rate": 0.055, "ci": [0.02, 0.12]}
+    return {
+        "data": PWN_URL,
+        "n_questions": 200,
+        "n_groups": 2,
+        "structure": {
+            "n_questions": 200,
+            "counts": {"duplicate_options": 1, "all_or_none_of_the_above": 3},
+            "n_rows": 2,
+            "rows": [
+                {
+                    "split": "test",
+                    "id": PWN_SCRIPT,
+                    "line": 4,
+                    "check": "duplicate_options",
+                    "options": ["B", "C"],
+                },
+                {
+                    "split": "test",
+                    "id": ODD,
+                    "line": 9,
+                    "check": "all_or_none_of_the_above",
+                    "options": ["D"],
+                },
+            ],
+        },
+        "near_duplicates": {
+            "threshold": 0.8,
+            "compared": "question and options",
+            "n_clusters": 1,
+            "n_questions_in_clusters": 2,
+            "n_clusters_keys_differ": 1,
+            "near_duplicate_ratio": 0.005,
+            "clusters": [
+                {
+                    "split": "test",
+                    "size": 2,
+                    "ids": [PWN_TABLE, "q-" + "x" * 120],
+                    "key_texts": [PWN_ATTR, "a long key text " * 10],
+                    "same_key": False,
+                }
+            ],
+        },
+        "answers": {
+            "files": [PWN_URL],
+            "models": ["m1", PWN_SCRIPT],
+            "soft": False,
+            "missing_answers": 0,
+            "detector": "dawid_skene_one_coin_key_annotator_tempered",
+            "threshold": 0.5,
+            "effective_models": 1.7,
+            "confidence": 0.95,
+            "counts": {"wrong_key": 2, "ambiguous": 1, "no_correct": 1},
+            "overall": {"group": "", **group, "n": 200, "flagged": 4},
+            "by_group": [
+                {"group": "virology", **group, "flagged": 2},
+                {"group": PWN_ATTR, **group, "flagged": 2},
+            ],
+            "n_flags": 4,
+            "flags": flags,
+            "flags_file": "mcq_flags.jsonl",
+        },
+        "not_run": [PWN_SCRIPT],
+    }
 
 
 def _contamination() -> dict[str, Any]:

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 
 WIDTHS = (1400, 390)
 #: The sections whose layout issue 33 changed: screenshots at both widths.
-SHOWN = ("overview", "label-errors", "ner-label-errors")
+SHOWN = ("overview", "label-errors", "ner-label-errors", "mcq")
 
 #: Every element that reaches past the viewport and is not inside a scroll container.
 OVERFLOW_JS = """() => {
@@ -125,7 +125,9 @@ def test_no_horizontal_scroll(browser, reports: dict[str, Path], report: str, wi
         assert m["sections"] == [], m["sections"]
         assert m["scroll"] <= m["inner"], m
         if report == "every-section":  # the check saw every section, the default judge's too
-            assert {"overview", "statistics", "label-errors", "ner-label-errors"} <= set(m["ids"])
+            assert {"overview", "statistics", "label-errors", "ner-label-errors", "mcq"} <= set(
+                m["ids"]
+            )
             assert page.evaluate("document.querySelectorAll('pre.commands code').length") == 3
     finally:
         page.close()

@@ -26,6 +26,7 @@ from typing import Annotated, Any, NamedTuple, get_args, get_origin
 import typer
 
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions, parse_pairs, read_type_map
 from benchcheck.runs.leakage import LeakageOptions
@@ -219,6 +220,7 @@ OPTIONS: dict[str, str | Opt] = {
     "detector_error_score).",
     "prompts": "Comma-separated prompts to keep (default: all).",
     "question": "Multiple-choice question column (default: question, ctx, ...).",
+    "rotations": "",
     "ray_cpus": "CPUs of a local Ray cluster.",
     "reconciled": "Reconciled labels (review_id,label).",
     "repeats": "Random subsets per ensemble size.",
@@ -606,9 +608,27 @@ def _contamination(
     )
 
 
+def _mcq_columns(
+    question: str | None = None,
+    choices: str | None = None,
+    option_columns: str | None = None,
+    answer_key: str | None = None,
+    group_col: str | None = None,
+) -> McqColumns:
+    """Multiple-choice columns; the id column is the :class:`Columns` group's ``--id``."""
+    return McqColumns(
+        question=question,
+        options=choices,
+        option_columns=tuple(_items(option_columns)) or None,
+        key=answer_key,
+        group=group_col,
+    )
+
+
 #: Option groups: a parameter of this type takes the builder's parameters' place.
 GROUPS: dict[type, Callable[..., Any]] = {
     Columns: _columns,
+    McqColumns: _mcq_columns,
     NerOptions: _ner_reading,
     LeakageOptions: _contamination,
 }

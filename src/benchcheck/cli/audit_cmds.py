@@ -24,6 +24,7 @@ from benchcheck.cli._common import (
 )
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions
 from benchcheck.runs.audit import LABEL_ERROR_SECONDS
@@ -34,6 +35,7 @@ from benchcheck.runs.leakage import LeakageOptions
 PANELS = {
     "Inputs": ("data", "split", "columns", "predictions", "compare", "matrix", "scores"),
     "Reading (NER)": ("scheme", "strict", "ner"),
+    "Multiple choice": ("task", "answers", "mcq"),
     "Label errors": ("min_error_score", "gold", "precision", "error_rate", "label_error_seconds"),
     "Judges": ("judge", "no_judge", "base_url", "api_key_env", "timeout", "prompts"),
     "Contamination": (
@@ -102,6 +104,13 @@ def audit(
     corpus_id_column: str | None = None,
     batch_mb: int = 32,
     label_error_seconds: float = LABEL_ERROR_SECONDS,
+    task: Annotated[
+        str | None,
+        "mcq: DATA is a multiple-choice benchmark (structure, near-duplicate questions, and "
+        "with --answers the keys the models dispute).",
+    ] = None,
+    answers: list[str] | None = None,
+    mcq: McqColumns = McqColumns(),
     fail_on: str | None = None,
     force: bool = False,
 ) -> None:
@@ -130,6 +139,7 @@ def audit(
     Example: benchcheck audit data/mnbm.jsonl --text-a grounding --text-b generated_text -o report/
     Example: benchcheck audit cdr.pubtator --split-by-list test=test.txt --overlaps keep-longest
     Example: benchcheck audit t.jsonl --text text --corpus 'c/*.jsonl.zst' --predictions a=a.jsonl
+    Example: benchcheck audit mmlu_test.csv --task mcq --answers answers.csv -o report/
     """
     from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.audit import (
@@ -179,6 +189,9 @@ def audit(
         reading=ner,
         contamination=leak,
         label_error_seconds=label_error_seconds,
+        task=task,
+        answers=tuple(answers or ()),
+        mcq_columns=mcq,
     )
     outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)

@@ -19,6 +19,8 @@ from benchcheck.cli._common import (
     parse_assignments,
 )
 from benchcheck.cli._options import Arg
+from benchcheck.data.mcq import McqColumns
+from benchcheck.errors import UsageError
 
 
 @command("items", guard=True)
@@ -42,6 +44,11 @@ def items_cmd(
     to_review: str | None = None,
     experts: Annotated[int, "Expert files for --to-review."] = 2,
     top: int = 15,
+    task: Annotated[
+        str | None, "mcq: DATA is multiple-choice questions and --answers the models' answers."
+    ] = None,
+    answers: list[str] | None = None,
+    mcq: McqColumns = McqColumns(),
     force: bool = False,
 ) -> None:
     """Item analysis of a benchmark: difficulty, discrimination, reliability, IRT abilities.
@@ -50,13 +57,23 @@ def items_cmd(
     models wrong, weak ones right) is a prime label-error suspect: --to-review writes them
     in the blind review format that `benchcheck review import` reads.
 
+    With --task mcq the data are multiple-choice questions and --answers the evaluated
+    models' answers (long, wide or lm-eval samples): a model is right where its answer is
+    the key.
+
     Example: benchcheck items test.jsonl --predictions a=a.jsonl --predictions b=b.jsonl -o out/
+
+    Example: benchcheck items mmlu_test.csv --task mcq --answers answers.csv
     """
     from benchcheck.report.terminal.items import items_renderables
     from benchcheck.runs.items import ItemsOptions, run_items
 
     named = parse_assignments(predictions, "--predictions")
-    outputs = output_claims([data, matrix, scores, *named.values()])
+    if task not in (None, "mcq"):
+        raise UsageError("{task} of items: mcq (other data are read from their label column)")
+    if (task == "mcq") != bool(answers):
+        raise UsageError("{task} mcq and the models' {answers} go together")
+    outputs = output_claims([data, matrix, scores, *named.values(), *(answers or [])])
     names = ("items.json", "items.csv")
     folder = outputs.folder(output, param="output", names=names) if output else None
     if to_review:  # checked before the work; the review writer applies its own rule again
@@ -83,6 +100,8 @@ def items_cmd(
         to_review=to_review,
         experts=experts,
         force=force,
+        answers=answers or (),
+        mcq=mcq,
     )
     reviewed = None if run.review is None else (run.review.package.n_items, run.review.out_dir)
     emit(run.to_json(), lambda p: items_renderables(p, top=top, review=reviewed))

@@ -9,6 +9,7 @@ from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, stderr
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.errors import UsageError
 from benchcheck.runs.judging import JudgeSetup
 
@@ -42,14 +43,30 @@ def judge(
     address: str | None = None,
     actors: int = 1,
     no_content_free: bool = False,
+    task: Annotated[
+        str | None,
+        "mcq: DATA is multiple-choice questions; each judge gives P(option) from the letters.",
+    ] = None,
+    mcq: McqColumns = McqColumns(),
+    rotations: Annotated[
+        int | None,
+        "mcq: ask each question this many times with its options cyclically shifted and "
+        "average P(option) (default: as many as it has options; 1: the original order).",
+    ] = None,
 ) -> None:
     """Score every example with every judge and prompt; write one row per triple.
 
     Reads label-token log-probabilities from one forward pass (never generated text);
     results are cached and a killed run resumes where it stopped.
 
+    With --task mcq each question is asked with its lettered options and each judge's
+    P(option) read from the letters' log-probabilities, averaged over cyclic shifts of the
+    options (position-bias debiasing); benchcheck flag --task mcq reads the judgments.
+
     Example: benchcheck judge data.jsonl --text-a grounding --text-b generated_text
     -o judgments.parquet
+
+    Example: benchcheck judge mmlu_test.csv --task mcq -o mcq_judgments.parquet
     """
     from benchcheck.engine import ENGINES
     from benchcheck.report.terminal.judge import judge_summary
@@ -74,6 +91,15 @@ def judge(
         address=address,
         actors=actors,
     )
+    if task not in (None, "mcq"):
+        raise UsageError(
+            f"{{task}} of judge: mcq (other data are read by their columns), got {task!r}"
+        )
+    if task is None and (rotations is not None or mcq != McqColumns()):
+        raise UsageError("{rotations} and the multiple-choice columns need {task} mcq")
+    if task == "mcq":
+        _judge_mcq(data, output, setup, mcq, id_col=columns.id, rotations=rotations)
+        return
     with progress_bar(console_err) as bar:
         run = run_judge(
             data,
@@ -91,3 +117,32 @@ def judge(
     payload = run.to_json()
     if not emit(payload, lambda p: [judge_summary(p)], highlight=False):
         stderr([judge_summary(payload)], highlight=False)  # stdout holds the JSON alone
+
+
+def _judge_mcq(
+    data: str,
+    output: str,
+    setup: JudgeSetup,
+    mcq: McqColumns,
+    *,
+    id_col: str | None,
+    rotations: int | None,
+) -> None:
+    """``judge --task mcq``: each judge's P(option), debiased over cyclic option shifts."""
+    from benchcheck.report.terminal.labels import key_value_table
+    from benchcheck.report.terminal.progress import progress_bar
+    from benchcheck.runs.mcq_judge import run_mcq_judge
+
+    cols = McqColumns(
+        question=mcq.question,
+        options=mcq.options,
+        option_columns=mcq.option_columns,
+        key=mcq.key,
+        group=mcq.group,
+        id=id_col,
+    )
+    with progress_bar(console_err) as bar:
+        run = run_mcq_judge(
+            data, columns=cols, setup=setup, rotations=rotations, progress=bar, output=output
+        )
+    emit(run.to_json(), lambda p: [key_value_table("Multiple-choice judgments", p)])

@@ -127,6 +127,7 @@ def flag(
             id_col=id_col,
             top=top,
             task=task,
+            detector=detector,
         )
         return
     from benchcheck.data.columns import Columns
@@ -179,16 +180,20 @@ def _flag_mcq(
     id_col: str | None,
     top: int,
     task: str | None,
+    detector: str = "llm",
 ) -> None:
-    """``flag --task mcq``: the models' answers detector over multiple-choice questions."""
+    """``flag --task mcq``: the models' answers and/or the judges over multiple-choice questions.
+
+    The detector defaults to what is given (answers, judgments or both): flag's default
+    ``llm`` stands for that unless the judgments come alone.
+    """
     from benchcheck.data.mcq import McqColumns
     from benchcheck.report.terminal.mcq import mcq_flag_renderables
     from benchcheck.runs.mcq_flag import run_mcq_flag
 
     if task != "mcq":
         raise UsageError("{answers} are read with {task} mcq")
-    if judgments is not None:
-        raise UsageError("{task} mcq flags from {answers}, not from a judgments file")
+    chosen = None if detector == "llm" and answers else detector
     cols = McqColumns(
         question=question,
         options=choices,
@@ -197,11 +202,17 @@ def _flag_mcq(
         group=group_col,
         id=id_col,
     )
-    claim([data, *answers], output=output)
-    if threshold is None:
-        run = run_mcq_flag(data, answers, columns=cols, output=output)
-    else:
-        run = run_mcq_flag(data, answers, columns=cols, threshold=threshold, output=output)
+    claim([data, judgments, *answers], output=output)
+    more = {} if threshold is None else {"threshold": threshold}
+    run = run_mcq_flag(
+        data,
+        answers,
+        columns=cols,
+        output=output,
+        judgments=judgments,
+        detector=chosen if judgments is not None else (None if chosen == "llm" else chosen),
+        **more,
+    )
     emit(run.to_json(top=top), mcq_flag_renderables)
 
 

@@ -216,6 +216,32 @@ BUILTIN_PROMPTS: dict[str, PromptTemplate] = {
 }
 
 
+#: The system message of the multiple-choice prompt: one letter, nothing else.
+MCQ_SYSTEM = "You are a careful expert. Answer with a single letter and nothing else."
+
+
+def mcq_prompt(n_options: int) -> PromptTemplate:
+    r"""Return the multiple-choice prompt over ``n_options`` lettered options (``text`` lists them).
+
+    Its labels and verbalisers are the option letters: the judge's P(option) is read from
+    the letters' log-probabilities, as every judge reads its labels.
+
+    >>> t = mcq_prompt(3)
+    >>> t.labels, t.render({"text": "2 + 2?\nA. 3\nB. 4\nC. 5"}).user.splitlines()[-1]
+    (('A', 'B', 'C'), 'Answer (A, B or C):')
+    """
+    letters = tuple(string.ascii_uppercase[:n_options])
+    shown = ", ".join(letters[:-1]) + f" or {letters[-1]}"
+    return PromptTemplate(
+        name="mcq",
+        user="Choose the correct option of this multiple-choice question.\n\n{text}\n\n"
+        f"Answer ({shown}):",
+        system=MCQ_SYSTEM,
+        labels=letters,
+        verbalisers=letters,
+    )
+
+
 def load_prompt_file(path: str | Path) -> dict[str, PromptTemplate]:
     """Read user templates from TOML: one table per template under ``[prompts.NAME]``.
 

@@ -20,6 +20,7 @@ from benchcheck.items.matrix import ItemMatrix
 if TYPE_CHECKING:
     import polars as pl
 
+    from benchcheck.data.mcq import McqColumns
     from benchcheck.io.output import OutputFolder
     from benchcheck.runs.review import ReviewExportRun
 
@@ -94,6 +95,8 @@ def run_items(
     to_review: str | None = None,
     experts: int = 2,
     force: bool = False,
+    answers: Sequence[str] = (),
+    mcq: McqColumns | None = None,
 ) -> ItemsRun:
     """Read or build the score matrix, analyse its items, fit the IRT model.
 
@@ -103,6 +106,8 @@ def run_items(
     ``folder`` (claimed) receives ``items.json`` and ``items.csv``; ``to_review`` a blind
     review package of the suspect items for ``experts`` experts
     (:func:`benchcheck.runs.review.run_review_export`, over an earlier one with ``force``).
+    With ``answers`` (models' answers to multiple-choice questions), ``data`` is the
+    questions read with ``mcq`` (:func:`build_mcq_matrix`).
     """
     from benchcheck.items.analysis import analyse_items
     from benchcheck.items.irt import fit_irt
@@ -111,6 +116,18 @@ def run_items(
     sources: dict[str, str] = {}
     if prepared is not None:
         m = prepared
+    elif answers:
+        if data is None or matrix is not None or predictions or scores:
+            raise UsageError("the models' {answers} go with the questions (DATA) alone")
+        if to_review is not None:
+            raise UsageError(
+                "{to_review} reviews classification items; review multiple-choice keys from "
+                "the flags of the answers detector (its flags file)"
+            )
+        m = build_mcq_matrix(data, answers, columns=mcq, intersect=options.intersect)
+        sources["data"] = data
+        for k, path in enumerate(answers):
+            sources[f"answers {k + 1}"] = path
     elif matrix is not None:
         if data is not None or predictions or scores:
             raise UsageError("give either {matrix} or the dataset with its predictions, not both")
@@ -248,6 +265,43 @@ def build_matrix(
     return item_matrix(
         base_ids, [*m.models, *extra.models], both, dropped=m.dropped, notes=m.notes, source=data
     )
+
+
+def build_mcq_matrix(
+    data: str, answers: Sequence[str], *, columns: McqColumns | None, intersect: bool
+) -> ItemMatrix:
+    """Score each model's answers to multiple-choice questions against their keys.
+
+    A model's answer is its option of highest probability (its only one in a long or wide
+    table; the argmax of its option log-likelihoods in an lm-eval log, lm-eval's ``acc``);
+    it scores 1 when it is the key. A question a model did not answer follows the matrix's
+    coverage rule (:func:`benchcheck.items.matrix.matrix_from_predictions`: refused, or
+    left out with ``intersect``).
+    """
+    import numpy as np
+
+    from benchcheck.data.mcq import letter
+    from benchcheck.io.mcq_answers import read_mcq_answers
+    from benchcheck.items.matrix import matrix_from_predictions
+    from benchcheck.runs.mcq_flag import load_mcq
+
+    _, table = load_mcq(data, columns)
+    ids = table.get_column("id").to_list()
+    keys = table.get_column("key").to_numpy()
+    read = read_mcq_answers(
+        answers, ids, table.get_column("options").to_list(), keys, data_file=data
+    )
+    answered = read.probs.sum(2) > 0
+    choice = read.probs.argmax(2)
+    preds = {
+        model: {ids[i]: letter(int(choice[i, j])) for i in np.flatnonzero(answered[:, j])}
+        for j, model in enumerate(read.models)
+    }
+    labels = [letter(int(k)) for k in keys]
+    try:
+        return matrix_from_predictions(ids, labels, preds, intersect=intersect, source=data)
+    except UsageError as exc:  # the questions the models answered: say which data
+        raise InputError(exc.message, path=data) from None
 
 
 def pl_string() -> Any:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,17 @@ import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
 from benchcheck.data.mcq import McqColumns, letter
+from benchcheck.data.model import Dataset
 from benchcheck.errors import UsageError
 from benchcheck.io.mcq_answers import McqAnswers, read_mcq_answers
 from benchcheck.labels.mcq_answers import DEFAULT_THRESHOLD, McqAnswerFlags, answer_flags
 from benchcheck.labels.mcq_checks import McqChecks, check_mcq
 from benchcheck.labels.mcq_rerank import McqRerank, rerank_models
 
-__all__ = ["McqFlagRun", "run_mcq_flag"]
+__all__ = ["McqFlagRun", "load_mcq", "run_mcq_flag"]
+
+#: What flags the keys: the models' answers, the judges (``judge --task mcq``), or both.
+DETECTORS = ("answers", "llm", "both")
 
 #: Columns of the most confident flags shown in the JSON and the terminal.
 MCQ_TOP_COLUMNS = (
@@ -136,6 +140,22 @@ def _write(flags: pl.DataFrame, output: str) -> None:
     write_rows(frame, output)
 
 
+def load_mcq(data: str, columns: McqColumns | None = None) -> tuple[Dataset, pl.DataFrame]:
+    """Read ``data`` as multiple-choice questions: the dataset and its splits as one table.
+
+    The table has the split tables' columns plus ``split``; question ids must be unique
+    across splits (answers join on them).
+    """
+    from benchcheck.io.load import load
+
+    dataset = load(data, task="mcq", mcq=columns)
+    parts = [s.table.with_columns(pl.lit(s.name).alias("split")) for s in dataset]
+    table = pl.concat(parts, how="vertical")
+    ids = table.get_column("id").to_list()
+    refuse_duplicates(ids, path=data, lines=table.get_column("line").to_list())
+    return dataset, table
+
+
 def run_mcq_flag(
     data: str,
     answers: Sequence[str],
@@ -143,25 +163,47 @@ def run_mcq_flag(
     columns: McqColumns | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     output: str | None = None,
+    judgments: str | None = None,
+    detector: str | None = None,
 ) -> McqFlagRun:
-    """Flag the questions of ``data`` whose key the models' ``answers`` dispute."""
-    from benchcheck.io.load import load
+    """Flag the questions of ``data`` whose key the models' ``answers`` dispute.
 
-    if not answers:
-        raise UsageError("flagging multiple-choice keys needs the models' {answers}")
-    dataset = load(data, task="mcq", mcq=columns)
-    parts = []
-    for split in dataset:
-        parts.append(split.table.with_columns(pl.lit(split.name).alias("split")))
-    table = pl.concat(parts, how="vertical")
+    ``judgments`` (``benchcheck judge --task mcq``) adds each judge's P(option) as one more
+    soft annotator of the same Dawid–Skene model (its own accuracy, its share of the design
+    effect). ``detector``: ``answers`` (the models alone), ``llm`` (the judges alone) or
+    ``both``; by default what is given.
+    """
+    if detector is None:
+        detector = "both" if answers and judgments else ("llm" if judgments else "answers")
+    if detector not in DETECTORS:
+        raise UsageError(f"{{detector}} of mcq: answers, llm or both, got {detector!r}")
+    if detector in ("answers", "both") and not answers:
+        raise UsageError(f"the {detector} detector needs the models' {{answers}}")
+    if detector in ("llm", "both") and judgments is None:
+        raise UsageError(
+            f"the {detector} detector needs the judges' judgments (benchcheck judge --task mcq)"
+        )
+    if detector == "llm" and answers:
+        raise UsageError("the llm detector reads the judges' judgments alone; give no {answers}")
+    dataset, table = load_mcq(data, columns)
     ids = table.get_column("id").to_list()
-    refuse_duplicates(ids, path=data, lines=table.get_column("line").to_list())
     options = table.get_column("options").to_list()
     keys = table.get_column("key").to_numpy()
     read = read_mcq_answers(answers, ids, options, keys, data_file=data)
+    annotators, probs = read.models, read.probs
+    if judgments is not None:
+        from benchcheck.io.mcq_judgments import read_mcq_judgments
+
+        judges, judged = read_mcq_judgments(judgments, ids, options, data_file=data)
+        if detector == "llm":
+            read = replace(read, models=judges, probs=judged, files=(judgments,))
+            annotators, probs = judges, judged
+        else:
+            annotators = (*read.models, *judges)
+            probs = np.concatenate([read.probs, judged], axis=1)
     n_options = np.array([len(o) for o in options])
     found = answer_flags(
-        ids, keys, n_options, read.probs, read.models,
+        ids, keys, n_options, probs, annotators,
         groups=table.get_column("group").to_list(), threshold=threshold,
     )  # fmt: skip
     valid = read.probs.sum(2) > 0

@@ -34,6 +34,7 @@ NAMES = [
     "statistics",
     "comparison",
     "table statistics",
+    "mcq",
     "label errors",
     "ner label errors",
     "review",
@@ -75,6 +76,7 @@ def test_nothing_given_skips_every_analysis_with_its_reason() -> None:
                 "status": "skipped",
                 "detail": "no classification or pair file given",
             },
+            {"name": "mcq", "status": "skipped", "detail": "no multiple-choice data (--task mcq)"},
             {
                 "name": "label errors",
                 "status": "skipped",

@@ -32,6 +32,7 @@ from benchcheck.runs.audit import (
     SECTIONS,
     AuditInputs,
     ContaminationInput,
+    McqInput,
     NerInput,
     TableInput,
     read_document,
@@ -129,6 +130,13 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
             resamples=100,
         )
         out["contamination"] = json.loads(dumps(run_audit(leaked).results))
+        sys.path.insert(0, str(ROOT / "tests" / "runs" / "audit"))
+        from test_section_mcq import _write as write_mcq
+
+        (tmp / "mcq").mkdir()
+        questions, answers = write_mcq(tmp / "mcq")
+        mcq = McqInput(str(questions), answers=(str(answers),))
+        out["mcq"] = json.loads(dumps(run_audit(AuditInputs(mcq=mcq, judge=None)).results))
     finally:
         patch.undo()
     return out
@@ -141,7 +149,15 @@ def test_every_section_runs_in_these_audits(audits) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["samples", "items, ranking, diff", "comparison", "label errors", "review", "contamination"],
+    [
+        "samples",
+        "items, ranking, diff",
+        "comparison",
+        "label errors",
+        "review",
+        "contamination",
+        "mcq",
+    ],
 )
 def test_audits_validate_and_read_back(audits, schema, name) -> None:
     _check(audits[name], schema)

@@ -35,9 +35,17 @@ def normalise(texts: pl.Series) -> pl.Series:
 def input_texts(split: Split) -> pl.Series:
     """Return the input x of each instance as one string (NER: tokens joined by spaces).
 
-    Pairs are joined as ``text_a ||| text_b`` so that the two sides stay apart.
+    Pairs are joined as ``text_a ||| text_b`` so that the two sides stay apart; a
+    multiple-choice question (an ``options`` column) as ``question ||| option ||| ...``,
+    since one stem ("Which of the following is true?") carries many different questions.
     """
     t = split.table
+    if "text" in t.columns and "options" in t.columns:
+        return t.select(
+            pl.concat_str(
+                [pl.col("text"), pl.lit(" ||| "), pl.col("options").list.join(" ||| ")]
+            ).alias("text")
+        ).to_series()
     if "text" in t.columns:
         return t.get_column("text")
     if "text_a" in t.columns:

@@ -23,8 +23,17 @@ __all__ = ["REPORT_FILES", "render_results", "write_report"]
 FLAGGED_FILES = ("flagged.csv", "flagged.jsonl")
 #: Every NER span flag of the audit (``ner_flags`` in ``results.json`` names it).
 NER_FLAGS_FILE = "ner_flags.jsonl"
+#: Tables a section writes beside the report (:attr:`benchcheck.runs.audit.Ran.files`).
+SECTION_FILES = ("mcq_flags.jsonl",)
 #: Every file a report folder may hold (what an existing folder is checked for).
-REPORT_FILES = ("results.json", "report.html", "report.md", *FLAGGED_FILES, NER_FLAGS_FILE)
+REPORT_FILES = (
+    "results.json",
+    "report.html",
+    "report.md",
+    *FLAGGED_FILES,
+    NER_FLAGS_FILE,
+    *SECTION_FILES,
+)
 
 
 def write_report(
@@ -95,6 +104,13 @@ def write_report(
             write_rows(report.ner_flags, target.stage(NER_FLAGS_FILE))
         elif NER_FLAGS_FILE in stale:
             target.remove(NER_FLAGS_FILE)
+        for name, frame in report.files.items():
+            if name not in SECTION_FILES:
+                raise ValueError(f"{name!r} is not a report file (SECTION_FILES)")
+            write_rows(frame, target.stage(name))
+        for name in stale:
+            if name in SECTION_FILES and name not in report.files:
+                target.remove(name)
         target.write("results.json", text)
     first = ["results.json", "report.html", "report.md"]
     names = first + [p.name for p in target.written if p.name not in first]
@@ -135,4 +151,9 @@ def _listed_flag_files(folder: Path) -> list[str]:
     ner = earlier.get("ner_label_errors") or {}
     if isinstance(ner, dict) and ner.get("flags_file") == NER_FLAGS_FILE:
         found.append(NER_FLAGS_FILE)
+    try:
+        name = earlier["mcq"]["answers"]["flags_file"]
+        found += [name] if name in SECTION_FILES else []
+    except (KeyError, TypeError):
+        pass
     return found

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from benchcheck.data.columns import Columns
+from benchcheck.data.mcq import McqColumns
 from benchcheck.errors import UsageError
 from benchcheck.io.formats import NerOptions
 from benchcheck.runs.judging import JudgeSetup
@@ -22,6 +23,7 @@ __all__ = [
     "AuditInputs",
     "ContaminationInput",
     "JudgeInput",
+    "McqInput",
     "NerInput",
     "SuiteInput",
     "TableInput",
@@ -121,6 +123,28 @@ class TableInput:
 
 
 @dataclass(frozen=True)
+class McqInput:
+    """A multiple-choice benchmark (``task="mcq"``) and the models' answers to it.
+
+    Attributes
+    ----------
+    path, columns
+        The questions and their columns (:class:`~benchcheck.data.mcq.McqColumns`).
+    answers
+        Files of the evaluated models' answers (long, wide or lm-eval samples; see
+        :func:`benchcheck.io.mcq_answers.read_mcq_answers`): the answer-based flags.
+    threshold
+        P(key wrong) from which a question is flagged (None: the detector's default).
+
+    """
+
+    path: str
+    columns: McqColumns = field(default_factory=McqColumns)
+    answers: tuple[str, ...] = ()
+    threshold: float | None = None
+
+
+@dataclass(frozen=True)
 class JudgeInput:
     """The judge of the label-error section, its prompt framings and its flag rule.
 
@@ -199,9 +223,10 @@ class AuditInputs:
 
     Attributes
     ----------
-    ner, table, suite
+    ner, table, suite, mcq
         A NER dataset (:class:`NerInput`), a classification or pair file with its models
-        (:class:`TableInput`), a diagnostic suite (:class:`SuiteInput`).
+        (:class:`TableInput`), a diagnostic suite (:class:`SuiteInput`), a multiple-choice
+        benchmark with the models' answers (:class:`McqInput`).
     judge
         The judge of label-error flags (:class:`JudgeInput`; ``None`` skips them).
     matrix
@@ -225,6 +250,7 @@ class AuditInputs:
     contamination: ContaminationInput | None = None
     seed: int = 0
     resamples: int = 1000
+    mcq: McqInput | None = None
 
     def paths(self) -> tuple[str, ...]:
         """Every file or folder the audit reads (never an output)."""
@@ -236,6 +262,8 @@ class AuditInputs:
             out += [self.table.path, *self.table.predictions.values(), self.table.gold]
         if self.suite is not None:
             out += [self.suite.path, *self.suite.predictions.values()]
+        if self.mcq is not None:
+            out += [self.mcq.path, *self.mcq.answers]
         out += [self.matrix, self.baseline]
         if self.contamination is not None:
             out += self.contamination.paths()
@@ -262,6 +290,9 @@ def audit_inputs(
     reading: NerOptions | None = None,
     contamination: ContaminationInput | None = None,
     label_error_seconds: float = LABEL_ERROR_SECONDS,
+    task: str | None = None,
+    answers: tuple[str, ...] = (),
+    mcq_columns: McqColumns | None = None,
 ) -> AuditInputs:
     """Return the inputs of ``benchcheck audit DATA``: what ``data`` is decides the groups.
 
@@ -270,7 +301,9 @@ def audit_inputs(
     a table and ``predictions`` its models. A diagnostic suite: ``predictions`` are models'
     answers on it. Otherwise a NER dataset, ``predictions`` its test predictions.
     ``label_error_seconds`` is the NER label-error section's time budget per split (a
-    finite number >= 0, else :class:`UsageError`).
+    finite number >= 0, else :class:`UsageError`). ``task="mcq"``: ``data`` is a
+    multiple-choice benchmark read with ``mcq_columns`` (its id column ``columns.id``) and
+    ``answers`` the models' answers to it.
     """
     import math
 
@@ -289,8 +322,10 @@ def audit_inputs(
         ner: NerInput | None = None,
         table: TableInput | None = None,
         suite: SuiteInput | None = None,
+        mcq: McqInput | None = None,
     ) -> AuditInputs:
         return AuditInputs(
+            mcq=mcq,
             ner=ner
             or NerInput(
                 scheme=scheme,
@@ -329,6 +364,23 @@ def audit_inputs(
     def table(path: str, table_columns: Columns, models: Mapping[str, str]) -> TableInput:
         return TableInput(path, table_columns, dict(models), gold, precision, error_rate)
 
+    if task not in (None, "mcq"):
+        raise UsageError(
+            f"{{task}} of audit: mcq (other kinds are recognised from the data), got {task!r}"
+        )
+    if task == "mcq":
+        if data is None or splits:
+            raise UsageError("{task} mcq audits one DATA file of questions")
+        if cols.text or cols.text_a or cols.text_b or cols.label or predictions:
+            raise UsageError(
+                "{task} mcq reads its own columns ({question}, {choices}, {answer_key}) and "
+                "the models' {answers}"
+            )
+        mcq_cols = replace(mcq_columns or McqColumns(), id=cols.id)
+        threshold = judge.min_error_score if judge is not None else None
+        return inputs(mcq=McqInput(data, mcq_cols, tuple(answers), threshold))
+    if answers or (mcq_columns is not None and mcq_columns != McqColumns()):
+        raise UsageError("{answers} and the multiple-choice columns need {task} mcq")
     if data is None and not splits:
         from benchcheck.diagnostics import sample_predictions_path
         from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE

@@ -49,6 +49,9 @@ class AuditReport(Gated):
         optional package, a judge that cannot be built).
     gates
         The ``fail_on`` gates evaluated on the results.
+    files
+        Tables a section writes beside the report by file name (the MCQ section's
+        ``mcq_flags.jsonl``).
     written
         The report folder's files, when the run wrote one.
 
@@ -62,6 +65,7 @@ class AuditReport(Gated):
     sources: tuple[str, ...] = ()
     unavailable: tuple[str, ...] = ()
     gates: tuple[GateResult, ...] = ()
+    files: Mapping[str, pl.DataFrame] = field(default_factory=dict)
     written: tuple[Path, ...] = ()
 
     def __repr__(self) -> str:

@@ -142,6 +142,7 @@ def run_audit(
         judge_seconds=None if label_errors is None else label_errors.seconds,
         sources=inputs.paths(),
         unavailable=tuple(unavailable),
+        files={name: frame for ran in done.values() for name, frame in ran.files.items()},
     )
     if gates:
         from benchcheck.io.canonical import dumps

@@ -61,7 +61,9 @@ class Ran(Generic[R]):
 
     ``flagged`` holds every flagged example (the label-error section; the report's flagged
     files), ``seconds`` the judge's wall time, ``frames`` tables a later section may read
-    (the label-error section's ``judgments``).
+    (the label-error section's ``judgments``), ``files`` tables the report folder writes
+    as JSON lines beside ``results.json``, by file name (one of
+    :data:`benchcheck.runs.audit._folder.SECTION_FILES`).
     """
 
     result: R
@@ -69,6 +71,7 @@ class Ran(Generic[R]):
     flagged: pl.DataFrame | None = None
     seconds: float | None = None
     frames: Mapping[str, pl.DataFrame] = field(default_factory=dict)
+    files: Mapping[str, pl.DataFrame] = field(default_factory=dict)
 
 
 class Section(ABC, Generic[R]):

@@ -17,6 +17,7 @@ from benchcheck.runs.audit.sections.diagnostics import DiagnosticsSection
 from benchcheck.runs.audit.sections.diff import DiffSection
 from benchcheck.runs.audit.sections.items import ItemsSection
 from benchcheck.runs.audit.sections.label_errors import LabelErrorsSection
+from benchcheck.runs.audit.sections.mcq import McqSection
 from benchcheck.runs.audit.sections.ner_label_errors import NerLabelErrorsSection
 from benchcheck.runs.audit.sections.ranking import RankingSection
 from benchcheck.runs.audit.sections.review import Review
@@ -30,6 +31,7 @@ SECTIONS: tuple[Section, ...] = (  # type: ignore[type-arg]
     Statistics(),
     Comparison(),
     TableStatistics(),
+    McqSection(),
     LabelErrorsSection(),
     NerLabelErrorsSection(),
     Review(),

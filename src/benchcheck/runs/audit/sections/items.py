@@ -166,6 +166,8 @@ class ItemsSection(Section[ItemsResult]):
         models' totals): one model's predictions leave it undefined, so the section skips,
         as ranking does, rather than failing the audit.
         """
+        if inputs.mcq is not None and len(inputs.mcq.answers) and inputs.matrix is None:
+            return None  # the models' answers to the questions (at least two models checked)
         if inputs.matrix is None and not (inputs.table and inputs.table.predictions):
             return "no --matrix, nor a classification/pair file with --predictions"
         if inputs.matrix is None and inputs.table and len(inputs.table.predictions) < 2:
@@ -183,6 +185,22 @@ class ItemsSection(Section[ItemsResult]):
         options = ItemsOptions(n_resamples=inputs.resamples, seed=inputs.seed)
         if inputs.matrix is not None:
             run = run_items(matrix=inputs.matrix, options=options)
+        elif inputs.mcq is not None:  # the questions every model answered
+            from benchcheck.errors import InputError
+            from benchcheck.runs.audit._section import Skip
+
+            options = ItemsOptions(n_resamples=inputs.resamples, seed=inputs.seed, intersect=True)
+            try:
+                run = run_items(
+                    data=inputs.mcq.path,
+                    answers=inputs.mcq.answers,
+                    mcq=inputs.mcq.columns,
+                    options=options,
+                )
+            except InputError as exc:
+                if "at least two models" not in exc.message:
+                    raise
+                raise Skip("needs the answers of two or more models (got one)") from None
         else:
             table = inputs.table
             assert table is not None
