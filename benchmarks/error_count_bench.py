@@ -289,6 +289,13 @@ def main() -> None:
     ap_.add_argument("--seed", type=int, default=0)
     ap_.add_argument("--cache", default=str(CACHE))
     ap_.add_argument("--json", default=str(OUT))
+    ap_.add_argument(
+        "--split-points",
+        type=int,
+        default=0,
+        help="split the combined rate between flips and the judge's errors (base_rate.SPLIT; "
+        "the measured variant is 6, the library default 0)",
+    )
     ap_.add_argument("--render", help="print the Markdown table of this JSON and stop")
     args = ap_.parse_args()
     if args.render:
@@ -296,6 +303,9 @@ def main() -> None:
         return
     args.rates = [float(r) for r in args.rates.split(",")]
     args.sizes = [int(n) for n in args.sizes.split(",")]
+    import benchcheck.labels.base_rate as base_rate
+
+    base_rate.SPLIT = args.split_points  # read by error_posterior at each call
     load0 = os.getloadavg()
     start = time.perf_counter()
     judge = make_judge("llama-cpp")
@@ -304,6 +314,7 @@ def main() -> None:
         "command": "python benchmarks/error_count_bench.py " + " ".join(sys.argv[1:]),
         "draws": args.draws,
         "min_fit": MIN_FIT,
+        "split_points": args.split_points,
         "target_precision": det.DEFAULT_TARGET_PRECISION,
         "pools": {},
     }

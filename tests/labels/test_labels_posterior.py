@@ -247,7 +247,7 @@ def test_grid_likelihood_matches_a_brute_force_maximisation_and_weights():
     r = rate_posterior(np.column_stack([1 - p1, p1]), y)
     assert r.rule == "fitted"
     logit = np.log(p1) - np.log1p(-p1)
-    pis = np.unique(r.grid)[::7]
+    pis = np.unique(r.combined)[::7]
     alphas = np.array([0.3, 1.0, 8.0])
     ll, th = _grid2(np.log(np.column_stack([1 - p1, p1])), y, pis, alphas)
 
@@ -352,3 +352,41 @@ def test_fallback_flags_every_disagreement_and_says_why():
     assert point["rule"] == "disagreements" and "only 40 scored examples" in point["why"]
     got = found.to_json()["expected_errors"]
     assert got["rule"] == "fallback" and got["low"] <= 2 <= got["high"]
+
+
+def test_judge_error_split_matches_enumeration_on_five_examples():
+    # five examples, the fit forced (min_fit=0), the combined rate split in 3: at every
+    # component the score is P(z != label | label) by enumerating the true label z under
+    # the judge's belief with its error floor, q' = (1 - eps) q + eps (1 - q), and flips
+    # at rho; rho + eps - 2 rho eps is the grid's combined rate; the split's weights are
+    # the conditional of uniform priors (0.5, 1, 0.5) x 1 / (1 - 2 rho), normalised
+    from benchcheck.labels.base_rate import rate_posterior
+
+    p1 = np.array([0.9, 0.2, 0.6, 0.35, 0.75])
+    y = np.array([0, 0, 1, 1, 1])
+    p = np.column_stack([1 - p1, p1])
+    r = rate_posterior(p, y, min_fit=0, split_points=3)
+    flat = rate_posterior(p, y, min_fit=0)
+    assert r.rule == "fitted" and r.errors.shape == (3 * len(flat.weight), 5)
+    rho, eps, c = r.grid, r.judge_error, r.combined
+    np.testing.assert_allclose(rho + eps - 2 * rho * eps, c, atol=1e-12)
+    logit = np.log(p1 / (1 - p1))
+    for g in range(len(r.weight)):
+        q1 = 1 / (1 + np.exp(-(r.alpha[g] * logit + r.delta[g][1])))
+        for i in range(5):
+            qz = {1: (1 - eps[g]) * q1[i] + eps[g] * (1 - q1[i])}
+            qz[0] = 1 - qz[1]
+            joint = {z: qz[z] * ((1 - rho[g]) if z == y[i] else rho[g]) for z in (0, 1)}
+            want = joint[1 - y[i]] / (joint[0] + joint[1])
+            assert r.errors[g, i] == pytest.approx(want, abs=1e-9)
+    # each combined rate keeps its flip-only weight, shared as the prior says
+    for g0, cg in enumerate(flat.grid):
+        part = r.weight[3 * g0 : 3 * g0 + 3]
+        assert part.sum() == pytest.approx(flat.weight[g0], rel=1e-9)
+        r_ = np.array([0.0, cg / 2, cg])
+        want = np.array([0.5, 1.0, 0.5]) / (1 - 2 * r_)
+        np.testing.assert_allclose(part / part.sum(), want / want.sum(), rtol=1e-9)
+    # a share of every disagreement goes to the judge: fewer expected flips, same order
+    assert r.score.sum() < flat.score.sum()
+    assert np.argsort(-r.score).tolist() == np.argsort(-flat.score).tolist()
+    assert "split between them" in r.reason and r.to_json()["judge_error_posterior_mean"] > 0

@@ -344,6 +344,7 @@ def error_posterior(
     method: str = DEFAULT_POSTERIOR,
     members: Any = None,
     min_fit: int | None = None,
+    split_points: int | None = None,
 ) -> ErrorPosterior:
     """Posterior that each label is wrong, by ``method`` (:data:`POSTERIORS`).
 
@@ -352,7 +353,9 @@ def error_posterior(
     Dawid–Skene uses beside the label (default: ``probs`` as one member). ``min_fit``: the
     scored examples below which ``bayes-platt`` falls back
     (:data:`benchcheck.labels.base_rate.MIN_FIT` by default; :func:`~benchcheck.labels.
-    base_rate.rate_posterior`).
+    base_rate.rate_posterior`); ``split_points``: points of the split between label flips and
+    the judge's errors (default :data:`~benchcheck.labels.base_rate.SPLIT` = 0: every
+    disagreement read as a possible flip; ``SPLIT_MEASURED`` splits).
 
     >>> r = error_posterior([[0.5, 0.5]], [0], method="none")
     >>> r.error.tolist(), r.p_other.tolist()
@@ -379,19 +382,22 @@ def error_posterior(
         post = bayes_rule(p, yy, noise)
         params["flip_rate"] = rate
     elif method == "bayes-platt":
-        from benchcheck.labels.base_rate import rate_posterior
+        from benchcheck.labels.base_rate import SPLIT, rate_posterior
 
-        rp = rate_posterior(p, yy, min_fit=min_fit)
+        rp = rate_posterior(
+            p, yy, min_fit=min_fit, split_points=SPLIT if split_points is None else split_points
+        )
         top = int(np.argmax(rp.weight))
         keep = np.flatnonzero(rp.weight >= 1e-8 * rp.weight.max())
         post = np.zeros_like(p)
+        eps = np.zeros(len(rp.grid)) if rp.judge_error is None else rp.judge_error
         for g in keep:
             pi = float(rp.grid[g])
             z = rp.alpha[g] * np.log(np.clip(p, 1e-12, 1.0)) + rp.delta[g][None, :]
             q = np.exp(z - z.max(axis=1, keepdims=True))
-            post += rp.weight[g] * bayes_rule(
-                q / q.sum(axis=1, keepdims=True), yy, symmetric_noise(pi, k)
-            )
+            # the judge's belief with its error floor, then the flips (base_rate)
+            q = (q / q.sum(axis=1, keepdims=True)) @ symmetric_noise(float(eps[g]), k)
+            post += rp.weight[g] * bayes_rule(q, yy, symmetric_noise(pi, k))
         post /= rp.weight[keep].sum()
         noise = symmetric_noise(rp.mean, k)
         params.update(
