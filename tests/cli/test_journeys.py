@@ -130,6 +130,13 @@ class StandInJudge(Judge):
     def score(self, requests, *, on_result=None):  # type: ignore[no-untyped-def]
         out = []
         for i, req in enumerate(requests):
+            if tuple(req.labels) != ("0", "1"):  # another task (the options of a question)
+                k = len(req.labels)
+                s = JudgeScore.from_logprobs(tuple(req.labels), (-math.log(k),) * k, 1, 0.0)
+                if on_result:
+                    on_result(i, s)
+                out.append(s)
+                continue
             said = next((lab for text, lab in self.truth.items() if text in str(req)), None)
             p1 = 0.5 if said is None else (self.sure if said == "1" else 1 - self.sure)
             s = JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p1), math.log(p1)), 1, 0.0)

@@ -215,6 +215,16 @@ def _fill_expert_sheets(ctx: Ctx) -> None:
     )
 
 
+def _fill_mcq_sheets(ctx: Ctx) -> None:
+    """Both experts answer C for the question every model answers C, A for the others."""
+    for name in ("expert_a", "expert_b"):
+        sheet = pl.read_csv(f"review/{name}.csv", infer_schema=False)
+        key = pl.read_ndjson("review/key.jsonl").filter(pl.col("review_id").is_not_null())
+        wrong = dict(zip(key["review_id"], key["id"], strict=True))
+        labels = ["C" if wrong.get(r) == "q07" else "A" for r in sheet["review_id"]]
+        sheet.with_columns(pl.Series("label", labels)).write_csv(f"review/{name}.csv")
+
+
 def _data_file(ctx: Ctx) -> Path:
     return Path(ctx.env["data"])
 
@@ -272,6 +282,7 @@ def _model_scores(ctx: Ctx) -> None:
 BEFORE: dict[str, Callable[[Ctx], None]] = {
     "review import review/expert_a.csv review/expert_b.csv --reconciled review/reconciled.csv "
     "-o gold.jsonl": _fill_expert_sheets,
+    "review import review/expert_a.csv review/expert_b.csv -o gold.jsonl": _fill_mcq_sheets,
     "accuracy annotated.jsonl": _annotate,
     "agreement --source 'original=gold.jsonl#label' --source 'llm=gold.jsonl#llm_label' "
     "--source gold=gold.jsonl --crowd crowd.csv": _crowd,
@@ -508,9 +519,20 @@ def _setup_mcq(ctx: Ctx) -> None:
     Path("answers.csv").write_text("\n".join(lines) + "\n")
 
 
+def _setup_mcq_journey(ctx: Ctx) -> None:
+    """docs/mcq.md's journey reads ``test.jsonl``: the same questions, as JSONL."""
+    _setup_mcq(ctx)
+    pl.read_csv("mmlu_test.csv").write_ndjson("test.jsonl")
+
+
 def _setup_mcq_review(ctx: Ctx) -> None:
     _setup_mcq(ctx)
     ctx.pending.append("flag --data mmlu_test.csv --task mcq --answers answers.csv -o flags.jsonl")
+
+
+def _setup_mcq_audited(ctx: Ctx) -> None:
+    _setup_mcq(ctx)
+    ctx.pending.append("audit mmlu_test.csv --task mcq --answers answers.csv -o report/")
 
 
 def _setup_convert(ctx: Ctx) -> None:
@@ -590,6 +612,11 @@ SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("README.md", "items"): _setup_items,
     ("docs/mcq.md", "flag --data mmlu_test.csv"): _setup_mcq,
     ("docs/mcq.md", "review export flags.jsonl"): _setup_mcq_review,
+    ("docs/mcq.md", "flag --data test.jsonl --task mcq"): _setup_mcq_journey,
+    ("docs/mcq.md", "audit mmlu_test.csv --task mcq"): _setup_mcq,
+    ("docs/mcq.md", "items mmlu_test.csv --task mcq"): _setup_mcq,
+    ("docs/mcq.md", "review export report/mcq_flags.jsonl"): _setup_mcq_audited,
+    ("docs/mcq.md", "judge mmlu_test.csv --task mcq"): _setup_mcq,
     ("docs/scale.md", "convert data/"): _setup_convert,
     ("docs/scale.md", "stats data.parquet/ --engine ray"): _setup_ray_stats,
     ("docs/scale.md", "leakage --test test.jsonl --corpus 'shards/"): _setup_contamination,
