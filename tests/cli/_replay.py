@@ -1715,6 +1715,46 @@ def _(ws: Path) -> None:
         refused(run(ws, *argv), "corr.csv:2", "white space", "NEW TYPE")
 
 
+def _noted(r: Run, *needles: str) -> None:
+    """Exit 0 with one ``warning:`` line holding every needle (a counted note), no traceback."""
+    ok(r)
+    notes = [x for x in r.lines() if x.startswith("warning:") and needles[0] in x]
+    assert len(notes) == 1, f"no one warning line naming {needles[0]!r}: {r.lines()!r}"
+    for needle in needles:
+        assert needle in notes[0], f"{needle!r} not in {notes[0]!r}"
+
+
+def _empty_records(ws: Path, name: str, records: list[dict], what: str, *fmt: str) -> None:
+    jsonl(ws / name, records)
+    argv = ("stats", "--split", f"test={name}", *fmt, "--json", "s.json")
+    _noted(run(ws, *argv), name, f"2 {what} with no token", "line 2, line 4")
+    assert json.loads((ws / "s.json").read_text())["splits"]["test"]["empty_records"] == 2
+
+
+@case(S, "NER JSONL: lines with no tokens are counted, named and in the results")
+def _(ws: Path) -> None:
+    tok = {"tokens": ["EU", "rejects"], "tags": ["B-ORG", "O"]}
+    _empty_records(ws, "e.jsonl", [tok, {"tokens": [], "tags": []}] * 2 + [tok], "lines")
+
+
+@case(S, "doccano: records with an empty text are counted, named and in the results")
+def _(ws: Path) -> None:
+    doc = {"text": "EU rejects", "label": [[0, 2, "ORG"]]}
+    rows = [doc, {"text": "", "label": []}, doc, {"text": " ", "label": []}, doc]
+    _empty_records(ws, "d.jsonl", rows, "records", "--format", "doccano")
+
+
+@case(S, "PubTator: a blank document (read as sentences) is counted, named and in the results")
+def _(ws: Path) -> None:
+    (ws / "p.txt").write_text(
+        "1|t|Aspirin helps.\n1\t0\t7\tAspirin\tChemical\n\n2|t|\n\n"
+        "3|t|Ibuprofen too.\n3\t0\t9\tIbuprofen\tChemical\n"
+    )
+    argv = ("stats", "--split", "test=p.txt", "--format", "pubtator", "--json", "s.json")
+    _noted(run(ws, *argv), "p.txt", "1 record with no token", "document 2 (line 4)")
+    assert json.loads((ws / "s.json").read_text())["splits"]["test"]["empty_records"] == 1
+
+
 SM = "smaller"
 
 
