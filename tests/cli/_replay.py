@@ -1755,6 +1755,45 @@ def _(ws: Path) -> None:
     assert json.loads((ws / "s.json").read_text())["splits"]["test"]["empty_records"] == 1
 
 
+_PUB_A = "1|t|Aspirin helps here.\n1\t0\t7\tAspirin\tChemical\n1\t{s}\t{e}\thelps\tChemical\n"
+_PUB_B = "2|t|Ibuprofen too.\n2\t0\t9\tIbuprofen\tChemical\n"
+
+
+def _pubtator(ws: Path, start: str, end: str) -> list[Run]:
+    """Read the same two documents with and without a blank line between them."""
+    for k, sep in enumerate(("\n", "")):
+        (ws / f"p{k}.txt").write_text(_PUB_A.format(s=start, e=end) + sep + _PUB_B)
+    with nothing_written(ws):
+        return [
+            run(ws, "stats", "--split", f"test=p{k}.txt", "--format", "pubtator") for k in (0, 1)
+        ]
+
+
+@case(S, "PubTator: Arabic-Indic offsets refused alike with or without a blank line")
+def _(ws: Path) -> None:
+    for k, r in enumerate(_pubtator(ws, "\u0668", "\u0661\u0663")):
+        refused(r, f"p{k}.txt:3", "offset '\u0668' is not written in ASCII digits")
+
+
+@case(S, "PubTator: full-width offsets and 2_9 refused alike with or without a blank line")
+def _(ws: Path) -> None:
+    for start, end, bad in (("\uff18", "\uff11\uff13", "\uff18"), ("8", "1_3", "1_3")):
+        for k, r in enumerate(_pubtator(ws, start, end)):
+            refused(r, f"p{k}.txt:3", f"offset {bad!r} is not written in ASCII digits")
+
+
+@case(S, "PubTator: the same two documents give the same entities with or without a blank line")
+def _(ws: Path) -> None:
+    for k, r in enumerate(_pubtator(ws, "8", "13")):
+        ok(r)
+        r2 = run(
+            ws, "stats", "--split", f"test=p{k}.txt", "--format", "pubtator", "--json", f"{k}.json"
+        )
+        ok(r2)
+    one, two = (json.loads((ws / f"{k}.json").read_text())["splits"]["test"] for k in (0, 1))
+    assert one["n_entities"] == two["n_entities"] == 3, (one["n_entities"], two["n_entities"])
+
+
 SM = "smaller"
 
 
