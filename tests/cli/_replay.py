@@ -1797,6 +1797,18 @@ def _(ws: Path) -> None:
 SM = "smaller"
 
 
+@case(SM, "convert --force replaces the folder it owns whole (the README's rule)")
+def _(ws: Path) -> None:
+    ok(run(ws, "convert", "ner", "-o", "conv"))
+    first = snapshot(ws / "conv")
+    (ws / "conv" / "test" / "part-00099.parquet").write_bytes(b"an earlier run's shard")
+    (ws / "conv" / "notes.txt").write_text("earlier\n")
+    with nothing_written(ws):
+        refused(run(ws, "convert", "ner", "-o", "conv"), "conv already holds", "--force")
+    ok(run(ws, "convert", "ner", "-o", "conv", "--force"))
+    assert snapshot(ws / "conv") == first, changes(first, snapshot(ws / "conv"))
+
+
 @case(SM, "a lock naming a live process of another host or container is never removed")
 def _(ws: Path) -> None:
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

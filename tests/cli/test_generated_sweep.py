@@ -552,8 +552,8 @@ def test_hostile_names_walk_big(workspace: Path, cmd: Command, name: str) -> Non
 # ----------------------------------------------------------------------------- links in outputs
 
 
-#: Every command that writes a folder (convert never writes into an existing one), and
-#: ``items --to-review`` (the review writer behind ``items``).
+#: Every command that writes a folder (convert too: with --force it replaces the folder it
+#: owns, issue 37 item 10), and ``items --to-review`` (the review writer behind ``items``).
 def _two_targets(cmd: Command) -> Command:
     """``adjust`` with two targets: its output holds a folder per target."""
     if cmd.name != "adjust":
@@ -562,7 +562,7 @@ def _two_targets(cmd: Command) -> Command:
 
 
 FOLDER_WRITERS = [
-    _two_targets(c) for c in SWEPT if "out_dir" in c.outputs and c.name != "convert"
+    _two_targets(c) for c in SWEPT if "out_dir" in c.outputs
 ] + [
     Command(
         "items --to-review",
@@ -656,6 +656,19 @@ def _links(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
 @_settings(DEFAULT_EXAMPLES // 2)
 def test_links_inside_outputs(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
     _links(workspace, case)
+
+
+_CONVERT = next(c for c in FOLDER_WRITERS if c.name == "convert")
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["no-force", "force"])
+@pytest.mark.parametrize("to", LINK_TARGETS)
+@pytest.mark.parametrize("pick", [0, 1], ids=["a-file", "a-folder"])
+def test_convert_force_never_writes_through_a_link(
+    workspace: Path, pick: int, to: str, force: bool
+) -> None:
+    """convert --force replaces its folder, never what a link inside it points to."""
+    _links(workspace, (_CONVERT, pick, to, force))
 
 
 @pytest.mark.sweep
