@@ -1809,6 +1809,37 @@ def _(ws: Path) -> None:
     assert snapshot(ws / "conv") == first, changes(first, snapshot(ws / "conv"))
 
 
+@case(SM, "near-duplicates at threshold 0.05 on a 12-word vocabulary: one band's links at a time")
+def _(ws: Path) -> None:
+    import random
+
+    import benchcheck.metrics.neardup.lexical as lexical
+
+    rnd = random.Random(1)
+    vocab = [f"w{i}" for i in range(12)]
+    n = 3000
+    texts = [" ".join(rnd.choices(vocab, k=8)) for _ in range(n)]
+    jsonl(ws / "nd.jsonl", [{"id": str(i), "text": t, "label": "a"} for i, t in enumerate(texts)])
+    verified: list[int] = []
+    real = lexical.exact_jaccard
+
+    def spy(pairs, *args, **kw):  # type: ignore[no-untyped-def]
+        verified.append(len(pairs))
+        return real(pairs, *args, **kw)
+
+    lexical.exact_jaccard = spy  # type: ignore[assignment]
+    try:
+        argv = ("stats", "--split", "train=nd.jsonl", "--task", "classification")
+        ok(run(ws, *argv, "--near-duplicates", "--near-threshold", "0.05", "--json", "nd.json"))
+    finally:
+        lexical.exact_jaccard = real  # type: ignore[assignment]
+    # a band links at most 15.5 pairs a text (all pairs of buckets of <= 32, else 2 a text);
+    # all 75 bands' candidates at once grew with the band count (past 4 GB on big files)
+    assert max(verified) <= 15.5 * n, (max(verified), n)
+    near = json.loads((ws / "nd.json").read_text())["near_duplicates"]
+    assert near["splits"]["train"]["n_clusters"] >= 1
+
+
 @case(SM, "a lock naming a live process of another host or container is never removed")
 def _(ws: Path) -> None:
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
