@@ -709,3 +709,51 @@ def test_huge_integers(workspace: Path, pick: tuple[Command, Slot], mutation: Mu
 @_settings(BIG or 1)
 def test_huge_integers_big(workspace: Path, pick: tuple[Command, Slot], mutation: Mutation) -> None:
     _spoil(workspace, pick, mutation)
+
+
+# ----------------------------------------------------------------------------- silently wrong
+
+#: Decimal digits of several scripts (ASCII first), the characters ``int()`` also takes.
+_DIGITS = ["0123456789", "٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹", "０１２３４５６７８９", "०१२३४५६७८९"]
+
+
+@st.composite
+def pubtator_offsets(draw: st.DrawFn) -> tuple[str, str]:
+    """A mention's two offset fields: digits of any script, maybe an underscore or a sign."""
+
+    def field(value: int) -> str:
+        digits = draw(st.sampled_from(_DIGITS))
+        text = "".join(digits[int(c)] for c in str(value))
+        if len(text) > 1 and draw(st.booleans()):
+            text = text[:1] + "_" + text[1:]
+        return draw(st.sampled_from(["", "", "+", " "])) + text
+
+    return field(8), field(13)
+
+
+def _pubtator_paths(offsets: tuple[str, str]) -> None:
+    from benchcheck.errors import InputError
+    from benchcheck.io import pubtator
+
+    a = "1|t|Aspirin helps here.\n1\t0\t7\tAspirin\tChemical\n1\t{}\t{}\thelps\tChemical\n"
+    b = "2|t|Ibuprofen too.\n2\t0\t9\tIbuprofen\tChemical\n2\tCID\tD1\tD2\n"
+    got = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for sep in ("\n", ""):  # the vectorised path, then the line-by-line one
+            path = Path(tmp, "p.txt")
+            path.write_text(a.format(*offsets) + sep + b, encoding="utf-8")
+            try:
+                read = pubtator.records(path)
+                got.append((read.span_start.tolist(), read.span_end.tolist()))
+            except InputError as exc:
+                got.append(str(exc))
+    assert got[0] == got[1], got
+    plain = all(pubtator.OFFSET.fullmatch(f) for f in offsets)
+    assert (got[0] == ([0, 8, 0], [7, 13, 9])) if plain else "ASCII digits" in got[0], got
+
+
+@given(offsets=pubtator_offsets())
+@_settings(DEFAULT_EXAMPLES)
+def test_pubtator_offsets_one_rule(offsets: tuple[str, str]) -> None:
+    """Both PubTator paths give one answer for an offset in any script (issue 37, item 9)."""
+    _pubtator_paths(offsets)
