@@ -263,10 +263,8 @@ def _fast_records(text: str, options: NerOptions) -> SpanRecords | None:
     like = f"^(?:{NUMBER_LIKE.pattern})$"
     if ((~ascii_1 & first_f.str.contains(like)) | (~ascii_2 & second_f.str.contains(like))).any():
         return None  # a number not in ASCII digits: the line reader names the line
-    start = pl.when(ascii_1).then(first_f).cast(pl.Int64, strict=False)
-    end = pl.when(ascii_2).then(second_f).cast(pl.Int64, strict=False)
-    start = pl.select(start).to_series()
-    end = pl.select(end).to_series()
+    start = pl.select(pl.when(ascii_1).then(first_f).cast(pl.Int64, strict=False)).to_series()
+    end = pl.select(pl.when(ascii_2).then(second_f).cast(pl.Int64, strict=False)).to_series()
     parsed = start.is_not_null() & end.is_not_null()
     relation = ~parsed & ((width == 4) | ~ascii_1)
     mention = parsed
