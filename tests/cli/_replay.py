@@ -1947,7 +1947,129 @@ def _(ws: Path) -> None:
         refused(run(ws, *argv), "corr.csv:2", "white space", "NEW TYPE")
 
 
+def _noted(r: Run, *needles: str) -> None:
+    """Exit 0 with one ``warning:`` line holding every needle (a counted note), no traceback."""
+    ok(r)
+    notes = [x for x in r.lines() if x.startswith("warning:") and needles[0] in x]
+    assert len(notes) == 1, f"no one warning line naming {needles[0]!r}: {r.lines()!r}"
+    for needle in needles:
+        assert needle in notes[0], f"{needle!r} not in {notes[0]!r}"
+
+
+def _empty_records(ws: Path, name: str, records: list[dict], what: str, *fmt: str) -> None:
+    jsonl(ws / name, records)
+    argv = ("stats", "--split", f"test={name}", *fmt, "--json", "s.json")
+    _noted(run(ws, *argv), name, f"2 {what} with no token", "line 2, line 4")
+    assert json.loads((ws / "s.json").read_text())["splits"]["test"]["empty_records"] == 2
+
+
+@case(S, "NER JSONL: lines with no tokens are counted, named and in the results")
+def _(ws: Path) -> None:
+    tok = {"tokens": ["EU", "rejects"], "tags": ["B-ORG", "O"]}
+    _empty_records(ws, "e.jsonl", [tok, {"tokens": [], "tags": []}] * 2 + [tok], "lines")
+
+
+@case(S, "doccano: records with an empty text are counted, named and in the results")
+def _(ws: Path) -> None:
+    doc = {"text": "EU rejects", "label": [[0, 2, "ORG"]]}
+    rows = [doc, {"text": "", "label": []}, doc, {"text": " ", "label": []}, doc]
+    _empty_records(ws, "d.jsonl", rows, "records", "--format", "doccano")
+
+
+@case(S, "PubTator: a blank document (read as sentences) is counted, named and in the results")
+def _(ws: Path) -> None:
+    (ws / "p.txt").write_text(
+        "1|t|Aspirin helps.\n1\t0\t7\tAspirin\tChemical\n\n2|t|\n\n"
+        "3|t|Ibuprofen too.\n3\t0\t9\tIbuprofen\tChemical\n"
+    )
+    argv = ("stats", "--split", "test=p.txt", "--format", "pubtator", "--json", "s.json")
+    _noted(run(ws, *argv), "p.txt", "1 record with no token", "document 2 (line 4)")
+    assert json.loads((ws / "s.json").read_text())["splits"]["test"]["empty_records"] == 1
+
+
+_PUB_A = "1|t|Aspirin helps here.\n1\t0\t7\tAspirin\tChemical\n1\t{s}\t{e}\thelps\tChemical\n"
+_PUB_B = "2|t|Ibuprofen too.\n2\t0\t9\tIbuprofen\tChemical\n"
+
+
+def _pubtator(ws: Path, start: str, end: str) -> list[Run]:
+    """Read the same two documents with and without a blank line between them."""
+    for k, sep in enumerate(("\n", "")):
+        (ws / f"p{k}.txt").write_text(_PUB_A.format(s=start, e=end) + sep + _PUB_B)
+    with nothing_written(ws):
+        return [
+            run(ws, "stats", "--split", f"test=p{k}.txt", "--format", "pubtator") for k in (0, 1)
+        ]
+
+
+@case(S, "PubTator: Arabic-Indic offsets refused alike with or without a blank line")
+def _(ws: Path) -> None:
+    for k, r in enumerate(_pubtator(ws, "\u0668", "\u0661\u0663")):
+        refused(r, f"p{k}.txt:3", "offset '\u0668' is not written in ASCII digits")
+
+
+@case(S, "PubTator: full-width offsets and 2_9 refused alike with or without a blank line")
+def _(ws: Path) -> None:
+    for start, end, bad in (("\uff18", "\uff11\uff13", "\uff18"), ("8", "1_3", "1_3")):
+        for k, r in enumerate(_pubtator(ws, start, end)):
+            refused(r, f"p{k}.txt:3", f"offset {bad!r} is not written in ASCII digits")
+
+
+@case(S, "PubTator: the same two documents give the same entities with or without a blank line")
+def _(ws: Path) -> None:
+    for k, r in enumerate(_pubtator(ws, "8", "13")):
+        ok(r)
+        r2 = run(
+            ws, "stats", "--split", f"test=p{k}.txt", "--format", "pubtator", "--json", f"{k}.json"
+        )
+        ok(r2)
+    one, two = (json.loads((ws / f"{k}.json").read_text())["splits"]["test"] for k in (0, 1))
+    assert one["n_entities"] == two["n_entities"] == 3, (one["n_entities"], two["n_entities"])
+
+
 SM = "smaller"
+
+
+@case(SM, "convert --force replaces the folder it owns whole (the README's rule)")
+def _(ws: Path) -> None:
+    ok(run(ws, "convert", "ner", "-o", "conv"))
+    first = snapshot(ws / "conv")
+    (ws / "conv" / "test" / "part-00099.parquet").write_bytes(b"an earlier run's shard")
+    (ws / "conv" / "notes.txt").write_text("earlier\n")
+    with nothing_written(ws):
+        refused(run(ws, "convert", "ner", "-o", "conv"), "conv already holds", "--force")
+    ok(run(ws, "convert", "ner", "-o", "conv", "--force"))
+    assert snapshot(ws / "conv") == first, changes(first, snapshot(ws / "conv"))
+
+
+@case(SM, "near-duplicates at threshold 0.05 on a 12-word vocabulary: one band's links at a time")
+def _(ws: Path) -> None:
+    import random
+
+    import benchcheck.metrics.neardup.lexical as lexical
+
+    rnd = random.Random(1)
+    vocab = [f"w{i}" for i in range(12)]
+    n = 3000
+    texts = [" ".join(rnd.choices(vocab, k=8)) for _ in range(n)]
+    jsonl(ws / "nd.jsonl", [{"id": str(i), "text": t, "label": "a"} for i, t in enumerate(texts)])
+    verified: list[int] = []
+    real = lexical.exact_jaccard
+
+    def spy(pairs, *args, **kw):  # type: ignore[no-untyped-def]
+        verified.append(len(pairs))
+        return real(pairs, *args, **kw)
+
+    lexical.exact_jaccard = spy  # type: ignore[assignment]
+    try:
+        argv = ("stats", "--split", "train=nd.jsonl", "--task", "classification")
+        ok(run(ws, *argv, "--near-duplicates", "--near-threshold", "0.05", "--json", "nd.json"))
+    finally:
+        lexical.exact_jaccard = real  # type: ignore[assignment]
+    # a band links at most 15.5 pairs a text (all pairs of buckets of <= 32, else 2 a text);
+    # all 75 bands' candidates at once grew with the band count (past 4 GB on big files)
+    assert max(verified) <= 15.5 * n, (max(verified), n)
+    near = json.loads((ws / "nd.json").read_text())["near_duplicates"]
+    assert near["splits"]["train"]["n_clusters"] >= 1
 
 
 @case(SM, "a lock naming a live process of another host or container is never removed")

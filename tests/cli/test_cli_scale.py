@@ -23,8 +23,33 @@ def test_convert_then_stats_identical(tmp_path, capsys):
     assert main(["stats", str(NER_SAMPLE), "--json", str(tmp_path / "b.json")]) == 0
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     capsys.readouterr()
-    assert main(["convert", str(NER_SAMPLE), "-o", str(out)]) == 2  # never overwrites
-    assert "never overwrites" in capsys.readouterr().err
+    # The one output rule (issue 37, item 10): an existing folder needs --force ...
+    assert main(["convert", str(NER_SAMPLE), "-o", str(out)]) == 2
+    assert "already holds _benchcheck_shards.json, dev, test, train; pass --force" in (
+        capsys.readouterr().err
+    )
+    # ... and with it the folder the command owns is replaced whole: nothing earlier stays.
+    (out / "train" / "part-00099.parquet").write_bytes(b"an earlier run's shard")
+    (out / "notes.txt").write_text("earlier")
+    assert main(["convert", str(NER_SAMPLE), "-o", str(out), "--force"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_benchcheck_shards.json",
+        "dev",
+        "test",
+        "train",
+    ]
+    assert [p.name for p in (out / "train").iterdir()] == ["part-00000.parquet"]
+    assert main(["stats", str(out), "--json", str(tmp_path / "c2.json")]) == 0
+    assert (tmp_path / "c2.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_convert_force_never_replaces_an_input(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "train.txt").write_text("EU B-ORG\n")
+    assert main(["convert", str(data), "-o", str(tmp_path), "--force"]) == 2
+    assert "it holds an input of this command" in capsys.readouterr().err
+    assert (data / "train.txt").read_text() == "EU B-ORG\n"
 
 
 @pytest.mark.parametrize("command", ["convert", "leakage"])

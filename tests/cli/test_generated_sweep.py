@@ -555,8 +555,8 @@ def test_hostile_names_walk_big(workspace: Path, cmd: Command, name: str) -> Non
 # ----------------------------------------------------------------------------- links in outputs
 
 
-#: Every command that writes a folder (convert never writes into an existing one), and
-#: ``items --to-review`` (the review writer behind ``items``).
+#: Every command that writes a folder (convert too: with --force it replaces the folder it
+#: owns, issue 37 item 10), and ``items --to-review`` (the review writer behind ``items``).
 def _two_targets(cmd: Command) -> Command:
     """``adjust`` with two targets: its output holds a folder per target."""
     if cmd.name != "adjust":
@@ -565,7 +565,7 @@ def _two_targets(cmd: Command) -> Command:
 
 
 FOLDER_WRITERS = [
-    _two_targets(c) for c in SWEPT if "out_dir" in c.outputs and c.name != "convert"
+    _two_targets(c) for c in SWEPT if "out_dir" in c.outputs
 ] + [
     Command(
         "items --to-review",
@@ -659,6 +659,19 @@ def _links(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
 @_settings(DEFAULT_EXAMPLES // 2)
 def test_links_inside_outputs(workspace: Path, case: tuple[Command, int, str, bool]) -> None:
     _links(workspace, case)
+
+
+_CONVERT = next(c for c in FOLDER_WRITERS if c.name == "convert")
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["no-force", "force"])
+@pytest.mark.parametrize("to", LINK_TARGETS)
+@pytest.mark.parametrize("pick", [0, 1], ids=["a-file", "a-folder"])
+def test_convert_force_never_writes_through_a_link(
+    workspace: Path, pick: int, to: str, force: bool
+) -> None:
+    """convert --force replaces its folder, never what a link inside it points to."""
+    _links(workspace, (_CONVERT, pick, to, force))
 
 
 @pytest.mark.sweep
@@ -850,3 +863,51 @@ def test_crafted_exports(exports_workspace: Path, spoil: ExportSpoil) -> None:
 @_settings(BIG or 1)
 def test_crafted_exports_big(exports_workspace: Path, spoil: ExportSpoil) -> None:
     _spoil_export(exports_workspace, spoil)
+
+
+# ----------------------------------------------------------------------------- silently wrong
+
+#: Decimal digits of several scripts (ASCII first), the characters ``int()`` also takes.
+_DIGITS = ["0123456789", "٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹", "０１２３４５６７８９", "०१२३४५६७८९"]
+
+
+@st.composite
+def pubtator_offsets(draw: st.DrawFn) -> tuple[str, str]:
+    """A mention's two offset fields: digits of any script, maybe an underscore or a sign."""
+
+    def field(value: int) -> str:
+        digits = draw(st.sampled_from(_DIGITS))
+        text = "".join(digits[int(c)] for c in str(value))
+        if len(text) > 1 and draw(st.booleans()):
+            text = text[:1] + "_" + text[1:]
+        return draw(st.sampled_from(["", "", "+", " "])) + text
+
+    return field(8), field(13)
+
+
+def _pubtator_paths(offsets: tuple[str, str]) -> None:
+    from benchcheck.errors import InputError
+    from benchcheck.io import pubtator
+
+    a = "1|t|Aspirin helps here.\n1\t0\t7\tAspirin\tChemical\n1\t{}\t{}\thelps\tChemical\n"
+    b = "2|t|Ibuprofen too.\n2\t0\t9\tIbuprofen\tChemical\n2\tCID\tD1\tD2\n"
+    got = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for sep in ("\n", ""):  # the vectorised path, then the line-by-line one
+            path = Path(tmp, "p.txt")
+            path.write_text(a.format(*offsets) + sep + b, encoding="utf-8")
+            try:
+                read = pubtator.records(path)
+                got.append((read.span_start.tolist(), read.span_end.tolist()))
+            except InputError as exc:
+                got.append(str(exc))
+    assert got[0] == got[1], got
+    plain = all(pubtator.OFFSET.fullmatch(f) for f in offsets)
+    assert (got[0] == ([0, 8, 0], [7, 13, 9])) if plain else "ASCII digits" in got[0], got
+
+
+@given(offsets=pubtator_offsets())
+@_settings(DEFAULT_EXAMPLES)
+def test_pubtator_offsets_one_rule(offsets: tuple[str, str]) -> None:
+    """Both PubTator paths give one answer for an offset in any script (issue 37, item 9)."""
+    _pubtator_paths(offsets)

@@ -60,9 +60,18 @@ def test_random_corpora_identical(tmp_path_factory, seed, chunk):
 def test_never_overwrites(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(UsageError, match="never overwrites"):
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(UsageError, match="already holds keep.txt"):
         convert(NER_SAMPLE, out)
-    assert list(out.iterdir()) == []
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_an_empty_folder_is_written_into(tmp_path):
+    """The one output rule (an empty folder is no output to lose), as adjust's."""
+    out = tmp_path / "out"
+    out.mkdir()
+    assert convert(NER_SAMPLE, out).root == out
+    assert (out / "_benchcheck_shards.json").is_file()
 
 
 def test_bad_tag_names_original_line_and_leaves_nothing(tmp_path):

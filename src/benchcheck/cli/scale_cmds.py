@@ -24,7 +24,7 @@ def convert(
     data: Annotated[
         str | None, Arg("Dataset folder (train/dev/test found by name) or one CoNLL file.")
     ] = None,
-    output: Annotated[Path, "New folder to write (never replaced)."] = Path("data.parquet"),
+    output: Annotated[Path, "Folder to create (an empty one, or --force)."] = Path("data.parquet"),
     split: list[str] | None = None,
     chunk_mb: int | None = None,
 ) -> None:
@@ -40,11 +40,10 @@ def convert(
 
     splits = parse_assignments(split, "--split")
     outputs = output_claims([data, *splits.values()])
-    if not output.exists():  # an existing folder is never replaced: convert says so itself
-        outputs.folder(output, param="output", names=None)
+    claimed = outputs.folder(output, param="output", names=None)  # owned whole
     claim_json(outputs)
     chunk_bytes = None if chunk_mb is None else chunk_mb << 20
-    folder = run_convert(data, output, splits=splits, chunk_bytes=chunk_bytes)
+    folder = run_convert(data, output, splits=splits, chunk_bytes=chunk_bytes, folder=claimed)
     emit(folder.to_json(), lambda p: convert_lines(p, str(folder.root)))
 
 

@@ -218,6 +218,11 @@ class Split:
     type_map: Mapping[str, str] = field(default_factory=dict)
     #: NER read from character offsets: how the text became tokens (None otherwise).
     reading: SpanReading | None = None
+    #: NER: records of the file holding no token (an empty text, no tokens), so no
+    #: instance: how many, and where the first few are (``line 3``); reported, never
+    #: dropped without a word.
+    empty_records: int = 0
+    empty_at: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:

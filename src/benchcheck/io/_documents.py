@@ -23,6 +23,7 @@ skips (relations, events, attributes, notes) and the annotations a reviewer reje
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,16 @@ class DocumentTally:
             medcat_keep=p["medcat_keep"],
             rejected=tuple(r for r in self.rejected if r["document"] in kept_ids),
         )
+
+
+#: A mention offset as the files write it: ASCII digits (a minus sign reads, then is refused
+#: as out of range). The one rule of every reader of
+#: offsets in text (PubTator's both reading paths, BRAT).
+OFFSET = re.compile(r"-?[0-9]+")
+#: A field Python's ``int()`` would take for a number but that is no offset: digits of other
+#: scripts (Arabic-Indic ``٢٩``, full-width ``２９``), underscores (``2_9``), a plus sign,
+#: white space around it. Such a mention line is an input error, never a relation.
+NUMBER_LIKE = re.compile(r"\s*[-+]?[\d_]*\d[\d_]*\s*")
 
 
 class DocumentCollector:

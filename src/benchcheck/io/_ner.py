@@ -501,4 +501,50 @@ def combine_splits(parts: list[Split], *, scheme: str | None = None) -> Split:
         **_scheme_fields(used, violations, letters),
         type_map={k: v for p in parts for k, v in p.type_map.items()},
         reading=reading,
+        empty_records=sum(p.empty_records for p in parts),
+        empty_at=tuple(x for p in parts for x in p.empty_at)[:SHOWN_EMPTY],
     )
+
+
+#: How many of the records left out for holding no token a note names.
+SHOWN_EMPTY = 5
+
+
+def with_empty_records(split: Split, where: Sequence[str], *, count: int | None = None) -> Split:
+    """Count the records left out for holding no token (no instance) in the split.
+
+    ``where`` names them (``line 3``; the first few will do when ``count`` says how many
+    there are); the split keeps their count and the first :data:`SHOWN_EMPTY` names, which
+    the statistics report (``empty_records``) and :func:`warn_empty` says in a warning.
+    """
+    import dataclasses
+
+    n = len(where) if count is None else count
+    if not n:
+        return split
+    shown = (*split.empty_at, *where)[:SHOWN_EMPTY]
+    return dataclasses.replace(split, empty_records=split.empty_records + n, empty_at=shown)
+
+
+def warn_empty(split: Split, what: str = "records") -> Split:
+    """Say in one warning line how many records were left out for holding no token, and where.
+
+    A :class:`~benchcheck.errors.DataWarning`, printed by the command line after its output
+    (``/a.jsonl: 2 lines with no token left out (no instance): line 2, line 4``).
+    """
+    import warnings
+
+    from benchcheck.errors import DataWarning
+
+    n = split.empty_records
+    if n:
+        more = ", ..." if n > len(split.empty_at) else ""
+        warnings.warn(
+            DataWarning(
+                f"{split.source}: {n:,} {what if n > 1 else what[:-1]} with no token left out "
+                "(no instance): "
+                f"{', '.join(split.empty_at)}{more}"
+            ),
+            stacklevel=2,
+        )
+    return split

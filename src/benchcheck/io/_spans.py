@@ -46,7 +46,13 @@ from benchcheck.data import scripts
 from benchcheck.data.model import DocumentReading, SpanReading, Split
 from benchcheck.data.schemes import map_type
 from benchcheck.errors import InputError
-from benchcheck.io._ner import TagCodes, build_ner_split, combine_splits
+from benchcheck.io._ner import (
+    SHOWN_EMPTY,
+    TagCodes,
+    build_ner_split,
+    combine_splits,
+    with_empty_records,
+)
 from benchcheck.io._options import NerOptions
 from benchcheck.io._text import count_newlines, duplicate_key, nested_too_deeply, read_file_bytes
 from benchcheck.io._tokens import string_buffers, strings_from_buffers
@@ -363,7 +369,7 @@ def spans_to_split(
     raw_code = records.span_type.cast(pl.Enum(given_types)).to_physical().to_numpy()
     mapped = to_final[raw_code.astype(np.int64)] if raw_code.size else np.zeros(0, np.int64)
 
-    def block(k: int) -> tuple[Split | None, SpanReading]:
+    def block(k: int) -> tuple[Split | None, SpanReading, np.ndarray]:
         lo, hi = edges[k], edges[k + 1]
         s_lo, s_hi = int(span_cut[k]), int(span_cut[k + 1])
         given = None
@@ -402,7 +408,7 @@ def spans_to_split(
             settle(futures)
     else:
         done = [block(k) for k in jobs]
-    parts = [p for p, _ in done if p is not None]
+    parts = [p for p, _, _ in done if p is not None]
     reading = SpanReading(
         format=format,
         tokenization=records.tokenization or TOKENIZATION[tokenizer],
@@ -410,14 +416,27 @@ def spans_to_split(
         overlaps=overlaps,
         document=records.document,
     )
-    for _, r in done:
+    for _, r, _ in done:
         reading = reading + r
     if not parts:
         raise InputError(
             "empty split: expected at least one record with a non-empty text", path=source
         )
     split = combine_splits(parts)
-    return dataclasses.replace(split, reading=reading, type_map=renamed)
+    split = dataclasses.replace(split, reading=reading, type_map=renamed)
+    empty = np.concatenate([e for _, _, e in done]) if done else np.zeros(0, np.int64)
+    names = [record_name(records, int(k)) for k in empty[:SHOWN_EMPTY]]
+    return with_empty_records(split, names, count=int(empty.size))
+
+
+def record_name(records: SpanRecords, k: int) -> str:
+    """Name record ``k`` as a note does: ``line 3``, ``document 17 (line 40)``, ``task 2``."""
+    line = int(records.line[k])
+    if records.ids is not None:
+        return f"document {records.ids[k]}" + (f" (line {line})" if line > 0 else "")
+    if line > 0:
+        return f"line {line}"
+    return records.names[k] if records.names is not None else f"record {k + 1}"
 
 
 def check_spans(records: SpanRecords, source: str) -> None:
@@ -464,14 +483,20 @@ def _block(
     name: str,
     source: str,
     keep_tokens: bool,
-) -> tuple[Split | None, SpanReading]:
-    """Tokenise, align, resolve and tag records ``[lo, hi)``; build their split."""
+) -> tuple[Split | None, SpanReading, np.ndarray]:
+    """Tokenise, align, resolve and tag records ``[lo, hi)``; build their split.
+
+    Also returns the records holding no token (an empty or blank text): no instance.
+    """
     texts = records.texts.slice(lo, hi - lo)
     if given is None:
         tok_rec, tok_start, tok_end, token = tokenize(texts, tokenizer)
     else:
         tok_rec, tok_start, tok_end, token = given
     n_rec = hi - lo
+    holds = np.zeros(n_rec, dtype=bool)
+    holds[tok_rec] = True
+    no_token = np.flatnonzero(~holds).astype(np.int64) + lo
     span_rec = records.span_record[s_lo:s_hi] - lo
     # Global character positions: each record's offsets shifted by the characters before it.
     char_len = texts.str.len_chars().fill_null(0).to_numpy().astype(np.int64)
@@ -503,7 +528,7 @@ def _block(
         overlapping_spans=n_overlap,
     )
     if token.len() == 0:
-        return None, reading
+        return None, reading, no_token
     # IOB2 tags: O, then B- on each span's first token and I- on the others.
     distinct = ["O"] + [f"{p}-{t}" for t in type_names for p in "BI"]
     span_type = mapped[span_idx]
@@ -528,7 +553,7 @@ def _block(
         keep_tokens=keep_tokens,
         check_letters=False,
     )
-    return part, reading
+    return part, reading, no_token
 
 
 def _align(

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchcheck.data.model import SPLIT_ALIASES, in_split_order
 from benchcheck.errors import InputError
-from benchcheck.io._documents import DocumentCollector
+from benchcheck.io._documents import OFFSET, DocumentCollector
 from benchcheck.io._options import NerOptions
 from benchcheck.io._spans import SpanRecords
 from benchcheck.io._text import decode_utf8, read_file_bytes
@@ -149,7 +149,10 @@ def _read_ann(out: DocumentCollector, record: int, ann: Path) -> None:
             continue
         type_name, _, where = body.partition(" ")
         try:
-            fragments = [(int(a), int(b)) for a, b in (frag.split() for frag in where.split(";"))]
+            # ASCII digits only (int() would take "２９" or "2_9"): one rule with PubTator's
+            fragments = [
+                (_offset(a), _offset(b)) for a, b in (frag.split() for frag in where.split(";"))
+            ]
         except ValueError:
             raise InputError(
                 f"{ident}: expected 'Type start end' (fragments joined by ';')",
@@ -158,3 +161,18 @@ def _read_ann(out: DocumentCollector, record: int, ann: Path) -> None:
                 got=body,
             ) from None
         out.mention(record, fragments, [type_name], text=text, path=ann, line=number)
+
+
+def _offset(field: str) -> int:
+    """Read an offset written in ASCII digits (the rule of :data:`._documents.OFFSET`).
+
+    >>> _offset("29")
+    29
+    >>> _offset("2_9")
+    Traceback (most recent call last):
+    ...
+    ValueError: not ASCII digits: '2_9'
+    """
+    if not OFFSET.fullmatch(field):
+        raise ValueError(f"not ASCII digits: {field!r}")
+    return int(field)

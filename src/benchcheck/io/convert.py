@@ -16,7 +16,7 @@ import polars as pl
 
 from benchcheck.data import schemes
 from benchcheck.errors import InputError, UsageError, uninterrupted
-from benchcheck.io.output import OutputFolder, inside, safe_name
+from benchcheck.io.output import OutputFolder, Outputs, safe_name
 from benchcheck.io.shards import FORMAT, MANIFEST, SCHEMA, VERSION, ShardFolder, open_shards
 
 __all__ = ["convert"]
@@ -30,13 +30,17 @@ def convert(
     name: str | None = None,
     chunk_bytes: int | None = None,
     compression: str = "zstd",
+    folder: OutputFolder | None = None,
 ) -> ShardFolder:
     """Write each CoNLL split of ``source`` (folder, file, or ``splits``) as Parquet shards.
 
     The splits are the files :func:`benchcheck.io.load.load` would read, found by
     :func:`benchcheck.io.load.split_files` (same names, aliases, skipped files and errors).
 
-    Never overwrites: ``output`` must not exist. Shards are written into a temporary sibling
+    ``output`` follows the one output rule (:meth:`benchcheck.io.output.Outputs.folder`,
+    the command owning the folder whole): absent or empty, never an input nor around one;
+    ``folder``, the output as a command claimed it, may allow replacing an existing one
+    (``force``), which is then replaced whole. Shards are written into a temporary sibling
     folder (:class:`benchcheck.io.output.OutputFolder`: fsynced, then renamed to
     ``output`` only once every split is complete; a killed conversion's temporary is
     removed by the next one), so an interrupted conversion leaves no folder that looks
@@ -48,8 +52,6 @@ def convert(
     from benchcheck.io.load import split_files
 
     out = Path(output)
-    if out.exists():
-        raise UsageError(f"{out} exists; benchcheck convert never overwrites, choose a new path")
     files = split_files(source, splits=splits)  # the splits and the errors of load
     for split in files:  # each split becomes a folder: its name must be safe as one
         safe_name(split, what="split name")
@@ -57,7 +59,10 @@ def convert(
     for file in files.values():
         if file.suffix.lower() in (".jsonl", ".ndjson", ".json", ".parquet", ".arrow"):
             raise UsageError(f"benchcheck convert reads CoNLL files; {file} is not one")
-    with OutputFolder(out, names=None) as staged:
+    if folder is None:
+        inputs = [source, *files.values()] if source is not None else list(files.values())
+        folder = Outputs(inputs).folder(out, param="output", names=None)
+    with folder as staged:
         tmp = staged.stage(MANIFEST).parent
         meta: dict[str, Any] = {
             "format": FORMAT,
@@ -68,7 +73,7 @@ def convert(
         }
         for split, file in files.items():
             meta["splits"][split] = _convert_file(
-                file, inside(tmp, split), chunk_bytes or conll.CHUNK_BYTES, compression
+                file, staged.stage(split), chunk_bytes or conll.CHUNK_BYTES, compression
             )
         (tmp / MANIFEST).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return open_shards(out)

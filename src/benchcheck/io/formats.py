@@ -237,14 +237,26 @@ def records_to_split(
     ``instances`` (``NerOptions.instances_for``): ``sentence`` — the default of the document
     formats — cuts each record by :func:`benchcheck.io._sentences.split_sentences`.
     """
-    from benchcheck.io._spans import check_spans, spans_to_split
+    import numpy as np
 
+    from benchcheck.io._ner import SHOWN_EMPTY, warn_empty, with_empty_records
+    from benchcheck.io._spans import check_spans, record_name, spans_to_split
+
+    blank: list[str] = []
+    n_blank = 0
     if options.instances_for(fmt) == "sentence":
         from benchcheck.io._sentences import split_sentences
 
         check_spans(records, source)
+        # A blank document gives no sentence: counted here, as the records left without
+        # a token are by spans_to_split.
+        empty = np.flatnonzero(
+            (records.texts.fill_null("").str.strip_chars().str.len_chars() == 0).to_numpy()
+        )
+        n_blank = int(empty.size)
+        blank = [record_name(records, int(k)) for k in empty[:SHOWN_EMPTY]]
         records = split_sentences(records, language=options.sentence_language)
-    return spans_to_split(
+    split = spans_to_split(
         records,
         name=name,
         source=source,
@@ -252,6 +264,7 @@ def records_to_split(
         options=options,
         keep_tokens=keep_tokens,
     )
+    return warn_empty(with_empty_records(split, blank, count=n_blank))
 
 
 def read_records(path: Path, fmt: str, options: NerOptions) -> SpanRecords:

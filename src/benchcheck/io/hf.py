@@ -17,7 +17,7 @@ import polars as pl
 
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
 from benchcheck.errors import InputError, require
-from benchcheck.io._ner import build_ner_split
+from benchcheck.io._ner import SHOWN_EMPTY, build_ner_split, warn_empty, with_empty_records
 
 if TYPE_CHECKING:  # formats reads tables, which reads this module
     from benchcheck.io._options import NerOptions
@@ -163,7 +163,7 @@ def _split(  # type: ignore[no-untyped-def]
     _no_missing(token, rows, "tokens", source)
     starts = np.zeros(int(lengths.sum()), dtype=bool)
     starts[np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)] = True
-    return build_ner_split(
+    split = build_ner_split(
         name=name,
         source=source,
         token=token.alias("token"),
@@ -175,6 +175,17 @@ def _split(  # type: ignore[no-untyped-def]
         type_map=options.type_map if options else None,
         coarse_types=bool(options and options.coarse_types),
     )
+    empty = _empty_rows(table)
+    named = [f"row {r}" for r in empty[:SHOWN_EMPTY].tolist()]
+    return warn_empty(with_empty_records(split, named, count=int(empty.size)), "rows")
+
+
+def _empty_rows(table) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Return the 1-based rows whose tokens are empty or null: no instance (counted)."""
+    import pyarrow.compute as pc
+
+    lengths = pc.fill_null(pc.list_value_length(table.column("tokens")), 0)
+    return np.flatnonzero(lengths.to_numpy(zero_copy_only=False) == 0) + 1
 
 
 def _frame(table, tag_column: str, source: str) -> pl.DataFrame:  # type: ignore[no-untyped-def]

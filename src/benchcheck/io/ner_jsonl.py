@@ -1,7 +1,8 @@
 """NER from JSONL: one sentence per line.
 
 Each line holds ``tokens`` and ``tags`` (tag strings), or ``tokens`` and ``ner_tags`` (indices
-into a label list given by the caller).
+into a label list given by the caller). A line with no token is no instance: such lines are
+counted (``empty_records``) and named in a warning, never dropped without a word.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import polars as pl
 
 from benchcheck.data.model import Split, file_split_name
 from benchcheck.errors import InputError
-from benchcheck.io._ner import build_ner_split
+from benchcheck.io._ner import build_ner_split, warn_empty, with_empty_records
 from benchcheck.io._text import read_file_bytes
 from benchcheck.io.tables import json_lines
 
@@ -45,6 +46,7 @@ def read_ner_jsonl(
     tags: list[str] = []
     lines: list[int] = []
     starts: list[bool] = []
+    empty: list[str] = []  # lines without a token: counted and reported (with_empty_records)
     for number, row in json_lines(text, path):
         if (
             not isinstance(row, dict)
@@ -69,6 +71,7 @@ def read_ner_jsonl(
                 "tokens and tags must be lists of the same length", path=path, line=number
             )
         if not row_tokens:
+            empty.append(f"line {number}")
             continue
         if not all(isinstance(t, str) and t for t in row_tokens) or not all(
             isinstance(t, str) for t in row_tags
@@ -86,7 +89,7 @@ def read_ner_jsonl(
             path=path,
             line=last or None,
         )
-    return build_ner_split(
+    split = build_ner_split(
         name=name or file_split_name(path),
         source=str(path),
         token=pl.Series("token", tokens, dtype=pl.String),
@@ -98,6 +101,7 @@ def read_ner_jsonl(
         type_map=type_map,
         coarse_types=coarse_types,
     )
+    return warn_empty(with_empty_records(split, empty), "lines")
 
 
 def _names(indices: object, label_names: Sequence[str] | None, path: Path, line: int) -> list[str]:

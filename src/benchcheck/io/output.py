@@ -938,6 +938,11 @@ class OutputFolder:
             link = link_on_path(self.path, path.relative_to(stage))
             if link is not None and not self._replace_links:
                 raise _link_refusal(link, self._param)
+        if self._replace:  # owned whole: a folder of an earlier run goes, none of it is kept
+            for top in sorted({p.relative_to(stage).parts[0] for p in staged}):
+                old = self.path / top
+                if old.is_dir() and not old.is_symlink():
+                    shutil.rmtree(old)
         for path in staged:
             rel = path.relative_to(stage)
             while (link := link_on_path(self.path, rel)) is not None:

@@ -7,6 +7,8 @@ line ends it. Offsets are characters, 0-based and end exclusive, over
 hold several comma-separated types (MedMentions' ``T116,T123``; ``multi_type`` decides)
 and mentions may nest (``overlaps`` decides). Lines whose second field is not an offset
 (CDR's relations ``PMID<TAB>CID<TAB>D1<TAB>D2``) are skipped and counted under ``skipped``.
+An offset is ASCII digits (:data:`OFFSET`), on both reading paths: a field that only looks
+like a number (other scripts' digits, ``2_9``, ``+29``) is an error naming the line.
 Each mention's text is checked against the document at its offsets (``offset_check``).
 
 Errors name the line: a mention of a document whose title has not been seen (or of
@@ -24,7 +26,13 @@ import numpy as np
 import polars as pl
 
 from benchcheck.errors import InputError
-from benchcheck.io._documents import DocumentCollector, DocumentTally, check_unique_ids
+from benchcheck.io._documents import (
+    NUMBER_LIKE,
+    OFFSET,
+    DocumentCollector,
+    DocumentTally,
+    check_unique_ids,
+)
 from benchcheck.io._options import NerOptions
 from benchcheck.io._spans import SpanRecords
 from benchcheck.io._text import read_text_file
@@ -131,10 +139,9 @@ def _mention(
     out: DocumentCollector, record: int, fields: list[str], path: Path, number: int
 ) -> None:
     """Add one mention line (or count a relation line) of a document."""
-    try:
-        start, end = int(fields[1]), int(fields[2])
-    except ValueError:
-        if len(fields) == 4 or not fields[1].strip().lstrip("-").isdigit():
+    start, end = offset(fields[1], path, number), offset(fields[2], path, number)
+    if start is None or end is None:
+        if len(fields) == 4 or start is None:
             out.skip(record, "relation")
             return
         raise InputError(
@@ -142,7 +149,7 @@ def _mention(
             path=path,
             line=number,
             got=fields[1:3],
-        ) from None
+        )
     if len(fields) < 5:
         raise InputError(
             "expected PMID, start, end, mention and type separated by tabs (an ID may follow)",
@@ -158,6 +165,28 @@ def _mention(
         path=path,
         line=number,
     )
+
+
+def offset(field: str, path: Path, number: int) -> int | None:
+    """Read a mention offset (ASCII digits), ``None`` for a word; refuse a look-alike number.
+
+    >>> offset("29", Path("p.txt"), 3), offset("CID", Path("p.txt"), 3)
+    (29, None)
+    >>> offset("2_9", Path("p.txt"), 3)
+    Traceback (most recent call last):
+    ...
+    benchcheck.errors.InputError: p.txt:3: offset '2_9' is not written in ASCII digits 0-9 (expected PMID, start, end, mention and type; a relation's 2nd field is a word)
+    """  # noqa: E501
+    if OFFSET.fullmatch(field):
+        return int(field)
+    if NUMBER_LIKE.fullmatch(field):
+        raise InputError(
+            f"offset {field!r} is not written in ASCII digits 0-9 (expected PMID, start, end, "
+            "mention and type; a relation's 2nd field is a word)",
+            path=path,
+            line=number,
+        )
+    return None
 
 
 def _fast_records(text: str, options: NerOptions) -> SpanRecords | None:
@@ -228,11 +257,16 @@ def _fast_records(text: str, options: NerOptions) -> SpanRecords | None:
     row_doc = rows.get_column("doc")
     if not fields.list.get(0).equals(doc_pmid.gather(row_doc), check_names=False):
         return None
-    start = fields.list.get(1).cast(pl.Int64, strict=False)
-    end = fields.list.get(2).cast(pl.Int64, strict=False)
-    second = fields.list.get(1).str.strip_chars().str.strip_prefix("-")
+    first_f, second_f = fields.list.get(1), fields.list.get(2)
+    ascii_1 = first_f.str.contains(f"^(?:{OFFSET.pattern})$")
+    ascii_2 = second_f.str.contains(f"^(?:{OFFSET.pattern})$")
+    like = f"^(?:{NUMBER_LIKE.pattern})$"
+    if ((~ascii_1 & first_f.str.contains(like)) | (~ascii_2 & second_f.str.contains(like))).any():
+        return None  # a number not in ASCII digits: the line reader names the line
+    start = pl.select(pl.when(ascii_1).then(first_f).cast(pl.Int64, strict=False)).to_series()
+    end = pl.select(pl.when(ascii_2).then(second_f).cast(pl.Int64, strict=False)).to_series()
     parsed = start.is_not_null() & end.is_not_null()
-    relation = ~parsed & ((width == 4) | ~second.str.contains(r"^[0-9]+$"))
+    relation = ~parsed & ((width == 4) | ~ascii_1)
     mention = parsed
     if ((parsed & (width < 5)) | (~parsed & ~relation)).any():
         return None  # the line reader names the line

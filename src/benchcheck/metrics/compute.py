@@ -106,6 +106,8 @@ def _ner_summary(split: Split) -> dict[str, Any]:
         "tag_repairs": split.tag_repairs,
         "n_tokens": int(split.table.get_column("n_tokens").sum()),
         "n_entities": split.spans.height if split.spans is not None else 0,
+        # records of the file with no token (no instance), where the reader met any
+        **({"empty_records": split.empty_records} if split.empty_records else {}),
         **({"reading": split.reading.to_json()} if split.reading is not None else {}),
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from benchcheck.io.output import OutputFolder
     from benchcheck.io.shards import ShardFolder
 
 __all__ = ["run_convert"]
@@ -21,8 +22,19 @@ def run_convert(
     *,
     splits: Mapping[str, str] | None = None,
     chunk_bytes: int | None = None,
+    folder: OutputFolder | None = None,
 ) -> ShardFolder:
-    """Convert CoNLL splits into a new folder of Parquet shards (never over an existing one)."""
+    """Convert CoNLL splits into a folder of Parquet shards.
+
+    ``folder`` is the output as claimed (:meth:`benchcheck.io.output.Outputs.folder`, the
+    folder owned whole): an existing one is replaced whole only where the claim allows it.
+    """
     from benchcheck.io.convert import convert
 
-    return convert(data, output, splits=dict(splits or {}) or None, chunk_bytes=chunk_bytes)
+    return convert(
+        data,
+        output,
+        splits=dict(splits or {}) or None,
+        chunk_bytes=chunk_bytes,
+        folder=folder,
+    )

@@ -34,6 +34,13 @@ band are compared even when a third member heads the bucket; a larger bucket giv
 (:func:`candidate_pairs`). Clusters are connected components of verified links. Same input,
 parameters and seed give the same output.
 
+Memory does not grow with the number of bands (a low threshold means many: 75 at 0.05):
+candidates are made, verified and merged one band at a time (:func:`band_links`; at most
+15.5 links a text in a band), the clusters so far kept as one star each and the test →
+train/dev matches only for the leaks the result lists, so the peak is the signatures
+(``4·num_perm`` bytes a text) plus one band's links, linear in the number of texts whatever
+the threshold and vocabulary.
+
 One concept per module: :mod:`~.normalise` (normalisation, instance texts and ids),
 :mod:`~.minhash` (shingles, signatures), :mod:`~.lsh` (band parameters, keys, candidates),
 :mod:`~.jaccard` (exact verification), :mod:`~.components` (clusters), :mod:`~.lexical`
@@ -53,7 +60,7 @@ from benchcheck.metrics.neardup.lexical import (
     normalized_duplicate_ratio,
     normalized_leakage_ratio,
 )
-from benchcheck.metrics.neardup.lsh import band_keys, candidate_pairs, lsh_params
+from benchcheck.metrics.neardup.lsh import band_keys, band_links, candidate_pairs, lsh_params
 from benchcheck.metrics.neardup.minhash import minhash_signatures, shingles
 from benchcheck.metrics.neardup.normalise import input_texts, instance_ids, normalise
 from benchcheck.metrics.neardup.semantic import (
@@ -70,6 +77,7 @@ __all__ = [
     "NearDuplicates",
     "SemanticDuplicates",
     "band_keys",
+    "band_links",
     "candidate_pairs",
     "components",
     "exact_jaccard",

@@ -18,7 +18,7 @@ from benchcheck.data.model import Dataset
 from benchcheck.errors import UsageError
 from benchcheck.metrics.neardup.components import components, split_clusters
 from benchcheck.metrics.neardup.jaccard import exact_jaccard
-from benchcheck.metrics.neardup.lsh import band_keys, candidate_pairs, lsh_params
+from benchcheck.metrics.neardup.lsh import band_keys, band_links, candidate_pairs, lsh_params
 from benchcheck.metrics.neardup.minhash import minhash_signatures, shingles
 from benchcheck.metrics.neardup.normalise import input_texts, instance_ids, normalise
 
@@ -101,14 +101,18 @@ def near_duplicates(
     has_shingles = np.zeros(n, dtype=bool)
     has_shingles[doc] = True
 
-    # Within each split.
-    pairs = candidate_pairs(keys, split_code, has_shingles)
-    if pairs.size:
-        pairs = pairs[exact_jaccard(pairs, doc, sh) >= threshold]
-    # Equal normalised texts are near-duplicates too (even with no word at all).
-    same = candidate_pairs(norm_hash[None, :], split_code, np.ones(n, dtype=bool))
-    pairs = np.unique(np.concatenate([pairs, same]), axis=0) if same.size else pairs
-    comp = components(pairs, n)
+    # Within each split. Equal normalised texts are near-duplicates (even with no word at
+    # all); then band by band, each band's candidates not yet in one cluster are verified
+    # and merged, the clusters kept as one star each (fewer than n links): memory holds one
+    # band's links, never all bands' (issue 37: at a low threshold on small-vocabulary text
+    # all bands' candidates passed 4 GB). The clusters are those of all verified links.
+    comp = components(candidate_pairs(norm_hash[None, :], split_code, np.ones(n, dtype=bool)), n)
+    for links in band_links(keys, split_code, has_shingles):
+        links = links[comp[links[:, 0]] != comp[links[:, 1]]]
+        if links.size:
+            links = links[exact_jaccard(links, doc, sh) >= threshold]
+        if links.size:
+            comp = components(np.concatenate([_stars(comp), links]), n)
     splits: dict[str, dict[str, Any]] = {}
     clusters: list[dict[str, Any]] = []
     for k, name in enumerate(names):
@@ -138,27 +142,27 @@ def near_duplicates(
     metrics["near_leakage_ratio"] = None
     metrics["normalized_leakage_ratio"] = None
     leaks: list[dict[str, Any]] = []
+    leaked = np.zeros(n, dtype=bool)
     ref_codes = [names.index(r) for r in ("train", "dev") if r in names]
     if "test" in names and ref_codes and (split_code == names.index("test")).any():
         test_code = names.index("test")
         is_test = split_code == test_code
         is_ref = np.isin(split_code, ref_codes)
         side = np.where(is_ref, 0, 1)
-        cross = candidate_pairs(
-            keys, np.zeros(n, np.int64), (is_test | is_ref) & has_shingles, first=is_ref
-        )
-        cross = cross[(side[cross[:, 0]] == 0) & (side[cross[:, 1]] == 1)] if cross.size else cross
-        if cross.size:
-            cross = cross[exact_jaccard(cross, doc, sh) >= threshold]
         same = candidate_pairs(
             norm_hash[None, :], np.zeros(n, np.int64), is_test | is_ref, first=is_ref
         )
-        same = same[(side[same[:, 0]] == 0) & (side[same[:, 1]] == 1)] if same.size else same
-        if same.size:
-            cross = np.unique(np.concatenate([cross, same]), axis=0)
+        # Band by band as within the splits: every leaked test input is marked, and the
+        # matches are kept only for the leaks listed (the first max_clusters test inputs).
+        leaks_of = _Leaks(n, max_clusters)
+        leaks_of.add(same[(side[same[:, 0]] == 0) & (side[same[:, 1]] == 1)])
+        active = (is_test | is_ref) & has_shingles
+        for links in band_links(keys, np.zeros(n, np.int64), active, first=is_ref):
+            links = leaks_of.unknown(links[(side[links[:, 0]] == 0) & (side[links[:, 1]] == 1)])
+            if links.size:
+                leaks_of.add(links[exact_jaccard(links, doc, sh) >= threshold])
+        cross, leaked = leaks_of.pairs, leaks_of.leaked
         test_idx = np.flatnonzero(is_test)
-        leaked = np.zeros(n, dtype=bool)
-        leaked[cross[:, 1]] = True
         metrics["near_leakage_ratio"] = float(leaked[test_idx].mean())
         metrics["normalized_leakage_ratio"] = float(
             member(norm_hash[test_idx], norm_hash[is_ref]).mean()
@@ -179,8 +183,8 @@ def near_duplicates(
     if len(clusters) > max_clusters:
         truncated["clusters"] = len(clusters)
         clusters = clusters[:max_clusters]
-    if len(leaks) > max_clusters:
-        truncated["leaks"] = len(leaks)
+    if "test" in names and ref_codes and int(leaked.sum()) > max_clusters:
+        truncated["leaks"] = int(leaked.sum())
         leaks = leaks[:max_clusters]
     return NearDuplicates(
         threshold=threshold,
@@ -195,6 +199,65 @@ def near_duplicates(
         leaks=leaks,
         truncated=truncated,
     )
+
+
+def _stars(comp: np.ndarray) -> np.ndarray:
+    """Link each node to the first node of its component: one star per cluster (k, 2).
+
+    >>> _stars(np.array([0, 1, 0, 2, 2])).tolist()
+    [[0, 2], [3, 4]]
+    """
+    n = comp.size
+    root = np.full(int(comp.max(initial=-1)) + 1, n, dtype=np.int64)
+    np.minimum.at(root, comp, np.arange(n, dtype=np.int64))
+    head = root[comp]
+    others = np.flatnonzero(head != np.arange(n))
+    return np.stack([head[others], others], axis=1)
+
+
+class _Leaks:
+    """Verified test → train/dev links gathered band by band, memory bounded.
+
+    Every leaked test input is marked (``leaked``: the metric counts all of them); the
+    links themselves are kept only for the first ``keep`` leaked test inputs (by index),
+    the ones the result lists, so what is kept never passes ``keep`` inputs' matches.
+    """
+
+    def __init__(self, n: int, keep: int) -> None:
+        self.n = np.int64(max(n, 1))
+        self.keep = keep
+        self.leaked = np.zeros(n, dtype=bool)
+        self.code = np.zeros(0, dtype=np.int64)  # u·n + v of the kept links, sorted
+
+    @property
+    def pairs(self) -> np.ndarray:
+        return np.stack([self.code // self.n, self.code % self.n], axis=1)
+
+    def _last(self) -> int:
+        """Return the last test input whose links are kept (all while few enough leak)."""
+        marked = np.flatnonzero(self.leaked)
+        return int(marked[self.keep - 1]) if marked.size > self.keep else int(self.n)
+
+    def unknown(self, links: np.ndarray) -> np.ndarray:
+        """Return the links still worth verifying (not kept yet; their test input listed).
+
+        A link of a test input already known to leak and past the listed ones changes
+        nothing: it is not verified again.
+        """
+        if not links.size:
+            return links
+        v = links[:, 1]
+        useful = ~self.leaked[v] | (v <= self._last())
+        links = links[useful]
+        return links[~member(links[:, 0] * self.n + links[:, 1], self.code)]
+
+    def add(self, links: np.ndarray) -> None:
+        """Add verified links."""
+        if not links.size:
+            return
+        self.leaked[links[:, 1]] = True
+        code = unique_sorted(np.concatenate([self.code, links[:, 0] * self.n + links[:, 1]]))
+        self.code = code[code % self.n <= self._last()]
 
 
 def near_duplicate_ratio(result: NearDuplicates) -> float | None:

@@ -8,6 +8,7 @@ in a larger one, linear in its size.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -116,6 +117,32 @@ def candidate_pairs(
     marked in ``first`` come first inside a bucket (then by index). Returns unique pairs
     ``(u, v)``, u before v in that order, as an int64 array of shape (k, 2), sorted.
     """
+    n = np.int64(max(int(active.size), 1))
+    code = np.zeros(0, dtype=np.int64)  # u·n + v of the pairs so far, sorted, unique
+    for links in band_links(keys, group, active, first, all_pairs_up_to=all_pairs_up_to):
+        # Deduplicated band by band: bands often repeat a pair, and b copies of all links
+        # would be the peak of memory.
+        code = unique_sorted(np.concatenate([code, links[:, 0] * n + links[:, 1]]))
+    return np.stack([code // n, code % n], axis=1)
+
+
+def band_links(
+    keys: np.ndarray,
+    group: np.ndarray,
+    active: np.ndarray,
+    first: np.ndarray | None = None,
+    *,
+    all_pairs_up_to: int = _ALL_PAIRS_UP_TO,
+) -> Iterator[np.ndarray]:
+    """Yield the candidate links of one band at a time (as :func:`candidate_pairs` makes them).
+
+    Each band gives at most ``c·(c − 1)/2 / c`` = 15.5 links per member for buckets of up to
+    ``c`` = 32 members and 2 per member in larger ones: a band's links are at most
+    ``(c − 1)/2 · n``, whatever the threshold. All bands together may hold ``b`` times as
+    many (``b`` = 75 bands at threshold 0.05): a caller that verifies and merges band by
+    band (:func:`benchcheck.metrics.neardup.lexical.near_duplicates`) stays within one
+    band's links. Unique ``(u, v)`` pairs of the band, sorted, as an int64 ``(k, 2)`` array.
+    """
     if all_pairs_up_to < 2:
         raise UsageError(f"all_pairs_up_to must be at least 2, got {all_pairs_up_to}")
     if first is None:
@@ -125,14 +152,13 @@ def candidate_pairs(
     g = group[idx]
     salt = mix64(g.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
     n = np.int64(max(int(active.size), 1))
-    code = np.zeros(0, dtype=np.int64)  # u·n + v of the pairs so far, sorted, unique
     for key in keys:
         k = key[idx] ^ salt
         order = np.argsort(k, kind="stable")  # idx order kept inside a bucket
         ks, ds = k[order], idx[order]
         u, v = _bucket_links(ds, np.r_[True, ks[1:] != ks[:-1]], all_pairs_up_to)
+        del k, order, ks, ds
         same_group = group[u] == group[v]  # else a 64-bit key collision
-        # Deduplicated band by band: bands often repeat a pair, and b copies of all links
-        # would be the peak of memory.
-        code = unique_sorted(np.concatenate([code, u[same_group] * n + v[same_group]]))
-    return np.stack([code // n, code % n], axis=1)
+        code = unique_sorted(u[same_group] * n + v[same_group])
+        del u, v, same_group
+        yield np.stack([code // n, code % n], axis=1)

@@ -75,6 +75,8 @@ class SplitStats(JsonResult):
     tag_repairs: int | AbsentType = ABSENT
     n_tokens: int | AbsentType = ABSENT
     n_entities: int | AbsentType = ABSENT
+    #: NER: records of the file holding no token, so no instance (present when any were)
+    empty_records: int | AbsentType = ABSENT
     reading: dict[str, Any] | AbsentType = ABSENT
     labels: dict[str, float] | AbsentType = ABSENT
     length: dict[str, LengthStats] | AbsentType = ABSENT
@@ -173,7 +175,7 @@ def _metric_table(stats: Stats, table_id: str) -> str:
             f'<td class="arrow" title="{esc(spec.better)} is better">{spec.arrow}</td>'
             f"{num_cell(stats.metrics[key], tip, 4)}{cells}</tr>"
         )
-    for extra in ("n_instances", "n_tokens", "n_entities", "tag_repairs"):
+    for extra in ("n_instances", "n_tokens", "n_entities", "tag_repairs", "empty_records"):
         counts = [s.count(extra) for s in stats.splits.values()]
         if any(c is not None for c in counts):
             cells = "".join(num_cell(c, extra) for c in counts)

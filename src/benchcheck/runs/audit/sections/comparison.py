@@ -49,7 +49,7 @@ class Comparison(Section[ComparisonResult]):
     name = "comparison"
     title = "Datasets compared"
     anchor = "comparison"
-    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
+    version = "1.2"  # 1.1: split_lists (--split-by-list); 1.2: a split's empty_records
     result = ComparisonResult
     needs = ("statistics",)
     card = Card(

@@ -88,7 +88,7 @@ class Statistics(Section[StatisticsResult]):
     name = "statistics"
     title = "Dataset statistics"
     anchor = "statistics"
-    version = "1.1"  # 1.1: the statistics keep split_lists (--split-by-list)
+    version = "1.2"  # 1.1: split_lists (--split-by-list); 1.2: a split's empty_records
     result = StatisticsResult
     card = Card(
         measures="Reliability (duplicates, leakage), difficulty (ambiguity, unseen entities, "
