@@ -1084,7 +1084,12 @@ def _(ws: Path) -> None:
     (ws / "crafted.json").write_text(json.dumps(results), encoding="utf-8")
     ok(run(ws, "report", "crafted.json", "-o", "crafted.md"))
     text = (ws / "crafted.md").read_text(encoding="utf-8")
-    header = next(line for line in text.splitlines() if line.startswith("| rank | id |"))
+    # the label errors' table (the multiple-choice section's flags also start "| rank | id |")
+    header = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| rank | id |") and "| proposed |" not in line
+    )
     assert "<script>" not in text, header  # no HTML
     # eight columns: rank, id, the two texts, original, LLM, confidence, error score
     assert header.count(" | ") == 7, header
