@@ -59,7 +59,7 @@ def test_report_flagged_csv_is_safe_and_jsonl_exact(tmp_path):
         }
     )
     results = {"title": "t", "inputs": {}, "analyses": []}
-    report = SimpleNamespace(results=results, flagged=flagged, ner_flags=None, sources=())
+    report = SimpleNamespace(results=results, flagged=flagged, ner_flags=None, files={}, sources=())
     write_report(report, tmp_path / "r")  # type: ignore[arg-type]
     rows = list(csv.DictReader(io.StringIO((tmp_path / "r" / "flagged.csv").read_text())))
     assert [r["id"] for r in rows] == ["'=1+1", "b"]

@@ -98,8 +98,9 @@ def test_bad_folder_one_line_exit_2(tmp_path, monkeypatch, capsys, make, message
 
 def test_a_folder_with_predictions_is_refused(tmp_path):
     folder = _folder(tmp_path / "c")
-    with pytest.raises(Exception, match="a corpus folder is for the tagger path"):
+    with pytest.raises(InputError, match="is a corpus folder, read by the tagger path only") as e:
         run_flag_spans(folder, predictions=folder / "eng.testb")
+    assert e.value.path == str(folder)  # the message names the folder
 
 
 def test_two_files_of_one_split_are_named(tmp_path):

@@ -185,7 +185,7 @@ OPTIONS: dict[str, str | Opt] = {
     "original label is wrong (0.5: more likely wrong than right); given, it selects "
     "--flag-rule threshold unless another rule is named.",
     "min_discrimination": "Flag items at or below this discrimination.",
-    "mode": "filter or flip (with --spans: correct or filter).",
+    "mode": "filter (default) or flip; correct or filter with --spans or --task mcq.",
     "n": "Tokens per n-gram (default from --definition).",
     "near_duplicates": "Add normalised and MinHash-LSH near-duplicates (slower).",
     "near_threshold": "Jaccard threshold of near-duplicates.",

@@ -438,7 +438,7 @@ def remedy(
     judgments: Annotated[str | None, "Judgments file to flag with."] = None,
     flags: str | None = None,
     min_confidence: float = 0.9,
-    mode: Annotated[str | None, "filter (default) or flip; correct with --spans or mcq."] = None,
+    mode: str | None = None,
     ablation: str = "random",
     seed: int = 0,
     label: str = "label",
@@ -475,16 +475,9 @@ def remedy(
     if (task == "mcq") != (gold is not None):
         raise UsageError("{gold} goes with {task} mcq, and {task} mcq needs it")
     if gold is not None:  # task mcq
-        from benchcheck.report.terminal.mcq_review import mcq_remedy_renderables
-        from benchcheck.runs.mcq_review import CHANGES_NAME, run_mcq_remedy
-
         if judgments or flags or spans or scheme:
             raise UsageError("{task} mcq remedies from {gold}, not from flags or judgments")
-        outputs = output_claims([data, gold])
-        outputs.folder(output, param="output", names=[Path(data).name, CHANGES_NAME])
-        claim_json(outputs)
-        run_mcq = run_mcq_remedy(data, gold, output, mode=mode or "correct", force=force)
-        emit(run_mcq.to_json(), mcq_remedy_renderables)
+        _remedy_mcq(data, gold, output, mode=mode or "correct", force=force)
         return
     mode = mode or "filter"
     if ablation != "random":
@@ -543,14 +536,9 @@ def rerank_cmd(
     if (task == "mcq") != bool(answers):
         raise UsageError("{answers} go with {task} mcq, and {task} mcq needs them")
     if task == "mcq":
-        from benchcheck.report.terminal.mcq_review import mcq_rerank_renderables
-        from benchcheck.runs.mcq_review import run_mcq_rerank
-
         if scores:
             raise UsageError("{task} mcq re-ranks the models of {answers}, not {scores}")
-        claim([gold, *(answers or [])])
-        res_mcq = run_mcq_rerank(gold, answers or [], bootstrap=bootstrap, seed=seed)
-        emit(res_mcq.to_json(), mcq_rerank_renderables)
+        _rerank_mcq(gold, answers or [], bootstrap=bootstrap, seed=seed)
         return
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")
@@ -558,6 +546,28 @@ def rerank_cmd(
     claim([gold, *files.values()])
     res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)
     emit(res.to_json(), rerank_renderables)
+
+
+def _remedy_mcq(data: str, gold: str, output: str, *, mode: str, force: bool) -> None:
+    """``remedy --task mcq``: the benchmark with the reviewed keys, in its own format."""
+    from benchcheck.report.terminal.mcq_review import mcq_remedy_renderables
+    from benchcheck.runs.mcq_review import CHANGES_NAME, run_mcq_remedy
+
+    outputs = output_claims([data, gold])
+    outputs.folder(output, param="output", names=[Path(data).name, CHANGES_NAME])
+    claim_json(outputs)
+    run = run_mcq_remedy(data, gold, output, mode=mode, force=force)
+    emit(run.to_json(), mcq_remedy_renderables)
+
+
+def _rerank_mcq(gold: str, answers: list[str], *, bootstrap: int, seed: int) -> None:
+    """``rerank --task mcq``: the models of ``answers`` on the original and reviewed keys."""
+    from benchcheck.report.terminal.mcq_review import mcq_rerank_renderables
+    from benchcheck.runs.mcq_review import run_mcq_rerank
+
+    claim([gold, *answers])
+    res = run_mcq_rerank(gold, answers, bootstrap=bootstrap, seed=seed)
+    emit(res.to_json(), mcq_rerank_renderables)
 
 
 @command("agreement", guard=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._common import claim, command, emit, show
+from benchcheck.cli._common import claim, command, emit
 from benchcheck.cli._options import Arg
 
 
@@ -36,17 +36,11 @@ def glossary(
     """
     from rich.markup import escape
 
-    from benchcheck.errors import UsageError
-    from benchcheck.report.glossary import ENTRIES, find, plain
+    from benchcheck.runs.glossary import run_glossary
 
-    entries = list(ENTRIES) if not terms else [find(t) for t in terms]
-    unknown = [t for t, e in zip(terms or [], entries, strict=False) if e is None]
-    if unknown:
-        known = ", ".join(e.term for e in ENTRIES)
-        raise UsageError(
-            f"no glossary entry for {', '.join(map(repr, unknown))} (entries: {known})"
-        )
-    show(
-        (f"[bold]{escape(e.term)}[/]: {escape(plain(e.meaning))}" for e in entries if e),
+    run = run_glossary(terms or [])
+    emit(
+        run.to_json(),
+        lambda p: (f"[bold]{escape(e['term'])}[/]: {escape(e['meaning'])}" for e in p["entries"]),
         highlight=False,
     )

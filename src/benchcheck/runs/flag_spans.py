@@ -191,9 +191,10 @@ def run_flag_spans(
     corpus: CorpusParts | None = None
     if Path(gold).is_dir():
         if predictions is not None or spacy_model is not None:
-            raise UsageError(
-                "a corpus folder is for the tagger path; give {predictions}/{spacy} with one "
-                "NER file"
+            raise InputError(
+                "is a corpus folder, read by the tagger path only; {predictions} or {spacy} go "
+                "with one NER file",
+                path=gold,
             )
         corpus = read_corpus_folder(gold, scheme=scheme)
         split = corpus.split

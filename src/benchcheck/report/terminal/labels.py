@@ -15,7 +15,7 @@ from benchcheck.report.judge_note import (
     strong_judge_lines,
     verdict,
 )
-from benchcheck.report.numbers import num, pct, short, signed
+from benchcheck.report.numbers import num, pct, short, signed, thousands
 
 __all__ = [
     "agreement_renderables",
@@ -358,7 +358,7 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         counts["folds"] = tagger["folds"]
         expected = tagger.get("expected_errors")
         if expected:
-            counts[f"expected wrong sentences ({expected['level']:.0%} interval)"] = expected_text(
+            counts[f"expected wrong sentences ({pct(expected['level'])} interval)"] = expected_text(
                 expected
             )
         judged = tagger.get("judge")
@@ -414,9 +414,14 @@ def expected_text(expected: Mapping[str, Any]) -> str:
     '812 [731, 897] of 20,744'
     """
     return (
-        f"{expected['expected']:,.0f} [{expected['low']:,.0f}, {expected['high']:,.0f}] "
-        f"of {expected['sentences']:,}"
+        f"{_whole(expected['expected'])} [{_whole(expected['low'])}, "
+        f"{_whole(expected['high'])}] of {thousands(expected['sentences'])}"
     )
+
+
+def _whole(value: float) -> str:
+    """Return a count's estimate rounded to a whole number, with thousands separators."""
+    return thousands(round(value))
 
 
 def default_judge_renderables(note: Mapping[str, Any]) -> list[Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from benchcheck.report.numbers import num, pct
+from benchcheck.report.numbers import num, pct, signed
 from benchcheck.report.terminal.labels import key_value_table
 
 __all__ = ["mcq_error_rate_renderables", "mcq_rerank_renderables", "mcq_remedy_renderables"]
@@ -80,7 +80,7 @@ def mcq_rerank_renderables(payload: Mapping[str, Any]) -> list[Any]:
         table.add_row(
             escape(m["model"]), pct(m["accuracy_original"], 1), str(m["rank_original"]),
             pct(m["accuracy_corrected"], 1), str(m["rank_corrected"]),
-            f"{change:+d}" if change else "0",
+            signed(change),
         )  # fmt: skip
     out: list[Any] = [table]
     if payload.get("neighbours"):

@@ -40,7 +40,7 @@ from benchcheck.report.ner_quality_note import (
     threshold_note,
     verdict,
 )
-from benchcheck.report.numbers import num, score_text, short, thousands
+from benchcheck.report.numbers import num, pct, score_text, short, thousands
 from benchcheck.runs.audit._inputs import LABEL_ERROR_SECONDS, AuditInputs
 from benchcheck.runs.audit._section import Card, Progress, Ran, Section, Skip
 
@@ -668,7 +668,7 @@ def _expected_line(le: NerLabelErrors) -> str:
     ]
     split_text = f" ({'; '.join(per)})" if len(per) > 1 else ""
     return (
-        f"Expected wrong sentences ({whole.level:.0%} interval): "
+        f"Expected wrong sentences ({pct(whole.level)} interval): "
         f"{expected_text(whole.to_json())} checked{split_text}. "
         f"Rule: {whole.rule}; {whole.reason}."
     )
