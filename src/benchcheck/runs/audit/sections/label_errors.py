@@ -540,12 +540,16 @@ def _expected_cards(le: LabelErrors) -> list[str]:
         )
     op = le.operating_point
     if op is not ABSENT and op.expected_precision is not None:
+        from benchcheck.report.terminal.labels import PRECISION_CAVEAT
+
         catch = _catch(le)
         out.append(
             card(
                 "expected precision",
                 op.expected_precision,
-                f"mean error score of the {op.flags} flags" + (f": {catch}" if catch else ""),
+                f"mean error score of the {op.flags} flags"
+                + (f": {catch}" if catch else "")
+                + f"; {PRECISION_CAVEAT}",
             )
         )
     return out
@@ -561,9 +565,12 @@ def _expected_markdown(le: LabelErrors) -> list[str]:
         f"of {md_num(ex.n)} ({md_text(_interval_text(ex))})."
     )
     if op is not ABSENT and op.expected_precision is not None:
+        from benchcheck.report.terminal.labels import PRECISION_CAVEAT
+
         line += (
             f" Expected precision of the {md_num(op.flags)} flags: "
-            f"{md_num(op.expected_precision, 3)}; {md_text(_catch(le) or '')}."
+            f"{md_num(op.expected_precision, 3)}; {md_text(_catch(le) or '')}. "
+            f"Note: {md_text(PRECISION_CAVEAT)}."
         )
     return [line + "\n"]
 
