@@ -217,11 +217,11 @@ def _fill_expert_sheets(ctx: Ctx) -> None:
 
 def _fill_mcq_sheets(ctx: Ctx) -> None:
     """Both experts answer C for the question every model answers C, A for the others."""
+    key = pl.read_ndjson("review/key.jsonl").filter(pl.col("review_id").is_not_null())
+    question = dict(zip(key["review_id"], key["id"], strict=True))
     for name in ("expert_a", "expert_b"):
         sheet = pl.read_csv(f"review/{name}.csv", infer_schema=False)
-        key = pl.read_ndjson("review/key.jsonl").filter(pl.col("review_id").is_not_null())
-        wrong = dict(zip(key["review_id"], key["id"], strict=True))
-        labels = ["C" if wrong.get(r) == "q07" else "A" for r in sheet["review_id"]]
+        labels = ["C" if question.get(r) == "q07" else "A" for r in sheet["review_id"]]
         sheet.with_columns(pl.Series("label", labels)).write_csv(f"review/{name}.csv")
 
 

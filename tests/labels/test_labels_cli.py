@@ -324,7 +324,7 @@ def test_flag_posterior_operating_points_and_gold_calibration(case, capsys):
     cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "f.jsonl", "--json", "f.json")
     out = capsys.readouterr().out
     assert "expected errors in the data" in out and "expected precision of the flags" in out
-    # what those numbers assume is said beside them (issue 34: stated 0.60, realised 0.23)
+    # what those numbers assume is said beside them (issue 34)
     assert "caveat" in out and "judge's own confident mistakes" in " ".join(out.split())
     res = _json("f.json")
     rows = [json.loads(x) for x in open("f.jsonl")]

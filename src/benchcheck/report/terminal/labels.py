@@ -128,11 +128,12 @@ def flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-#: What the expected precision and counts assume (issue 34's measurement, docs/labels.md).
+#: What the expected precision and counts assume. By how much they run high for the embedded
+#: judge is measured in docs/labels.md (issue 34), not repeated here where it could drift.
 PRECISION_CAVEAT = (
     "these expected numbers count the judge's own confident mistakes as label errors, so a "
-    "weak judge overstates them (the embedded judge on 120 real pairs with 12 wrong labels: "
-    "stated precision 0.60, realised 0.23); reviewing a blind audit sample measures them"
+    "weak judge overstates them (measured for the embedded judge in the labels guide); "
+    "reviewing a blind audit sample measures them"
 )
 
 
