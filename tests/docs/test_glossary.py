@@ -103,3 +103,16 @@ def test_glossary_command(capsys):
     assert main(["glossary", "nonsense"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no glossary entry for 'nonsense'" in err[0]
+
+
+def test_glossary_command_json(tmp_path):
+    """``--json FILE`` holds the package's entries (code marks removed), one per term asked."""
+    import json
+
+    out = tmp_path / "g.json"
+    assert main(["glossary", "ap", "ECE", "--json", str(out)]) == 0
+    entries = json.loads(out.read_text(encoding="utf-8"))["entries"]
+    expected = [glossary.find(t) for t in ("AP", "ECE")]
+    assert entries == [{"term": e.term, "meaning": glossary.plain(e.meaning)} for e in expected]
+    assert main(["glossary", "AP", "--json", str(out)]) == 2  # exists: replaced only with --force
+    assert main(["glossary", "AP", "--json", str(out), "--force"]) == 0

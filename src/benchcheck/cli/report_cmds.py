@@ -25,7 +25,7 @@ def report(
     emit(run.to_json(), lambda _: [f"wrote {output}"], highlight=False)
 
 
-@command("glossary", json=False, terms=False)
+@command("glossary", terms=False)
 def glossary(
     terms: Annotated[list[str] | None, Arg()] = None,
 ) -> None:
@@ -38,6 +38,7 @@ def glossary(
 
     from benchcheck.runs.glossary import run_glossary
 
+    claim([])
     run = run_glossary(terms or [])
     emit(
         run.to_json(),
