@@ -81,18 +81,6 @@ def _rows(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
     return frame
 
 
-def read_utf8(path: str | Path) -> str:
-    """Read a whole text file as UTF-8 (a byte-order mark dropped); errors name file and line."""
-    path = Path(path)
-    raw = read_file_bytes(path)
-    raw = raw.removeprefix(b"\xef\xbb\xbf")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("undecodable bytes; expected UTF-8 text", path=path, line=line) from None
-
-
 def json_lines(text: str, path: str | Path) -> Iterator[tuple[int, Any]]:
     r"""Yield ``(1-based line number, parsed value)`` for each non-blank line of JSONL text.
 

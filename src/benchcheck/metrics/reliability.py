@@ -21,11 +21,6 @@ def instance_hash(split: Split) -> pl.Series:
     return split.table.get_column("xy_hash")
 
 
-def input_hash(split: Split) -> pl.Series:
-    """Hash of each input x alone (tokens for NER, text or text pair otherwise)."""
-    return split.table.get_column("x_hash")
-
-
 def redundancy(split: Split) -> float | None:
     """Redundancy, Eq. 1: the number of pairs i < j with (x_i, y_i) = (x_j, y_j), divided by n.
 

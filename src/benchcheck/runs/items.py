@@ -304,13 +304,6 @@ def build_mcq_matrix(
         raise InputError(exc.message, path=data) from None
 
 
-def pl_string() -> Any:
-    """Polars' String type (imported lazily)."""
-    import polars as pl
-
-    return pl.String
-
-
 def suspects_frame(run: ItemsRun, data: str | None, *, id_col: str | None) -> pl.DataFrame:
     """Return the suspect items as a flags table with the data's texts (``review export`` input)."""
     import polars as pl
