@@ -104,7 +104,9 @@ def test_audit_tells_each_step_on_standard_error(capsys, tmp_path, talkative):
 
 
 @pytest.mark.parametrize("parallel", [False, True])
-def test_the_tagger_counts_its_folds(monkeypatch, parallel):
+def test_the_tagger_counts_every_iteration_of_its_folds(monkeypatch, parallel):
+    """CRFsuite's iterations are told as they end (a fold is not silent), also from the
+    folds' worker processes: 2 folds × 30 epochs, one count each, then the whole."""
     from benchcheck.io.conll import read_conll
     from benchcheck.labels import ner_tagger
     from benchcheck.labels.ner_detect import _sentence_words
@@ -128,4 +130,6 @@ def test_the_tagger_counts_its_folds(monkeypatch, parallel):
     seen: list[tuple[int, int]] = []
     opts = ner_tagger.TaggerOptions(folds=2, seed=0, n_jobs=2)
     ner_tagger.oof_tagging(words, labels, surfaces, opts, lambda d, t: seen.append((d, t)))
-    assert seen == [(0, 2), (1, 2), (2, 2)]
+    total = 2 * opts.max_iterations
+    assert opts.max_iterations == 30
+    assert seen == [(k, total) for k in range(total + 1)]
