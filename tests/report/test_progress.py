@@ -133,3 +133,19 @@ def test_the_tagger_counts_every_iteration_of_its_folds(monkeypatch, parallel):
     total = 2 * opts.max_iterations
     assert opts.max_iterations == 30
     assert seen == [(k, total) for k in range(total + 1)]
+
+
+def test_flag_tells_the_trained_detector_s_steps(capsys, tmp_path, monkeypatch, talkative):
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data.jsonl"
+    data.write_bytes((NER_SAMPLE.parent / "pair" / "sample.jsonl").read_bytes())
+    argv = ["flag", "--data", str(data), "--detector", "trained"]
+    argv += ["--text-a", "grounding", "--text-b", "generated_text", "-o", "flags.jsonl"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    steps = [_STAMP.sub("", line) for line in err.splitlines() if _STAMP.match(line)]
+    assert steps == [
+        f"reading {data}",
+        "trained detector: tfidf features of 20 examples",
+        "trained detector: logistic regression, 5 folds (out of fold)",
+    ]
