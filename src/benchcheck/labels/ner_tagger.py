@@ -406,7 +406,7 @@ def oof_tagging(
         else:  # (in order, as they finish: the count moves while the others train)
             parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
             done = parallel(joblib.delayed(_train_predict)(*t) for t in tasks)
-        runs = []
+        runs: list[tuple[list[str], list[list[dict[str, float]]], list[list[str]]]] = []
         for run in done:
             ticks.finished(len(runs))
             runs.append(run)
