@@ -1,7 +1,8 @@
 """Every command line of README.md and docs/*.md stays a valid command (issue 33, item 3).
 
 The command lines are read from the documents' shell blocks (``\\`` continuations joined,
-comments dropped). Two checks:
+comments dropped, blocks indented under a list item and ``$ `` lines of console transcripts
+included; tests/docs/_doc_blocks.py, shared with the run test). Two checks:
 
 * **every** line parses against the command line as it is today: the command exists and
   every option it names is one of the command's, with a value of the right type (click
@@ -22,7 +23,6 @@ run end to end, with their numbers asserted, in tests/cli/test_journeys.py.
 from __future__ import annotations
 
 import math
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -31,8 +31,10 @@ import polars as pl
 import pytest
 from typer._click.exceptions import ClickException  # typer's own click: its exceptions
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _doc_blocks import ROOT, doc_commands  # noqa: E402
+
+__all__ = ["doc_commands"]  # also read by tests/cli and tests/runs/audit
 #: The README's label-error block, run as written (in this order).
 README_LABELS = [
     "benchcheck judge data.jsonl --text-a grounding --text-b generated_text --label label "
@@ -43,37 +45,6 @@ README_LABELS = [
     "review/reconciled.csv -o gold.jsonl",
     "benchcheck error-rate gold.jsonl --population 2500 --plan 0.02 --json out.json",
 ]
-
-
-def _uncomment(text: str) -> str:
-    """A shell line without its comment: ``#`` that starts a word (``a.jsonl#label`` stays)."""
-    return re.sub(r"(^|\s)#.*$", "", text)
-
-
-def doc_commands() -> list[tuple[str, list[str]]]:
-    """``(document:line, argv)`` of every ``benchcheck`` line in a shell block of the docs."""
-    found: list[tuple[str, list[str]]] = []
-    for path in DOCS:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        block: str | None = None
-        k = 0
-        while k < len(lines):
-            line = lines[k]
-            if line.lstrip().startswith("```"):  # also a block indented under a list item
-                block = None if block is not None else (line.strip()[3:].strip() or "sh")
-                k += 1
-                continue
-            start = k
-            command = line.strip().removeprefix("$ ")  # a console block's prompt
-            if block in ("sh", "bash", "console") and command.startswith("benchcheck "):
-                text = command
-                while text.rstrip().endswith("\\") and k + 1 < len(lines):
-                    k += 1
-                    text = text.rstrip()[:-1] + " " + lines[k].strip()
-                argv = shlex.split(_uncomment(text))
-                found.append((f"{path.relative_to(ROOT)}:{start + 1}", argv[1:]))
-            k += 1
-    return found
 
 
 COMMANDS = doc_commands()

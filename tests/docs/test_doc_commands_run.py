@@ -16,8 +16,10 @@ tests/judges (the OpenAI client against a loopback server). A block's files that
 earlier block would have written (``data.parquet/`` for the Ray block) are made by running
 that block's line in the setup. What no test can have is in :data:`PARSE_ONLY`, with the
 reason; those lines are still parsed by ``tests/docs/test_doc_commands.py`` (the default
-suite), as are, for now, the seven lines of blocks indented under a list item and of a
-console transcript (``$ benchcheck …``) in docs/labels.md, which this file does not run.
+suite). Blocks indented under a list item run too (the blocks are read by
+tests/docs/_doc_blocks.py, shared with the parse test), and a console transcript
+(``$ benchcheck …`` and what it printed) must print the same numbers, in the same order, in a
+terminal as wide as the paragraph before it says.
 
 Minutes: runs only with BENCHCHECK_DOCS=1 (``.ci/run`` sets it).
 """
@@ -37,7 +39,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _doc_blocks import ROOT, Block, doc_blocks  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
 sys.path.insert(0, str(ROOT / "tests" / "labels"))
 sys.path.insert(0, str(ROOT / "tests" / "judges"))
@@ -49,8 +53,6 @@ pytestmark = [
         reason="runs every documented command (minutes): BENCHCHECK_DOCS=1",
     ),
 ]
-
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 #: Lines that cannot run here, each with its reason ("document: command" prefix → reason).
 PARSE_ONLY: dict[str, str] = {
@@ -65,72 +67,6 @@ PARSE_ONLY: dict[str, str] = {
 
 
 # --------------------------------------------------------------------------- extraction
-
-
-class Block:
-    """One shell block: its document, first line, and its lines ``(where, kind, text)``."""
-
-    def __init__(self, doc: str, line: int) -> None:
-        self.doc, self.line = doc, line
-        self.lines: list[tuple[str, str, str]] = []
-
-    @property
-    def name(self) -> str:
-        return f"{self.doc}:{self.line}"
-
-    def commands(self) -> list[str]:
-        return [text for _, kind, text in self.lines if kind == "benchcheck"]
-
-
-def _uncomment(text: str) -> str:
-    """A shell line without its comment: ``#`` that starts a word (``a.jsonl#label`` stays)."""
-    return re.sub(r"(^|\s)#.*$", "", text)
-
-
-def doc_blocks() -> list[Block]:
-    """Every shell block of the documents that holds a ``benchcheck`` line."""
-    blocks: list[Block] = []
-    for path in DOCS:
-        doc = str(path.relative_to(ROOT))
-        lines = path.read_text(encoding="utf-8").splitlines()
-        block: Block | None = None
-        lang: str | None = None
-        k = 0
-        while k < len(lines):
-            line = lines[k]
-            if line.startswith("```"):
-                if lang is None:
-                    lang = line[3:].strip() or "sh"
-                    block = Block(doc, k + 1) if lang in ("sh", "bash", "console") else None
-                else:
-                    if block is not None and block.commands():
-                        blocks.append(block)
-                    lang, block = None, None
-                k += 1
-                continue
-            if block is not None and line.strip() and not line.lstrip().startswith("#"):
-                start = k
-                text = line
-                while text.rstrip().endswith("\\") and k + 1 < len(lines):
-                    k += 1
-                    text = text.rstrip()[:-1] + " " + lines[k].strip()
-                where = f"{doc}:{start + 1}"
-                first = text.split()[0]
-                words = (
-                    shlex.split(_uncomment(text))
-                    if first in ("benchcheck", "cp") or "=" in first
-                    else [first]
-                )
-                if words and words[0] == "benchcheck":
-                    block.lines.append((where, "benchcheck", shlex.join(words[1:])))
-                elif words and re.fullmatch(r"[A-Za-z_]\w*=\S*", words[0]) and len(words) == 1:
-                    block.lines.append((where, "set", words[0]))
-                elif words and words[0] == "cp":
-                    block.lines.append((where, "cp", shlex.join(words[1:])))
-                else:
-                    block.lines.append((where, "other", text))
-            k += 1
-    return blocks
 
 
 BLOCKS = doc_blocks()
@@ -247,6 +183,38 @@ def _label_studio_min(ctx: Ctx) -> None:
     Path("ls_min.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
 
 
+def _label_studio_json(ctx: Ctx) -> None:
+    """Label Studio's JSON export of the review package beside ``--key``: two reviewers.
+
+    An item review (``review/``): both answer the truth, user 2 errs on every fifth task.
+    A span review (``span_review/``): both keep every pre-annotated span.
+    """
+    folder = Path("span_review" if Path("span_review").exists() else "review")
+    tasks = json.loads((folder / "tasks.json").read_text(encoding="utf-8"))
+    key = {r["review_id"]: r for r in _read_jsonl(folder / "key.jsonl") if r.get("review_id")}
+    data = (
+        {} if folder.name == "span_review" else {r["id"]: r for r in _read_jsonl(_data_file(ctx))}
+    )
+    out = []
+    for k, task in enumerate(tasks):
+        results = []
+        for user in (1, 2):
+            if folder.name == "span_review":
+                result = [dict(r) for r in task["predictions"][0]["result"]]
+            else:
+                right = ctx.truth[
+                    str(data[key[task["data"]["review_id"]]["id"]][ctx.env["text_b"]])
+                ]
+                said = right if user == 1 or k % 5 else str(1 - int(right))
+                value = {"choices": [said]}
+                result = [
+                    {"from_name": "label", "to_name": "text", "type": "choices", "value": value}
+                ]
+            results.append({"completed_by": user, "result": result, "was_cancelled": False})
+        out.append({"id": k + 1, "data": task["data"], "annotations": results})
+    Path("ls.json").write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+
+
 def _annotate(ctx: Ctx) -> None:
     """Two annotators judge the sampled sentences (they disagree on every fifth)."""
     rows = _read_jsonl(Path("to_annotate.jsonl"))
@@ -360,12 +328,37 @@ def _setup_labels(ctx: Ctx) -> None:
     shutil.copy("data.jsonl", "train.jsonl")
     shutil.copy(_sample("ner") / "test.txt", "test.conll")
     shutil.copy(_sample("ner") / "train.txt", "train.conll")
+    # a tagger's predictions of test.conll: every third entity tag missed
+    test = Path("test.conll").read_text(encoding="utf-8").splitlines()
+    Path("pred.conll").write_text("\n".join(_drop_every(test, 3)) + "\n", encoding="utf-8")
 
 
 def _setup_span_review(ctx: Ctx) -> None:
     sample = Path("src/benchcheck")
     sample.mkdir(parents=True)
     shutil.copytree(_sample("."), sample / "sample_data")
+    shutil.copy(_sample("ner") / "train.txt", "train.txt")  # the console transcript's
+
+
+def _setup_label_studio(ctx: Ctx) -> None:
+    """docs/labels.md's Label Studio steps: the review package of step 1, then the export."""
+    _setup_labels(ctx)
+    ctx.pending += [
+        "judge data.jsonl --text-a grounding --text-b generated --label label -o j.parquet",
+        "flag j.parquet --data data.jsonl --min-error-score 0.5 -o flags.jsonl",
+        "review export flags.jsonl --audit-sample 100 --seed 1 -o review/",  # step 1
+    ]
+    ctx.after = lambda: _label_studio_json(ctx)
+
+
+def _setup_label_studio_spans(ctx: Ctx) -> None:
+    """The NER span review's step 1 (the block above), then Label Studio's JSON export."""
+    _setup_labels(ctx)
+    ctx.pending += [
+        "flag-spans test.conll --predictions pred.conll -o span_flags.jsonl",
+        "review export span_flags.jsonl --ner test.conll --seed 1 -o span_review/",
+    ]
+    ctx.after = lambda: _label_studio_json(ctx)
 
 
 def _setup_judges(ctx: Ctx) -> None:
@@ -491,8 +484,7 @@ def _finish_items(ctx: Ctx, prep: Path) -> None:
         f"{prep}/review/reconciled.csv -o gold.jsonl"
     )
     assert main(shlex.split(cmd)) == 0, cmd
-    # two audits of the test set (judged: the flag rate), before and after a change (an
-    # audit of a folder of splits with a judge stops at reading: issue 33's note)
+    # two audits of the test set (judged: the flag rate), before and after a change
     for name in ("old", "new"):
         argv = ["audit", "test.jsonl", "--text-a", "text_a", "--text-b", "text_b", "-o", name]
         assert main(argv) == 0
@@ -607,6 +599,8 @@ SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("docs/judges.md", "judge data.jsonl"): _setup_judges,
     ("docs/judges.md", "audit data.jsonl"): _setup_judges,
     ("docs/labels.md", "flag-spans test.conll"): _setup_labels,
+    ("docs/labels.md", "review import ls.json --key review/"): _setup_label_studio,
+    ("docs/labels.md", "review import ls.json --key span_review/"): _setup_label_studio_spans,
     ("README.md", "diagnose"): _setup_diagnostics,
     ("docs/diagnostics.md", "diagnose"): _setup_diagnostics,
     ("README.md", "items"): _setup_items,
@@ -676,9 +670,13 @@ def test_block_runs_as_written(block, tmp_path, monkeypatch, stand_in_judge, cap
         assert main(shlex.split(command)) == 0, command
     if ctx.after is not None:
         ctx.after()
+    if block.lang == "console":  # a transcript: the terminal width it states
+        found = re.search(r"(\d+)\s+columns wide", _before(block))
+        assert found, f"{block.name}: say how wide the transcript's terminal is"
+        monkeypatch.setenv("COLUMNS", found.group(1))
     shell: dict[str, str] = {}
     failures = []
-    for where, kind, text in block.lines:
+    for k, (where, kind, text) in enumerate(block.lines):
         if kind == "set":
             name, _, value = text.partition("=")
             shell[name] = _expand(value, shell)
@@ -706,7 +704,39 @@ def test_block_runs_as_written(block, tmp_path, monkeypatch, stand_in_judge, cap
             tail = [*said.out.strip().splitlines()[-6:], *said.err.strip().splitlines()[-3:]]
             failures.append(f"{where}: benchcheck {command}: exit {code}: " + "\n".join(tail))
             break  # the next lines need this one's output
+        shown = _printed(block.lines[k + 1 :])
+        if shown is not None and _numbers(shown) != _numbers(said.out):
+            failures.append(
+                f"{where}: benchcheck {command}: prints other numbers than the transcript "
+                f"{_numbers(shown)}:\n{said.out}"
+            )
     assert not failures, "\n".join(failures)
+
+
+def _before(block: Block) -> str:
+    """The paragraph of the document just before ``block`` (its words joined by spaces)."""
+    lines = (ROOT / block.doc).read_text(encoding="utf-8").splitlines()[: block.line - 1]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    start = len(lines)
+    while start and lines[start - 1].strip():
+        start -= 1
+    return " ".join(lines[start:])
+
+
+def _printed(rest: list[tuple[str, str, str]]) -> str | None:
+    """The output a console transcript shows after its command (None: not a transcript)."""
+    shown = []
+    for _, kind, text in rest:
+        if kind != "output":
+            break
+        shown.append(text)
+    return "\n".join(shown) if shown else None
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers of a command's output, in order (a table's widths and wrapping aside)."""
+    return re.findall(r"\d+(?:\.\d+)?", text)
 
 
 def test_the_parse_only_lines_are_few_and_documented():

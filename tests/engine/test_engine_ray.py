@@ -69,7 +69,7 @@ def test_unforeseen_cut_raises(tmp_path):
 
 def test_engine_usage_errors(tmp_path, capsys):
     assert main(["stats", str(NER_SAMPLE), "--engine", "ray"]) == 2
-    assert "convert first" in capsys.readouterr().err
+    assert "--engine ray reads an NER shard folder" in capsys.readouterr().err
     assert main(["stats", str(NER_SAMPLE), "--engine", "spark"]) == 2
     assert "unknown engine" in capsys.readouterr().err
     out = tmp_path / "s"

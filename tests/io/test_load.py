@@ -53,7 +53,10 @@ def test_clash_names_both_files(tmp_path):
         discover_splits(tmp_path)
     message = str(info.value)
     assert "'dev'" in message and "dev.txt" in message and "valid.txt" in message
-    assert info.value.path == str(tmp_path) and "--split" in message
+    assert info.value.path == str(tmp_path) and "by name (splits)" in message  # from Python
+    from benchcheck.cli._options import flag_for
+
+    assert "by name (--split)" in info.value.render(flag_for)  # on the command line
 
 
 def test_none_found(tmp_path):

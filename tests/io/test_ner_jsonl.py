@@ -78,7 +78,7 @@ BAD = [
         2,
         "unknown tag shape",
     ),
-    ('{"tokens": ["a"], "ner_tags": [0]}', 1, "--label-names"),
+    ('{"tokens": ["a"], "ner_tags": [0]}', 1, "give the label list ({label_names})"),
 ]
 
 

@@ -428,7 +428,7 @@ def test_cli_verify_all_scores_kinds_and_requests(cwd, monkeypatch, capsys) -> N
 def test_verify_all_needs_the_judge_and_the_tagger(tmp_path) -> None:
     path = tmp_path / "c.conll"
     path.write_text(corpus())
-    with pytest.raises(UsageError, match="verify all needs --detector llm or both"):
+    with pytest.raises(UsageError, match="verify all needs detector llm or both"):
         run_flag_spans(path, verify="all")
     with pytest.raises(UsageError, match="verify all is for the tagger's path"):
         run_flag_spans(path, detector="llm", verify="all", predictions=path)

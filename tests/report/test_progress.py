@@ -104,7 +104,9 @@ def test_audit_tells_each_step_on_standard_error(capsys, tmp_path, talkative):
 
 
 @pytest.mark.parametrize("parallel", [False, True])
-def test_the_tagger_counts_its_folds(monkeypatch, parallel):
+def test_the_tagger_counts_every_iteration_of_its_folds(monkeypatch, parallel):
+    """CRFsuite's iterations are told as they end (a fold is not silent), also from the
+    folds' worker processes: 2 folds × 30 epochs, one count each, then the whole."""
     from benchcheck.io.conll import read_conll
     from benchcheck.labels import ner_tagger
     from benchcheck.labels.ner_detect import _sentence_words
@@ -128,4 +130,22 @@ def test_the_tagger_counts_its_folds(monkeypatch, parallel):
     seen: list[tuple[int, int]] = []
     opts = ner_tagger.TaggerOptions(folds=2, seed=0, n_jobs=2)
     ner_tagger.oof_tagging(words, labels, surfaces, opts, lambda d, t: seen.append((d, t)))
-    assert seen == [(0, 2), (1, 2), (2, 2)]
+    total = 2 * opts.max_iterations
+    assert opts.max_iterations == 30
+    assert seen == [(k, total) for k in range(total + 1)]
+
+
+def test_flag_tells_the_trained_detector_s_steps(capsys, tmp_path, monkeypatch, talkative):
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data.jsonl"
+    data.write_bytes((NER_SAMPLE.parent / "pair" / "sample.jsonl").read_bytes())
+    argv = ["flag", "--data", str(data), "--detector", "trained"]
+    argv += ["--text-a", "grounding", "--text-b", "generated_text", "-o", "flags.jsonl"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    steps = [_STAMP.sub("", line) for line in err.splitlines() if _STAMP.match(line)]
+    assert steps == [
+        f"reading {data}",
+        "trained detector: tfidf features of 20 examples",
+        "trained detector: logistic regression, 5 folds (out of fold)",
+    ]

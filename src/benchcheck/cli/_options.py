@@ -523,8 +523,18 @@ def _entry(name: str) -> Opt:
     return entry if isinstance(entry, Opt) else Opt(entry)
 
 
+#: Library parameters whose command-line option has another name (``load(splits=...)`` is
+#: ``--split NAME=FILE``, repeated).
+LIBRARY_NAMES = {"splits": "split"}
+
+
 def flag_for(param: str) -> str:
-    """Return the command-line flag of a parameter (``--`` plus its name with dashes if new)."""
+    """Return the command-line flag of a parameter (``--`` plus its name with dashes if new).
+
+    >>> flag_for("splits"), flag_for("eval_path"), flag_for("text_a")
+    ('--split', '--eval', '--text-a')
+    """
+    param = LIBRARY_NAMES.get(param, param)
     flags = _entry(param).flags if param in OPTIONS else ()
     return "/".join(flags) or "--" + param.replace("_", "-")
 

@@ -153,15 +153,19 @@ def flag(
         target_precision=target_precision,
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
-    run = run_flag(
-        judgments,
-        data,
-        columns=columns,
-        options=options,
-        pred_probs=pred_probs,
-        gold=gold,
-        output=output,
-    )
+    from benchcheck.report.terminal.progress import progress_bar
+
+    with progress_bar(console_err, "flag", transient=True) as bar:
+        run = run_flag(
+            judgments,
+            data,
+            columns=columns,
+            options=options,
+            pred_probs=pred_probs,
+            gold=gold,
+            output=output,
+            progress=bar,
+        )
     emit(run.to_json(top=top), flag_renderables)
 
 

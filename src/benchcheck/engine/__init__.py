@@ -36,13 +36,13 @@ def load_with_engine(
 
     if task != "ner" or split or data is None or not is_shard_folder(data):
         raise UsageError(
-            "--engine ray reads an NER shard folder written by `benchcheck convert DATA -o "
-            "DATA.parquet/`; convert first, then pass that folder"
+            "{engine} ray reads an NER shard folder, as benchcheck convert writes it; convert "
+            "the data first, then pass that folder"
         )
     if keep_tokens:
         raise UsageError(
-            "--engine ray builds the statistics tables only; --predictions and "
-            "--near-duplicates need the token table (use the embedded engine)"
+            "{engine} ray builds the statistics tables only; {predictions} and "
+            "{near_duplicates} need the token table (use the embedded engine)"
         )
     from benchcheck.engine.ray_engine import read_shards_ray
 

@@ -264,7 +264,7 @@ def build_ner_split(
         row = int(schemes.invalid_transitions(prefix, type_id, sentence_start, used)[0])
         raise InputError(
             f"invalid {used} tag transition "
-            "(run without --strict to repair it the way seqeval reads it)",
+            "(without {strict} it is repaired the way seqeval reads it)",
             path=source,
             line=None if line is None else int(line[row]),
             got=distinct[int(codes[row])],

@@ -64,7 +64,7 @@ def split_folders(folder: Path) -> dict[str, Path]:
             if split in found:
                 raise InputError(
                     f"two folders look like the {split!r} split: {found[split].name} and "
-                    f"{sub.name}; name them with --split NAME=FOLDER",
+                    f"{sub.name}; give each split's folder by name ({{splits}})",
                     path=folder,
                 )
             found[split] = sub

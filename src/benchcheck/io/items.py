@@ -228,11 +228,13 @@ def read_precision(spec: str) -> dict[str, BinPrecision]:
         return {"*": BinPrecision(q, 1 - q, fixed=True)}
     path = Path(spec)
     if not path.exists():
-        raise InputError("file not found (expected a number or a `bins --json` file)", path=path)
+        raise InputError(
+            "file not found (expected a number or the JSON of benchcheck bins)", path=path
+        )
     data: Any = loads_json(read_text_file(path), path)
     bins = data.get("bins") if isinstance(data, dict) else None
     if not isinstance(bins, list):
-        raise InputError("expected the `benchcheck bins --json` output (a 'bins' list)", path=path)
+        raise InputError("expected the JSON of benchcheck bins (a 'bins' list)", path=path)
     out: dict[str, BinPrecision] = {}
     for b in bins:
         try:
@@ -283,5 +285,5 @@ def read_residual(spec: str) -> tuple[int, int] | float:
         return int(data["errors"]), int(data["sample"])
     except (KeyError, TypeError, ValueError, OverflowError):
         raise InputError(
-            "expected the `benchcheck error-rate --json` output (errors, sample)", path=path
+            "expected the JSON of benchcheck error-rate (errors, sample)", path=path
         ) from None

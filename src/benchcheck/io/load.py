@@ -88,7 +88,7 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
         if name in found:
             raise InputError(
                 f"two files look like the {name!r} split: {found[name].name} and {path.name}; "
-                "name them with --split NAME=FILE",
+                "give each split's file by name ({splits})",
                 path=folder,
             )
         found[name] = path
@@ -96,7 +96,7 @@ def discover_splits(folder: Path, *, suffixes: Sequence[str] | None = None) -> d
     if not found:
         raise InputError(
             "no split files found: expected file names containing train, dev/valid/validation "
-            f"or test{left} (or give them with --split NAME=FILE)",
+            f"or test{left} (or give each split's file by name: {{splits}})",
             path=folder,
         )
     if unnamed:
@@ -128,7 +128,9 @@ def _source_files(
     :func:`discover_splits`; its file mapping is then empty.
     """
     if (source is None) == (not splits):
-        raise UsageError("give a dataset folder or file, or --split NAME=FILE options (not both)")
+        raise UsageError(
+            "give a dataset folder or file, or each split's file by name ({splits}), not both"
+        )
     if splits:
         return {str(k): Path(v) for k, v in splits.items()}, None, name or "dataset"
     path = Path(str(source))

@@ -36,7 +36,8 @@ def read_mcq_judgments(
     missing = [c for c in ("id", "judge", "p_A", "p_B") if c not in frame.columns]
     if missing:
         raise InputError(
-            f"not MCQ judgments (benchcheck judge --task mcq): no column {missing[0]!r}",
+            f"not MCQ judgments (benchcheck judge of a multiple-choice benchmark): no column "
+            f"{missing[0]!r}",
             path=path,
         )
     lines = (

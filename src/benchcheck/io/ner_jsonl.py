@@ -107,7 +107,7 @@ def read_ner_jsonl(
 def _names(indices: object, label_names: Sequence[str] | None, path: Path, line: int) -> list[str]:
     if label_names is None:
         raise InputError(
-            '"ner_tags" holds indices: give the label list (--label-names)', path=path, line=line
+            '"ner_tags" holds indices: give the label list ({label_names})', path=path, line=line
         )
     if not isinstance(indices, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in indices

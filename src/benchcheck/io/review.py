@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -299,13 +299,17 @@ def read_expert_file(
     *,
     labels: Sequence[str],
     normalize: Callable[[str], str] | None = None,
+    key: pl.DataFrame | None = None,
 ) -> list[ExpertLabels]:
     """Read one file of answers: one expert, or one per annotator when the file names them.
 
     CSV/TSV/JSONL need ``review_id`` and ``label``; the ``'`` that the export put before
     formula-like cells is removed. The rows' ``content_hash`` proves they belong to the
     key; without that column it is computed from the file's text columns (``text``,
-    ``text_a``, ``text_b``, as the export wrote them) when it has any. A table with an
+    ``text_a``, ``text_b``, as the export wrote them) when it has any; with the review
+    ``key``, the texts under the key's own column names (the dataset's, ``grounding``) must
+    be the key's texts of that review id, else :class:`InputError` names the file and line
+    (an answer file of another review). A table with an
     ``annotator`` column (Label Studio's CSV/TSV export) holds one expert per annotator;
     rows without an annotator are tasks nobody answered. A ``.json`` file is a Label Studio
     export — JSON (tasks with ``data.review_id`` and ``annotations``, one expert per
@@ -330,6 +334,15 @@ def read_expert_file(
     has_hash = HASH_COLUMN in frame.columns
     by_annotator = "annotator" in frame.columns
     texts = [] if has_hash else [c for c in TEXT_COLUMNS if c in frame.columns]
+    shared = [] if has_hash or key is None else _shared_texts(frame, key)
+    if shared:
+        texts = shared
+        assert key is not None
+        known = {
+            str(r["review_id"]): r
+            for r in key.select("review_id", *shared, *_hash_of(key)).iter_rows(named=True)
+            if r["review_id"] is not None
+        }
     wanted = [
         "review_id",
         "label",
@@ -350,6 +363,8 @@ def read_expert_file(
             raise InputError("missing review_id", path=path, line=line)
         if has_hash:
             digest: str | None = (value[HASH_COLUMN] or "").strip()
+        elif shared:
+            digest = _compare_texts(rid, value, known.get(rid), shared, path, line)
         elif texts:
             digest = content_hash(rid, {c: value[c] for c in texts})
         else:
@@ -360,6 +375,49 @@ def read_expert_file(
             continue  # a task nobody answered (Label Studio lists it with no annotator)
         answers.add(who, rid, (value["label"] or "").strip() or None, line)
     return answers.experts(checked=has_hash or bool(texts))
+
+
+#: Columns of an answer file that are never the data's texts.
+_NOT_TEXT = ("review_id", "label", "annotator", HASH_COLUMN, "__line__", "id", "stratum")
+
+
+def _shared_texts(frame: pl.DataFrame, key: pl.DataFrame) -> list[str]:
+    """Return the text columns an answer file shares with the key (the dataset's names)."""
+    return [
+        c
+        for c in frame.columns
+        if c in key.columns and c not in _NOT_TEXT and key.schema[c] == pl.String
+    ]
+
+
+def _hash_of(key: pl.DataFrame) -> list[str]:
+    return [HASH_COLUMN] if HASH_COLUMN in key.columns else []
+
+
+def _compare_texts(
+    rid: str,
+    value: Mapping[str, str | None],
+    item: Mapping[str, Any] | None,
+    columns: Sequence[str],
+    path: Path,
+    line: int,
+) -> str | None:
+    """Check an answer row's texts against the key's item; return the item's content_hash.
+
+    An unknown review id is left to the id check (:func:`combine_review`).
+    """
+    if item is None:
+        return None
+    for c in columns:
+        if (value[c] or "") != (item[c] or ""):
+            raise InputError(
+                f"the {c!r} text of {rid} is not the review's (key.jsonl): an answer file "
+                "of another review, or an edited text?",
+                path=path,
+                line=line,
+            )
+    found = item.get(HASH_COLUMN)
+    return None if found is None else str(found)
 
 
 class _Answers:

@@ -467,11 +467,11 @@ def _normalise(
             text = "text"
         elif text_a is None and text is None:
             raise InputError(
-                "name the text column (--text) or the two pair columns (--text-a/--text-b)",
+                "name the text column ({text}) or the two pair columns ({text_a}/{text_b})",
                 path=path,
             )
     if text_a is not None and text_b is None:
-        raise InputError("--text-a needs --text-b", path=path)
+        raise InputError("{text_a} needs {text_b}", path=path)
     wanted = {"text": text, "text_a": text_a, "text_b": text_b, "label": label}
     columns: dict[str, pl.Series] = {}
     if id is not None:
@@ -622,9 +622,8 @@ def build_text_split(
     need = ("text",) if task == "classification" else ("text_a", "text_b")
     for col in (*need, "label"):
         if col not in frame.columns:
-            what = "--text" if col == "text" else f"--{col.replace('_', '-')}"
             raise InputError(
-                f"a {task} split needs a {col!r} column (name it with {what})", path=source
+                f"a {task} split needs a {col!r} column (name it with {{{col}}})", path=source
             )
     if frame.height == 0:
         raise InputError("empty split: expected at least one row", path=source)

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import UsageError, require
 
 __all__ = [
@@ -320,8 +321,11 @@ def trained_probs(
     seed: int = 0,
     group_by_first: bool = True,
     x: Any = None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """Out-of-fold probabilities of the trained detector (``extra``: more dense columns).
+
+    ``progress`` is told each step: the features, then the cross-validated model.
 
     ``extra`` (e.g. the LLM members' log-odds for the ``stack`` combination) is
     standardised and appended to :func:`pair_features`. ``group_by_first`` keeps the
@@ -330,6 +334,7 @@ def trained_probs(
     scoring many label sets computes them once).
     """
     if x is None:
+        step(progress, f"trained detector: {features} features of {len(labels):,} examples")
         x = pair_features(text_a, text_b, features=features, embed=embed)
     if extra is not None:
         from scipy import sparse
@@ -344,6 +349,7 @@ def trained_probs(
             else np.hstack([x, ex])
         )
     groups = [str(t) for t in text_a] if group_by_first else None
+    step(progress, f"trained detector: logistic regression, {folds} folds (out of fold)")
     return out_of_fold_probs(x, labels, order, folds=folds, seed=seed, groups=groups)
 
 
@@ -624,6 +630,7 @@ def detect(
     posterior: str | None = None,
     budget: int | None = None,
     target_precision: float | None = None,
+    progress: Progress | None = None,
 ) -> Detection:
     r"""Score every example of ``data`` with one detector and flag likely label errors.
 
@@ -648,7 +655,8 @@ def detect(
     :data:`~benchcheck.labels.posterior.DEFAULT_POSTERIOR`) turns the detector's vectors into
     the error score; ``none`` keeps :math:`1 - P(\tilde y)`. ``budget`` (the N highest error
     scores) or ``target_precision`` (the largest top set whose mean error score is at least
-    P) replace the flag rule.
+    P) replace the flag rule. ``progress`` is told the trained detector's steps
+    (:func:`trained_probs`).
     """
     from benchcheck.labels.posterior import (
         DEFAULT_POSTERIOR,
@@ -757,6 +765,7 @@ def detect(
             folds=folds,
             seed=seed,
             group_by_first=b_col is not None,
+            progress=progress,
         )
         settings += [("features", features), ("folds", folds), ("seed", seed)]
         out = out.with_columns(

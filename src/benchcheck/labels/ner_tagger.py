@@ -30,6 +30,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -237,13 +238,33 @@ def _train_predict(
     test_words: Sequence[Sequence[str]],
     opts: TaggerOptions,
     seed: int,
+    fold: int = 0,
+    ticks: Any = None,
 ) -> tuple[list[str], list[list[dict[str, float]]], list[list[str]]]:
     """Train one fold's CRF and predict its held-out sentences (marginals and Viterbi).
 
     Features are made here, in the worker: words travel to a process more cheaply than
-    feature strings.
+    feature strings. ``ticks`` (a callable, or a queue shared with the parent process) is
+    given ``(fold, iteration)`` after each of CRFsuite's iterations (its trainer's
+    ``on_iteration`` hook).
     """
     crfsuite = require("sklearn_crfsuite", "ner")
+    from sklearn_crfsuite.trainer import LinePerIterationTrainer
+
+    tell = getattr(ticks, "put", ticks)
+
+    class Ticking(LinePerIterationTrainer):  # type: ignore[misc]
+        """CRFsuite's trainer, telling each iteration's number (printing nothing).
+
+        pycrfsuite's ``Trainer.message`` calls ``on_iteration`` only when verbose, which
+        would print every hook: the log parser is read here instead.
+        """
+
+        def message(self, message: str) -> None:
+            event = self.logparser.feed(message)
+            if event == "iteration" and tell is not None:
+                tell((fold, int(self.logparser.last_iteration["num"])))
+
     # CRFsuite's SGD shuffles the sentences with the C library's rand(): seed it here, in
     # the process that trains, so that a fold trains alike in any worker and any order.
     try:
@@ -257,10 +278,68 @@ def _train_predict(
         max_iterations=opts.max_iterations,
         min_freq=opts.min_freq,
         all_possible_transitions=True,
+        trainer_cls=Ticking,
     )
     crf.fit([token_features(w) for w in words], labels)
     x_test = [token_features(w) for w in test_words]
     return list(crf.classes_), crf.predict_marginals(x_test), crf.predict(x_test)
+
+
+class _IterationCount:
+    """Count CRFsuite's iterations over the folds for ``progress``: (done, folds × most).
+
+    In process the folds tell :meth:`tick` directly; from worker processes they put
+    ``(fold, iteration)`` on a manager's queue, which a thread here reads. Every count goes
+    through one lock, in order; a finished fold counts ``most`` iterations.
+    """
+
+    def __init__(self, progress: Progress | None, folds: int, most: int, processes: bool):
+        import threading
+
+        self.progress, self.total, self.most = progress, folds * most, most
+        self.done = [0] * folds
+        self.lock = threading.Lock()
+        self.processes = processes and progress is not None
+        self.sink: Any = None if progress is None else self.tick
+        self.manager: Any = None
+        self.reader: threading.Thread | None = None
+
+    def __enter__(self) -> _IterationCount:
+        count(self.progress, 0, self.total)
+        if self.processes:
+            import multiprocessing
+            import threading
+
+            self.manager = multiprocessing.Manager()
+            self.sink = self.manager.Queue()
+            self.reader = threading.Thread(target=self._read, daemon=True)
+            self.reader.start()
+        return self
+
+    def _read(self) -> None:
+        while (item := self.sink.get()) is not None:
+            self.tick(item)
+
+    def tick(self, item: tuple[int, int]) -> None:
+        """Fold ``item[0]`` finished its iteration ``item[1]``."""
+        fold, iteration = item
+        with self.lock:
+            if iteration <= self.done[fold]:
+                return
+            self.done[fold] = min(iteration, self.most)
+            count(self.progress, sum(self.done), self.total)
+
+    def finished(self, fold: int) -> None:
+        """Fold ``fold`` is trained: it counts whole (SGD may stop before ``most``)."""
+        if self.progress is not None:
+            self.tick((fold, self.most))
+
+    def __exit__(self, *exc: object) -> None:
+        if self.reader is not None:
+            self.sink.put(None)
+            self.reader.join()
+        if self.manager is not None:
+            self.manager.shutdown()
 
 
 def oof_tagging(
@@ -272,7 +351,10 @@ def oof_tagging(
 ) -> OofTagging:
     """Out-of-fold marginals and Viterbi labels of every sentence (see the module docstring).
 
-    ``progress`` is called with (folds trained, folds) as each fold's model finishes.
+    ``progress`` is called with (iterations done, folds × ``max_iterations``) after each
+    of CRFsuite's iterations in any fold (a fold that converges early counts whole when
+    it ends), so that a long fold is not silent; in worker processes the iterations come
+    back through a queue.
 
     ``labels`` are IOB2 labels per sentence; ``surfaces`` the entity surfaces of each
     sentence (used by ``entity_disjoint``). Needs at least ``folds`` sentences holding an
@@ -304,28 +386,30 @@ def oof_tagging(
             )
         jobs.append((train, test))
     # CRFsuite holds the GIL while it trains: folds run in processes (or here, n_jobs=1).
-    tasks = (
-        (
-            [words[i] for i in tr.tolist()],
-            [labels[i] for i in tr.tolist()],
-            [words[i] for i in te.tolist()],
-            opts,
-            (opts.seed * 1_000 + k) % 2**32,
-        )
-        for k, (tr, te) in enumerate(jobs)
-    )
     n_tokens = sum(len(w) for w in words)
     n_jobs = min(opts.n_jobs, opts.folds) if n_tokens >= PARALLEL_TOKENS else 1
-    if n_jobs == 1:
-        done = (_train_predict(*task) for task in tasks)
-    else:  # (in order, as they finish: the count moves while the others train)
-        parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-        done = parallel(joblib.delayed(_train_predict)(*t) for t in tasks)
-    runs = []
-    count(progress, 0, opts.folds)
-    for run in done:
-        runs.append(run)
-        count(progress, len(runs), opts.folds)
+    with _IterationCount(progress, opts.folds, opts.max_iterations, n_jobs > 1) as ticks:
+        tasks = (
+            (
+                [words[i] for i in tr.tolist()],
+                [labels[i] for i in tr.tolist()],
+                [words[i] for i in te.tolist()],
+                opts,
+                (opts.seed * 1_000 + k) % 2**32,
+                k,
+                ticks.sink,
+            )
+            for k, (tr, te) in enumerate(jobs)
+        )
+        if n_jobs == 1:
+            done = (_train_predict(*task) for task in tasks)
+        else:  # (in order, as they finish: the count moves while the others train)
+            parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+            done = parallel(joblib.delayed(_train_predict)(*t) for t in tasks)
+        runs: list[tuple[list[str], list[list[dict[str, float]]], list[list[str]]]] = []
+        for run in done:
+            ticks.finished(len(runs))
+            runs.append(run)
     classes = sorted(
         {c for run in runs for c in run[0]} | {c for row in labels for c in row} | {OUTSIDE}
     )

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from benchcheck._progress import Progress, step
 from benchcheck.data.columns import Columns
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.detectors import (
@@ -205,6 +206,7 @@ def flag_frames(
     source: str | None = None,
     gold: Mapping[str, str] | None = None,
     embed: Any = None,
+    progress: Progress | None = None,
     judgments_source: str | None = None,
 ) -> FlagRun:
     """Score every example with the chosen detector, flag likely label errors, count them.
@@ -217,6 +219,7 @@ def flag_frames(
     their overlap with the detector's. ``gold`` (id → reviewed label) fits the ``platt`` and
     ``isotonic`` calibrations; ``embed`` embeds texts for the trained detector's
     ``embedding`` features (default: the offline MiniLM). ``source`` names the data file.
+    ``progress`` is told the trained detector's steps (features, cross-validated model).
     """
     from benchcheck.labels.detectors import detect
     from benchcheck.labels.ensemble import ensemble, is_content_free, judgment_labels
@@ -268,6 +271,7 @@ def flag_frames(
         posterior=options.posterior,
         budget=options.budget,
         target_precision=options.target_precision,
+        progress=progress,
     )
     flags = _ordered(found.frame, data, labels, options.detector)
     summary = summarize_flags(flags, threshold=options.threshold, bins=options.bins)
@@ -365,8 +369,11 @@ def run_flag(
     pred_probs: str | Path | None = None,
     gold: str | Path | None = None,
     output: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> FlagRun:
     """Read the judgments and the data (and predicted probabilities, gold), then flag.
+
+    ``progress`` is told the steps: reading, then the trained detector's (:func:`flag_frames`).
 
     With ``output`` the flags table is written there (JSONL, CSV, TSV or Parquet by its
     suffix, atomically: :func:`benchcheck.io.tables.write_rows`); claim it first.
@@ -382,6 +389,7 @@ def run_flag(
     from benchcheck.io.tables import read_rows, table_from_rows
     from benchcheck.labels.ensemble import judgment_labels, label_sort_key
 
+    step(progress, f"reading {data}")
     judged = read_judgments(judgments, content_free=True) if judgments is not None else None
     if judged is not None:
         columns = with_judged_columns(Columns.of(columns), judged_columns(judged, path=judgments))
@@ -404,6 +412,7 @@ def run_flag(
         source=str(data),
         gold=gold_map,
         judgments_source=None if judgments is None else str(judgments),
+        progress=progress,
     )
     if gold_map is not None:
         flagged = run.flagged()["id"].to_list()

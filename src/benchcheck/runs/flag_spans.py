@@ -169,11 +169,11 @@ def run_flag_spans(
         raise UsageError(f"{{verify}}: expected candidates or all, got {verify!r}")
     if verify == "all" and (predictions is not None or spacy_model is not None):
         raise UsageError(
-            "{verify} all is for the tagger's path with --detector llm or both "
+            "{verify} all is for the tagger's path with {detector} llm or both "
             "(no {predictions}/{spacy})"
         )
     if verify == "all" and detector == "tagger":
-        raise UsageError("{verify} all needs --detector llm or both: the judge verifies the spans")
+        raise UsageError("{verify} all needs {detector} llm or both: the judge verifies the spans")
     tagger_only = {
         "folds": folds != 5,
         "entity_disjoint": entity_disjoint,

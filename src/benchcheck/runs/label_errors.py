@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from benchcheck.judges.base import JudgeIdentity
     from benchcheck.runs.flag import FlagOptions, FlagRun
 
-__all__ = ["LabelErrorsRun", "NotApplicable", "run_label_errors"]
+__all__ = ["LabelErrorsRun", "NotApplicable", "read_examples", "run_label_errors"]
 
 #: Rows of flagged examples kept inside the JSON (the report's flagged files hold all).
 MAX_FLAGS_IN_JSON = 1000
@@ -43,6 +43,8 @@ class LabelErrorsRun:
     identity: JudgeIdentity
     prompts: tuple[str, ...]
     seconds: float
+    #: Examples per split judged, in split order, when the data is a folder (else empty).
+    splits: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def text_columns(self) -> list[str]:
@@ -77,9 +79,16 @@ class LabelErrorsRun:
             extra["expected_errors"] = found.expected.to_json()
         if found is not None and found.operating_point is not None:
             extra["operating_point"] = dict(found.operating_point)
+        dataset: dict[str, Any] = {
+            "source": source,
+            "n": self.examples.height,
+            "columns": dict(columns),
+        }
+        if self.splits:
+            dataset["splits"] = dict(self.splits)
         return {
             **extra,
-            "dataset": {"source": source, "n": self.examples.height, "columns": dict(columns)},
+            "dataset": dataset,
             "judge": {
                 "judge": self.identity.label,
                 "weights_sha256": self.identity.weights_hash,
@@ -97,6 +106,39 @@ class LabelErrorsRun:
         }
 
 
+def read_examples(data: str | Path, columns: Columns) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Read the examples to judge: one table, or every split of a dataset folder.
+
+    A file is read by :func:`benchcheck.io.tables.read_table`. A folder is read as
+    ``benchcheck stats`` and the audit's table statistics read it
+    (:func:`benchcheck.io.load.load`: split files by name, or a saved HuggingFace
+    dataset), and **every split** is judged, as the NER label-error section checks every
+    split: a wrong label misleads training as it misleads evaluation. Each example's id
+    becomes ``split/id`` (``test/p08``), unique across splits whose ids are row numbers.
+    Returns the examples (``id``, the text columns, ``label``, ``line``) and the examples
+    per split, in split order (empty for a file).
+    """
+    import polars as pl
+
+    from benchcheck.io.tables import read_table
+
+    if not Path(data).is_dir():
+        return read_table(data, **columns.given()), {}
+    from benchcheck.io.load import load
+
+    task = columns.task or "classification"
+    dataset = load(data, task=task, columns=columns.given())
+    keep = ["id", *(("text_a", "text_b") if task == "pair" else ("text",)), "label", "line"]
+    parts = [
+        dataset[name]
+        .table.select(keep)
+        .with_columns((pl.lit(f"{name}/") + pl.col("id")).alias("id"))
+        for name in dataset.split_names
+    ]
+    counts = {name: dataset[name].table.height for name in dataset.split_names}
+    return pl.concat(parts, how="vertical_relaxed"), counts
+
+
 def run_label_errors(
     data: str | Path,
     *,
@@ -108,6 +150,9 @@ def run_label_errors(
 ) -> LabelErrorsRun:
     """Judge every example of ``data`` with ``judges`` × ``prompts``, then flag.
 
+    ``data`` is a table, or a dataset folder whose splits are all judged and flagged
+    together (:func:`read_examples`; the ids become ``split/id``).
+
     ``judges`` is built as ``benchcheck judge`` builds its judges (:class:`JudgeSetup`; by
     default the embedded judge, or e.g. an ``openai`` judge with its server's address, key
     variable and timeout); ``prompts`` default to the judges' audit set.
@@ -117,12 +162,11 @@ def run_label_errors(
     """
     import polars as pl
 
-    from benchcheck.io.tables import read_table
     from benchcheck.judges.prompts import select_prompts
     from benchcheck.judges.run import AUDIT_PROMPTS, CONTENT_FREE_INPUTS, judge_frame
     from benchcheck.runs.flag import FlagOptions, flag_frames
 
-    frame = read_table(data, **columns.given())
+    frame, splits = read_examples(data, columns)
     templates = select_prompts(prompts or AUDIT_PROMPTS)
     unusable = [p.name for p in templates if not p.fields <= set(frame.columns)]
     if unusable:
@@ -155,4 +199,5 @@ def run_label_errors(
         identity=identity,
         prompts=tuple(p.name for p in templates),
         seconds=seconds,
+        splits=splits,
     )

@@ -181,7 +181,8 @@ def run_mcq_flag(
         raise UsageError(f"the {detector} detector needs the models' {{answers}}")
     if detector in ("llm", "both") and judgments is None:
         raise UsageError(
-            f"the {detector} detector needs the judges' judgments (benchcheck judge --task mcq)"
+            f"the {detector} detector needs the judges' judgments (benchcheck judge of the "
+            "questions)"
         )
     if detector == "llm" and answers:
         raise UsageError("the llm detector reads the judges' judgments alone; give no {answers}")

@@ -58,7 +58,7 @@ def read_mcq_gold(path: str | Path) -> pl.DataFrame:
         except (TypeError, json.JSONDecodeError):
             raise InputError(
                 "the options column holds no JSON lists: is this the gold of a "
-                "multiple-choice review (flag --task mcq)?",
+                "multiple-choice review (the flags of a multiple-choice benchmark)?",
                 path=path,
             ) from None
         frame = frame.with_columns(pl.Series("options", opts, dtype=pl.List(pl.String)))

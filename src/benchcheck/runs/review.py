@@ -445,7 +445,7 @@ def run_review_import(
     normalize = normalize_answer if mcq else None
     experts: list[ExpertLabels] = []
     for p in paths:
-        experts.extend(read_expert_file(p, labels=labels, normalize=normalize))
+        experts.extend(read_expert_file(p, labels=labels, normalize=normalize, key=key))
     if mcq:
         check_mcq_answers(key, experts)
     names = [e.name for e in experts]

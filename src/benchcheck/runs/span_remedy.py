@@ -86,8 +86,8 @@ def run_span_remedy(
     path = Path(data)
     if path.is_dir() or path.suffix.lower() in _NOT_CONLL:
         raise InputError(
-            "remedy --spans writes CoNLL only (one file, as flag-spans reads); convert this "
-            "corpus to CoNLL first",
+            "a span remedy ({spans}) writes CoNLL only (one file, as flag-spans reads); "
+            "convert this corpus to CoNLL first",
             path=data,
         )
     corrections = corrected_spans(read_rows(spans), source=spans)

@@ -36,7 +36,7 @@ def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder; give --train and --eval for files")
+        raise UsageError(f"{folder} is not a folder; give {{train}} and {{eval_path}} for files")
     found: dict[str, list[Path]] = {}
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in _PAIR_SUFFIXES:
@@ -51,7 +51,7 @@ def find_pair_splits(folder: str | Path) -> tuple[Path, Path]:
         names = {k: [p.name for p in v] for k, v in found.items()}
         raise UsageError(
             f"{folder}: expected one train file and one test (or dev) file, found {names}; "
-            "give --train and --eval instead"
+            "give {train} and {eval_path} instead"
         )
     return train[0], evals[0]
 
@@ -95,14 +95,16 @@ def read_pairs(
                 break
         else:
             raise InputError(
-                f"name the pair columns (--text-a/--text-b); the file has "
+                f"name the pair columns ({{text_a}}/{{text_b}}); the file has "
                 f"{[c for c in columns if c != '__line__']}",
                 path=path,
             )
     if label is None:
         label = next((c for c in ("label", "gold_label") if c in columns), None)
         if label is None:
-            raise InputError(f"name the label column (--label); the file has {columns}", path=path)
+            raise InputError(
+                f"name the label column ({{label}}); the file has {columns}", path=path
+            )
     frame = read_table(path, text_a=text_a, text_b=text_b, label=label)
     skip = {s.strip() for s in skip_labels}
     keep = [lab.strip() not in skip for lab in frame["label"].to_list()]

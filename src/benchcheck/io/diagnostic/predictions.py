@@ -56,7 +56,7 @@ def read_predictions(
         rest = [c for c in columns if c != id_col]
         if len(rest) != 1:
             raise InputError(
-                f"cannot tell which column holds the predictions; name it (--label-column); "
+                f"cannot tell which column holds the predictions; name it ({{label_column}}); "
                 f"the file has {columns}",
                 path=path,
             )

@@ -121,6 +121,25 @@ class TableInput:
         """The columns as the readers take them (the label column named)."""
         return replace(self.columns, label=self.label)
 
+    def evaluated(self) -> tuple[str, str | None]:
+        """Return the file models are evaluated on, and its split name (None: ``path`` itself).
+
+        A file is itself. In a folder of split files it is the ``test`` split, else the last
+        one (train, dev, test order), as the contamination section takes a NER dataset's test
+        split: the items, ranking and contamination sections read the models' predictions on
+        it and check its texts. A folder read as a whole (a saved HuggingFace dataset) has no
+        such file: :class:`UsageError`.
+        """
+        from pathlib import Path
+
+        if not Path(self.path).is_dir():
+            return self.path, None
+        from benchcheck.io.load import split_files
+
+        files = split_files(self.path)
+        name = "test" if "test" in files else list(files)[-1]
+        return str(files[name]), name
+
 
 @dataclass(frozen=True)
 class McqInput:

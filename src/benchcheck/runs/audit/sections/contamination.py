@@ -332,7 +332,7 @@ class ContaminationSection(Section[ContaminationResult]):
             )
             assert column is not None
             label = table.label if table.predictions else None
-            return table.path, column, label, dict(table.predictions), {}
+            return table.evaluated()[0], column, label, dict(table.predictions), {}
         from benchcheck.io.leakage import split_items
         from benchcheck.runs.audit.sections.statistics import ner_source
 

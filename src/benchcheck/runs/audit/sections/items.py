@@ -205,7 +205,7 @@ class ItemsSection(Section[ItemsResult]):
             table = inputs.table
             assert table is not None
             run = run_items(
-                data=table.path,
+                data=table.evaluated()[0],
                 label=table.label,
                 id_col=table.columns.id,
                 predictions=table.predictions,

@@ -52,11 +52,15 @@ class DefaultJudgeNote(JsonResult):
 
 @dataclass(frozen=True)
 class DatasetInfo(JsonResult):
-    """The judged file: its path as given, its examples, the columns named."""
+    """The judged file or folder: its path as given, its examples, the columns named.
+
+    ``splits``: a folder's examples per split, all judged (their ids are ``split/id``).
+    """
 
     source: str
     n: int
     columns: dict[str, str]
+    splits: dict[str, int] | AbsentType = ABSENT
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,8 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
     title = "Label errors"
     #: 1.1: expected_errors, operating_point and calibration_vs_gold (issue 24)
     #: 1.2: the interval's rule and reason, the disagreements the flags leave out (issue 34)
-    version = "1.2"
+    #: 1.3: a folder's splits, all judged (``dataset.splits``; ids ``split/id``; issue 33)
+    version = "1.3"
     anchor = "label-errors"
     result = LabelErrorsResult
     card = Card(
@@ -277,6 +282,9 @@ class LabelErrorsSection(Section[LabelErrorsResult]):
             f"{s.flagged} of {s.n} examples flagged by {run.identity.label} × "
             f"{len(run.prompts)} prompts"
         )
+        if run.splits:
+            detail += " (every split: " + ", ".join(f"{k} {v}" for k, v in run.splits.items())
+            detail += ")"
         left = s.disagreements - int(
             run.flag.flags.filter(pl.col("flagged") & pl.col("disagree")).height
         )

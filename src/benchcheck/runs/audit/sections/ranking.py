@@ -97,13 +97,17 @@ class RankingSection(Section[RankingResult]):
 
         table = inputs.table
         assert table is not None
+        data, split = table.evaluated()
         flagged = needs.get("label errors")
         frame = None if flagged is None else flagged.flagged
         flagged_ids = None
         if frame is not None and frame.height:
+            # a folder's flags are named split/id: those of the evaluated split, by their id
+            prefix = "" if split is None else f"{split}/"
             flagged_ids = {
-                str(i): (str(lab), b)
+                str(i).removeprefix(prefix): (str(lab), b)
                 for i, lab, b in frame.select("id", "llm_label", "bin").iter_rows()
+                if str(i).startswith(prefix)
             }
         problem = missing_uncertainty(
             flagged=bool(flagged_ids),
@@ -121,7 +125,7 @@ class RankingSection(Section[RankingResult]):
             error_rate=table.error_rate,
         )
         run = run_rank(
-            table.path,
+            data,
             table.predictions,
             label=table.label,
             id_col=table.columns.id,
