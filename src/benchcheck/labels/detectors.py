@@ -624,6 +624,7 @@ def detect(
     posterior: str | None = None,
     budget: int | None = None,
     target_precision: float | None = None,
+    judge_error: tuple[float, float] | None = None,
 ) -> Detection:
     r"""Score every example of ``data`` with one detector and flag likely label errors.
 
@@ -648,7 +649,10 @@ def detect(
     :data:`~benchcheck.labels.posterior.DEFAULT_POSTERIOR`) turns the detector's vectors into
     the error score; ``none`` keeps :math:`1 - P(\tilde y)`. ``budget`` (the N highest error
     scores) or ``target_precision`` (the largest top set whose mean error score is at least
-    P) replace the flag rule.
+    P) replace the flag rule. ``judge_error``: a Beta(a, b) prior on the judge's
+    confident-mistake rate, measured on clean labels outside ``data``
+    (:func:`benchcheck.labels.base_rate.judge_error_prior`), for ``bayes-platt``; ``None``
+    (the default) reads the judge's mistakes as possible flips.
     """
     from benchcheck.labels.posterior import (
         DEFAULT_POSTERIOR,
@@ -796,7 +800,11 @@ def detect(
     post = None
     if ok.any() and posterior != "none":
         post = error_posterior(
-            probs[ok], y[ok], method=posterior, members=None if votes is None else votes[ok]
+            probs[ok],
+            y[ok],
+            method=posterior,
+            members=None if votes is None else votes[ok],
+            judge_error=judge_error,
         )
         e[ok] = post.error
     best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
