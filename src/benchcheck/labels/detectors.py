@@ -604,6 +604,25 @@ def member_votes(judgments: Any, data_ids: list[str], labels: Sequence[str]) -> 
     return out
 
 
+def _judge_error_from_gold(
+    ids: list[str], probs: np.ndarray, ok: np.ndarray, gold: Any, order: Sequence[str]
+) -> tuple[float, float]:
+    """Fit the judge-error prior on the scored examples that ``gold`` reviews."""
+    from benchcheck.labels.base_rate import judge_error_prior
+
+    if not gold:
+        raise UsageError("the judge-error prior from gold needs reviewed labels (gold)")
+    have = [i for i, (x, k) in enumerate(zip(ids, ok, strict=True)) if k and x in gold]
+    if not have:
+        raise UsageError("the gold labels cover none of the scored examples")
+    code = {lab: k for k, lab in enumerate(order)}
+    bad = sorted({str(gold[ids[i]]) for i in have} - set(code))
+    if bad:
+        raise UsageError(f"gold labels {bad} are not among the judged labels {list(order)}")
+    a, b, _ = judge_error_prior(probs[have], [code[str(gold[ids[i]])] for i in have])
+    return a, b
+
+
 def detect(
     data: Any,
     judgments: Any = None,
@@ -624,7 +643,7 @@ def detect(
     posterior: str | None = None,
     budget: int | None = None,
     target_precision: float | None = None,
-    judge_error: tuple[float, float] | None = None,
+    judge_error: tuple[float, float] | str | None = None,
 ) -> Detection:
     r"""Score every example of ``data`` with one detector and flag likely label errors.
 
@@ -652,7 +671,9 @@ def detect(
     P) replace the flag rule. ``judge_error``: a Beta(a, b) prior on the judge's
     confident-mistake rate, measured on clean labels outside ``data``
     (:func:`benchcheck.labels.base_rate.judge_error_prior`), for ``bayes-platt``; ``None``
-    (the default) reads the judge's mistakes as possible flips.
+    (the default) reads the judge's mistakes as possible flips; ``"gold"`` fits that prior
+    on the examples of ``gold`` (a random audit sample of reviewed labels: there the label
+    is right, so every confident disagreement is the judge's).
     """
     from benchcheck.labels.posterior import (
         DEFAULT_POSTERIOR,
@@ -798,6 +819,11 @@ def detect(
         p_other[ok] = scores[ok]
     e = p_other.copy()
     post = None
+    if judge_error == "gold":
+        judge_error = _judge_error_from_gold(ids, probs, ok, gold, order)
+        settings.append(("judge_error", {"beta": list(judge_error), "from": "gold"}))
+    elif judge_error is not None:
+        settings.append(("judge_error", {"beta": list(judge_error), "from": "given"}))
     if ok.any() and posterior != "none":
         post = error_posterior(
             probs[ok],
