@@ -611,7 +611,7 @@ def _judge_error_from_gold(
     from benchcheck.labels.base_rate import judge_error_prior
 
     if not gold:
-        raise UsageError("the judge-error prior from gold needs reviewed labels (gold)")
+        raise UsageError("{judge_error} gold needs reviewed labels: give {gold}")
     have = [i for i, (x, k) in enumerate(zip(ids, ok, strict=True)) if k and x in gold]
     if not have:
         raise UsageError("the gold labels cover none of the scored examples")
