@@ -819,18 +819,22 @@ def detect(
         p_other[ok] = scores[ok]
     e = p_other.copy()
     post = None
+    prior: tuple[float, float] | None = None
     if judge_error == "gold":
-        judge_error = _judge_error_from_gold(ids, probs, ok, gold, order)
-        settings.append(("judge_error", {"beta": list(judge_error), "from": "gold"}))
+        prior = _judge_error_from_gold(ids, probs, ok, gold, order)
+        settings.append(("judge_error", {"beta": list(prior), "from": "gold"}))
+    elif isinstance(judge_error, tuple):
+        prior = (float(judge_error[0]), float(judge_error[1]))
+        settings.append(("judge_error", {"beta": list(prior), "from": "given"}))
     elif judge_error is not None:
-        settings.append(("judge_error", {"beta": list(judge_error), "from": "given"}))
+        raise UsageError(f"{{judge_error}} is 'gold' or a Beta prior (a, b), got {judge_error!r}")
     if ok.any() and posterior != "none":
         post = error_posterior(
             probs[ok],
             y[ok],
             method=posterior,
             members=None if votes is None else votes[ok],
-            judge_error=judge_error,
+            judge_error=prior,
         )
         e[ok] = post.error
     best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)
