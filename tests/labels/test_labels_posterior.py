@@ -239,7 +239,7 @@ def test_grid_likelihood_matches_a_brute_force_maximisation_and_weights():
     # Nelder-Mead from two starts on the same likelihood, written out here
     from scipy.optimize import minimize
 
-    from benchcheck.labels.base_rate import _grid2, rate_posterior
+    from benchcheck.labels.base_rate import profile_grid, rate_posterior
 
     data, j = _case(copies=5)
     y = np.array([int(v) for v in data["label"]])
@@ -249,7 +249,7 @@ def test_grid_likelihood_matches_a_brute_force_maximisation_and_weights():
     logit = np.log(p1) - np.log1p(-p1)
     pis = np.unique(r.combined)[::7]
     alphas = np.array([0.3, 1.0, 8.0])
-    ll, th = _grid2(np.log(np.column_stack([1 - p1, p1])), y, pis, alphas)
+    ll, th = profile_grid(np.log(np.column_stack([1 - p1, p1])), y, pis, alphas)
 
     def nll(d, pi, alpha):
         q1 = 1 / (1 + np.exp(-(alpha * logit + min(max(d[0], -30.0), 30.0))))
@@ -390,3 +390,79 @@ def test_judge_error_split_matches_enumeration_on_five_examples():
     assert r.score.sum() < flat.score.sum()
     assert np.argsort(-r.score).tolist() == np.argsort(-flat.score).tolist()
     assert "split between them" in r.reason and r.to_json()["judge_error_posterior_mean"] > 0
+
+
+def test_judge_error_prior_weights_and_scores_match_enumeration_on_five_examples():
+    # the judge-error prior Beta(2, 18), four quantile points: at every combined rate c of
+    # the flip-only grid, eps_j = Beta(2, 18).ppf((j + 1/2) / 4) where eps_j <= c, the flip
+    # rate rho = (c - eps_j) / (1 - 2 eps_j) and the weight flat_w(c) x 1 / (1 - 2 eps_j)
+    # (a uniform prior on rho: density 1 times d rho / d c), all normalised together; the
+    # scores by enumerating the true label as in the split's test above
+    from scipy.stats import beta
+
+    from benchcheck.labels import base_rate
+    from benchcheck.labels.base_rate import rate_posterior
+
+    p1 = np.array([0.9, 0.2, 0.6, 0.35, 0.75])
+    y = np.array([0, 0, 1, 1, 1])
+    p = np.column_stack([1 - p1, p1])
+    old = base_rate.JUDGE_POINTS
+    base_rate.JUDGE_POINTS = 4
+    try:
+        r = rate_posterior(p, y, min_fit=0, judge_error=(2.0, 18.0))
+    finally:
+        base_rate.JUDGE_POINTS = old
+    flat = rate_posterior(p, y, min_fit=0)
+    qs = beta.ppf((np.arange(4) + 0.5) / 4, 2.0, 18.0)
+    want_w, want_rho, want_eps = [], [], []
+    for c, wc in zip(flat.grid, flat.weight, strict=True):
+        for e in qs[qs <= c]:
+            want_w.append(wc / (1 - 2 * e))
+            want_rho.append((c - e) / (1 - 2 * e))
+            want_eps.append(e)
+    np.testing.assert_allclose(r.weight, np.array(want_w) / sum(want_w), rtol=1e-9)
+    np.testing.assert_allclose(r.grid, want_rho, atol=1e-12)
+    np.testing.assert_allclose(r.judge_error, want_eps, atol=1e-12)
+    rho, eps = r.grid, r.judge_error
+    logit = np.log(p1 / (1 - p1))
+    for g in range(len(r.weight)):
+        q1 = 1 / (1 + np.exp(-(r.alpha[g] * logit + r.delta[g][1])))
+        for i in range(5):
+            qz = {1: (1 - eps[g]) * q1[i] + eps[g] * (1 - q1[i])}
+            qz[0] = 1 - qz[1]
+            joint = {z: qz[z] * ((1 - rho[g]) if z == y[i] else rho[g]) for z in (0, 1)}
+            assert r.errors[g, i] == pytest.approx(joint[1 - y[i]] / sum(joint.values()))
+    assert "Beta(2, 18) prior" in r.reason
+
+
+def test_judge_error_prior_is_measured_on_clean_labels_and_removes_the_overcount():
+    # simulated judge with a confident-mistake floor eps = 0.08: on clean labels the fitted
+    # combined rate is eps (the prior's mean near 0.08, its moments those of the posterior);
+    # with flips at 10 % planted on other data, reading every disagreement as a flip counts
+    # at least (0.1 + 0.08 - 2 * 0.1 * 0.08) / 0.1 = 1.64 times the planted errors (1.80
+    # here: the temperature-rate ridge adds its own), the prior removes most of the excess
+    # without going below the planted count (1.44 here: the clean fit finds eps = 0.05)
+    from benchcheck.labels.base_rate import judge_error_prior, rate_posterior
+
+    rng = np.random.default_rng(3)
+
+    def judged(n: int) -> tuple[np.ndarray, np.ndarray]:
+        p1 = 1 / (1 + np.exp(-rng.normal(0, 3, n)))
+        q = 0.92 * p1 + 0.08 * (1 - p1)
+        return np.column_stack([1 - p1, p1]), (rng.random(n) < q).astype(int)
+
+    p_clean, y_clean = judged(2000)
+    a, b, m = judge_error_prior(p_clean, y_clean)
+    post = rate_posterior(p_clean, y_clean, min_fit=0)
+    mean = post.mean
+    var = float(post.weight @ (post.grid - mean) ** 2)
+    assert m == 2000 and a / (a + b) == pytest.approx(mean, rel=1e-9)
+    assert a * b / ((a + b) ** 2 * (a + b + 1)) == pytest.approx(var, rel=1e-6)
+    assert abs(mean - 0.08) < 0.04
+    p, y = judged(2000)
+    flip = np.zeros(2000, bool)
+    flip[rng.choice(2000, 200, replace=False)] = True
+    noisy = np.where(flip, 1 - y, y)
+    plain = rate_posterior(p, noisy).score.sum() / 200
+    with_prior = rate_posterior(p, noisy, judge_error=(a, b)).score.sum() / 200
+    assert plain > 1.64 and 1.0 < with_prior < plain - 0.3

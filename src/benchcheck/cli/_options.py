@@ -154,6 +154,10 @@ OPTIONS: dict[str, str | Opt] = {
     "json_out": Opt("Write the canonical JSON here ('-' for stdout).", ("--json",)),
     "judge": "Judge for label-error flags: backend[:model] "
     "(default: the embedded llama.cpp model).",
+    "judge_error": "bayes-platt: a prior on the judge's own confident-mistake rate, so that "
+    "they are not counted as wrong labels: 'gold' (fitted on the --gold audit sample) or a "
+    "Beta's 'a,b' (the embedded judge measured 2.34,13.21 on clean pairs; docs/labels.md). "
+    "Default: none (every disagreement is a possible wrong label).",
     "judges": "Comma-separated judges to keep (default: all).",
     "judgments": "Judgments file.",
     "key": "Review key (default: key.jsonl beside them).",

@@ -58,6 +58,7 @@ def flag(
     posterior: str = "bayes-platt",
     budget: int | None = None,
     target_precision: float | None = None,
+    judge_error: str | None = None,
     gold: Annotated[
         str | None,
         "Reviewed gold file (review import -o): fits platt/isotonic, and checks the calibration "
@@ -133,7 +134,7 @@ def flag(
     from benchcheck.data.columns import Columns
     from benchcheck.labels.flags import parse_bins
     from benchcheck.report.terminal.labels import flag_renderables
-    from benchcheck.runs.flag import FlagOptions, flag_rule_for, run_flag
+    from benchcheck.runs.flag import FlagOptions, flag_rule_for, parse_judge_error, run_flag
 
     claim([judgments, data, pred_probs, gold], output=output)
     threshold, rule = flag_rule_for(min_error_score, flag_rule)
@@ -151,6 +152,7 @@ def flag(
         posterior=posterior,
         budget=budget,
         target_precision=target_precision,
+        judge_error=parse_judge_error(judge_error),
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
     from benchcheck.report.terminal.progress import progress_bar

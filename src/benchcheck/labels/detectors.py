@@ -610,6 +610,25 @@ def member_votes(judgments: Any, data_ids: list[str], labels: Sequence[str]) -> 
     return out
 
 
+def _judge_error_from_gold(
+    ids: list[str], probs: np.ndarray, ok: np.ndarray, gold: Any, order: Sequence[str]
+) -> tuple[float, float]:
+    """Fit the judge-error prior on the scored examples that ``gold`` reviews."""
+    from benchcheck.labels.base_rate import judge_error_prior
+
+    if not gold:
+        raise UsageError("{judge_error} gold needs reviewed labels: give {gold}")
+    have = [i for i, (x, k) in enumerate(zip(ids, ok, strict=True)) if k and x in gold]
+    if not have:
+        raise UsageError("the gold labels cover none of the scored examples")
+    code = {lab: k for k, lab in enumerate(order)}
+    bad = sorted({str(gold[ids[i]]) for i in have} - set(code))
+    if bad:
+        raise UsageError(f"gold labels {bad} are not among the judged labels {list(order)}")
+    a, b, _ = judge_error_prior(probs[have], [code[str(gold[ids[i]])] for i in have])
+    return a, b
+
+
 def detect(
     data: Any,
     judgments: Any = None,
@@ -631,6 +650,7 @@ def detect(
     budget: int | None = None,
     target_precision: float | None = None,
     progress: Progress | None = None,
+    judge_error: tuple[float, float] | str | None = None,
 ) -> Detection:
     r"""Score every example of ``data`` with one detector and flag likely label errors.
 
@@ -656,7 +676,12 @@ def detect(
     the error score; ``none`` keeps :math:`1 - P(\tilde y)`. ``budget`` (the N highest error
     scores) or ``target_precision`` (the largest top set whose mean error score is at least
     P) replace the flag rule. ``progress`` is told the trained detector's steps
-    (:func:`trained_probs`).
+    (:func:`trained_probs`). ``judge_error``: a Beta(a, b) prior on the judge's
+    confident-mistake rate, measured on clean labels outside ``data``
+    (:func:`benchcheck.labels.base_rate.judge_error_prior`), for ``bayes-platt``; ``None``
+    (the default) reads the judge's mistakes as possible flips; ``"gold"`` fits that prior
+    on the examples of ``gold`` (a random audit sample of reviewed labels: there the label
+    is right, so every confident disagreement is the judge's).
     """
     from benchcheck.labels.posterior import (
         DEFAULT_POSTERIOR,
@@ -803,9 +828,22 @@ def detect(
         p_other[ok] = scores[ok]
     e = p_other.copy()
     post = None
+    prior: tuple[float, float] | None = None
+    if judge_error == "gold":
+        prior = _judge_error_from_gold(ids, probs, ok, gold, order)
+        settings.append(("judge_error", {"beta": list(prior), "from": "gold"}))
+    elif isinstance(judge_error, tuple):
+        prior = (float(judge_error[0]), float(judge_error[1]))
+        settings.append(("judge_error", {"beta": list(prior), "from": "given"}))
+    elif judge_error is not None:
+        raise UsageError(f"{{judge_error}} is 'gold' or a Beta prior (a, b), got {judge_error!r}")
     if ok.any() and posterior != "none":
         post = error_posterior(
-            probs[ok], y[ok], method=posterior, members=None if votes is None else votes[ok]
+            probs[ok],
+            y[ok],
+            method=posterior,
+            members=None if votes is None else votes[ok],
+            judge_error=prior,
         )
         e[ok] = post.error
     best = np.where(ok, np.nan_to_num(probs, nan=0.0).argmax(axis=1), -1)

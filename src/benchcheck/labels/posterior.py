@@ -345,6 +345,7 @@ def error_posterior(
     members: Any = None,
     min_fit: int | None = None,
     split_points: int | None = None,
+    judge_error: tuple[float, float] | None = None,
 ) -> ErrorPosterior:
     """Posterior that each label is wrong, by ``method`` (:data:`POSTERIORS`).
 
@@ -355,7 +356,10 @@ def error_posterior(
     (:data:`benchcheck.labels.base_rate.MIN_FIT` by default; :func:`~benchcheck.labels.
     base_rate.rate_posterior`); ``split_points``: points of the split between label flips and
     the judge's errors (default :data:`~benchcheck.labels.base_rate.SPLIT` = 0: every
-    disagreement read as a possible flip; ``SPLIT_MEASURED`` splits).
+    disagreement read as a possible flip; ``SPLIT_MEASURED`` splits); ``judge_error``: a
+    Beta(a, b) prior on the judge's confident-mistake rate measured on clean labels
+    (:func:`~benchcheck.labels.base_rate.judge_error_prior`; default ``None``: no prior, the
+    judge's mistakes are read as flips).
 
     >>> r = error_posterior([[0.5, 0.5]], [0], method="none")
     >>> r.error.tolist(), r.p_other.tolist()
@@ -385,7 +389,11 @@ def error_posterior(
         from benchcheck.labels.base_rate import SPLIT, rate_posterior
 
         rp = rate_posterior(
-            p, yy, min_fit=min_fit, split_points=SPLIT if split_points is None else split_points
+            p,
+            yy,
+            min_fit=min_fit,
+            split_points=SPLIT if split_points is None else split_points,
+            judge_error=judge_error,
         )
         top = int(np.argmax(rp.weight))
         keep = np.flatnonzero(rp.weight >= 1e-8 * rp.weight.max())
@@ -518,9 +526,9 @@ def expected_errors(scores: Any, *, level: float = 0.95, rate: Any = None) -> Ex
             n, mean, low, high, level, how, "posterior over the error rate", rate.rule, rate.reason
         )
     if n <= _EXACT_MAX:
-        from benchcheck.labels.base_rate import _pmf
+        from benchcheck.labels.base_rate import poisson_binomial_pmf
 
-        cdf = np.cumsum(_pmf(e))
+        cdf = np.cumsum(poisson_binomial_pmf(e))
         low = float(np.searchsorted(cdf, alpha - 1e-12))
         high = float(min(n, int(np.searchsorted(cdf, 1.0 - alpha - 1e-12))))
         return ExpectedErrors(n, mean, low, high, level, "exact")

@@ -24,6 +24,7 @@ column whose name clashes with one of benchcheck's is kept as ``data_<name>``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
     "FlagRun",
     "flag_frames",
     "flag_rule_for",
+    "parse_judge_error",
     "run_flag",
     "with_judged_columns",
     "TOP_COLUMNS",
@@ -93,6 +95,11 @@ class FlagOptions:
     ``budget`` (the N highest error scores) or ``target_precision`` (the largest top set
     whose mean error score is at least P) replace the flag rule.
 
+    ``judge_error`` (``bayes-platt`` only): a Beta(a, b) prior on the judge's
+    confident-mistake rate, or ``"gold"`` to fit it on the reviewed gold labels
+    (:func:`benchcheck.labels.base_rate.judge_error_prior`); ``None`` (the default) reads
+    every disagreement as a possible flip (docs/labels.md, issue 34).
+
     ``judges``/``prompts`` ``None`` keep every member of the judgments. ``detector``,
     ``calibration``, ``features``, ``combination`` and ``flag_rule`` are those of
     :func:`benchcheck.labels.detectors.detect` (defaults chosen by
@@ -112,6 +119,27 @@ class FlagOptions:
     posterior: str = DEFAULT_POSTERIOR
     budget: int | None = None
     target_precision: float | None = None
+    judge_error: tuple[float, float] | str | None = None
+
+
+def parse_judge_error(text: str | None) -> tuple[float, float] | str | None:
+    """Read a judge-error prior: ``gold``, ``A,B`` (a Beta's a, b > 0) or nothing.
+
+    >>> parse_judge_error("2.34,13.21"), parse_judge_error("gold"), parse_judge_error(None)
+    ((2.34, 13.21), 'gold', None)
+    """
+    if text is None or text == "gold":
+        return text
+    parts = text.split(",")
+    try:
+        a, b = (float(v) for v in parts)
+    except ValueError:
+        a = b = math.nan
+    if len(parts) != 2 or not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
+        raise UsageError(
+            f"{{judge_error}} is 'gold' or the Beta prior's 'a,b' (both > 0), got {text!r}"
+        )
+    return a, b
 
 
 @dataclass(frozen=True)
@@ -272,6 +300,7 @@ def flag_frames(
         budget=options.budget,
         target_precision=options.target_precision,
         progress=progress,
+        judge_error=options.judge_error,
     )
     flags = _ordered(found.frame, data, labels, options.detector)
     summary = summarize_flags(flags, threshold=options.threshold, bins=options.bins)
