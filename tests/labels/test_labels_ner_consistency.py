@@ -69,3 +69,28 @@ def test_vote_rows_kinds_and_overlaps():
     ]
     assert rows["source"].to_list() == ["consistency"] * 3
     assert _overlap_max(disagreement, votes).tolist() == [0.6]
+
+
+def test_topic_groups_cluster_documents_by_their_words_and_need_two_topics():
+    """Issue 36: sports stories with sports stories, weather with weather; k = docs / 15."""
+    from sklearn.cluster import KMeans
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from benchcheck.labels.ner_consistency import topic_groups
+
+    sport = [["Leeds", "beat", "Chelsea", "2", "1", "goal"], ["goal", "win", "Leeds"]]
+    news = [["rain", "fell", "in", "Leeds"], ["storm", "rain", "cold"]]
+    words = (sport + news) * 15  # 60 sentences, two per document: 30 documents
+    docs = [s // 2 for s in range(60)]
+    got = topic_groups(words, docs)
+    assert got is not None and len(got) == 60
+    # round(30 / 15) = 2 topics; sports documents (even ones) share one, the others the other
+    even = {got[s] for s in range(60) if docs[s] % 2 == 0}
+    assert len(even) == 1 and even != {got[s] for s in range(60) if docs[s] % 2}
+    # the same clustering computed with scikit-learn directly
+    text = [[w.lower() for s in range(60) if docs[s] == d for w in words[s]] for d in range(30)]
+    x = TfidfVectorizer(min_df=2, sublinear_tf=True, analyzer=lambda t: t).fit_transform(text)
+    ref = KMeans(n_clusters=2, n_init=4, random_state=0).fit_predict(x)
+    assert got == [int(ref[d]) for d in docs]
+    # fewer than two topics' worth of documents (round(20 / 15) = 1): no topic member
+    assert topic_groups(words[:40], docs[:40]) is None

@@ -227,6 +227,10 @@ def test_error_logit_ranks_where_the_error_score_rounds_to_one() -> None:
     assert z[1] == pytest.approx(np.log(1e18), rel=1e-12)
     assert 1.0 - q[0] == 1.0 - q[1]  # the probabilities tie in float64, the log-odds do not
     assert z[0] > z[1]
+    # the topic member joins the noisy-or: q = c = d = u = 0.5 -> 1 - 1/16, logit log 15
+    half = np.full(1, 0.5)
+    assert error_logit(np.log(half), half, half, half)[0] == pytest.approx(np.log(15.0))
+    assert error_logit(np.log(q), c, d, np.zeros(4)) == pytest.approx(z)
 
 
 def test_document_member_flags_the_odd_occurrence_of_one_story(tmp_path):

@@ -11,11 +11,14 @@ annotated unlike their other occurrences in the split (:func:`~benchcheck.labels
 ner_consistency.consistency_votes`, the variation principle) and, where the file marks its
 documents (``-DOCSTART-``, ``documents``), unlike their other occurrences in the same
 document (:func:`~benchcheck.labels.ner_consistency.document_votes`: a news story repeats its
-entities with one type). An inconsistent occurrence that overlaps a disagreement lends it its
-score; one that overlaps none becomes a row of its own (``source`` = ``consistency`` or
-``document``; kind ``wrong_type`` for a gold span the others give another type,
-``spurious_annotation`` for one the others leave unannotated, ``missing_annotation`` for an
-unannotated occurrence the others annotate; of overlapping ones the highest score is kept).
+entities with one type) and unlike their other occurrences in documents of the same *topic*
+(:func:`~benchcheck.labels.ner_consistency.topic_groups`: k-means of the documents' TF-IDF
+vectors, one topic per 15 documents; from 23 documents). An inconsistent occurrence that
+overlaps a disagreement lends it its score; one that overlaps none becomes a row of its own
+(``source`` = ``consistency``, ``document`` or ``topic``; kind ``wrong_type`` for a gold
+span the others give another type, ``spurious_annotation`` for one the others leave
+unannotated, ``missing_annotation`` for an unannotated occurrence the others annotate; of
+overlapping ones the highest score is kept).
 Rows whose regions overlap are then one **disputed region** (:func:`~benchcheck.labels.
 ner_flags.merge_regions`): its best-scored row, its region the union.
 
@@ -30,9 +33,10 @@ worst token. ``min_t p_t(g_t)`` bounds from above the probability that the tagge
 whole gold labelling of the region (a joint probability is at most each of its marginals), so
 ``crf_score`` is a lower bound on the tagger's probability that the gold labelling of the
 region is wrong, in [0, 1]. With ``c`` the largest ``consistency_score`` of an inconsistent
-occurrence overlapping the region and ``d`` the largest ``document_score`` (0 without one),
+occurrence overlapping the region, ``d`` the largest ``document_score`` and ``u`` the
+largest ``topic_score`` (0 without one),
 
-    error_score = 1 − (1 − crf_score) · (1 − c) · (1 − d)
+    error_score = 1 − (1 − crf_score) · (1 − c) · (1 − d) · (1 − u)
 
 the noisy-or of the members: the label is wrong unless no member's evidence holds, the
 members taken as independent. It is not a calibrated probability (on the real CoNLL-2003
@@ -45,8 +49,10 @@ sentence AP over the four planted kinds from 0.58 to 0.68 (MSRA test), 0.49 to 0
 (Japanese), 0.28 to 0.36 (WNUT-16), 0.64 to 0.75 (CoNLL sample) (two draws each; a weighted
 mean and the plain mean were within 0.01 on average but uneven across corpora).
 The document member (issue 36) raised the sentence AP on the real train/dev corrections of
-CoNLL-2003 (module :mod:`benchmarks._ner_real`) from 0.152 to 0.175 (docs/labels.md).
+CoNLL-2003 (module :mod:`benchmarks._ner_real`) from 0.152 to 0.175, the topic member
+(issue 36) from 0.175 to 0.199 (docs/labels.md; benchmarks/ner_real_candidates.py).
 Members kept beside it: ``crf_score``, ``consistency_score``, ``document_score``,
+``topic_score``,
 ``gold_log_prob`` (``log min_t p_t(g_t)``), ``tagger_confidence``
 (``min_t p_t(ŷ_t)`` of the tagger's own labels over the region), ``token_issue`` (whether
 cleanlab's ``find_label_issues`` flags a token of the region) and ``sentence_quality``
@@ -67,7 +73,7 @@ import polars as pl
 
 from benchcheck._progress import Progress
 from benchcheck.errors import InputError, UsageError, require
-from benchcheck.labels.ner_consistency import consistency_votes, document_votes
+from benchcheck.labels.ner_consistency import consistency_votes, document_votes, topic_groups
 from benchcheck.labels.ner_flags import KINDS, compare_spans, merge_regions
 from benchcheck.labels.ner_tagger import (
     OofTagging,
@@ -88,12 +94,16 @@ TINY = 1e-300
 
 
 def error_logit(
-    gold_log_prob: np.ndarray, consistency: np.ndarray, document: np.ndarray
+    gold_log_prob: np.ndarray,
+    consistency: np.ndarray,
+    document: np.ndarray,
+    topic: np.ndarray | None = None,
 ) -> np.ndarray:
     r"""Log-odds of the noisy-or ``error_score``, computed in log space (module docstring).
 
-    With ``L = log q + log(1 − c) + log(1 − d)`` (``q`` the smallest held-out probability
-    of a gold label in the region, ``c``/``d`` the consistency members),
+    With ``L = log q + log(1 − c) + log(1 − d) + log(1 − u)`` (``q`` the smallest held-out
+    probability of a gold label in the region, ``c``/``d``/``u`` the consistency members;
+    ``topic`` absent: ``u = 0``),
     ``error_score = 1 − e^L`` and
 
     .. math:: \operatorname{logit}(\text{error\_score}) = \log(-\operatorname{expm1}(L)) - L,
@@ -104,11 +114,9 @@ def error_logit(
     >>> error_logit(np.log([0.5, 1e-20, 1e-30]), np.zeros(3), np.zeros(3)).round(2).tolist()
     [0.0, 46.05, 69.08]
     """
-    total = (
-        np.asarray(gold_log_prob, dtype=np.float64)
-        + np.log1p(-np.minimum(np.asarray(consistency, dtype=np.float64), 1.0 - 1e-16))
-        + np.log1p(-np.minimum(np.asarray(document, dtype=np.float64), 1.0 - 1e-16))
-    )
+    total = np.asarray(gold_log_prob, dtype=np.float64).copy()
+    for member in (consistency, document, *(() if topic is None else (topic,))):
+        total += np.log1p(-np.minimum(np.asarray(member, dtype=np.float64), 1.0 - 1e-16))
     total = np.minimum(total, 0.0)
     with np.errstate(divide="ignore"):
         out = np.log(-np.expm1(total)) - total
@@ -328,13 +336,19 @@ def tagger_flags(
         disagreements.with_columns(pl.lit("tagger").alias("source")),
         _vote_rows(votes, disagreements),
     ]
-    doc_votes = None
+    doc_votes = topic_votes = None
     if documents is not None:
         if len(documents) != len(words):
             raise UsageError(f"documents: {len(documents)} entries for {len(words)} sentences")
-        doc_votes = document_votes(words, spans_by_sentence, np.asarray(documents).tolist())
+        doc_ids = np.asarray(documents).tolist()
+        doc_votes = document_votes(words, spans_by_sentence, doc_ids)
         taken = pl.concat(pieces, how="vertical_relaxed")
         pieces.append(_vote_rows(doc_votes, taken, source="document"))
+        topics = topic_groups(words, doc_ids)
+        if topics is not None:
+            topic_votes = document_votes(words, spans_by_sentence, topics)
+            taken = pl.concat(pieces, how="vertical_relaxed")
+            pieces.append(_vote_rows(topic_votes, taken, source="topic"))
     flags = pl.concat(pieces, how="vertical_relaxed")
     flags = score_flags(flags, labels, tagging).rename({"error_score": "crf_score"})
     flags = flags.with_columns(
@@ -344,11 +358,17 @@ def tagger_flags(
             np.zeros(flags.height) if doc_votes is None else _overlap_max(flags, doc_votes),
             dtype=pl.Float64,
         ),
+        pl.Series(
+            "topic_score",
+            np.zeros(flags.height) if topic_votes is None else _overlap_max(flags, topic_votes),
+            dtype=pl.Float64,
+        ),
     )
     logit = error_logit(
         flags["gold_log_prob"].to_numpy(),
         flags["consistency_score"].to_numpy(),
         flags["document_score"].to_numpy(),
+        flags["topic_score"].to_numpy(),
     )
     flags = flags.with_columns(
         pl.Series("error_logit", logit, dtype=pl.Float64),
