@@ -15,8 +15,9 @@ simple random sample (numpy ``default_rng(--seed)``) of its stratum. A simple ra
 sample of a few dozen of the 3,000 would hold one wrong key or none (2.8 %), and nothing
 could be measured; the price is a 50 % base rate, so AP's chance level here is 0.5, not
 0.028. On these questions, per detector: ROC AUC and AP of ``error_score`` for wrong keys,
-the number flagged at the default threshold, and how each judged question's error score
-moved; and the judge alone: its accuracy on the keys the experts accept, and on the
+the number flagged at the default threshold (on the judged questions and on all 3,000: one
+more annotator changes the design effect, so every question's weight of evidence moves),
+the fit's temper and mean correlation, and how each judged question's error score moved; and the judge alone: its accuracy on the keys the experts accept, and on the
 experts' corrections of the wrong keys. A few dozen questions: these are indications, not
 measurements (say so with the numbers).
 
@@ -116,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         "requests": run.n_requests,
         "cached_requests": run.n_cached,
         "judge_seconds": judge_seconds,
+        "seconds_per_fresh_request": (
+            judge_seconds / (run.n_requests - run.n_cached)
+            if run.n_requests > run.n_cached
+            else None
+        ),
         "load_average_before": round(load_before, 2),
         "machine": "2 CPU cores shared by five engineers (loaded), nice -n 10",
     }
@@ -145,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             "flagged": int(fit.flagged[drawn].sum()),
             "flagged_wrong_keys": int((fit.flagged[drawn] & y).sum()),
             "flagged_all_3000": int(fit.flagged.sum()),
+            "temper": float(fit.temper),
+            "mean_model_correlation": float(fit.model_correlation),
         }
     moved = fits["both"].error_score[drawn] - fits["answers"].error_score[drawn]
     result["error_score_change_both_minus_answers"] = {
