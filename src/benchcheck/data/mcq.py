@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from benchcheck.errors import UsageError
 
-__all__ = ["LETTERS", "McqColumns", "letter", "key_index"]
+__all__ = ["LETTERS", "McqColumns", "key_index", "letter", "lettered"]
 
 #: Option letters: ``A`` is option 0.
 LETTERS = string.ascii_uppercase
@@ -65,6 +65,17 @@ def letter(index: int) -> str:
     ('A', 'D')
     """
     return LETTERS[index]
+
+
+def lettered(question: str, options: Sequence[str]) -> str:
+    """Return the question with its options lettered, one a line (reviewers, judges).
+
+    >>> print(lettered("2 + 2?", ["3", "4"]))
+    2 + 2?
+    A. 3
+    B. 4
+    """
+    return "\n".join([question, *(f"{letter(i)}. {o}" for i, o in enumerate(options))])
 
 
 def key_index(

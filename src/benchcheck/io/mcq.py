@@ -235,6 +235,7 @@ def build_mcq_split(
     options, option_cols = roles.options, roles.option_columns
     assert question is not None and key is not None
     ids, texts, opts, keys, groups = [], [], [], [], []
+    seen: dict[str, int] = {}
     for k, (row, line) in enumerate(zip(rows, lines, strict=True)):
         text = row.get(question)
         if text is None:
@@ -256,7 +257,16 @@ def build_mcq_split(
                 line=line,
                 got=raw_key,
             )
-        ids.append(str(row[id_col]) if id_col is not None else str(k))
+        item_id = _item_id(row, id_col, k, source, line)
+        if item_id in seen:
+            raise InputError(
+                f"ids must be unique (first on line {seen[item_id]})",
+                path=source,
+                line=line,
+                got=item_id,
+            )
+        seen[item_id] = line
+        ids.append(item_id)
         texts.append(str(text))
         opts.append(found)
         keys.append(index)
@@ -281,6 +291,16 @@ def build_mcq_split(
         }
     )
     return Split(name=name, source=source, table=table)
+
+
+def _item_id(row: Mapping[str, Any], id_col: str | None, k: int, source: str, line: int) -> str:
+    """Return the row's id (without an id column its 0-based position); missing: an error."""
+    if id_col is None:
+        return str(k)
+    value = row.get(id_col)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError("missing id", path=source, line=line)
+    return str(value)
 
 
 def read_mcq_split(

@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from benchcheck.data.ids import refuse_duplicates
-from benchcheck.data.mcq import McqColumns, letter
+from benchcheck.data.mcq import McqColumns, letter, lettered
 from benchcheck.data.model import Dataset
 from benchcheck.errors import UsageError
 from benchcheck.io.mcq_answers import McqAnswers, read_mcq_answers
@@ -114,17 +114,6 @@ class McqFlagRun:
         top_rows = self.flags.filter(pl.col("flagged")).sort("rank").head(top)
         out["top"] = top_rows.select(MCQ_TOP_COLUMNS).to_dicts()
         return out
-
-
-def _lettered(question: str, options: list[str]) -> str:
-    """Return the question with its options lettered, as a reviewer reads it.
-
-    >>> print(_lettered("2 + 2?", ["3", "4"]))
-    2 + 2?
-    A. 3
-    B. 4
-    """
-    return "\n".join([question, *(f"{letter(i)}. {o}" for i, o in enumerate(options))])
 
 
 def _write(flags: pl.DataFrame, output: str) -> None:
@@ -231,7 +220,7 @@ def run_mcq_flag(
             "kind": list(found.kind),
             "flagged": found.flagged,
             "rank": rank,
-            "text": [_lettered(q, o) for q, o in zip(table["text"], options, strict=True)],
+            "text": [lettered(q, o) for q, o in zip(table["text"], options, strict=True)],
             "llm_label": [
                 letter(int(p if f else k))
                 for p, f, k in zip(found.proposed, found.flagged, keys, strict=True)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from benchcheck.data.mcq import LETTERS, McqColumns, letter
+from benchcheck.data.mcq import LETTERS, McqColumns, lettered
 from benchcheck.errors import UsageError
 from benchcheck.runs.judging import JudgeSetup, Progress
 
@@ -44,8 +44,7 @@ def mcq_rotation_text(question: str, options: list[str], rotation: int) -> str:
     C. 3
     """
     k = len(options)
-    shown = [options[(i + rotation) % k] for i in range(k)]
-    return "\n".join([question, *(f"{letter(i)}. {o}" for i, o in enumerate(shown))])
+    return lettered(question, [options[(i + rotation) % k] for i in range(k)])
 
 
 @dataclass(frozen=True)

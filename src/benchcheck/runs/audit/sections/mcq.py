@@ -424,6 +424,6 @@ def _answers_html(a: AnswerKeys) -> str:
 
 
 def _lettered(f: McqFlag) -> str:
-    from benchcheck.data.mcq import letter
+    from benchcheck.data.mcq import lettered
 
-    return "\n".join([f.question, *(f"{letter(i)}. {o}" for i, o in enumerate(f.options))])
+    return lettered(f.question, f.options)
