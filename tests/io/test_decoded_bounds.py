@@ -264,3 +264,29 @@ def test_shard_dictionary_bomb_refused_and_ordinary_shards_read_as_before(tmp_pa
     frame = read_shard(tmp_path / "part-00000.parquet")
     assert frame.equals(pl.read_parquet(tmp_path / "part-00000.parquet", columns=list(COLUMNS)))
     assert check_parquet_decoded(tmp_path / "part-00000.parquet") == n * (8 + 1_000 + 8 + 1 + 8 + 8)
+
+
+def test_real_docbin_refused_past_the_bound_and_read_below_it(tmp_path, monkeypatch):
+    """A DocBin spaCy itself wrote (2,000 docs, one entity each): bounded by its inflated size."""
+    pytest.importorskip("spacy")
+    from spacy.tokens import Doc, DocBin, Span
+    from spacy.vocab import Vocab
+
+    from benchcheck.io.spacy_docs import docbin_records
+
+    vocab = Vocab()
+    docs = DocBin()
+    for _ in range(2_000):
+        doc = Doc(vocab, words=["EU", "rejects", "German", "call"] * 10)
+        doc.ents = [Span(doc, 0, 1, label="ORG")]
+        docs.add(doc)
+    data = docs.to_bytes()
+    (tmp_path / "d.spacy").write_bytes(data)
+    inflated = len(zlib.decompress(data))
+    assert inflated > 20 * len(data)  # the file says little about what it decodes to
+    monkeypatch.setenv("BENCHCHECK_MAX_READ_BYTES", str(inflated - 1))
+    with pytest.raises(InputError, match=r"d.spacy: the DocBin decodes to more than the bound"):
+        docbin_records(tmp_path / "d.spacy")
+    monkeypatch.setenv("BENCHCHECK_MAX_READ_BYTES", str(inflated))
+    records = docbin_records(tmp_path / "d.spacy")
+    assert len(records.texts) == 2_000 and records.texts[0].startswith("EU rejects German")
