@@ -1967,19 +1967,19 @@ def _(ws: Path) -> None:
     refused(r, "c.parquet", "the text column holds list<", "expected text")
 
 
-@case(B, "leakage: a corpus shard of one 100 MB text (zstd: kilobytes) is one record too long")
+@case(B, "leakage: a corpus shard of one 40 MB text (zstd: kilobytes) is one record too long")
 def _(ws: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({"text": pa.array(["a" * (100 << 20)])})
+    table = pa.table({"text": pa.array(["a" * (40 << 20)])})
     pq.write_table(table, ws / "one.parquet", compression="zstd", use_dictionary=False)
     del table
     assert (ws / "one.parquet").stat().st_size < 100_000
     argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "one.parquet")
     with nothing_written(ws):
         r = run(ws, *argv)  # before: the page decompressed, the text read as one batch
-    refused(r, "one.parquet", "row group 0: its texts average 100 MiB a record, past 32 MiB")
+    refused(r, "one.parquet", "row group 0: its texts average 40 MiB a record, past 32 MiB")
 
 
 # ------------------------------------------------------------------ silently wrong (issue 37)
