@@ -1888,6 +1888,100 @@ def _(ws: Path) -> None:
     assert (ws / "l.json").exists()
 
 
+def repeated_lists(rows: int, per_row: int, value: str):  # type: ignore[no-untyped-def]
+    """``rows`` lists of ``per_row`` elements, every one the same dictionary value."""
+    import numpy as np
+    import pyarrow as pa
+
+    tokens = pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(rows * per_row, np.int32)), pa.array([value])
+    )
+    offsets = pa.array(np.arange(0, rows * per_row + 1, per_row, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, tokens)
+
+
+def shard_bomb(ws: Path, rows: int) -> Path:
+    """A ``convert`` shard folder whose test shard holds one 1,000-char token x ``rows``."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ok(run(ws, "convert", "ner", "-o", "s.parquet"))
+    zeros = pa.array(np.zeros(rows, np.int32))
+    shard = {
+        "sentence": pa.array(np.arange(rows) // 10),
+        "token": pa.DictionaryArray.from_arrays(zeros, pa.array(["lorem ipsum " * 83])),
+        "tag": pa.DictionaryArray.from_arrays(zeros, pa.array(["O"])),
+        "line": pa.array(np.arange(1, rows + 1)),
+    }
+    part = ws / "s.parquet" / "test" / "part-00000.parquet"
+    pq.write_table(pa.table(shard), part, compression="zstd", store_schema=False)
+    manifest = json.loads((ws / "s.parquet" / "_benchcheck_shards.json").read_text())
+    manifest["splits"]["test"].update(n_sentences=rows // 10, n_tokens=rows)
+    (ws / "s.parquet" / "_benchcheck_shards.json").write_text(json.dumps(manifest))
+    return part
+
+
+@case(B, "stats: a convert shard of 10M x 1,000-char tokens (17 MB) under ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    part = shard_bomb(ws, 10_000_000)
+    assert part.stat().st_size < 20_000_000
+    with nothing_written(ws):
+        p = run_process(ws, "stats", "s.parquet", preexec_fn=_limited(3), timeout=120)
+    r = Run(p.returncode, p.stdout, p.stderr)  # before: polars aborted (a Rust backtrace)
+    refused(r, "part-00000.parquet", "decodes to more than the bound")
+
+
+@case(B, "stats --task mcq: 10 kB of option lists, 10M x 1,000 chars, under ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "question": pa.array([f"question {i}?" for i in range(1_000)]),
+            "choices": repeated_lists(1_000, 10_000, "lorem ipsum " * 83),
+            "answer": pa.array([0] * 1_000),
+        }
+    )
+    pq.write_table(table, ws / "mcq.parquet", compression="zstd", store_schema=False)
+    assert (ws / "mcq.parquet").stat().st_size < 50_000
+    with nothing_written(ws):
+        argv = ("stats", "mcq.parquet", "--task", "mcq")
+        p = run_process(ws, *argv, preexec_fn=_limited(3), timeout=120)
+    r = Run(p.returncode, p.stdout, p.stderr)  # before: "realloc of size 1073741824 failed"
+    refused(r, "mcq.parquet", "the table decodes to more than the bound")
+
+
+@case(B, "leakage: a corpus shard whose text column lists 10M x 1,000 chars, ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    lists = repeated_lists(1_000, 10_000, "lorem ipsum " * 83)
+    pq.write_table(pa.table({"text": lists}), ws / "c.parquet", store_schema=False)
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "c.parquet")
+    with nothing_written(ws):
+        p = run_process(ws, *argv, preexec_fn=_limited(3), timeout=120)
+    r = Run(p.returncode, p.stdout, p.stderr)  # before: decoded whole, "realloc ... failed"
+    refused(r, "c.parquet", "the text column holds list<", "expected text")
+
+
+@case(B, "leakage: a corpus shard of one 40 MB text (zstd: kilobytes) is one record too long")
+def _(ws: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"text": pa.array(["a" * (40 << 20)])})
+    pq.write_table(table, ws / "one.parquet", compression="zstd", use_dictionary=False)
+    del table
+    assert (ws / "one.parquet").stat().st_size < 100_000
+    argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "one.parquet")
+    with nothing_written(ws):
+        r = run(ws, *argv)  # before: the page decompressed, the text read as one batch
+    refused(r, "one.parquet", "row group 0: its texts average 40 MiB a record, past 32 MiB")
+
+
 # ------------------------------------------------------------------ silently wrong (issue 37)
 
 S = "silently wrong"

@@ -6,7 +6,9 @@ and runs the command that reads it, in process, with the decoded-size bound set 
 bound named once the *decoded* size passes it (whatever the file's size); a streaming
 reader (leakage's corpus) reads it in batches and either succeeds or refuses a record
 longer than a batch, naming its bound. Never a traceback, never anything written on a
-refusal. The full-size bombs of the issue run in the replay under ``ulimit -v``.
+refusal. Nested lists (MCQ option lists, a corpus text column of lists) and ``convert``
+shards are formats of their own. The full-size bombs of the issue run in the replay under
+``ulimit -v``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ import zlib
 from pathlib import Path
 
 import pytest
-from _replay import deadline, dictionary_bomb, nothing_written, ok, refused, run
+from _replay import (
+    deadline,
+    dictionary_bomb,
+    nothing_written,
+    ok,
+    refused,
+    repeated_lists,
+    run,
+    shard_bomb,
+)
 from _sweep import build_workspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -40,7 +51,16 @@ def _table(ws: Path, rows: int, width: int) -> None:
     pq.write_table(pa.table({"text": text, "label": label}), ws / "b.parquet", store_schema=False)
 
 
-FORMATS = ("parquet table", "parquet corpus", "gzip long line", "gzip blank lines", "DocBin")
+FORMATS = (
+    "parquet table",
+    "parquet corpus",
+    "gzip long line",
+    "gzip blank lines",
+    "DocBin",
+    "parquet option lists",
+    "convert shard",
+    "parquet corpus list",
+)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -82,6 +102,36 @@ def test_bombs_of_each_format(workspace: Path, tmp_path_factory, fmt, rows, widt
             data = b"\n" * decoded + b'{"text": "x"}\n'
             (ws / "b.jsonl.gz").write_bytes(gzip.compress(data, 1))
             ok(run(ws, "leakage", "--test", "test_items.jsonl", "--corpus", "b.jsonl.gz"))
+        elif fmt == "parquet option lists":  # rows questions of 20 options, width chars each
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            decoded = rows * 20 * (width + 8)
+            table = pa.table(
+                {
+                    "question": pa.array([f"q{i}?" for i in range(rows)]),
+                    "choices": repeated_lists(rows, 20, "o" * width),
+                    "answer": pa.array([0] * rows),
+                }
+            )
+            pq.write_table(table, ws / "m.parquet", store_schema=False)
+            r = _checked(ws, ("stats", "m.parquet", "--task", "mcq"), refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "m.parquet", "decodes to more than the bound of 8.0 MiB")
+        elif fmt == "convert shard":  # two shards read at once: 4 MiB each
+            shard_bomb(ws, rows)
+            decoded = rows * (1_000 + 8 + 1 + 8 + 8 + 8)
+            r = _checked(ws, ("stats", "s.parquet"), refuse=decoded > BOUND // 2)
+            if decoded > BOUND // 2:
+                refused(r, "part-00000.parquet", "decodes to more than the bound of 4.0 MiB")
+        elif fmt == "parquet corpus list":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            lists = repeated_lists(rows // 100 + 1, 100, "w" * width)
+            pq.write_table(pa.table({"text": lists}), ws / "b.parquet", store_schema=False)
+            argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "b.parquet")
+            refused(_checked(ws, argv, refuse=True), "b.parquet", "holds list<")
         else:
             (ws / "b.spacy").write_bytes(zlib.compress(b"\0" * decoded, 9))
             r = _checked(ws, ("stats", "--split", "test=b.spacy"), refuse=True)

@@ -106,3 +106,23 @@ def test_hub_rows_without_tokens_counted(tmp_path):
         split = read_hf_ner(tmp_path / "hub")["test"]
     assert (split.n, split.empty_records, split.empty_at) == (2, 1, ("row 2",))
     assert any("1 row with no token left out" in str(w.message) for w in caught)
+
+
+def test_spacy_lines_rejected_or_ignored_counted(tmp_path):
+    """Prodigy's ``answer: reject/ignore`` lines are left out, counted and named (not silent)."""
+    keep = {"text": "EU rejects it", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}
+    rows = [keep]
+    rows += [{**keep, "answer": a} for a in ("reject", "ignore", "accept", "reject")]
+    rows += [{**keep, "answer": "ignore"}] * 5
+    split, notes = _read(_lines(tmp_path / "p.jsonl", rows), "spacy")
+    assert split.n == 2  # the first line and the accepted one
+    assert notes == [
+        f'{tmp_path / "p.jsonl"}: 8 lines marked "answer": "reject" or "ignore" left out '
+        "(Prodigy's review decisions): line 2, line 3, line 5, line 6, line 7, ..."
+    ]
+    one = [keep, {**keep, "answer": "reject"}]
+    _, notes = _read(_lines(tmp_path / "q.jsonl", one), "spacy")
+    assert notes == [
+        f'{tmp_path / "q.jsonl"}: 1 line marked "answer": "reject" or "ignore" left out '
+        "(Prodigy's review decisions): line 2"
+    ]

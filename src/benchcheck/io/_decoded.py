@@ -8,10 +8,11 @@ bytes exist where that can be known (a dictionary's value lengths taken by its i
 and refuses with the bound named once the running total passes it:
 
 - :func:`inflate` inflates a zlib stream at most ``limit + 1`` bytes;
-- :func:`read_parquet_bounded` reads a Parquet file whole, its text and binary columns as
-  dictionaries (so that a dictionary page is never expanded before it is measured), refusing
-  once the decoded total passes the bound, then decodes the dictionaries (a pandas
-  ``category`` text column reads as text);
+- :func:`read_parquet_bounded` reads a Parquet file whole, its text and binary values as
+  dictionaries, nested ones included (a ``list<string>`` of tokens or options, a list of
+  structs): a dictionary page is never expanded before it is measured. It refuses once the
+  decoded total passes the bound, then decodes the dictionaries (a pandas ``category`` text
+  column reads as text);
 - :func:`expand_dictionary` cuts a dictionary-encoded batch into slices of at most
   ``max_bytes`` decoded bytes each, for a streaming reader.
 
@@ -34,14 +35,17 @@ from benchcheck.io._text import whole_read_limit
 
 __all__ = [
     "bound_words",
+    "byte_leaves",
+    "check_parquet_decoded",
     "decoded_nbytes",
+    "encoded_floor",
     "expand_dictionary",
     "inflate",
     "read_parquet_bounded",
 ]
 
-#: rows of one Parquet batch read as dictionaries (indices: 4 bytes a row)
-_ROWS = 1 << 16
+#: rows of one Parquet batch read as dictionaries (indices: 4 bytes a row, 1 MiB)
+_ROWS = 1 << 18
 
 
 def bound_words(limit: int) -> str:
@@ -123,11 +127,44 @@ def row_nbytes(arr: pa.Array) -> np.ndarray | None:
 
 
 def decoded_nbytes(arr: pa.Array | pa.ChunkedArray) -> int:
-    """Bytes ``arr`` takes once its dictionaries are decoded (measured, nothing decoded)."""
+    """Bytes ``arr`` takes once its dictionaries are decoded (measured, nothing decoded).
+
+    Nested arrays are measured through their children: a list's offsets and validity plus
+    its values, a struct's validity plus its fields, so that a dictionary of text inside a
+    list (``list<dictionary<string>>``) is measured as well as one at the top.
+
+    >>> tokens = pa.DictionaryArray.from_arrays(pa.array([0, 0, 1]), pa.array(["ab", "c"]))
+    >>> lists = pa.ListArray.from_arrays(pa.array([0, 2, 3]), tokens)
+    >>> decoded_nbytes(lists)  # 3 * 4 list offsets + (2 + 2 + 1) text + 3 * 8 text offsets
+    41
+    """
     if isinstance(arr, pa.ChunkedArray):
         return sum(decoded_nbytes(chunk) for chunk in arr.chunks)
-    per_row = row_nbytes(arr)
-    return int(per_row.sum()) if per_row is not None else int(arr.nbytes)
+    kind = arr.type
+    if pa.types.is_dictionary(kind) and _is_bytes(kind.value_type):
+        return _dictionary_nbytes(arr)
+    validity = (len(arr) + 7) // 8 if arr.null_count else 0
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        offsets = arr.offsets.to_numpy()
+        values = arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+        return validity + offsets.nbytes + decoded_nbytes(values)
+    if pa.types.is_fixed_size_list(kind):
+        return validity + decoded_nbytes(arr.flatten())
+    if pa.types.is_struct(kind):
+        return validity + sum(decoded_nbytes(child) for child in arr.flatten())
+    return int(arr.nbytes)
+
+
+def _dictionary_nbytes(arr: pa.Array) -> int:
+    """Measure a dictionary array of text decoded: each value's length, 8 a row (offsets)."""
+    lengths = _value_lengths(arr.dictionary)
+    if not len(lengths) or not len(arr):
+        return 8 * len(arr)
+    indices = arr.indices
+    if arr.null_count:
+        indices = indices.filter(arr.is_valid())
+    counts = np.bincount(indices.to_numpy(zero_copy_only=False), minlength=len(lengths))
+    return 8 * len(arr) + int(counts[: len(lengths)] @ lengths)
 
 
 def expand_dictionary(
@@ -173,45 +210,136 @@ def dictionary_columns(schema: pa.Schema, names: Sequence[str] | None = None) ->
     return out
 
 
-def read_parquet_bounded(
-    path: str | Path, *, columns: Sequence[str] | None = None, limit: int | None = None
-) -> pa.Table:
-    """Read a Parquet file whole, refusing as soon as its decoded size passes ``limit``.
+#: Bytes a decoded value takes at least, by Parquet physical type (text: its offset).
+_WIDTH = {
+    "BOOLEAN": 1 / 8,
+    "INT32": 4,
+    "INT64": 8,
+    "INT96": 8,
+    "FLOAT": 4,
+    "DOUBLE": 8,
+    "BYTE_ARRAY": 4,
+}
 
-    Checked twice: before reading, the pages' uncompressed size (what decompression yields)
-    of the columns read; while reading, each batch's size with dictionaries measured before
-    they are decoded. Dictionary columns of text come back as text.
+
+def byte_leaves(meta: object, names: Sequence[str] | None = None) -> list[str]:
+    """Parquet paths of the text and binary leaves of the columns ``names`` (all: None).
+
+    Nested leaves are included (``options.list.element``, ``o.list.element.text``), as
+    ``pyarrow.parquet.ParquetFile(read_dictionary=...)`` names them.
+    """
+    schema = meta.schema  # type: ignore[attr-defined]
+    out = []
+    for j in range(len(schema)):
+        column = schema.column(j)
+        top = column.path.split(".")[0]
+        if names is not None and top not in names:
+            continue
+        if column.physical_type == "BYTE_ARRAY" and column.logical_type.type != "DECIMAL":
+            out.append(column.path)
+    return out
+
+
+def encoded_floor(meta: object, names: Sequence[str] | None = None) -> tuple[int, int]:
+    """Return ``(uncompressed pages, least decoded bytes of the values)`` of columns ``names``.
+
+    Both are read from the footer, nothing decoded: what the pages decompress to (what a
+    plain page decodes to), and the values counted times the least a decoded value takes
+    (:data:`_WIDTH`), which bounds what dictionary and run-length pages expand to from below
+    (a list of 10M repeated tokens is 10M values, whatever its pages take).
+    """
+    md = meta.metadata  # type: ignore[attr-defined]
+    schema = md.schema
+    pages = values = 0.0
+    for j in range(md.num_columns):
+        column = schema.column(j)
+        if names is not None and column.path.split(".")[0] not in names:
+            continue
+        width = _WIDTH.get(column.physical_type, column.length or 1)
+        for rg in range(md.num_row_groups):
+            chunk = md.row_group(rg).column(j)
+            pages += chunk.total_uncompressed_size
+            values += chunk.num_values * width
+    return int(pages), int(values)
+
+
+def check_parquet_decoded(
+    path: str | Path, *, columns: Sequence[str] | None = None, limit: int | None = None
+) -> int:
+    """Measure what the columns of a Parquet file decode to; refuse past ``limit``.
+
+    Nothing is decoded whole: the footer is checked first (:func:`encoded_floor`), then the
+    columns holding text (nested too) are read batch by batch as dictionaries and measured
+    before they would be expanded, the running total refused once it passes ``limit``.
+    The other columns count what the footer says they decode to. For a reader that then
+    reads the file its own way (polars, natively and in parallel): the measuring pass costs
+    far less than decoding through Arrow here. Return the decoded bytes.
     """
     import pyarrow.parquet as pq
 
     limit = whole_read_limit() if limit is None else limit
     try:
         meta = pq.ParquetFile(path)
-        schema = meta.schema_arrow
+    except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
+        raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+    wanted = list(columns) if columns is not None else list(meta.schema_arrow.names)
+    pages, values = encoded_floor(meta, wanted)
+    if pages > limit:
+        raise _refuse("the file (its pages uncompressed)", limit, path)
+    if values > limit:
+        raise _refuse("the file (its values counted)", limit, path)
+    leaves = byte_leaves(meta.metadata, wanted)
+    texts = sorted({leaf.split(".")[0] for leaf in leaves}, key=wanted.index)
+    total = max(encoded_floor(meta, [c for c in wanted if c not in texts]))
+    if not texts:
+        return total
+    try:
+        reader = pq.ParquetFile(path, read_dictionary=leaves)
+        for batch in reader.iter_batches(batch_size=_ROWS, columns=texts):
+            total += sum(decoded_nbytes(c) for c in batch.columns)
+            if total > limit:
+                raise _refuse("the table", limit, path)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
+        raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+    return total
+
+
+def read_parquet_bounded(
+    path: str | Path, *, columns: Sequence[str] | None = None, limit: int | None = None
+) -> pa.Table:
+    """Read a Parquet file whole, refusing as soon as its decoded size passes ``limit``.
+
+    Checked twice: before reading, from the footer (:func:`encoded_floor`: the pages'
+    uncompressed size and the values counted) of the columns read; while reading, each
+    batch's size with dictionaries measured before they are decoded, nested ones included.
+    Dictionary columns of text come back as text.
+    """
+    import pyarrow.parquet as pq
+
+    limit = whole_read_limit() if limit is None else limit
+    try:
+        meta = pq.ParquetFile(path)
     except Exception as exc:  # noqa: BLE001 - any arrow error is a bad file here
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     wanted = list(columns) if columns is not None else None
-    md = meta.metadata
-    pages = sum(
-        md.row_group(rg).column(j).total_uncompressed_size
-        for rg in range(md.num_row_groups)
-        for j in range(md.num_columns)
-        if wanted is None or md.schema.column(j).path.split(".")[0] in wanted
-    )
+    pages, values = encoded_floor(meta, wanted)
     if pages > limit:
         raise _refuse("the file (its pages uncompressed)", limit, path)
-    as_dict = dictionary_columns(schema, wanted)
+    if values > limit:
+        raise _refuse("the file (its values counted)", limit, path)
     total = 0
     batches = []
     try:
-        reader = pq.ParquetFile(path, read_dictionary=as_dict)
+        reader = pq.ParquetFile(path, read_dictionary=byte_leaves(meta.metadata, wanted))
         for batch in reader.iter_batches(batch_size=_ROWS, columns=wanted):
             total += sum(decoded_nbytes(c) for c in batch.columns)
             if total > limit:
                 raise _refuse("the table", limit, path)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=reader.schema_arrow)
-        table = table.cast(_decoded_schema(table.schema))
+        table = table.cast(pa.schema([_decoded(f) for f in table.schema], table.schema.metadata))
         table.validate(full=True)  # text that is not UTF-8, before anyone trusts it
         return table
     except InputError:
@@ -220,10 +348,22 @@ def read_parquet_bounded(
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
 
 
-def _decoded_schema(schema: pa.Schema) -> pa.Schema:
-    fields = []
-    for field in schema:
-        if pa.types.is_dictionary(field.type) and _is_bytes(field.type.value_type):
-            field = field.with_type(field.type.value_type)
-        fields.append(field)
-    return pa.schema(fields, metadata=schema.metadata)
+def _decoded(field: pa.Field) -> pa.Field:
+    """Give the field with every dictionary of text inside it (nested too) as plain text."""
+    return field.with_type(_decoded_type(field.type))
+
+
+def _decoded_type(kind: pa.DataType) -> pa.DataType:
+    if pa.types.is_dictionary(kind):
+        return kind.value_type if _is_bytes(kind.value_type) else kind
+    if pa.types.is_map(kind):
+        return pa.map_(_decoded(kind.key_field), _decoded(kind.item_field), kind.keys_sorted)
+    if pa.types.is_list(kind):
+        return pa.list_(_decoded(kind.value_field))
+    if pa.types.is_large_list(kind):
+        return pa.large_list(_decoded(kind.value_field))
+    if pa.types.is_fixed_size_list(kind):
+        return pa.list_(_decoded(kind.value_field), kind.list_size)
+    if pa.types.is_struct(kind):
+        return pa.struct([_decoded(f) for f in kind])
+    return kind

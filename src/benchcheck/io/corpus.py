@@ -136,6 +136,24 @@ def _check_columns(names: Sequence[str], column: str, id_column: str | None, pat
             )
 
 
+def _check_types(schema: pa.Schema, column: str, id_column: str | None, path: Path) -> None:
+    """Refuse a text column that is not text, or an id column that is not a scalar.
+
+    From the schema, before a value is read: a list column decodes all its elements into
+    one batch, however few its rows (a ``list<string>`` of 10M repeated values).
+    """
+    kind = schema.field(column).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
+        raise InputError(f"the text column holds {kind}, expected text", path=path)
+    if id_column is not None and pa.types.is_nested(schema.field(id_column).type):
+        raise InputError(
+            f"the id column holds {schema.field(id_column).type}, expected text or a number",
+            path=path,
+        )
+
+
 def corpus_units(
     files: Sequence[Path], *, column: str, id_column: str | None = None, unit_mb: int = 256
 ) -> list[CorpusUnit]:
@@ -208,8 +226,10 @@ def _parquet_batches(
 
     handle = _open_parquet(unit.path)
     _check_columns(handle.schema_arrow.names, column, id_column, Path(unit.path))
+    _check_types(handle.schema_arrow, column, id_column, Path(unit.path))
     if unit.rg_hi <= unit.rg_lo:
         return
+    _check_record_sizes(handle.metadata, unit, column, batch_bytes)
     per_row = unit.text_bytes / unit.rows if unit.rows else 1024.0
     rows_per_batch = min(_MAX_ROWS, max(1, int(batch_bytes / max(per_row, 1.0))))
     cols = [column] if id_column is None else [column, id_column]
@@ -229,6 +249,26 @@ def _parquet_batches(
         raise
     except Exception as exc:  # noqa: BLE001 - any arrow error is a bad shard here
         raise InputError(f"cannot read Parquet after row {row}: {exc}", path=unit.path) from None
+
+
+def _check_record_sizes(md, unit: CorpusUnit, column: str, batch_bytes: int) -> None:  # type: ignore[no-untyped-def]
+    """Refuse a row group whose texts average more than a batch: some record is longer.
+
+    From the footer, before a page is read: a page is decompressed whole, and one text
+    may fill it (a 1.5 GB value compresses to 50 kB). The JSON-lines reader refuses a
+    record longer than a batch the same way.
+    """
+    leaf = next(j for j in range(md.num_columns) if md.schema.column(j).path == column)
+    for rg in range(unit.rg_lo, unit.rg_hi):
+        group = md.row_group(rg)
+        size = group.column(leaf).total_uncompressed_size
+        if group.num_rows and size / group.num_rows > batch_bytes:
+            raise InputError(
+                f"row group {rg}: its texts average {size / group.num_rows / 2**20:.0f} MiB "
+                f"a record, past {batch_bytes / 2**20:.0f} MiB, more than one batch of the "
+                "reader holds (its batch size bounds a record)",
+                path=unit.path,
+            )
 
 
 #: rows of one Parquet read at most (read as dictionaries: 4 bytes of indices a row)

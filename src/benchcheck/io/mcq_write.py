@@ -22,6 +22,7 @@ import polars as pl
 
 from benchcheck.data.mcq import LETTERS, McqColumns
 from benchcheck.errors import InputError
+from benchcheck.io._decoded import read_parquet_bounded
 from benchcheck.io._text import read_text_file
 from benchcheck.io.mcq import McqRoles, delimited_records, mcq_roles, parse_options
 from benchcheck.io.tables import json_lines
@@ -133,7 +134,8 @@ def write_corrected_mcq(
             written += 1
         Path(output).write_text("".join(out), encoding="utf-8")
         return written
-    frame = pl.read_parquet(src)
+    frame = pl.from_arrow(read_parquet_bounded(src))  # nested option lists bounded too
+    assert isinstance(frame, pl.DataFrame)
     roles = mcq_roles(frame.columns, cols, str(src))
     rows = frame.to_dicts()
     keep, keys = [], []

@@ -35,7 +35,9 @@ import polars as pl
 
 from benchcheck.data.model import Dataset, Split
 from benchcheck.errors import InputError, UsageError
+from benchcheck.io._decoded import check_parquet_decoded
 from benchcheck.io._ner import build_ner_split, combine_splits  # combine_splits: public here
+from benchcheck.io._text import whole_read_limit
 
 MANIFEST = "_benchcheck_shards.json"
 FORMAT = "benchcheck-ner-shards"
@@ -171,7 +173,14 @@ def shard_split(
 
 
 def read_shard(path: Path) -> pl.DataFrame:
-    """Read one shard's columns; errors name the file."""
+    """Read one shard's columns, bounded by decoded size; errors name the file.
+
+    A shard is read whole, so its decoded size is measured first
+    (:func:`benchcheck.io._decoded.check_parquet_decoded`: a dictionary page, one long token
+    standing for 10M rows, is measured before it is expanded), against the whole-read bound
+    shared by the shards read at once; then polars reads it.
+    """
+    check_parquet_decoded(path, columns=COLUMNS, limit=whole_read_limit() // _WORKERS)
     try:
         return pl.read_parquet(path, columns=list(COLUMNS))
     except Exception as exc:  # noqa: BLE001 - any arrow/polars error is a bad shard here

@@ -95,8 +95,10 @@ def jsonl_records(path: str | Path) -> SpanRecords:
     out = RecordCollector()
     with_tokens: bool | None = None
     rows, lines = decode_lines(read_bytes(path), _DECODER, path, _EXPECTED, keys=_keys)
+    decided: list[int] = []  # lines Prodigy's review rejected or ignored: counted, said
     for number, row in zip(lines, rows, strict=True):
         if row.answer in ("reject", "ignore"):
+            decided.append(number)
             continue
         has_tokens = row.tokens is not None
         if with_tokens is None:
@@ -112,7 +114,29 @@ def jsonl_records(path: str | Path) -> SpanRecords:
         if row.tokens is not None:
             _tokens(out, record, row.tokens, row.text, path, number)
             _check_token_indices(row.spans or [], row.tokens, path, number)
+    _warn_decided(path, decided)
     return out.records(given_tokens='the file\'s "tokens"' if with_tokens else None)
+
+
+def _warn_decided(path: Path, lines: list[int]) -> None:
+    """Say in one warning how many lines were left out as rejected or ignored, and where."""
+    import warnings
+
+    from benchcheck.errors import DataWarning
+    from benchcheck.io._ner import SHOWN_EMPTY
+
+    if not lines:
+        return
+    shown = ", ".join(f"line {k}" for k in lines[:SHOWN_EMPTY])
+    more = ", ..." if len(lines) > SHOWN_EMPTY else ""
+    what = "lines" if len(lines) > 1 else "line"
+    warnings.warn(
+        DataWarning(
+            f'{path}: {len(lines):,} {what} marked "answer": "reject" or "ignore" left out '
+            f"(Prodigy's review decisions): {shown}{more}"
+        ),
+        stacklevel=3,
+    )
 
 
 def _check_token_indices(spans: list[_Span], tokens: list[_Token], path: Path, line: int) -> None:
