@@ -466,3 +466,24 @@ def test_judge_error_prior_is_measured_on_clean_labels_and_removes_the_overcount
     plain = rate_posterior(p, noisy).score.sum() / 200
     with_prior = rate_posterior(p, noisy, judge_error=(a, b)).score.sum() / 200
     assert plain > 1.64 and 1.0 < with_prior < plain - 0.3
+
+
+def test_the_offset_fit_in_row_blocks_is_the_fit_all_at_once(monkeypatch):
+    # each (pi, alpha) row is its own Newton problem: blocks of 1, 7 or all 560 rows give
+    # bit-identical log-likelihoods and offsets (the blocks bound memory at large n)
+    import benchcheck.labels.base_rate as br
+
+    rng = np.random.default_rng(3)
+    n = 500
+    y = rng.integers(0, 2, n)
+    p1 = 1 / (1 + np.exp(-rng.normal(2.0 * (2 * y - 1), 1.5)))
+    logp = np.log(np.column_stack([1 - p1, p1]))
+    pis = np.linspace(0.001, 0.49, 40)
+    alphas = np.exp(np.linspace(np.log(0.05), np.log(50.0), 14))
+    got = {}
+    for cells in (n, 7 * n, 10**9):
+        monkeypatch.setattr(br, "BLOCK_CELLS", cells)
+        got[cells] = br.profile_grid(logp, y, pis, alphas)
+    for cells in (n, 7 * n):
+        np.testing.assert_array_equal(got[cells][0], got[10**9][0])
+        np.testing.assert_array_equal(got[cells][1], got[10**9][1])
