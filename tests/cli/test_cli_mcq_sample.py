@@ -197,3 +197,36 @@ def test_rerank_accuracies_from_the_answers_table(journey: Path) -> None:
         assert got[m]["accuracy_corrected"] == pytest.approx(after[m])
     tau = kendalltau([original[m] for m in MODELS], [after[m] for m in MODELS]).statistic
     assert out["kendall_tau"] == pytest.approx(tau)
+
+
+def test_default_flags_list_the_keys_most_models_dispute(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # At the default threshold (0.5) no key of the 48 is flagged; the questions where another
+    # option has more of the 14 models' answers than the key are listed instead (counted
+    # here from answers.csv alone): 14, and 8 of them are among the experts' 9 wrong keys.
+    votes: dict[str, Counter[str]] = {i: Counter() for i in QUESTIONS}
+    for a in ANSWERS:
+        if a["answer"]:
+            votes[a["id"]][a["answer"]] += 1
+    disputed = {
+        i
+        for i, q in QUESTIONS.items()
+        if max((n for o, n in votes[i].items() if o != q["answer"]), default=0)
+        > votes[i][q["answer"]]
+    }
+    out = tmp_path / "f.jsonl"
+    rc = main(["flag", "--data", str(MCQ_SAMPLE), "--task", "mcq", "--answers",
+               str(MCQ_ANSWERS), "-o", str(out), "--json", str(tmp_path / "f.json")])  # fmt: skip
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    summary = json.loads((tmp_path / "f.json").read_text())
+    assert summary["summary"]["flagged"] == 0
+    assert summary["summary"]["disputed_not_flagged"] == len(disputed) == 14
+    rows = _jsonl(out)
+    assert {r["id"] for r in rows if r["disputed"]} == disputed
+    assert len(disputed & WRONG_KEYS) == 8
+    listed = [r["id"] for r in summary["top_disputed_not_flagged"]]
+    by_score = sorted((r for r in rows if r["disputed"]), key=lambda r: -r["error_score"])
+    assert listed == [r["id"] for r in by_score[:10]]
+    assert "disputed by most models, not flagged" in captured.out

@@ -82,13 +82,21 @@ class McqAuditRun:
         """Every flagged question, most probable first, with the models' vote (or ``None``)."""
         if self.flag_run is None:
             return None
+        frame = self.flag_run.flags.join(self._votes(), on="id", how="left")
+        return frame.filter(pl.col("flagged")).sort("rank")
+
+    def _votes(self) -> pl.DataFrame:
+        """``id`` and ``votes``: the models' answers per option (a soft answer its share)."""
+        assert self.flag_run is not None
         run = self.flag_run
         votes = run.answers.probs.sum(1)  # (n, K): answers per option
         n_opt = [len(o) for o in run.flags.get_column("options").to_list()]
-        frame = run.flags.with_columns(
-            pl.Series("votes", [votes[i, : n_opt[i]].tolist() for i in range(len(n_opt))])
+        return pl.DataFrame(
+            {
+                "id": run.flags.get_column("id"),
+                "votes": [votes[i, : n_opt[i]].tolist() for i in range(len(n_opt))],
+            }
         )
-        return frame.filter(pl.col("flagged")).sort("rank")
 
     def _near_json(self) -> dict[str, Any]:
         at = {q: i for i, q in enumerate(self.table.get_column("id").to_list())}
@@ -135,23 +143,7 @@ class McqAuditRun:
         overall["flagged"] = int(flagged.sum())
         frame = self.flags()
         assert frame is not None
-        rows = []
-        for r in frame.head(MAX_FLAGS_IN_JSON).iter_rows(named=True):
-            rows.append(
-                {
-                    "rank": r["rank"],
-                    "id": r["id"],
-                    "group": r["group"],
-                    "question": r["question"],
-                    "options": list(r["options"]),
-                    "key": r["label"],
-                    "proposed_answer": r["proposed_answer"],
-                    "support": r["support"],
-                    "error_score": r["error_score"],
-                    "kind": r["kind"],
-                    "votes": {letter(k): v for k, v in enumerate(r["votes"])},
-                }
-            )
+        left = run.disputed_not_flagged()
         return {
             "files": list(run.answers.files),
             "models": list(run.answers.models),
@@ -165,7 +157,9 @@ class McqAuditRun:
             "overall": overall,
             "by_group": by_group,
             "n_flags": int(flagged.sum()),
-            "flags": rows,
+            "flags": _rows(frame, votes=self._votes()),
+            "n_disputed_not_flagged": left.height,
+            "disputed_not_flagged": _rows(left, votes=self._votes()),
             "flags_file": MCQ_FLAGS_FILE,
         }
 
@@ -201,6 +195,29 @@ class McqAuditRun:
             "answers": self._answers_json(),
             "not_run": self.not_run(),
         }
+
+
+def _rows(frame: pl.DataFrame, *, votes: pl.DataFrame) -> list[dict[str, Any]]:
+    """Return the first :data:`MAX_FLAGS_IN_JSON` questions of ``frame`` as flag rows."""
+    head = frame.head(MAX_FLAGS_IN_JSON)
+    if "votes" not in head.columns:
+        head = head.join(votes, on="id", how="left")
+    return [
+        {
+            "rank": r["rank"],
+            "id": r["id"],
+            "group": r["group"],
+            "question": r["question"],
+            "options": list(r["options"]),
+            "key": r["label"],
+            "proposed_answer": r["proposed_answer"],
+            "support": r["support"],
+            "error_score": r["error_score"],
+            "kind": r["kind"],
+            "votes": {letter(k): v for k, v in enumerate(r["votes"])},
+        }
+        for r in head.iter_rows(named=True)
+    ]
 
 
 def run_mcq_audit(

@@ -6,8 +6,11 @@ Reads the questions (:mod:`benchcheck.io.mcq`), the models' answers
 (:func:`benchcheck.labels.mcq_answers.answer_flags`), and writes the flags table: one row per
 question with ``id``, ``split``, ``group``, ``line``, ``question``, ``options``, ``label``
 (the key's letter), ``proposed_answer``, ``support``, ``key_share`` (the share of the
-answering models that chose the key), ``n_answers``, ``error_score``, ``kind``, ``flagged``
-and ``rank`` (by ``error_score``); then, for ``review export``, ``text`` (the question with
+answering models that chose the key), ``n_answers``, ``error_score``, ``kind``, ``flagged``,
+``disputed`` (the annotators' most common answer — their summed votes — is another option
+than the key: the disagreement baseline's flag, listed so that a question it disputes is
+never hidden when the calibrated score stays under the threshold) and ``rank`` (by
+``error_score``); then, for ``review export``, ``text`` (the question with
 lettered options), ``llm_label`` (the proposed answer where flagged, else the key) and
 ``confidence`` (its probability). In a CSV or TSV, ``options`` is written as a JSON list.
 
@@ -38,7 +41,7 @@ from benchcheck.labels.mcq_answers import DEFAULT_THRESHOLD, McqAnswerFlags, ans
 from benchcheck.labels.mcq_checks import McqChecks, check_mcq
 from benchcheck.labels.mcq_rerank import McqRerank, rerank_models
 
-__all__ = ["McqFlagRun", "load_mcq", "run_mcq_flag"]
+__all__ = ["McqFlagRun", "disputed_keys", "load_mcq", "run_mcq_flag"]
 
 #: What flags the keys: the models' answers, the judges (``judge --task mcq``), or both.
 DETECTORS = ("answers", "llm", "both")
@@ -102,6 +105,7 @@ class McqFlagRun:
             "summary": {
                 "n_questions": self.flags.height,
                 "flagged": int(self.flags.get_column("flagged").sum()),
+                "disputed_not_flagged": self.disputed_not_flagged().height,
                 "expected_wrong_keys": fit["expected_wrong_keys"],
             },
             "detector": fit,
@@ -113,7 +117,31 @@ class McqFlagRun:
             out["output"] = self.output
         top_rows = self.flags.filter(pl.col("flagged")).sort("rank").head(top)
         out["top"] = top_rows.select(MCQ_TOP_COLUMNS).to_dicts()
+        out["top_disputed_not_flagged"] = (
+            self.disputed_not_flagged().head(top).select(MCQ_TOP_COLUMNS).to_dicts()
+        )
         return out
+
+    def disputed_not_flagged(self) -> pl.DataFrame:
+        """Questions whose key most annotators dispute but the score left out, by rank."""
+        return self.flags.filter(pl.col("disputed") & ~pl.col("flagged")).sort("rank")
+
+
+def disputed_keys(probs: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Where another option has more votes than the key (votes: answers summed per option).
+
+    ``probs`` is (n × J × K), each annotator's distribution over the options (zeros where
+    it gave none); a tie with the key is not a dispute.
+
+    >>> p = np.zeros((3, 3, 2)); p[:, :, 0] = 1; p[1, :2] = [0, 1]; p[2, :1] = [0, 1]
+    >>> disputed_keys(p, np.array([0, 0, 0])).tolist()
+    [False, True, False]
+    """
+    votes = probs.sum(1)
+    rows = np.arange(len(keys))
+    on_key = votes[rows, keys]
+    votes[rows, keys] = -np.inf
+    return np.asarray(votes.max(1) > on_key, dtype=bool)
 
 
 def _write(flags: pl.DataFrame, output: str) -> None:
@@ -192,6 +220,7 @@ def run_mcq_flag(
             annotators = (*read.models, *judges)
             probs = np.concatenate([read.probs, judged], axis=1)
     n_options = np.array([len(o) for o in options])
+    disputed = disputed_keys(probs, keys)
     found = answer_flags(
         ids, keys, n_options, probs, annotators,
         groups=table.get_column("group").to_list(), threshold=threshold,
@@ -219,6 +248,7 @@ def run_mcq_flag(
             "error_score": found.error_score,
             "kind": list(found.kind),
             "flagged": found.flagged,
+            "disputed": disputed,
             "rank": rank,
             "text": [lettered(q, o) for q, o in zip(table["text"], options, strict=True)],
             "llm_label": [

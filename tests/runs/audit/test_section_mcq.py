@@ -217,3 +217,42 @@ def test_docs_mcq_audit_lines_run_as_written(
     flags = [json.loads(x) for x in Path("report/mcq_flags.jsonl").read_text().splitlines()]
     assert [(f["id"], f["label"], f["proposed_answer"]) for f in flags] == [("3", "B", "C")]
     assert Path("review/expert_b.csv").is_file() and Path("items/items.json").is_file()
+
+
+def test_keys_most_models_dispute_are_listed_when_the_score_leaves_them_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Only q07 (8 of 8 say C, key A) and q11 (7 of 8 say A, key B) have another option with
+    # more votes than the key (the scattered B answers are one per question at most).
+    data, answers = _write(tmp_path)
+    base = run_mcq_audit(str(data), [str(answers)]).to_json()["answers"]
+    s07, s11 = (f["error_score"] for f in base["flags"])
+    assert base["n_disputed_not_flagged"] == 0 and s07 > s11
+    between = run_mcq_audit(str(data), [str(answers)], threshold=(s07 + s11) / 2)
+    a = between.to_json()["answers"]
+    assert [f["id"] for f in a["flags"]] == ["q07"]
+    assert a["n_disputed_not_flagged"] == 1
+    (left,) = a["disputed_not_flagged"]
+    assert (left["id"], left["key"], left["proposed_answer"], left["kind"]) == (
+        "q11",
+        "B",
+        "A",
+        "ok",
+    )
+    assert left["votes"] == {"A": 7.0, "B": 1.0, "C": 0.0, "D": 0.0}
+    # nothing reaches the threshold: no empty flag table, the two disputed keys listed
+    out = tmp_path / "report"
+    rc, stdout, err = _run(
+        capsys, "audit", data, "--task", "mcq", "--answers", answers,
+        "--min-error-score", "1", "-o", out,
+    )  # fmt: skip
+    assert rc == 0, err
+    results = json.loads((out / "results.json").read_text())["mcq"]["answers"]
+    assert results["n_flags"] == 0 and results["n_disputed_not_flagged"] == 2
+    assert [f["id"] for f in results["disputed_not_flagged"]] == ["q07", "q11"]
+    md = (out / "report.md").read_text()
+    assert "No key reaches P(key wrong) ≥ 1." in md and "Disputed by most models" in md
+    assert "| 1 | q07 | s1 | A | C |" in md
+    html = (out / "report.html").read_text()
+    assert 'id="mcq-flags"' not in html and 'id="mcq-disputed"' in html
+    assert "No key reaches" in stdout and "Disputed by most models, not flagged (2 of 2" in stdout

@@ -22,6 +22,7 @@ def mcq_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         "models": len(payload["answers"]["models"]),
         "missing answers": payload["answers"]["missing_answers"],
         f"flagged (P(key wrong) ≥ {short(fit['threshold'])})": s["flagged"],
+        "disputed by most models, not flagged": s["disputed_not_flagged"],
         "expected wrong keys (sum of error scores)": num(s["expected_wrong_keys"], 1),
         "effective independent models": num(fit["effective_models"], 2),
     }
@@ -56,13 +57,45 @@ def mcq_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     out.append(table)
     top = payload["top"]
     if top:
-        table = Table(title=f"Top {len(top)} flags")
-        for c in top[0]:
-            table.add_column(escape(c))
-        for row in top:
-            table.add_row(*[cell(v) for v in row.values()])
-        out.append(table)
+        out.append(_rows_table(f"Top {len(top)} flags", top, kind=True))
+    left = payload["top_disputed_not_flagged"]
+    if left:
+        out.append(
+            _rows_table(
+                f"Disputed by most models, not flagged ({len(left)} of "
+                f"{s['disputed_not_flagged']}, highest P(key wrong) first)",
+                left,
+                kind=False,
+            )
+        )
     return out
+
+
+#: (column in the JSON rows, heading) of the flag tables; ids are never cut.
+_ROW_COLUMNS = (
+    ("rank", "rank"),
+    ("id", "id"),
+    ("group", "group"),
+    ("label", "key"),
+    ("proposed_answer", "proposed"),
+    ("key_share", "on key"),
+    ("error_score", "P(key wrong)"),
+    ("kind", "kind"),
+)
+
+
+def _rows_table(title: str, rows: list[Mapping[str, Any]], *, kind: bool) -> Table:
+    """Render the flags (``kind``: with rank and kind) or the unflagged disputed questions."""
+    table = Table(title=title, caption="on key: share of the models that answered the key")
+    columns = [(c, h) for c, h in _ROW_COLUMNS if kind or c not in ("kind", "rank")]
+    for c, h in columns:
+        table.add_column(h, no_wrap=c == "id", overflow="fold")
+    for row in rows:
+        table.add_row(
+            *[pct(row[c]) if c == "key_share" and row[c] is not None else cell(row[c])
+              for c, _ in columns]
+        )  # fmt: skip
+    return table
 
 
 def mcq_audit_renderables(mcq: Mapping[str, Any]) -> list[Any]:
@@ -89,18 +122,33 @@ def mcq_audit_renderables(mcq: Mapping[str, Any]) -> list[Any]:
     out.append(groups)
     if a["flags"]:
         shown = a["flags"][:10]
-        table = Table(title=f"Top {len(shown)} of {a['n_flags']} flags (all: {a['flags_file']})")
-        for c in ("rank", "id", "group", "key", "proposed", "P(key wrong)", "kind", "votes"):
-            table.add_column(c)
-        for f in shown:
-            votes = " ".join(
-                f"{k}:{num(int(v) if float(v).is_integer() else v, 2)}"
-                for k, v in f["votes"].items()
-                if v > 0
-            )
-            table.add_row(
-                str(f["rank"]), escape(f["id"]), escape(f["group"] or "—"), f["key"],
-                f["proposed_answer"], num(f["error_score"]), f["kind"], votes,
-            )  # fmt: skip
-        out.append(table)
+        title = f"Top {len(shown)} of {a['n_flags']} flags (all: {a['flags_file']})"
+        out.append(_audit_flags(title, shown))
+    else:
+        out.append(f"No key reaches P(key wrong) ≥ {short(a['threshold'])}.")
+    left = a["disputed_not_flagged"][:10]
+    if left:
+        title = (
+            f"Disputed by most models, not flagged ({len(left)} of "
+            f"{a['n_disputed_not_flagged']}, highest P(key wrong) first)"
+        )
+        out.append(_audit_flags(title, left))
     return out
+
+
+def _audit_flags(title: str, rows: list[Mapping[str, Any]]) -> Table:
+    """Render the audit's flag rows (flags, or disputed questions not flagged), votes too."""
+    table = Table(title=title)
+    for c in ("rank", "id", "group", "key", "proposed", "P(key wrong)", "kind", "votes"):
+        table.add_column(c, no_wrap=c == "id", overflow="fold")
+    for f in rows:
+        votes = " ".join(
+            f"{k}:{num(int(v) if float(v).is_integer() else v, 2)}"
+            for k, v in f["votes"].items()
+            if v > 0
+        )
+        table.add_row(
+            str(f["rank"]), escape(f["id"]), escape(f["group"] or "—"), f["key"],
+            f["proposed_answer"], num(f["error_score"]), f["kind"], votes,
+        )  # fmt: skip
+    return table

@@ -117,6 +117,8 @@ class AnswerKeys(JsonResult):
     by_group: tuple[Expected, ...]
     n_flags: int
     flags: tuple[McqFlag, ...]
+    n_disputed_not_flagged: int
+    disputed_not_flagged: tuple[McqFlag, ...]
     flags_file: str
 
 
@@ -143,6 +145,8 @@ class McqResult(JsonResult):
 class McqSection(Section[McqResult]):
     """Structure, near-duplicates and answer keys of a multiple-choice benchmark."""
 
+    #: 1.1: the questions most models dispute whose P(key wrong) stays under the threshold
+    version = "1.1"
     name = "mcq"
     title = "Multiple-choice questions"
     anchor = "mcq"
@@ -274,36 +278,19 @@ class McqSection(Section[McqResult]):
             )
         )
         out.append("")
-        out.append(
-            md_table(
-                [
-                    "rank",
-                    "id",
-                    "group",
-                    "key",
-                    "proposed",
-                    "support",
-                    "P(key wrong)",
-                    "kind",
-                    "votes",
-                ],
-                [
-                    [
-                        str(f.rank),
-                        md_text(f.id),
-                        md_text(f.group),
-                        f.key,
-                        f.proposed_answer,
-                        num(f.support),
-                        num(f.error_score),
-                        f.kind,
-                        _votes(f.votes),
-                    ]
-                    for f in a.flags[:MAX_SHOWN]
-                ],
-                right=(0, 5, 6),
-            )  # fmt: skip
-        )
+        if a.flags:
+            out += [_flags_md(a.flags[:MAX_SHOWN]), ""]
+        else:
+            out += [f"No key reaches P(key wrong) ≥ {num(a.threshold)}.", ""]
+        if a.disputed_not_flagged:
+            out += [
+                f"Disputed by most models, not flagged: {num(a.n_disputed_not_flagged)} "
+                "(another option has more of the models' answers than the key, but its "
+                "P(key wrong) stays under the threshold; highest first).",
+                "",
+                _flags_md(a.disputed_not_flagged[:MAX_SHOWN]),
+                "",
+            ]
         return out
 
     def terminal(self, result: McqResult) -> list[Any]:
@@ -315,6 +302,21 @@ class McqSection(Section[McqResult]):
     def notes(self, result: McqResult) -> list[str]:
         """Return what the section could not do, and how to enable it."""
         return list(result.mcq.not_run)
+
+
+def _flags_md(flags: tuple[McqFlag, ...]) -> str:
+    """Render flag rows (flags, or disputed questions not flagged) as a Markdown table."""
+    return md_table(
+        ["rank", "id", "group", "key", "proposed", "support", "P(key wrong)", "kind", "votes"],
+        [
+            [
+                str(f.rank), md_text(f.id), md_text(f.group), f.key, f.proposed_answer,
+                num(f.support), num(f.error_score), f.kind, _votes(f.votes),
+            ]
+            for f in flags
+        ],
+        right=(0, 5, 6),
+    )  # fmt: skip
 
 
 def _votes(votes: Mapping[str, float]) -> str:
@@ -402,25 +404,41 @@ def _answers_html(a: AnswerKeys) -> str:
         f'<th class="n">{esc(level)} CI</th></tr></thead><tbody>{groups}</tbody></table></div>'
     )
     if a.flags:
-        rows = "".join(
-            f'<tr><td class="n">{f.rank}</td><td>{show_text(f.id)}</td>'
-            f'<td class="text">{long_text(_lettered(f))}</td><td>{esc(f.key)}</td>'
-            f"<td><strong>{esc(f.proposed_answer)}</strong></td>"
-            f"<td>{esc(_votes(f.votes))}</td>"
-            f"{num_cell(f.error_score, 'P(key wrong)')}<td>{esc(f.kind)}</td>"
-            f"{num_cell(f.support, 'P(proposed option right)')}"
-            f"<td>{show_text(f.group)}</td></tr>"
-            for f in a.flags[:MAX_SHOWN]
+        out += f"<h4>Flags ({a.n_flags}; the first {min(a.n_flags, MAX_SHOWN)})</h4>" + _flags_html(
+            "mcq-flags", a.flags[:MAX_SHOWN]
         )
+    else:
+        out += f'<p class="note">No key reaches P(key wrong) ≥ {esc(num(a.threshold))}.</p>'
+    if a.disputed_not_flagged:
+        shown = a.disputed_not_flagged[:MAX_SHOWN]
         out += (
-            f"<h4>Flags ({a.n_flags}; the first {min(a.n_flags, MAX_SHOWN)})</h4>"
-            '<div class="tablewrap"><table id="mcq-flags" class="sortable"><thead><tr>'
-            '<th class="n">rank</th><th>id</th><th>question</th><th>key</th>'
-            '<th>proposed</th><th>models\' vote</th><th class="n">P(key wrong)</th>'
-            '<th>kind</th><th class="n">support</th><th>group</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>"
+            f"<details><summary>Disputed by most models, not flagged: "
+            f"{esc(num(a.n_disputed_not_flagged))} (another option has more of the models' "
+            "answers than the key, but P(key wrong) stays under the threshold; highest "
+            f"first{'' if len(shown) == a.n_disputed_not_flagged else f', the first {len(shown)}'})"
+            "</summary>" + _flags_html("mcq-disputed", shown) + "</details>"
         )
     return out
+
+
+def _flags_html(table_id: str, flags: tuple[McqFlag, ...]) -> str:
+    rows = "".join(
+        f'<tr><td class="n">{f.rank}</td><td>{show_text(f.id)}</td>'
+        f'<td class="text">{long_text(_lettered(f))}</td><td>{esc(f.key)}</td>'
+        f"<td><strong>{esc(f.proposed_answer)}</strong></td>"
+        f"<td>{esc(_votes(f.votes))}</td>"
+        f"{num_cell(f.error_score, 'P(key wrong)')}<td>{esc(f.kind)}</td>"
+        f"{num_cell(f.support, 'P(proposed option right)')}"
+        f"<td>{show_text(f.group)}</td></tr>"
+        for f in flags
+    )
+    return (
+        f'<div class="tablewrap"><table id="{table_id}" class="sortable"><thead><tr>'
+        '<th class="n">rank</th><th>id</th><th>question</th><th>key</th>'
+        '<th>proposed</th><th>models\' vote</th><th class="n">P(key wrong)</th>'
+        '<th>kind</th><th class="n">support</th><th>group</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
 
 
 def _lettered(f: McqFlag) -> str:
