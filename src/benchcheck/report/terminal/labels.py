@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Group
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
 
 from benchcheck.report.judge_note import (
@@ -356,6 +358,20 @@ def curve_renderables(payload: Mapping[str, Any]) -> list[Any]:
     return [table]
 
 
+#: Narrower terminals show the span flags as a list (two lines a flag), not a 7-column table.
+WIDE_TABLE = 100
+
+
+class ByWidth:
+    """Render ``wide`` where the console is at least ``at`` columns wide, else ``narrow``."""
+
+    def __init__(self, wide: Any, narrow: Any, *, at: int) -> None:
+        self.wide, self.narrow, self.at = wide, narrow, at
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        yield self.wide if options.max_width >= self.at else self.narrow
+
+
 def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     """Render ``benchcheck flag-spans``: counts per kind and the top span flags."""
     tagger = payload.get("tagger")
@@ -388,26 +404,33 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
 
         from benchcheck.report.numbers import score_text
 
-        table = Table(title=f"Top {len(payload['top'])} span flags")
+        title = f"Top {len(payload['top'])} span flags"
+        table = Table(title=title)
         heads = ["rank", "kind", "gold_type", "pred_type", "text"]
         where = "line" in payload["top"][0]
         if where:
             heads.insert(2, "file:line")
         if tagger:
             heads.insert(2, "error_score")
-        for c in heads:
-            table.add_column(c)
+        for c in heads:  # a kind is a name: never cut (the text column wraps instead)
+            table.add_column(c, no_wrap=c == "kind")
+        listed: list[Any] = [Text(title, style="italic", justify="center")]
         for r in payload["top"]:
             gold = r.get("gold_type", r["label"]) or "O"
             pred = r.get("pred_type", r["llm_label"]) or "O"
-            cells = [str(r["rank"]), r["kind"], escape(gold), escape(pred)]
+            cells = [str(r["rank"]), r["kind"], gold, pred]
             if where:
                 doc = f" (doc {r['document']})" if r.get("document") is not None else ""
-                cells.insert(2, escape(f"{r.get('file', '')}:{r['line']}{doc}"))
+                cells.insert(2, f"{r.get('file', '')}:{r['line']}{doc}")
             if tagger:
                 cells.insert(2, score_text(r["error_score"], r.get("error_logit")))
-            table.add_row(*cells, escape(r["text"]))
-        out.append(table)
+            table.add_row(*(escape(c) for c in cells), escape(r["text"]))
+            head = " · ".join(cells[1:-2]) + f" · {gold} → {pred}"
+            listed += [
+                Text(f"{r['rank']}. ") + Text(head, style="bold"),
+                Padding(Text(r["text"]), (0, 0, 0, 3)),
+            ]
+        out.append(ByWidth(table, Group(*listed), at=WIDE_TABLE))
         if payload.get("glossary"):
             out.append(Text(payload["glossary"]))
     expected = (tagger or {}).get("expected_errors")
