@@ -10,7 +10,8 @@ from benchcheck.items import analyse_items, item_matrix, matrix_from_predictions
 
 def test_intersection_counts_what_each_model_lost() -> None:
     preds = {"A": {"a": "1", "b": "0", "c": "1"}, "B": {"a": "1", "b": "1", "z": "0"}}
-    with pytest.raises(UsageError, match=r"A: 3 of 3, B: 2 of 3"):
+    # only the models that lack items are listed; the others are counted
+    with pytest.raises(UsageError, match=r"\(B: 2 of 3; the other 1 model\(s\): all 3 items"):
         matrix_from_predictions(["a", "b", "c"], ["1", "1", "1"], preds)
     m = matrix_from_predictions(["a", "b", "c"], ["1", "1", "1"], preds, intersect=True)
     assert m.item_ids == ("a", "b")

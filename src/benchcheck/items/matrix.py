@@ -149,9 +149,10 @@ def matrix_from_predictions(
     notes: list[str] = []
     if any(missing.values()):
         if not intersect:
-            counts = ", ".join(
-                f"{n}: {len(ids) - len(m)} of {len(ids)}" for n, m in missing.items()
-            )
+            short = {n: m for n, m in missing.items() if m}
+            counts = ", ".join(f"{n}: {len(ids) - len(m)} of {len(ids)}" for n, m in short.items())
+            if len(short) < len(missing):
+                counts += f"; the other {len(missing) - len(short)} model(s): all {len(ids)}"
             first = next((n, m[0]) for n, m in missing.items() if m)
             raise UsageError(
                 f"the models were scored on different items ({counts} items answered); "

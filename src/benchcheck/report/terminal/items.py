@@ -73,7 +73,7 @@ def items_renderables(
             title=f"IRT {irt['model'].upper()} abilities ({irt['library']})", title_justify="left"
         )
         for c in ("model", "theta", "SE", "score"):
-            t.add_column(c, justify="left" if c == "model" else "right")
+            t.add_column(c, justify="left" if c == "model" else "right", overflow="fold")
         score = {m["name"]: m["score"] for m in payload["models"]}
         rows = sorted(
             irt["abilities"].items(),

@@ -48,7 +48,7 @@ def mcq_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
         f"{rank['removed']} questions removed)"
     )
     for c in ("model", "accuracy", "rank", "corrected", "rank "):
-        table.add_column(c, justify="left" if c == "model" else "right")
+        table.add_column(c, justify="left" if c == "model" else "right", overflow="fold")
     for m in rank["models"]:
         table.add_row(
             escape(m["model"]), pct(m["accuracy_original"], 1), str(m["rank_original"]),

@@ -74,7 +74,7 @@ def mcq_rerank_renderables(payload: Mapping[str, Any]) -> list[Any]:
         f"{payload['keys_changed']} keys changed, {payload['removed']} questions removed)"
     )
     for c in ("model", "accuracy", "rank", "reviewed keys", "rank ", "change"):
-        table.add_column(c, justify="left" if c == "model" else "right")
+        table.add_column(c, justify="left" if c == "model" else "right", overflow="fold")
     for m in payload["models"]:
         change = m["rank_change"]
         table.add_row(
