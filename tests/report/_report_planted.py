@@ -226,6 +226,8 @@ def _mcq() -> dict[str, Any]:
             ],
             "n_flags": 4,
             "flags": flags,
+            "n_disputed_not_flagged": 1,
+            "disputed_not_flagged": [{**flags[0], "rank": 5, "kind": "ok", "error_score": 0.3}],
             "flags_file": "mcq_flags.jsonl",
         },
         "not_run": [PWN_SCRIPT],
