@@ -258,11 +258,35 @@ def show(renderables: Iterable[Any], *, highlight: bool | None = None) -> None:
     """Print each renderable on standard output, noting the glossary words it shows."""
     seen = _TERMS.get()
     for renderable in renderables:
-        console.print(renderable, highlight=highlight)
+        console.print(uncut(renderable), highlight=highlight)
         if seen is not None:
             from benchcheck.report.glossary import terms_in
 
             seen.update(dict.fromkeys(e.term for e in terms_in(_plain(renderable))))
+
+
+def uncut(renderable: Any) -> Any:
+    """Return ``renderable`` with its tables folding what does not fit, never cutting it.
+
+    rich ends a word wider than its column with "…" (ids, model names, group names, file
+    names cut at 80 columns); a folded word keeps every character, on two lines. Tables
+    inside ``Group`` and :class:`~benchcheck.report.terminal.labels.ByWidth` too.
+    """
+    from rich.console import Group
+    from rich.table import Table
+
+    if isinstance(renderable, Table):
+        for column in renderable.columns:
+            if column.overflow == "ellipsis":
+                column.overflow = "fold"
+    elif isinstance(renderable, Group):
+        for part in renderable.renderables:
+            uncut(part)
+    else:
+        for part in (getattr(renderable, "wide", None), getattr(renderable, "narrow", None)):
+            if part is not None:
+                uncut(part)
+    return renderable
 
 
 def _plain(renderable: Any) -> str:

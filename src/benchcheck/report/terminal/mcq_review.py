@@ -18,14 +18,21 @@ def _ci(ci: Any) -> str:
     return "—" if ci is None else f"[{pct(ci[0], 1)}, {pct(ci[1], 1)}]"
 
 
+def _span(ci: Any) -> str:
+    """Render an interval as ``[4.7–25.2%]`` (no space: it stays on one line)."""
+    if ci is None:
+        return "[—]"
+    return f"[{pct(ci[0], 1).rstrip('%')}–{pct(ci[1], 1)}]"
+
+
 def _rate_cells(rate: Mapping[str, Any]) -> list[str]:
+    """Errors/sample, the lower bound with its interval, the stratified one with its own."""
     strat = rate.get("stratified")
+    ci = rate["ci_fpc"] if rate.get("ci_fpc") is not None else rate["ci"]
     return [
         f"{rate['errors']}/{rate['sample']}",
-        pct(rate["error_rate"], 1),
-        _ci(rate["ci_fpc"] if rate.get("ci_fpc") is not None else rate["ci"]),
-        "—" if strat is None else pct(strat["error_rate"], 1),
-        "—" if strat is None else _ci(strat["ci"]),
+        f"{pct(rate['error_rate'], 1)} {_span(ci)}",
+        "—" if strat is None else f"{pct(strat['error_rate'], 1)} {_span(strat['ci'])}",
     ]
 
 
@@ -37,7 +44,7 @@ def mcq_error_rate_renderables(payload: Mapping[str, Any]) -> list[Any]:
         title=f"Error rates ({level} intervals: lower bound Clopper–Pearson; "
         "with an audit sample, the stratified estimate)"
     )
-    for c in ("group", "rate", "errors", "lower bound", "CI", "stratified", "CI "):
+    for c in ("group", "rate", "errors", "lower bound [CI]", "stratified [CI]"):
         table.add_column(c, justify="left" if c in ("group", "rate") else "right")
     scopes = [("all", payload["overall"]), *payload["by_group"].items()]
     for name, rates in scopes:
