@@ -1932,6 +1932,20 @@ def _(ws: Path) -> None:
     refused(r, "part-00000.parquet", "decodes to more than the bound")
 
 
+@case(B, "stats --engine ray: a convert shard of 1M x 1,000-char tokens past a 64 MiB bound")
+def _(ws: Path) -> None:
+    part = shard_bomb(ws, 1_000_000)
+    assert part.stat().st_size < 3_000_000
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):
+            r = run(ws, "stats", "s.parquet", "--engine", "ray")  # refused before Ray starts
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    # before: Ray's workers read the shard unmeasured (exit 0 after decoding 1 GB)
+    refused(r, "part-00000.parquet", "decodes to more than the bound of 32.0 MiB")
+
+
 @case(B, "stats --task mcq: 10 kB of option lists, 10M x 1,000 chars, under ulimit -v 3 GiB")
 def _(ws: Path) -> None:
     import pyarrow as pa
