@@ -2247,6 +2247,26 @@ def _(ws: Path) -> None:
     assert near["splits"]["train"]["n_clusters"] >= 1
 
 
+@case(SM, "near-duplicates at 0.05 over 400k texts of 12 words under ulimit -v 2 GiB: refused")
+def _(ws: Path) -> None:
+    import numpy as np
+
+    words = np.array([f"w{i}" for i in range(12)])[
+        np.random.default_rng(1).integers(0, 12, size=(400_000, 8))
+    ]
+    with (ws / "nd.jsonl").open("w") as fh:
+        for i, row in enumerate(words):
+            fh.write(f'{{"id": "{i}", "text": "{" ".join(row)}", "label": "a"}}\n')
+    argv = ("stats", "--split", "train=nd.jsonl", "--task", "classification")
+    argv += ("--near-duplicates", "--near-threshold", "0.05", "--json", "nd.json")
+    with nothing_written(ws):
+        p = run_process(ws, *argv, preexec_fn=_limited(2), timeout=300)
+    # before: the search ran into the limit (its bound, about 1.1 GB, was said nowhere)
+    r = Run(p.returncode, p.stdout, p.stderr)
+    refused(r, "near-duplicate search over 400,000 texts at threshold 0.05 (75 bands)")
+    refused(r, "may take up to 1.0 GiB, more than the", "of memory available")
+
+
 @case(SM, "a lock naming a live process of another host or container is never removed")
 def _(ws: Path) -> None:
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
