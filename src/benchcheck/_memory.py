@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["keep_freed_memory"]
+__all__ = ["address_space_left", "available_memory", "keep_freed_memory", "system_available"]
 
 #: mallopt parameters (glibc's malloc.h), the value set and the variable that overrides it.
 _SETTINGS = (
@@ -64,3 +64,39 @@ def keep_freed_memory() -> bool:
     return all(
         mallopt(param, value) == 1 for param, value, env in _SETTINGS if env not in os.environ
     )
+
+
+def system_available() -> int | None:
+    """Bytes the system can still give without swapping (Linux ``MemAvailable``; else None)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def address_space_left() -> int | None:
+    """Bytes of address space this process may still map under its limit (None: no limit)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status", encoding="ascii") as fh:
+            used = next(int(x.split()[1]) * 1024 for x in fh if x.startswith("VmSize:"))
+    except (ImportError, OSError, ValueError, StopIteration):
+        return None
+    return max(0, soft - used)
+
+
+def available_memory() -> int | None:
+    """Memory this process can still take: the system's or its ``ulimit -v``'s, the less.
+
+    None where neither is known (not Linux, no limit).
+    """
+    known = [x for x in (system_available(), address_space_left()) if x is not None]
+    return min(known) if known else None

@@ -1932,6 +1932,20 @@ def _(ws: Path) -> None:
     refused(r, "part-00000.parquet", "decodes to more than the bound")
 
 
+@case(B, "stats --engine ray: a convert shard of 1M x 1,000-char tokens past a 64 MiB bound")
+def _(ws: Path) -> None:
+    part = shard_bomb(ws, 1_000_000)
+    assert part.stat().st_size < 3_000_000
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):
+            r = run(ws, "stats", "s.parquet", "--engine", "ray")  # refused before Ray starts
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    # before: Ray's workers read the shard unmeasured (exit 0 after decoding 1 GB)
+    refused(r, "part-00000.parquet", "decodes to more than the bound of 32.0 MiB")
+
+
 @case(B, "stats --task mcq: 10 kB of option lists, 10M x 1,000 chars, under ulimit -v 3 GiB")
 def _(ws: Path) -> None:
     import pyarrow as pa
@@ -1980,6 +1994,68 @@ def _(ws: Path) -> None:
     with nothing_written(ws):
         r = run(ws, *argv)  # before: the page decompressed, the text read as one batch
     refused(r, "one.parquet", "row group 0: its texts average 40 MiB a record, past 32 MiB")
+
+
+def saved_hf_bomb(
+    folder: Path, rows: int, width: int, *, compression: str | None = None, dictionary: bool = True
+) -> None:
+    """A ``save_to_disk`` folder written with pyarrow: ``rows`` texts of ``width`` characters.
+
+    ``dictionary``: one dictionary value under ``rows`` indices (a text and a label column);
+    else plain text written in batches of 10,000 rows, IPC-compressed by ``compression``.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    folder.mkdir(parents=True)
+    per = rows if dictionary else min(rows, 10_000)
+    zeros = pa.array(np.zeros(per, np.int32))
+    text, label = pa.array(["w" * width]), pa.array(["pos"])
+    if dictionary:
+        cols = {"text": pa.DictionaryArray.from_arrays(zeros, text)}
+        cols["label"] = pa.DictionaryArray.from_arrays(zeros, label)
+    else:
+        cols = {"text": text.take(zeros), "label": label.take(zeros)}
+    batch = pa.record_batch(cols)
+    options = pa.ipc.IpcWriteOptions(compression=compression)
+    name = "data-00000-of-00001.arrow"
+    with pa.ipc.new_stream(str(folder / name), batch.schema, options=options) as writer:
+        for start in range(0, rows, per):
+            writer.write_batch(batch.slice(0, min(per, rows - start)))
+    string = {"dtype": "string", "_type": "Value"}
+    info = {"features": {"text": string, "label": string}}
+    (folder / "dataset_info.json").write_text(json.dumps(info))
+    state = {"_data_files": [{"filename": name}], "_fingerprint": "bomb", "_split": None}
+    state.update(_format_columns=None, _format_kwargs={}, _format_type=None)
+    (folder / "state.json").write_text(json.dumps({**state, "_output_all_columns": False}))
+
+
+@case(B, "stats: a save_to_disk folder of 4 kB, 10M x 1,000 chars in a dictionary, ulimit -v 3 GiB")
+def _(ws: Path) -> None:
+    saved_hf_bomb(ws / "hf", 10_000_000, 1_000, compression="zstd")
+    assert sum(f.stat().st_size for f in (ws / "hf").iterdir()) < 10_000
+    with nothing_written(ws):
+        argv = ("stats", "hf", "--task", "classification")
+        p = run_process(ws, *argv, preexec_fn=_limited(3), timeout=120)
+    r = Run(p.returncode, p.stdout, p.stderr)  # before: "malloc of size 9960000000 failed"
+    refused(r, "data-00000-of-00001.arrow", "the table decodes to more than the bound")
+
+
+@case(B, "stats: a save_to_disk folder, zstd-compressed IPC, 300 MB decoded from 2 MB")
+def _(ws: Path) -> None:
+    saved_hf_bomb(ws / "hf", 300_000, 1_000, compression="zstd", dictionary=False)
+    assert sum(f.stat().st_size for f in (ws / "hf").iterdir()) < 3_000_000
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):
+            r = run(ws, "stats", "hf", "--task", "classification")  # before: exit 0, read whole
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    refused(
+        r,
+        "data-00000-of-00001.arrow",
+        "the Arrow stream (its buffers decompressed) decodes to more than the bound of 64.0 MiB",
+    )
 
 
 # ------------------------------------------------------------------ silently wrong (issue 37)
@@ -2169,6 +2245,26 @@ def _(ws: Path) -> None:
     assert max(verified) <= 15.5 * n, (max(verified), n)
     near = json.loads((ws / "nd.json").read_text())["near_duplicates"]
     assert near["splits"]["train"]["n_clusters"] >= 1
+
+
+@case(SM, "near-duplicates at 0.05 over 400k texts of 12 words under ulimit -v 2 GiB: refused")
+def _(ws: Path) -> None:
+    import numpy as np
+
+    words = np.array([f"w{i}" for i in range(12)])[
+        np.random.default_rng(1).integers(0, 12, size=(400_000, 8))
+    ]
+    with (ws / "nd.jsonl").open("w") as fh:
+        for i, row in enumerate(words):
+            fh.write(f'{{"id": "{i}", "text": "{" ".join(row)}", "label": "a"}}\n')
+    argv = ("stats", "--split", "train=nd.jsonl", "--task", "classification")
+    argv += ("--near-duplicates", "--near-threshold", "0.05", "--json", "nd.json")
+    with nothing_written(ws):
+        p = run_process(ws, *argv, preexec_fn=_limited(2), timeout=300)
+    # before: the search ran into the limit (its bound, about 1.1 GB, was said nowhere)
+    r = Run(p.returncode, p.stdout, p.stderr)
+    refused(r, "near-duplicate search over 400,000 texts at threshold 0.05 (75 bands)")
+    refused(r, "may take up to 1.0 GiB, more than the", "of memory available")
 
 
 @case(SM, "a lock naming a live process of another host or container is never removed")

@@ -7,8 +7,9 @@ bound named once the *decoded* size passes it (whatever the file's size); a stre
 reader (leakage's corpus) reads it in batches and either succeeds or refuses a record
 longer than a batch, naming its bound. Never a traceback, never anything written on a
 refusal. Nested lists (MCQ option lists, a corpus text column of lists) and ``convert``
-shards are formats of their own. The full-size bombs of the issue run in the replay under
-``ulimit -v``.
+shards are formats of their own, and so are a saved Hugging Face folder's Arrow streams
+(a text dictionary; plain text IPC-compressed). The full-size bombs of the issue run in the
+replay under ``ulimit -v``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from _replay import (
     refused,
     repeated_lists,
     run,
+    saved_hf_bomb,
     shard_bomb,
 )
 from _sweep import build_workspace
@@ -60,6 +62,8 @@ FORMATS = (
     "parquet option lists",
     "convert shard",
     "parquet corpus list",
+    "saved HF dictionary",
+    "saved HF zstd",
 )
 
 
@@ -132,6 +136,22 @@ def test_bombs_of_each_format(workspace: Path, tmp_path_factory, fmt, rows, widt
             pq.write_table(pa.table({"text": lists}), ws / "b.parquet", store_schema=False)
             argv = ("leakage", "--test", "test_items.jsonl", "--corpus", "b.parquet")
             refused(_checked(ws, argv, refuse=True), "b.parquet", "holds list<")
+        elif fmt == "saved HF dictionary":  # text and label, each row an index into one value
+            saved_hf_bomb(ws / "hf", rows, width)
+            decoded = rows * (width + 8) + rows * (3 + 8)
+            argv = ("stats", "hf", "--task", "classification")
+            r = _checked(ws, argv, refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "data-00000-of-00001.arrow", "the table decodes to more than the bound")
+        elif fmt == "saved HF zstd":  # plain text, IPC-compressed in batches of 10,000 rows
+            rows //= 10
+            saved_hf_bomb(ws / "hf", rows, width, compression="zstd", dictionary=False)
+            batches = [min(10_000, rows - start) for start in range(0, rows, 10_000)]
+            decoded = sum(8 * (n + 1) + n * (width + 3) for n in batches)  # offsets + values
+            argv = ("stats", "hf", "--task", "classification")
+            r = _checked(ws, argv, refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "data-00000-of-00001.arrow", "(its buffers decompressed) decodes to")
         else:
             (ws / "b.spacy").write_bytes(zlib.compress(b"\0" * decoded, 9))
             r = _checked(ws, ("stats", "--split", "test=b.spacy"), refuse=True)

@@ -192,3 +192,39 @@ def test_unreachable_cluster_is_a_usage_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray.data", fake.data)
     with pytest.raises(UsageError, match="cannot start or join the Ray cluster at 10.0.0.9:6379"):
         connect("10.0.0.9:6379")
+
+
+def test_ray_shards_measured_before_ray_starts(tmp_path, monkeypatch):
+    """A shard past the decoded-size bound is refused by the embedded path's check, unread.
+
+    Ray is never started: ``connect`` fails the test if it is reached.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from benchcheck.engine import ray_engine
+    from benchcheck.errors import InputError
+
+    out = tmp_path / "s"
+    info = convert(NER_SAMPLE, out).splits["train"]
+    rows = 50_000  # one 1,000-character token under 50,000 indices: 4 kB, 50 MB decoded
+    zeros = pa.array(np.zeros(rows, np.int32))
+    bomb = {
+        "sentence": pa.array(np.arange(rows) // 10),
+        "token": pa.DictionaryArray.from_arrays(zeros, pa.array(["w" * 1_000])),
+        "tag": pa.DictionaryArray.from_arrays(zeros, pa.array(["O"])),
+        "line": pa.array(np.arange(1, rows + 1)),
+    }
+    pq.write_table(pa.table(bomb), info.shards[0], compression="zstd", store_schema=False)
+    monkeypatch.setenv("BENCHCHECK_MAX_READ_BYTES", str(16 << 20))  # 8 MiB a shard
+    monkeypatch.setattr(ray_engine, "connect", lambda *a: pytest.fail("Ray was started"))
+    with pytest.raises(InputError) as info_:
+        ray_engine.read_shards_ray(out)
+    assert str(info_.value) == (
+        f"{info.shards[0]}: the table decodes to more than the bound of 8.0 MiB "
+        "(half the free memory; BENCHCHECK_MAX_READ_BYTES sets it)"
+    )
+    # the embedded reader refuses the same shard with the same line
+    with pytest.raises(InputError) as embedded:
+        shards.read_shard(info.shards[0])
+    assert str(embedded.value) == str(info_.value)

@@ -33,6 +33,7 @@ from benchcheck.errors import BenchcheckError, InputError, UsageError, require
 from benchcheck.io.shards import (
     COLUMNS,
     ShardSplit,
+    check_shard,
     combine_splits,
     open_shards,
     raise_first_repair,
@@ -162,9 +163,17 @@ def read_shards_ray(
     num_cpus: int | None = None,
     name: str | None = None,
 ) -> Dataset:
-    """Load a shard folder with Ray Data: blocks built on workers, combined on the driver."""
-    ray = connect(address, num_cpus)
+    """Load a shard folder with Ray Data: blocks built on workers, combined on the driver.
+
+    Every shard is measured by decoded size first, as the embedded reader does
+    (:func:`benchcheck.io.shards.check_shard`), before Ray starts: a shard past the bound is
+    refused naming it, instead of being decoded whole by a worker.
+    """
     folder = open_shards(path)
+    for info in folder.splits.values():
+        for shard in info.shards:
+            check_shard(shard)
+    ray = connect(address, num_cpus)
     # One execution for all splits: each split's shards are read and mapped with its own
     # name, and the mapped datasets are unioned (a part carries the name of its split).
     mapped = [

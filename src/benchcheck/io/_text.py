@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchcheck._memory import address_space_left, system_available
 from benchcheck.errors import InputError
 
 __all__ = [
@@ -106,31 +107,11 @@ def whole_read_limit() -> int:
     given = os.environ.get("BENCHCHECK_MAX_READ_BYTES", "")
     if given.isdigit():
         return int(given)
-    free = _address_space_left()
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    system = int(line.split()[1]) * 1024
-                    return min(system, free if free is not None else system) // 2
-    except (OSError, ValueError, IndexError):
-        pass
+    free = address_space_left()
+    system = system_available()
+    if system is not None:
+        return min(system, free if free is not None else system) // 2
     return min(8 << 30, free // 2) if free is not None else 8 << 30
-
-
-def _address_space_left() -> int | None:
-    """Bytes of address space this process may still map under its limit (None: no limit)."""
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-        if soft == resource.RLIM_INFINITY:
-            return None
-        with open("/proc/self/status", encoding="ascii") as fh:
-            used = next(int(x.split()[1]) * 1024 for x in fh if x.startswith("VmSize:"))
-    except (ImportError, OSError, ValueError, StopIteration):
-        return None
-    return max(0, soft - used)
 
 
 def _check_size(p: Path) -> None:

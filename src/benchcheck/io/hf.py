@@ -17,6 +17,7 @@ import polars as pl
 
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
 from benchcheck.errors import InputError, require
+from benchcheck.io._decoded_arrow import check_saved_hf_decoded
 from benchcheck.io._ner import SHOWN_EMPTY, build_ner_split, warn_empty, with_empty_records
 
 if TYPE_CHECKING:  # formats reads tables, which reads this module
@@ -32,9 +33,12 @@ def saved_hf_parts(path: Path) -> list[tuple[str, str, Any]]:
     """Load a ``save_to_disk`` folder as ``(split name, source, datasets.Dataset)`` triples.
 
     Split names go through :data:`~benchcheck.data.model.SPLIT_ALIASES`; a lone ``Dataset`` is
-    ``train``; ``source`` names the folder and the split as saved, for error messages.
+    ``train``; ``source`` names the folder and the split as saved, for error messages. The
+    folder's Arrow files are measured by decoded size first (compressed buffers, text
+    dictionaries: :mod:`benchcheck.io._decoded_arrow`), refused past the bound unread.
     """
     datasets = require("datasets", "hf")
+    check_saved_hf_decoded(path)
     try:
         loaded = datasets.load_from_disk(str(path))
     except Exception as exc:  # noqa: BLE001 - any loader error is a bad folder here

@@ -172,6 +172,16 @@ def shard_split(
     )
 
 
+def check_shard(path: Path) -> int:
+    """Measure what one shard's columns decode to; refuse past the bound of a shard read whole.
+
+    The bound is the whole-read bound shared by the shards read at once (two); the measure,
+    :func:`benchcheck.io._decoded.check_parquet_decoded`, decodes nothing whole. Every
+    reader of shards calls it before its own Parquet reader (polars here, Ray Data's).
+    """
+    return check_parquet_decoded(path, columns=COLUMNS, limit=whole_read_limit() // _WORKERS)
+
+
 def read_shard(path: Path) -> pl.DataFrame:
     """Read one shard's columns, bounded by decoded size; errors name the file.
 
@@ -180,7 +190,7 @@ def read_shard(path: Path) -> pl.DataFrame:
     standing for 10M rows, is measured before it is expanded), against the whole-read bound
     shared by the shards read at once; then polars reads it.
     """
-    check_parquet_decoded(path, columns=COLUMNS, limit=whole_read_limit() // _WORKERS)
+    check_shard(path)
     try:
         return pl.read_parquet(path, columns=list(COLUMNS))
     except Exception as exc:  # noqa: BLE001 - any arrow/polars error is a bad shard here

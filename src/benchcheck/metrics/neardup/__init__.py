@@ -39,7 +39,8 @@ candidates are made, verified and merged one band at a time (:func:`band_links`;
 15.5 links a text in a band), the clusters so far kept as one star each and the test →
 train/dev matches only for the leaks the result lists, so the peak is the signatures
 (``4·num_perm`` bytes a text) plus one band's links, linear in the number of texts whatever
-the threshold and vocabulary.
+the threshold and vocabulary. That peak is estimated from above before the search starts,
+and a search past the memory available is refused (:mod:`~.memory`).
 
 One concept per module: :mod:`~.normalise` (normalisation, instance texts and ids),
 :mod:`~.minhash` (shingles, signatures), :mod:`~.lsh` (band parameters, keys, candidates),

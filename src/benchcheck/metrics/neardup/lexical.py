@@ -19,6 +19,7 @@ from benchcheck.errors import UsageError
 from benchcheck.metrics.neardup.components import components, split_clusters
 from benchcheck.metrics.neardup.jaccard import exact_jaccard
 from benchcheck.metrics.neardup.lsh import band_keys, band_links, candidate_pairs, lsh_params
+from benchcheck.metrics.neardup.memory import check_search_memory
 from benchcheck.metrics.neardup.minhash import minhash_signatures, shingles
 from benchcheck.metrics.neardup.normalise import input_texts, instance_ids, normalise
 
@@ -68,6 +69,7 @@ def near_duplicates(
     ngram: int = 1,
     max_clusters: int = 1000,
     false_negative_weight: float = 0.9,
+    memory_limit: int | None = None,
 ) -> NearDuplicates:
     """Normalised and MinHash-LSH near-duplicates within each split and test → train/dev.
 
@@ -77,6 +79,11 @@ def near_duplicates(
     ``max_clusters`` caps the clusters and leaks listed in the output (the largest first);
     the metrics always count all of them. Edge rules: ratios are ``None`` for an empty split;
     the leakage ratios are ``None`` without a test split and a train or dev split.
+
+    Before the search its peak memory is estimated from above
+    (:func:`~benchcheck.metrics.neardup.memory.search_peak_bytes`, from the number of texts,
+    words and bands) and a search past ``memory_limit`` (default: the memory available now)
+    is refused with both named, a :class:`UsageError`, instead of growing until killed.
     """
     if not 0.0 < threshold <= 1.0:
         raise UsageError(f"the near-duplicate threshold must be in (0, 1], got {threshold}")
@@ -92,11 +99,22 @@ def near_duplicates(
     all_text = normalise(pl.concat(texts)) if texts else pl.Series([], dtype=pl.String)
     split_code = np.concatenate(split_of) if split_of else np.zeros(0, np.int64)
     n = all_text.len()
+    bands, rows = lsh_params(threshold, num_perm, false_negative_weight)
+    words = int(all_text.str.count_matches(" ", literal=True).sum() or 0) + n
+    text_bytes = int(all_text.str.len_bytes().sum() or 0)
+    check_search_memory(
+        n,
+        words,
+        text_bytes,
+        bands=bands,
+        num_perm=num_perm,
+        threshold=threshold,
+        limit=memory_limit,
+    )
     norm_hash = string_hash(all_text)
 
     doc, sh = shingles(all_text, ngram=ngram)
     sig = minhash_signatures(doc, sh, n, num_perm=num_perm, seed=seed)
-    bands, rows = lsh_params(threshold, num_perm, false_negative_weight)
     keys = band_keys(sig, bands, rows)
     has_shingles = np.zeros(n, dtype=bool)
     has_shingles[doc] = True
