@@ -1,0 +1,192 @@
+"""Every command that can work for more than ~2 s tells its steps on standard error (issue 33).
+
+Each command is classified by measurement (``benchmarks/progress_timings.py``: 150,000
+pairs with one judge's judgments, a CoNLL-2003-sized corpus of ~300k tokens, the MCQ
+sample repeated to 14,400 questions, the diagnostic suite repeated to 9,000 items; two
+shared cores at load 3-4, a fresh process each, start-up ~0.5 s included):
+
+- :data:`REPORTS`: commands that hand a reporter to their run; each is run here without a
+  terminal and without the quiet time, and must write its named steps on standard error,
+  in order, and leave standard output as a run that writes no step line does;
+- :data:`FAST`: commands measured well under ~2 s at those sizes (the seconds beside each).
+
+A new command must be put in one of the two (:func:`test_every_command_is_classified`).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from _sweep import build_workspace
+
+from benchcheck.cli import main
+from benchcheck.report.terminal import progress
+
+_STAMP = re.compile(r"^\[\s*\d+\.\d+s\] ")
+
+#: Commands measured fast at the sizes users meet (seconds of a fresh process, load 3-4).
+FAST = {
+    "diff": "two results.json of a 300k-token audit: 1.7 s",
+    "compare": "two 300k-token CoNLL corpora: 2.0 s",
+    "convert": "a 300k-token CoNLL corpus to JSONL: 1.2 s",
+    "report": "results.json of a 300k-token audit to HTML: 1.1 s",
+    "glossary": "no input: 0.3 s",
+}
+
+#: Commands told to report progress before this change (tested in tests/report/test_progress.py
+#: and beside their runs); listed so that the classification is whole.
+REPORTED_ELSEWHERE = {"audit", "stats", "judge", "flag", "flag-spans", "leakage", "diagnose"}
+
+#: command name → (argv in the sweep's workspace, outputs to clear before a run, steps)
+REPORTS: dict[str, tuple[list[str], list[str], list[str]]] = {
+    "remedy": (
+        ["remedy", "data.jsonl", "--judgments", "j.parquet", "-o", "p_remedy"],
+        ["p_remedy"],
+        [
+            "reading data.jsonl",
+            "reading j.parquet",
+            "flagging: the judges' error posterior",
+            "remedy: filter the flags of confidence 0.9 or more",
+            "writing p_remedy",
+        ],
+    ),
+    "rerank": (
+        ["rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl", "--bootstrap", "100"],
+        [],
+        [
+            "reading gold.jsonl",
+            "reading the models' scores",
+            "scores on original and gold labels: 100 bootstrap resamples",
+        ],
+    ),
+    "review export": (
+        ["review", "export", "flags.jsonl", "-o", "p_review", "--seed", "1"],
+        ["p_review"],
+        ["reading flags.jsonl", "building the blind review of 60 flags", "writing p_review"],
+    ),
+    "review import": (
+        ["review", "import", "review/expert_a.csv", "review/expert_b.csv", "-o", "p_gold.jsonl"],
+        ["p_gold.jsonl"],
+        [
+            "reading review/key.jsonl",
+            "reading review/expert_a.csv",
+            "reading review/expert_b.csv",
+            "combining 2 experts' labels",
+            "writing p_gold.jsonl",
+        ],
+    ),
+    "error-rate": (
+        ["error-rate", "gold.jsonl"],
+        [],
+        [
+            "reading gold.jsonl",
+            "lower bound of the error rate",
+            "expected errors (Poisson-binomial)",
+            "stratified estimate",
+        ],
+    ),
+    "bins": (
+        ["bins", "gold.jsonl", "--bootstrap", "100"],
+        [],
+        ["reading gold.jsonl", "agreement per bin: 100 bootstrap resamples"],
+    ),
+    "agreement": (
+        ["agreement", "--source", "original=gold.jsonl#label", "--source", "gold=gold.jsonl"],
+        [],
+        ["reading gold.jsonl#label", "reading gold.jsonl", "comparing the label sources"],
+    ),
+    "ensemble-curve": (
+        ["ensemble-curve", "j.parquet", "--gold", "gold.jsonl", "--repeats", "2"],
+        [],
+        [
+            "reading gold.jsonl",
+            "reading j.parquet",
+            "growing the ensemble: 2 random orders per size",
+        ],
+    ),
+}
+
+#: The MCQ forms of commands above (their own runs), checked the same way.
+MCQ = ["--task", "mcq", "--answers", "mcq_answers.csv"]
+VARIANTS: dict[str, tuple[list[str], list[str], list[str]]] = {
+    "rerank mcq": (
+        ["rerank", "--gold", "mcq_gold.jsonl", *MCQ, "--bootstrap", "100"],
+        [],
+        [
+            "reading mcq_gold.jsonl",
+            "reading the models' answers",
+            "scoring the models on the original and reviewed keys",
+            "paired bootstrap of neighbours' gaps: 100 resamples",
+        ],
+    ),
+    "error-rate mcq": (
+        ["error-rate", "mcq_gold.jsonl", "--task", "mcq"],
+        [],
+        ["reading mcq_gold.jsonl", "error rates, overall and per group"],
+    ),
+    "remedy mcq": (
+        ["remedy", "mcq.jsonl", "--task", "mcq", "--gold", "mcq_gold.jsonl", "-o", "p_mcq"],
+        ["p_mcq"],
+        ["reading mcq.jsonl", "reading mcq_gold.jsonl", "writing p_mcq"],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_workspace(tmp_path_factory.mktemp("progress") / "ws")
+
+
+def _run(argv, clear, folder: Path, capsys, monkeypatch, quiet: float) -> tuple[str, list[str]]:
+    for name in clear:
+        path = folder / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    monkeypatch.setattr(progress, "QUIET_SECONDS", quiet)
+    capsys.readouterr()
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    steps = [_STAMP.sub("", line) for line in err.splitlines() if _STAMP.match(line)]
+    return out, steps
+
+
+@pytest.mark.parametrize("name", [*REPORTS, *VARIANTS])
+def test_a_long_command_tells_its_steps_on_standard_error(name, workspace, capsys, monkeypatch):
+    argv, clear, expected = {**REPORTS, **VARIANTS}[name]
+    monkeypatch.chdir(workspace)
+    quiet_out, quiet_steps = _run(argv, clear, workspace, capsys, monkeypatch, 1e9)
+    out, steps = _run(argv, clear, workspace, capsys, monkeypatch, 0.0)
+    assert quiet_steps == []  # within the quiet time: not a line
+    assert steps == expected
+    assert out == quiet_out  # the steps never reach standard output
+    assert not _STAMP.search(out)
+
+
+def _registered() -> set[str]:
+    """Every command of the CLI, sub-commands as ``group name``."""
+    import typer.main
+
+    from benchcheck.cli import app
+
+    group = typer.main.get_group(app)
+    names = set()
+    for name, cmd in group.commands.items():
+        sub = getattr(cmd, "commands", None)
+        if sub:
+            names |= {f"{name} {s}" for s in sub}
+        else:
+            names.add(name)
+    return names
+
+
+def test_every_command_is_classified():
+    """A new command must be measured: put it in FAST (with the size and seconds) or make it
+    report its steps (REPORTS, with a test above)."""
+    classified = set(FAST) | set(REPORTS) | REPORTED_ELSEWHERE
+    assert _registered() == classified
+    assert not set(FAST) & (set(REPORTS) | REPORTED_ELSEWHERE)
