@@ -34,11 +34,12 @@ FAST = {
     "convert": "a 300k-token CoNLL corpus to JSONL: 1.2 s",
     "report": "results.json of a 300k-token audit to HTML: 1.1 s",
     "glossary": "no input: 0.3 s",
+    "version": "no input",
 }
 
 #: Commands told to report progress before this change (tested in tests/report/test_progress.py
 #: and beside their runs); listed so that the classification is whole.
-REPORTED_ELSEWHERE = {"audit", "stats", "judge", "flag", "flag-spans", "leakage", "diagnose"}
+REPORTED_ELSEWHERE = {"audit", "stats", "judge", "flag", "flag-spans", "leakage"}
 
 #: command name → (argv in the sweep's workspace, outputs to clear before a run, steps)
 REPORTS: dict[str, tuple[list[str], list[str], list[str]]] = {
@@ -107,6 +108,84 @@ REPORTS: dict[str, tuple[list[str], list[str], list[str]]] = {
             "growing the ensemble: 2 random orders per size",
         ],
     ),
+    "items": (
+        ["items", "data.jsonl", "--predictions", "a=pa.jsonl", "--predictions", "b=pb.jsonl"]
+        + ["-o", "p_items"],
+        ["p_items"],
+        [
+            "reading data.jsonl and the models' predictions",
+            "item analysis of 60 items × 2 models: 1000 bootstrap resamples",
+            "IRT fit (2pl)",
+            "writing p_items",
+        ],
+    ),
+    "rank": (
+        ["rank", "data.jsonl", "--predictions", "a=pa.jsonl", "--predictions", "b=pb.jsonl"]
+        + ["--gold", "gold.jsonl", "--draws", "100"],
+        [],
+        [
+            "reading data.jsonl",
+            "reading pa.jsonl",
+            "reading pb.jsonl",
+            "reading gold.jsonl",
+            "scores on original and gold labels (paired bootstrap)",
+            "drawing plausible labelings",
+            "drawing plausible labelings: 0/100 (0%)",
+            "drawing plausible labelings: 50/100 (50%)",
+            "drawing plausible labelings: 100/100 (100%)",
+        ],
+    ),
+    "sample": (
+        ["sample", "ner", "-o", "p_sample.jsonl", "--per-split", "5"],
+        ["p_sample.jsonl"],
+        ["reading ner", "drawing 5 instances per split", "writing p_sample.jsonl"],
+    ),
+    "accuracy": (
+        ["accuracy", "annotated.jsonl"],
+        [],
+        ["reading annotated.jsonl", "accuracy per split and agreement"],
+    ),
+    "adjust": (
+        ["adjust", "ner", "--split", "test", "--metric", "leakage_ratio", "--target", "0.2"]
+        + ["-o", "p_adjust"],
+        ["p_adjust"],
+        ["reading ner", "building subsets of test for leakage_ratio", "writing p_adjust"],
+    ),
+    "artifacts": (
+        ["artifacts", "--train", "train_pairs.jsonl", "--eval", "suite.jsonl"]
+        + ["--text-a", "premise", "--text-b", "hypothesis", "--resamples", "100"],
+        [],
+        [
+            "reading train_pairs.jsonl",
+            "reading suite.jsonl",
+            "hypothesis-only baseline: training, then 100 bootstrap resamples",
+        ],
+    ),
+    "human": (
+        ["human", "--suite", "suite.jsonl", "--annotations", "annotations.jsonl"]
+        + ["--resamples", "100"],
+        [],
+        [
+            "reading suite.jsonl",
+            "reading annotations.jsonl",
+            "agreement and R_K per annotator: 100 bootstrap resamples",
+        ],
+    ),
+    "check-suite": (
+        ["check-suite", "suite.jsonl"],
+        [],
+        ["reading suite.jsonl", "checking the suite's construction"],
+    ),
+    "diagnose": (
+        ["diagnose", "--suite", "suite.jsonl", "--predictions", "base=preds.jsonl"]
+        + ["--resamples", "100"],
+        [],
+        [
+            "reading suite.jsonl",
+            "reading the models' predictions",
+            "R_K per phenomenon: 100 bootstrap resamples",
+        ],
+    ),
 }
 
 #: The MCQ forms of commands above (their own runs), checked the same way.
@@ -120,6 +199,15 @@ VARIANTS: dict[str, tuple[list[str], list[str], list[str]]] = {
             "reading the models' answers",
             "scoring the models on the original and reviewed keys",
             "paired bootstrap of neighbours' gaps: 100 resamples",
+        ],
+    ),
+    "items mcq": (
+        ["items", "mcq.jsonl", *MCQ, "--intersect", "--bootstrap", "100"],
+        [],
+        [
+            "reading mcq.jsonl and the models' answers",
+            "item analysis of 47 items × 14 models: 100 bootstrap resamples",
+            "IRT fit (2pl)",
         ],
     ),
     "error-rate mcq": (

@@ -189,7 +189,7 @@ def run_rank(
     if problem is not None:
         raise UsageError(problem)
     noise = NoiseModel(flagged=flagged, precision=precision, gold=gold_labels, residual=residual)
-    step(progress, f"drawing {options.n_resamples} plausible labelings")
+    step(progress, "drawing plausible labelings")
     ranking = rank_under_noise(
         ids,
         labels,
