@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
 
 from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.data.scores import ModelScores
@@ -184,11 +184,20 @@ def _roc_auc(t: np.ndarray, s: np.ndarray, pos: str) -> float:
 
 
 def _f1(t: np.ndarray, p: np.ndarray, pos: str) -> float:
-    return float(f1_score(t == pos, p == pos, zero_division=0))
+    """F1 of ``pos``: ``2 TP / (|true pos| + |predicted pos|)``, 0 when both are empty.
+
+    The same division as scikit-learn's ``f1_score(zero_division=0)`` (the same float),
+    without its input checks: the paired bootstrap calls it 2,000 times per pair, and at
+    30,000 items the checks took 27 ms a call.
+    """
+    yt, yp = t == pos, p == pos
+    denom = int(np.count_nonzero(yt)) + int(np.count_nonzero(yp))
+    return 2.0 * int(np.count_nonzero(yt & yp)) / denom if denom else 0.0
 
 
 def _acc(t: np.ndarray, p: np.ndarray, pos: str) -> float:
-    return float(accuracy_score(t, p))
+    """Accuracy ``mean(t == p)`` (as scikit-learn's ``accuracy_score``, without its checks)."""
+    return float(np.mean(t == p))
 
 
 #: Metric name → (function(truth, output, positive label), needs the score column).
