@@ -111,8 +111,17 @@ def build(folder: Path, pairs: int, mcq_repeat: int, suite_repeat: int, conll: P
         sheet = pl.read_csv(folder / f"review/{name}.csv", infer_schema=False)
         labels = [truth_of[key_of[r]] for r in sheet["review_id"]]
         sheet.with_columns(pl.Series("label", labels)).write_csv(folder / f"review/{name}.csv")
-    run(["review", "import", "review/expert_a.csv", "review/expert_b.csv", "-o", "gold.jsonl",
-         "--force"])  # fmt: skip
+    run(
+        [
+            "review",
+            "import",
+            "review/expert_a.csv",
+            "review/expert_b.csv",
+            "-o",
+            "gold.jsonl",
+            "--force",
+        ]
+    )
 
     # CoNLL of CoNLL-2003's size
     ner = folder / "ner"
@@ -154,8 +163,21 @@ def build(folder: Path, pairs: int, mcq_repeat: int, suite_repeat: int, conll: P
     run(["flag", *mcq, "--min-error-score", "0.25", "-o", "mcq_flags.jsonl", "--force"])
     shutil.rmtree(folder / "mrev", ignore_errors=True)
     labels = "A,B,C,D,none,several,unclear"
-    run(["review", "export", "mcq_flags.jsonl", "--labels", labels, "--experts", "1",
-         "--seed", "1", "-o", "mrev"])  # fmt: skip
+    run(
+        [
+            "review",
+            "export",
+            "mcq_flags.jsonl",
+            "--labels",
+            labels,
+            "--experts",
+            "1",
+            "--seed",
+            "1",
+            "-o",
+            "mrev",
+        ]
+    )
     key = pl.read_ndjson(folder / "mrev/key.jsonl").filter(pl.col("review_id").is_not_null())
     question = dict(zip(key["review_id"], key["id"], strict=True))
     sheet = pl.read_csv(folder / "mrev/expert_a.csv", infer_schema=False)
@@ -197,35 +219,89 @@ def commands() -> dict[str, list[str]]:
     mcq = ["--task", "mcq", "--answers", "mcq_answers.csv"]
     return {
         "remedy": ["remedy", "data.jsonl", "--judgments", "j.parquet", "-o", "out_remedy"],
-        "remedy mcq": ["remedy", "mcq.jsonl", "--task", "mcq", "--gold", "mcq_gold.jsonl",
-                       "-o", "out_remedy_mcq"],  # fmt: skip
+        "remedy mcq": [
+            "remedy",
+            "mcq.jsonl",
+            "--task",
+            "mcq",
+            "--gold",
+            "mcq_gold.jsonl",
+            "-o",
+            "out_remedy_mcq",
+        ],
         "rerank": ["rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl"],
         "rerank mcq": ["rerank", "--gold", "mcq_gold.jsonl", *mcq],
-        "items": ["items", "data.jsonl", "--predictions", "a=pa.jsonl", "--predictions",
-                  "b=pb.jsonl", "-o", "out_items"],  # fmt: skip
+        "items": [
+            "items",
+            "data.jsonl",
+            "--predictions",
+            "a=pa.jsonl",
+            "--predictions",
+            "b=pb.jsonl",
+            "-o",
+            "out_items",
+        ],
         "items mcq": ["items", "mcq.jsonl", *mcq, "--intersect", "-o", "out_items_mcq"],
-        "rank": ["rank", "data.jsonl", "--predictions", "a=pa.jsonl", "--predictions",
-                 "b=pb.jsonl", "--gold", "gold.jsonl"],  # fmt: skip
+        "rank": [
+            "rank",
+            "data.jsonl",
+            "--predictions",
+            "a=pa.jsonl",
+            "--predictions",
+            "b=pb.jsonl",
+            "--gold",
+            "gold.jsonl",
+        ],
         "diff": ["diff", "results.json", "results.json"],
-        "adjust": ["adjust", "ner", "--split", "test", "--metric", "leakage_ratio",
-                   "--target", "0.2", "-o", "out_adjust"],  # fmt: skip
+        "adjust": [
+            "adjust",
+            "ner",
+            "--split",
+            "test",
+            "--metric",
+            "leakage_ratio",
+            "--target",
+            "0.2",
+            "-o",
+            "out_adjust",
+        ],
         "compare": ["compare", "a=ner", "b=ner"],
         "sample": ["sample", "ner", "-o", "out_sample.jsonl", "--per-split", "100"],
         "accuracy": ["accuracy", "annotated.jsonl"],
         "convert": ["convert", "ner", "-o", "out_convert"],
         "review export": ["review", "export", "flags.jsonl", "-o", "out_review", "--seed", "1"],
-        "review import": ["review", "import", "review/expert_a.csv", "review/expert_b.csv",
-                          "-o", "out_gold.jsonl"],  # fmt: skip
+        "review import": [
+            "review",
+            "import",
+            "review/expert_a.csv",
+            "review/expert_b.csv",
+            "-o",
+            "out_gold.jsonl",
+        ],
         "error-rate": ["error-rate", "gold.jsonl"],
         "error-rate mcq": ["error-rate", "mcq_gold.jsonl", "--task", "mcq"],
         "bins": ["bins", "gold.jsonl"],
-        "agreement": ["agreement", "--source", "original=gold.jsonl#label", "--source",
-                      "gold=gold.jsonl"],  # fmt: skip
+        "agreement": [
+            "agreement",
+            "--source",
+            "original=gold.jsonl#label",
+            "--source",
+            "gold=gold.jsonl",
+        ],
         "ensemble-curve": ["ensemble-curve", "j.parquet", "--gold", "gold.jsonl"],
         "report": ["report", "results.json", "-o", "out_report.html"],
         "diagnose": ["diagnose", "--suite", "suite.jsonl", "--predictions", "base=preds.jsonl"],
-        "artifacts": ["artifacts", "--train", "train_pairs.jsonl", "--eval", "suite.jsonl",
-                      "--text-a", "premise", "--text-b", "hypothesis"],  # fmt: skip
+        "artifacts": [
+            "artifacts",
+            "--train",
+            "train_pairs.jsonl",
+            "--eval",
+            "suite.jsonl",
+            "--text-a",
+            "premise",
+            "--text-b",
+            "hypothesis",
+        ],
         "human": ["human", "--suite", "suite.jsonl", "--annotations", "annotations.jsonl"],
         "check-suite": ["check-suite", "suite.jsonl"],
         "glossary": ["glossary"],

@@ -278,3 +278,26 @@ def test_every_command_is_classified():
     classified = set(FAST) | set(REPORTS) | REPORTED_ELSEWHERE
     assert _registered() == classified
     assert not set(FAST) & (set(REPORTS) | REPORTED_ELSEWHERE)
+
+
+def test_on_a_terminal_a_transient_bar_is_drawn_and_erased(workspace, capsys, monkeypatch):
+    """On a terminal: a bar with the step and the count (no log lines), erased at the end
+    (the transient bar is gone before the result is printed on standard output)."""
+    import io
+
+    from rich.console import Console
+
+    from benchcheck.cli import _common
+
+    terminal = io.StringIO()
+    console = Console(file=terminal, force_terminal=True, width=120, color_system=None)
+    monkeypatch.setattr(_common, "console_err", console)
+    monkeypatch.chdir(workspace)
+    argv, _, _ = REPORTS["rank"]
+    assert main(argv) == 0
+    drawn = terminal.getvalue()
+    out = capsys.readouterr().out
+    assert "drawing plausible labelings" in drawn and "100/100" in drawn
+    assert not any(_STAMP.match(line) for line in drawn.splitlines())
+    assert drawn.endswith("\x1b[2K")  # the bar's line erased when the run ended
+    assert "Leaderboard" in out and "drawing" not in out

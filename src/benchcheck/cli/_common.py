@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import typer
 from rich.markup import escape
 
+from benchcheck._progress import Progress
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import (
     _KIND,
@@ -358,7 +359,7 @@ def parse_scores(scores: str | None) -> dict[str, float]:
 
 
 @contextlib.contextmanager
-def reporting(what: str) -> Iterator[Any]:
+def reporting(what: str) -> Iterator[Progress]:
     """Yield a reporter of a run's steps on standard error (a transient bar, or lines).
 
     The bar is closed when the block ends, before the command prints its result.
