@@ -116,7 +116,9 @@ def compare(
     named = parse_assignments(datasets, "compare")
     sources = {n: DataSource(p, scheme=scheme, strict=strict, ner=ner) for n, p in named.items()}
     claim([p for s in sources.values() for p in s.inputs])
-    emit(run_compare(sources).to_json(), lambda r: [compare_table(r["datasets"])])
+    with reporting("compare") as bar:
+        run = run_compare(sources, progress=bar)
+    emit(run.to_json(), lambda r: [compare_table(r["datasets"])])
 
 
 @command("sample", json=False)
