@@ -107,9 +107,9 @@ def run_rank(
     frame, ids, labels = read_labelled(data, label=label, id_col=id_col)
     label_set = sorted({v for v in labels if v is not None})
     preds = {}
-    for n, p in predictions.items():
-        step(progress, f"reading {p}")
-        preds[n] = read_predictions(n, p, positive=options.positive, labels=label_set)
+    for n, path in predictions.items():
+        step(progress, f"reading {path}")
+        preds[n] = read_predictions(n, path, positive=options.positive, labels=label_set)
     for n, p in preds.items():
         missing = [i for i in ids if i not in p]
         if missing:
