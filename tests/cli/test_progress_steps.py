@@ -64,12 +64,21 @@ REPORTS: dict[str, tuple[list[str], list[str], list[str]]] = {
         ],
     ),
     "rerank": (
-        ["rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl", "--bootstrap", "100"],
+        ["rerank", "--gold", "gold.jsonl", "--scores", "a=a.jsonl", "--scores", "b=pa.jsonl"]
+        + ["--bootstrap", "100"],
         [],
         [
             "reading gold.jsonl",
             "reading the models' scores",
-            "scores on original and gold labels: 100 bootstrap resamples",
+            "scores on original and gold labels",
+            "paired bootstrap of f1: a vs b",
+            "paired bootstrap of f1: a vs b: 0/100 (0%)",
+            "paired bootstrap of f1: a vs b: 50/100 (50%)",
+            "paired bootstrap of f1: a vs b: 100/100 (100%)",
+            "paired bootstrap of accuracy: a vs b",
+            "paired bootstrap of accuracy: a vs b: 0/100 (0%)",
+            "paired bootstrap of accuracy: a vs b: 50/100 (50%)",
+            "paired bootstrap of accuracy: a vs b: 100/100 (100%)",
         ],
     ),
     "review export": (

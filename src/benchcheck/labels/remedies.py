@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score
 
+from benchcheck._progress import Progress, step
 from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
@@ -253,6 +254,7 @@ def rerank(
     n_resamples: int = 1000,
     seed: int = 0,
     source: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> RerankResult:
     """Score each model on original and gold labels, rank, and bootstrap pairwise differences.
 
@@ -260,7 +262,8 @@ def rerank(
     label and, for binary data, the other label. ROC AUC needs ``score``. Refused with
     :class:`InputError`: duplicate ids (in the gold ids, whose file is ``source``, or a
     model's), a model without an output for some gold id, a score outside [0, 1] (or NaN),
-    a prediction that is not one of the original or gold labels.
+    a prediction that is not one of the original or gold labels. ``progress`` is told each
+    pair's bootstrap and counts its resamples.
     """
     ids = list(ids)
     refuse_duplicates(ids, path=source)
@@ -334,6 +337,7 @@ def rerank(
             ranks[n][metric] = {"original": r_o[n], "gold": r_g[n], "change": r_o[n] - r_g[n]}
         for a, b in itertools.combinations(have, 2):
             key = "score" if needs_score else "pred"
+            step(progress, f"paired bootstrap of {metric}: {a} vs {b}")
             res = paired_bootstrap(
                 t_gold,
                 outputs[a][key],
@@ -341,6 +345,7 @@ def rerank(
                 functools.partial(fn, pos=positive),
                 n_resamples=n_resamples,
                 seed=seed,
+                progress=progress,
             )
             pairwise.append(
                 {

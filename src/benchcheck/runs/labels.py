@@ -335,7 +335,7 @@ def run_rerank(
         raise InputError("the gold file has no example with a gold label", path=gold)
     step(progress, "reading the models' scores")
     models = [read_model_scores(n, p) for n, p in scores.items()]
-    step(progress, f"scores on original and gold labels: {bootstrap} bootstrap resamples")
+    step(progress, "scores on original and gold labels")
     return rerank(
         g["id"].cast(pl.String).to_list(),
         g["label"].cast(pl.String).to_list(),
@@ -346,6 +346,7 @@ def run_rerank(
         n_resamples=bootstrap,
         seed=seed,
         source=gold,
+        progress=progress,
     )
 
 
