@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import typer
 from rich.markup import escape
 
+from benchcheck._progress import Progress
 from benchcheck.cli._app import app, console, console_err
 from benchcheck.cli._options import (
     _KIND,
@@ -379,3 +380,15 @@ def parse_scores(scores: str | None) -> dict[str, float]:
             raise UsageError(f"--scores expects finite numbers, got {item.strip()!r}")
         out[f"model_{k + 1}"] = value
     return out
+
+
+@contextlib.contextmanager
+def reporting(what: str) -> Iterator[Progress]:
+    """Yield a reporter of a run's steps on standard error (a transient bar, or lines).
+
+    The bar is closed when the block ends, before the command prints its result.
+    """
+    from benchcheck.report.terminal.progress import progress_bar
+
+    with progress_bar(console_err, what, transient=True) as bar:
+        yield bar

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._common import claim_json, command, emit, output_claims
+from benchcheck.cli._common import claim_json, command, emit, output_claims, reporting
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.source import DataSource
@@ -47,5 +47,6 @@ def adjust_cmd(
     folder_out = outputs.folder(output, param="output", names=None)
     claim_json(outputs)
     target_ = AdjustTarget(split, metric, tuple(target), size, seed, tolerance)
-    run = run_adjust(source, target_, folder=folder_out)
+    with reporting("adjust") as bar:
+        run = run_adjust(source, target_, folder=folder_out, progress=bar)
     emit(run.to_json(), adjust_lines)

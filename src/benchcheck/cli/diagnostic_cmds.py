@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from benchcheck.cli._app import console_err
-from benchcheck.cli._common import claim, command, emit, exit_with, parse_assignments
+from benchcheck.cli._common import claim, command, emit, exit_with, parse_assignments, reporting
 from benchcheck.cli._options import Arg
 from benchcheck.runs.judging import JudgeSetup
 
@@ -51,7 +51,7 @@ def diagnose(
     setup = None
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
-    with progress_bar(console_err, transient=True) as bar:
+    with progress_bar(console_err, "diagnose", transient=True) as bar:
         result = run_diagnose(
             suite,
             files,
@@ -97,20 +97,22 @@ def artifacts(
     from benchcheck.runs.diagnose import run_artifacts
 
     claim([data, train, eval_path])
-    run = run_artifacts(
-        data,
-        train=train,
-        eval_path=eval_path,
-        text_a=text_a,
-        text_b=text_b,
-        label=label,
-        side=side,
-        seed=seed,
-        top=top,
-        resamples=resamples,
-        max_train=max_train,
-        label_map=_label_map(label_map),
-    )
+    with reporting("artifacts") as bar:
+        run = run_artifacts(
+            data,
+            train=train,
+            eval_path=eval_path,
+            text_a=text_a,
+            text_b=text_b,
+            label=label,
+            side=side,
+            seed=seed,
+            top=top,
+            resamples=resamples,
+            max_train=max_train,
+            label_map=_label_map(label_map),
+            progress=bar,
+        )
     emit(run.to_json(), artifacts_renderables, highlight=False)
 
 
@@ -132,9 +134,16 @@ def human(
 
     claim([suite, annotations])
     label_pairs = _label_map(label_map)
-    run = run_human(
-        suite, annotations, taxonomy=taxonomy, label_map=label_pairs, seed=seed, resamples=resamples
-    )
+    with reporting("human") as bar:
+        run = run_human(
+            suite,
+            annotations,
+            taxonomy=taxonomy,
+            label_map=label_pairs,
+            seed=seed,
+            resamples=resamples,
+            progress=bar,
+        )
     emit(run.to_json(), human_renderables, highlight=False)
 
 
@@ -152,6 +161,7 @@ def check_suite_cmd(
     from benchcheck.runs.diagnose import run_check_suite
 
     claim([suite, taxonomy])
-    run = run_check_suite(suite, taxonomy=taxonomy, strict=strict)
+    with reporting("check-suite") as bar:
+        run = run_check_suite(suite, taxonomy=taxonomy, strict=strict, progress=bar)
     emit(run.to_json(), check_suite_renderables, highlight=False)
     exit_with(run)

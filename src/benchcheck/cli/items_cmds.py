@@ -17,6 +17,7 @@ from benchcheck.cli._common import (
     exit_with,
     output_claims,
     parse_assignments,
+    reporting,
 )
 from benchcheck.cli._options import Arg
 from benchcheck.data.mcq import McqColumns
@@ -87,22 +88,24 @@ def items_cmd(
         irt=None if irt == "none" else irt,
         intersect=intersect,
     )
-    run = run_items(
-        matrix=matrix,
-        data=data,
-        label=label,
-        id_col=id_col,
-        predictions=named,
-        scores=scores,
-        positive=positive,
-        options=options,
-        folder=folder,
-        to_review=to_review,
-        experts=experts,
-        force=force,
-        answers=answers or (),
-        mcq=mcq,
-    )
+    with reporting("items") as bar:
+        run = run_items(
+            matrix=matrix,
+            data=data,
+            label=label,
+            id_col=id_col,
+            predictions=named,
+            scores=scores,
+            positive=positive,
+            options=options,
+            folder=folder,
+            to_review=to_review,
+            experts=experts,
+            force=force,
+            answers=answers or (),
+            mcq=mcq,
+            progress=bar,
+        )
     reviewed = None if run.review is None else (run.review.package.n_items, run.review.out_dir)
     emit(run.to_json(), lambda p: items_renderables(p, top=top, review=reviewed))
 
@@ -149,7 +152,17 @@ def rank_cmd(
         precision=precision,
         error_rate=error_rate,
     )
-    run = run_rank(data, named, label=label, id_col=id_col, flags=flags, gold=gold, options=options)
+    with reporting("rank") as bar:
+        run = run_rank(
+            data,
+            named,
+            label=label,
+            id_col=id_col,
+            flags=flags,
+            gold=gold,
+            options=options,
+            progress=bar,
+        )
     emit(run.to_json(), rank_renderables)
 
 

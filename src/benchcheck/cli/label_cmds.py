@@ -22,6 +22,7 @@ from benchcheck.cli._common import (
     names,
     output_claims,
     parse_assignments,
+    reporting,
     stderr,
     warn,
 )
@@ -260,19 +261,21 @@ def review_export(
     outputs = output_claims([flags, ner, guidelines])
     outputs.reserve(output, param="output")  # locked now; the package's own rule when written
     claim_json(outputs)
-    res = run_review_export(
-        flags,
-        output,
-        experts=experts,
-        seed=seed,
-        sample=sample,
-        audit_sample=audit_sample,
-        labels=csv(labels),
-        force=force,
-        ner=ner,
-        scheme=scheme,
-        guidelines=guidelines,
-    )
+    with reporting("review export") as bar:
+        res = run_review_export(
+            flags,
+            output,
+            experts=experts,
+            seed=seed,
+            sample=sample,
+            audit_sample=audit_sample,
+            labels=csv(labels),
+            force=force,
+            ner=ner,
+            scheme=scheme,
+            guidelines=guidelines,
+            progress=bar,
+        )
     warn(f"replaced {what} in {res.out_dir}" for what in res.replaced)
     emit(res.to_json(), review_export_renderables)
 
@@ -309,15 +312,17 @@ def review_import(
 
     key_file = key if key is not None else str(Path(experts[0]).parent / KEY_NAME)
     claim([*experts, key_file, reconciled], output=output)
-    run = run_review_import(
-        experts,
-        key_path=key,
-        reconciled=reconciled,
-        consensus=consensus,
-        adjudicator=adjudicator,
-        seed=seed,
-        output=output,
-    )
+    with reporting("review import") as bar:
+        run = run_review_import(
+            experts,
+            key_path=key,
+            reconciled=reconciled,
+            consensus=consensus,
+            adjudicator=adjudicator,
+            seed=seed,
+            output=output,
+            progress=bar,
+        )
     payload = run.to_json()
     if payload.get("review") == "spans":
         from benchcheck.report.terminal.review import span_review_import_renderables
@@ -377,16 +382,18 @@ def error_rate(
     if task == "mcq":
         _error_rate_mcq(gold, errors, sample, population, confidence, method, plan)
         return
-    run = run_error_rate(
-        gold,
-        errors=errors,
-        sample=sample,
-        population=population,
-        confidence=confidence,
-        method=method,
-        plan=plan,
-        anticipated=_rates(anticipated),
-    )
+    with reporting("error-rate") as bar:
+        run = run_error_rate(
+            gold,
+            errors=errors,
+            sample=sample,
+            population=population,
+            confidence=confidence,
+            method=method,
+            plan=plan,
+            anticipated=_rates(anticipated),
+            progress=bar,
+        )
     payload = run.to_json()
     if emit(payload, lambda p: error_rate_renderables(p, confidence)):
         stderr(error_rate_notes(payload))
@@ -407,7 +414,10 @@ def _error_rate_mcq(
 
     if gold is None or errors is not None or sample is not None or plan is not None:
         raise UsageError("{task} mcq reads a gold file (no {errors}, {sample} or {plan})")
-    run = run_mcq_error_rate(gold, population=population, confidence=confidence, method=method)
+    with reporting("error-rate") as bar:
+        run = run_mcq_error_rate(
+            gold, population=population, confidence=confidence, method=method, progress=bar
+        )
     emit(run.to_json(), mcq_error_rate_renderables)
 
 
@@ -428,7 +438,15 @@ def bins_cmd(
     from benchcheck.runs.labels import run_bins
 
     claim([gold])
-    run = run_bins(gold, bins=parse_bins(bins), bootstrap=bootstrap, seed=seed, min_bin=min_bin)
+    with reporting("bins") as bar:
+        run = run_bins(
+            gold,
+            bins=parse_bins(bins),
+            bootstrap=bootstrap,
+            seed=seed,
+            min_bin=min_bin,
+            progress=bar,
+        )
     payload = run.to_json()
     shown, warnings = bins_renderables(payload)
     if emit(payload, lambda _: shown):
@@ -492,22 +510,24 @@ def remedy(
     written = [Path(data).name] if spans is not None else remedy_file_names(data)
     outputs.folder(output, param="output", names=written)
     claim_json(outputs)
-    run = run_remedy(
-        data,
-        judgments=judgments,
-        flags=flags,
-        min_confidence=min_confidence,
-        mode=mode,
-        seed=seed,
-        label=label,
-        id_col=id_col,
-        judges=names(judges),
-        prompts=names(prompts),
-        output=output,
-        force=force,
-        spans=spans,
-        scheme=scheme,
-    )
+    with reporting("remedy") as bar:
+        run = run_remedy(
+            data,
+            judgments=judgments,
+            flags=flags,
+            min_confidence=min_confidence,
+            mode=mode,
+            seed=seed,
+            label=label,
+            id_col=id_col,
+            judges=names(judges),
+            prompts=names(prompts),
+            output=output,
+            force=force,
+            spans=spans,
+            scheme=scheme,
+            progress=bar,
+        )
     emit(run.to_json(), remedy_renderables)
 
 
@@ -550,7 +570,16 @@ def rerank_cmd(
         raise UsageError("give at least one {scores} NAME=FILE")
     files = parse_assignments(scores, "--scores")
     claim([gold, *files.values()])
-    res = run_rerank(gold, files, positive=positive, cutoff=cutoff, bootstrap=bootstrap, seed=seed)
+    with reporting("rerank") as bar:
+        res = run_rerank(
+            gold,
+            files,
+            positive=positive,
+            cutoff=cutoff,
+            bootstrap=bootstrap,
+            seed=seed,
+            progress=bar,
+        )
     emit(res.to_json(), rerank_renderables)
 
 
@@ -562,7 +591,8 @@ def _remedy_mcq(data: str, gold: str, output: str, *, mode: str, force: bool) ->
     outputs = output_claims([data, gold])
     outputs.folder(output, param="output", names=[Path(data).name, CHANGES_NAME])
     claim_json(outputs)
-    run = run_mcq_remedy(data, gold, output, mode=mode, force=force)
+    with reporting("remedy") as bar:
+        run = run_mcq_remedy(data, gold, output, mode=mode, force=force, progress=bar)
     emit(run.to_json(), mcq_remedy_renderables)
 
 
@@ -572,7 +602,8 @@ def _rerank_mcq(gold: str, answers: list[str], *, bootstrap: int, seed: int) -> 
     from benchcheck.runs.mcq_review import run_mcq_rerank
 
     claim([gold, *answers])
-    res = run_mcq_rerank(gold, answers, bootstrap=bootstrap, seed=seed)
+    with reporting("rerank") as bar:
+        res = run_mcq_rerank(gold, answers, bootstrap=bootstrap, seed=seed, progress=bar)
     emit(res.to_json(), mcq_rerank_renderables)
 
 
@@ -607,18 +638,20 @@ def agreement(
     pair = csv(disagreement) or []
     if len(pair) != 2:
         raise UsageError(f"{{disagreement}} expects two source names, got {disagreement!r}")
-    report = run_agreement(
-        specs,
-        crowd=crowd,
-        groups={n: csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
-        judgments=judgments,
-        truth=truth,
-        negative=negative,
-        disagreement=(pair[0], pair[1]),
-        crowd_model=crowd_model,
-        alpha_level=alpha_level,
-        seed=seed,
-    )
+    with reporting("agreement") as bar:
+        report = run_agreement(
+            specs,
+            crowd=crowd,
+            groups={n: csv(v) or [] for n, v in parse_assignments(group, "--group").items()},
+            judgments=judgments,
+            truth=truth,
+            negative=negative,
+            disagreement=(pair[0], pair[1]),
+            crowd_model=crowd_model,
+            alpha_level=alpha_level,
+            seed=seed,
+            progress=bar,
+        )
     emit(report.to_json(), lambda p: agreement_renderables(p, truth=truth))
 
 
@@ -639,9 +672,16 @@ def ensemble_curve_cmd(
     from benchcheck.runs.labels import run_ensemble_curve
 
     claim([judgments, gold])
-    run = run_ensemble_curve(
-        judgments, gold, unit=unit, repeats=repeats, seed=seed, positive=positive
-    )
+    with reporting("ensemble-curve") as bar:
+        run = run_ensemble_curve(
+            judgments,
+            gold,
+            unit=unit,
+            repeats=repeats,
+            seed=seed,
+            positive=positive,
+            progress=bar,
+        )
     emit(run.to_json(), curve_renderables)
 
 

@@ -7,7 +7,15 @@ from typing import Annotated, Any
 
 from rich.markup import escape
 
-from benchcheck.cli._common import claim, command, emit, parse_assignments, parse_scores, warn
+from benchcheck.cli._common import (
+    claim,
+    command,
+    emit,
+    parse_assignments,
+    parse_scores,
+    reporting,
+    warn,
+)
 from benchcheck.cli._options import Arg
 from benchcheck.data.columns import Columns
 from benchcheck.io.formats import NerOptions
@@ -108,7 +116,9 @@ def compare(
     named = parse_assignments(datasets, "compare")
     sources = {n: DataSource(p, scheme=scheme, strict=strict, ner=ner) for n, p in named.items()}
     claim([p for s in sources.values() for p in s.inputs])
-    emit(run_compare(sources).to_json(), lambda r: [compare_table(r["datasets"])])
+    with reporting("compare") as bar:
+        run = run_compare(sources, progress=bar)
+    emit(run.to_json(), lambda r: [compare_table(r["datasets"])])
 
 
 @command("sample", json=False)
@@ -131,7 +141,8 @@ def sample(
 
     source = _source(data, split, scheme=scheme)
     claim(source.inputs, output=output)
-    run = run_sample(source, per_split=per_split, seed=seed, output=output)
+    with reporting("sample") as bar:
+        run = run_sample(source, per_split=per_split, seed=seed, output=output, progress=bar)
     emit(run.to_json(), lambda p: [f"wrote {p['n_rows']} rows to {escape(str(p['output']))}"])
 
 
@@ -148,6 +159,7 @@ def accuracy(annotated: Annotated[Path, Arg()]) -> None:
     from benchcheck.runs.accuracy import run_accuracy
 
     claim([annotated])
-    payload = run_accuracy(annotated).to_json()
+    with reporting("accuracy") as bar:
+        payload = run_accuracy(annotated, progress=bar).to_json()
     emit(payload, lambda p: [accuracy_table(p)])
     warn(payload["warnings"], soft_wrap=True)

@@ -211,6 +211,7 @@ def analyse_items(
         rel_note,
     )
     m = x.shape[1]
+    total = x.sum(axis=0)  # once: each suspect's curve takes its item out of it
     items = []
     counts: Counter[str] = Counter()
     for i, item_id in enumerate(matrix.item_ids):
@@ -231,7 +232,7 @@ def analyse_items(
         curve = None
         if flag is not None:
             counts[flag] += 1
-            curve = _item_total_curve(x, i)
+            curve = _item_total_curve(x, i, total)
         items.append(
             ItemStat(
                 item_id,
@@ -264,14 +265,17 @@ def analyse_items(
     )
 
 
-def _item_total_curve(x: np.ndarray, i: int, groups: int = 5) -> tuple[tuple[float, float], ...]:
+def _item_total_curve(
+    x: np.ndarray, i: int, total: np.ndarray, groups: int = 5
+) -> tuple[tuple[float, float], ...]:
     """Empirical item–total curve of item ``i``: models in ``groups`` groups by rest score.
 
-    Models are sorted by their total on the other items (ties in column order) and split
-    into at most ``groups`` near-equal groups; each point is the group's mean rest score
-    and its share right on item ``i``. A working item rises from left to right.
+    Models are sorted by their total on the other items (``total - x[i]``, ``total`` the
+    column sums of ``x``; ties in column order) and split into at most ``groups``
+    near-equal groups; each point is the group's mean rest score and its share right on
+    item ``i``. A working item rises from left to right.
     """
-    rest = x.sum(axis=0) - x[i]
+    rest = total - x[i]
     order = np.lexsort((np.arange(x.shape[1]), rest))
     parts = np.array_split(order, min(groups, x.shape[1]))
     return tuple((float(rest[g].mean()), float(x[i, g].mean())) for g in parts if g.size)

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from benchcheck._progress import Progress, count
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.remedies import rank_of
 
@@ -188,12 +189,14 @@ def rank_under_noise(
     resample_items: bool = False,
     swap_threshold: float = 0.05,
     chunk: int = 50,
+    progress: Progress | None = None,
 ) -> NoiseRanking:
     """Draw plausible true labelings (see the module docstring) and score every model.
 
     ``predictions`` maps a model to its predicted labels in ``ids`` order. ``metric`` is
     ``accuracy`` or ``f1`` (of ``positive``). ``label_set`` lists every label (default: the
-    labels seen in the data, the flags and the gold labels).
+    labels seen in the data, the flags and the gold labels). ``progress`` counts the draws
+    (each ``chunk`` of them).
 
     >>> noise = NoiseModel(flagged={"c": ("0", None)},
     ...                    precision={"*": BinPrecision(1.0, 0.0, fixed=True)}, gold={})
@@ -281,6 +284,7 @@ def rank_under_noise(
     rng = np.random.default_rng(seed)
     q = (1 - confidence) / 2
     all_scores = np.empty((n_resamples, len(names)))
+    count(progress, 0, n_resamples)
     for start in range(0, n_resamples, chunk):
         r = min(chunk, n_resamples - start)
         truth = np.broadcast_to(reference, (r, n)).copy()
@@ -326,9 +330,10 @@ def rank_under_noise(
         weights = None
         if resample_items:
             draw = rng.integers(0, n, size=(r, n))
-            weights = np.zeros((r, n))
-            np.add.at(weights, (np.repeat(np.arange(r), n), draw.ravel()), 1.0)
+            flat = (np.arange(r)[:, None] * n + draw).ravel()  # counts per resample
+            weights = np.bincount(flat, minlength=r * n).reshape(r, n).astype(float)
         all_scores[start : start + r] = _scores(truth, preds, weights, metric, pos)
+        count(progress, start + r, n_resamples)
     ref_scores = _scores(reference[None, :], preds, None, metric, pos)[0]
     ref_rank = rank_of(dict(zip(names, ref_scores.tolist(), strict=True)))
     rep_ranks = np.array(

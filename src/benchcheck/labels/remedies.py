@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
 
+from benchcheck._progress import Progress, step
 from benchcheck.data.ids import check_join, refuse_duplicates
 from benchcheck.data.scores import ModelScores
 from benchcheck.errors import InputError, UsageError
@@ -184,11 +185,20 @@ def _roc_auc(t: np.ndarray, s: np.ndarray, pos: str) -> float:
 
 
 def _f1(t: np.ndarray, p: np.ndarray, pos: str) -> float:
-    return float(f1_score(t == pos, p == pos, zero_division=0))
+    """F1 of ``pos``: ``2 TP / (|true pos| + |predicted pos|)``, 0 when both are empty.
+
+    The same division as scikit-learn's ``f1_score(zero_division=0)`` (the same float),
+    without its input checks: the paired bootstrap calls it 2,000 times per pair, and at
+    30,000 items the checks took 27 ms a call.
+    """
+    yt, yp = t == pos, p == pos
+    denom = int(np.count_nonzero(yt)) + int(np.count_nonzero(yp))
+    return 2.0 * int(np.count_nonzero(yt & yp)) / denom if denom else 0.0
 
 
 def _acc(t: np.ndarray, p: np.ndarray, pos: str) -> float:
-    return float(accuracy_score(t, p))
+    """Accuracy ``mean(t == p)`` (as scikit-learn's ``accuracy_score``, without its checks)."""
+    return float(np.mean(t == p))
 
 
 #: Metric name → (function(truth, output, positive label), needs the score column).
@@ -244,6 +254,7 @@ def rerank(
     n_resamples: int = 1000,
     seed: int = 0,
     source: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> RerankResult:
     """Score each model on original and gold labels, rank, and bootstrap pairwise differences.
 
@@ -251,7 +262,8 @@ def rerank(
     label and, for binary data, the other label. ROC AUC needs ``score``. Refused with
     :class:`InputError`: duplicate ids (in the gold ids, whose file is ``source``, or a
     model's), a model without an output for some gold id, a score outside [0, 1] (or NaN),
-    a prediction that is not one of the original or gold labels.
+    a prediction that is not one of the original or gold labels. ``progress`` is told each
+    pair's bootstrap and counts its resamples.
     """
     ids = list(ids)
     refuse_duplicates(ids, path=source)
@@ -325,6 +337,7 @@ def rerank(
             ranks[n][metric] = {"original": r_o[n], "gold": r_g[n], "change": r_o[n] - r_g[n]}
         for a, b in itertools.combinations(have, 2):
             key = "score" if needs_score else "pred"
+            step(progress, f"paired bootstrap of {metric}: {a} vs {b}")
             res = paired_bootstrap(
                 t_gold,
                 outputs[a][key],
@@ -332,6 +345,7 @@ def rerank(
                 functools.partial(fn, pos=positive),
                 n_resamples=n_resamples,
                 seed=seed,
+                progress=progress,
             )
             pairwise.append(
                 {

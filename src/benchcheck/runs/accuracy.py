@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.io.source import DataSource
 
 if TYPE_CHECKING:
@@ -44,20 +45,26 @@ def run_sample(
     per_split: int = 100,
     seed: int = 13,
     output: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> SampleRun:
     """Draw a seeded per-split sample for annotators: one JSON-ready row per instance.
 
     With ``output`` the rows are written there as JSON lines, atomically
-    (:func:`benchcheck.io.output.atomic_write`); claim it first.
+    (:func:`benchcheck.io.output.atomic_write`); claim it first. ``progress`` is told the
+    steps (reading, drawing, writing).
     """
     import json
 
     from benchcheck.metrics.accuracy import draw_sample
 
-    rows = draw_sample(source.load(), per_split=per_split, seed=seed)
+    step(progress, f"reading {source.path or ', '.join(source.splits.values())}")
+    dataset = source.load()
+    step(progress, f"drawing {per_split} instances per split")
+    rows = draw_sample(dataset, per_split=per_split, seed=seed)
     if output is not None:
         from benchcheck.io.output import atomic_write
 
+        step(progress, f"writing {output}")
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         atomic_write(Path(output), text)
     return SampleRun(tuple(rows), per_split, seed, None if output is None else str(output))
@@ -122,11 +129,16 @@ def _ci(interval: Any) -> list[float] | None:
     return None if interval is None else [float(interval[0]), float(interval[1])]
 
 
-def run_accuracy(annotated: str | Path) -> AccuracyRun:
-    """Score a sample file whose ``annotations`` the annotators filled."""
+def run_accuracy(annotated: str | Path, *, progress: Progress | None = None) -> AccuracyRun:
+    """Score a sample file whose ``annotations`` the annotators filled.
+
+    ``progress`` is told the steps (reading, scoring).
+    """
     from benchcheck.io.accuracy import read_accuracy_sample
     from benchcheck.metrics.accuracy import KAPPA_THRESHOLD, alpha_of, score_annotations
 
+    step(progress, f"reading {annotated}")
     rows = read_accuracy_sample(annotated)
+    step(progress, "accuracy per split and agreement")
     pooled = alpha_of(judged for _, judged in rows)
     return AccuracyRun(score_annotations(rows), KAPPA_THRESHOLD, pooled)

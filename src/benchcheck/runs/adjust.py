@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError
 from benchcheck.io.source import DataSource
 
@@ -75,22 +76,32 @@ class AdjustTarget:
 
 
 def run_adjust(
-    source: DataSource, target: AdjustTarget, *, folder: OutputFolder | None = None
+    source: DataSource,
+    target: AdjustTarget,
+    *,
+    folder: OutputFolder | None = None,
+    progress: Progress | None = None,
 ) -> AdjustRun:
     """Load ``source`` and build one subset of the split per target metric value.
 
     With ``folder`` (claimed: :meth:`benchcheck.io.output.Outputs.folder`) the subsets and
-    ``adjustment.json`` are written there.
+    ``adjustment.json`` are written there. ``progress`` is told the steps (reading,
+    building, writing).
     """
     from dataclasses import asdict
 
     from benchcheck.metrics.adjust import adjust
 
+    step(progress, f"reading {source.path or ', '.join(source.splits.values())}")
     dataset = source.load()
     if target.split not in dataset.split_names:  # say which dataset lacks it
         where = source.path or ", ".join(source.splits.values())
         raise InputError(
             f"no split {target.split!r}; the dataset has {dataset.split_names}", path=where
         )
+    step(progress, f"building subsets of {target.split} for {target.metric}")
     run = AdjustRun(adjust(dataset, **asdict(target)), dataset[target.split])
-    return run if folder is None else run.write(folder)
+    if folder is None:
+        return run
+    step(progress, f"writing {folder.path}")
+    return run.write(folder)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import step
 from benchcheck.errors import BenchcheckError, UsageError
 from benchcheck.runs.judging import JudgeSetup, Progress
 
@@ -67,6 +68,7 @@ def run_diagnose(
 
     ``predictions`` are model name → predictions file; ``judges`` answer the three-way NLI
     question (prompt ``nli3``) on every example and are scored like a predictions file.
+    ``progress`` is told the steps (reading, judging, scoring) and counts the judging.
     """
     from benchcheck.diagnostics.score import diagnose_suite
     from benchcheck.io.diagnostic import read_model_predictions
@@ -74,7 +76,10 @@ def run_diagnose(
     files = dict(predictions or {})
     if not files and judges is None:
         raise UsageError("give at least one {predictions} NAME=FILE or {judge} BACKEND:MODEL")
+    step(progress, f"reading {suite}")
     loaded = load_suite(suite, taxonomy=taxonomy)
+    if files:
+        step(progress, "reading the models' predictions")
     preds, notes = read_model_predictions(
         files,
         ids=loaded.ids,
@@ -85,6 +90,7 @@ def run_diagnose(
     if judges is not None:
         from benchcheck.diagnostics.judged import judge_predictions
 
+        step(progress, "judging")
         with judges.open() as (built, store):
             judged = judge_predictions(loaded, built, cache=store, progress=progress)
         for name, labels in judged.items():
@@ -92,6 +98,7 @@ def run_diagnose(
                 raise UsageError(f"model name {name!r} given twice")
             preds[name] = labels
             notes[name] = ["three-way NLI prompt 'nli3', most probable label"]
+    step(progress, f"R_K per phenomenon: {resamples} bootstrap resamples")
     return diagnose_suite(loaded, preds, seed=seed, n_resamples=resamples, prediction_notes=notes)
 
 
@@ -109,11 +116,13 @@ def run_artifacts(
     resamples: int = 1000,
     max_train: int | None = None,
     label_map: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
 ) -> ArtifactAudit:
     """Partial-input baseline: train on one side of the pairs, score the other split.
 
     ``data`` is a folder with a train and an evaluation split, or give ``train`` and
     ``eval_path`` (a pair file or a diagnostic suite). ``label_map`` renames labels in both.
+    ``progress`` is told the steps (reading each split, the baseline).
     """
     from benchcheck.diagnostics.artifacts import partial_input_audit
     from benchcheck.io.diagnostic import find_pair_splits, looks_like_suite, read_pairs
@@ -128,7 +137,9 @@ def run_artifacts(
         if not train or not eval_path:
             raise UsageError("give a data folder, or both {train} and {eval}")
         train_file, eval_file = Path(train), Path(eval_path)
+    step(progress, f"reading {train_file}")
     tr = read_pairs(train_file, text_a=text_a, text_b=text_b, label=label)
+    step(progress, f"reading {eval_file}")
     if looks_like_suite(eval_file):  # a diagnostic suite keeps its own columns
         ev = read_pairs(eval_file)
     else:
@@ -137,6 +148,7 @@ def run_artifacts(
     tr_labels = [mapping.get(x, x) for x in tr.labels]
     ev_labels = [mapping.get(x, x) for x in ev.labels]
     pick: Any = (lambda p: p.hypotheses) if side == "hypothesis" else (lambda p: p.premises)
+    step(progress, f"{side}-only baseline: training, then {resamples} bootstrap resamples")
     return partial_input_audit(
         pick(tr),
         tr_labels,
@@ -165,18 +177,25 @@ def run_human(
     label_map: Mapping[str, str] | None = None,
     seed: int = 0,
     resamples: int = 1000,
+    progress: Progress | None = None,
 ) -> HumanBaseline:
-    """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold."""
+    """Human baseline: Fleiss' kappa over annotators and each annotator's R_K against gold.
+
+    ``progress`` is told the steps (reading each file, scoring).
+    """
     from benchcheck.diagnostics.human import human_baseline
     from benchcheck.io.diagnostic import read_annotations
 
+    step(progress, f"reading {suite}")
     loaded = load_suite(suite, taxonomy=taxonomy)
+    step(progress, f"reading {annotations}")
     ann = read_annotations(
         annotations,
         ids=loaded.ids,
         label_names=loaded.label_names,
         label_map=dict(label_map) if label_map else None,
     )
+    step(progress, f"agreement and R_K per annotator: {resamples} bootstrap resamples")
     return human_baseline(loaded, ann, seed=seed, n_resamples=resamples)
 
 
@@ -207,9 +226,19 @@ class CheckSuiteRun:
 
 
 def run_check_suite(
-    suite: str | Path, *, taxonomy: str | None = None, strict: bool = False
+    suite: str | Path,
+    *,
+    taxonomy: str | None = None,
+    strict: bool = False,
+    progress: Progress | None = None,
 ) -> CheckSuiteRun:
-    """Run the suite's construction checks: categories, directions, tags, minimal sets."""
+    """Run the suite's construction checks: categories, directions, tags, minimal sets.
+
+    ``progress`` is told the steps (reading, checking).
+    """
     from benchcheck.diagnostics.checks import check_suite
 
-    return CheckSuiteRun(check_suite(load_suite(suite, taxonomy=taxonomy)), strict)
+    step(progress, f"reading {suite}")
+    loaded = load_suite(suite, taxonomy=taxonomy)
+    step(progress, "checking the suite's construction")
+    return CheckSuiteRun(check_suite(loaded), strict)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.error_rate import StrataCounts
 from benchcheck.stats.intervals import ErrorRateResult, PosteriorErrorRate
@@ -79,6 +80,7 @@ def run_error_rate(
     method: str = "midp",
     plan: float | None = None,
     anticipated: Mapping[str, float] | None = None,
+    progress: Progress | None = None,
 ) -> ErrorRateRun:
     """Error-rate figures of a gold file, or the paper's interval of ``errors``/``sample``.
 
@@ -86,6 +88,7 @@ def run_error_rate(
     bound; for the stratified estimate it must equal the gold file's examples (the strata
     sizes come from the file). ``plan`` asks for the reviews per stratum whose expected
     interval is at most that wide (``anticipated`` error rates per stratum optional).
+    ``progress`` is told the steps (reading, each estimate).
     """
     from benchcheck.io.label_files import read_gold
     from benchcheck.labels.analysis import (
@@ -120,11 +123,15 @@ def run_error_rate(
         return ErrorRateRun(res)
     if errors is not None or sample is not None:
         raise UsageError("give either a gold file or {errors}/{sample}, not both")
+    step(progress, f"reading {gold}")
     frame = read_gold(gold)  # labels as single values, ids unique (io.label_files)
     try:
+        step(progress, "lower bound of the error rate")
         res, left = gold_error_rate(frame, population=population, confidence=confidence)
         parts = gold_sample_parts(frame)
+        step(progress, "expected errors (Poisson-binomial)")
         soft = gold_posterior_error_rate(frame, population=population, confidence=confidence)
+        step(progress, "stratified estimate")
         est, counts, note = stratified_gold_error_rate(
             frame,
             population=population if population == frame.height else None,

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError, MissingExtraError, UsageError
 from benchcheck.items.analysis import ItemAnalysis
 from benchcheck.items.irt import IrtFit
@@ -97,6 +98,7 @@ def run_items(
     force: bool = False,
     answers: Sequence[str] = (),
     mcq: McqColumns | None = None,
+    progress: Progress | None = None,
 ) -> ItemsRun:
     """Read or build the score matrix, analyse its items, fit the IRT model.
 
@@ -107,7 +109,8 @@ def run_items(
     review package of the suspect items for ``experts`` experts
     (:func:`benchcheck.runs.review.run_review_export`, over an earlier one with ``force``).
     With ``answers`` (models' answers to multiple-choice questions), ``data`` is the
-    questions read with ``mcq`` (:func:`build_mcq_matrix`).
+    questions read with ``mcq`` (:func:`build_mcq_matrix`). ``progress`` is told the steps
+    (reading, the item analysis, the IRT fit, writing).
     """
     from benchcheck.items.analysis import analyse_items
     from benchcheck.items.irt import fit_irt
@@ -124,6 +127,7 @@ def run_items(
                 "{to_review} reviews classification items; review multiple-choice keys from "
                 "the flags of the answers detector (its flags file)"
             )
+        step(progress, f"reading {data} and the models' answers")
         m = build_mcq_matrix(data, answers, columns=mcq, intersect=options.intersect)
         sources["data"] = data
         for k, path in enumerate(answers):
@@ -133,6 +137,7 @@ def run_items(
             raise UsageError("give either {matrix} or the dataset with its predictions, not both")
         from benchcheck.io.items import read_matrix
 
+        step(progress, f"reading {matrix}")
         m = read_matrix(matrix)
         sources["matrix"] = matrix
     else:
@@ -140,6 +145,7 @@ def run_items(
             raise UsageError("give {matrix}, or a dataset with {predictions}")
         if not predictions and scores is None:
             raise UsageError("give the models' {predictions} (NAME=FILE) or {scores}")
+        step(progress, f"reading {data} and the models' predictions")
         m = build_matrix(
             data,
             label=label,
@@ -154,6 +160,11 @@ def run_items(
             sources[f"predictions {name}"] = path
         if scores is not None:
             sources["scores"] = scores
+    step(
+        progress,
+        f"item analysis of {len(m.item_ids):,} items × {len(m.models)} models: "
+        f"{options.n_resamples} bootstrap resamples",
+    )
     analysis = analyse_items(
         m,
         min_discrimination=options.min_discrimination,
@@ -168,6 +179,7 @@ def run_items(
     elif not analysis.dichotomous:
         skipped = "partial-credit scores: the 1PL/2PL models need 0/1"
     else:
+        step(progress, f"IRT fit ({options.irt})")
         try:
             fit = fit_irt(
                 m,
@@ -185,6 +197,7 @@ def run_items(
     run = ItemsRun(m, analysis, fit, skipped, options, sources)
     frame = None if to_review is None else suspects_frame(run, data, id_col=id_col)
     if folder is not None:
+        step(progress, f"writing {folder.path}")
         run.write(folder)
     if to_review is not None and frame is not None:
         from dataclasses import replace
@@ -192,7 +205,7 @@ def run_items(
         from benchcheck.runs.review import ReviewExportRun, run_review_export
 
         review = run_review_export(
-            frame, to_review, experts=experts, seed=options.seed, force=force
+            frame, to_review, experts=experts, seed=options.seed, force=force, progress=progress
         )
         assert isinstance(review, ReviewExportRun)  # items are classification flags
         run = replace(run, review=review)

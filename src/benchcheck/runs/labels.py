@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -73,11 +74,17 @@ def run_bins(
     bootstrap: int = 1000,
     seed: int = 0,
     min_bin: int = 35,
+    progress: Progress | None = None,
 ) -> BinsRun:
-    """Per bin of the reviewed flags: share of gold labels that side with the LLM / original."""
+    """Per bin of the reviewed flags: share of gold labels that side with the LLM / original.
+
+    ``progress`` is told the steps (reading, the bootstrap).
+    """
     from benchcheck.labels.analysis import bin_agreement
 
+    step(progress, f"reading {gold}")
     frame = _read_gold(gold, ("label", "llm_label", "confidence", "gold"))
+    step(progress, f"agreement per bin: {bootstrap} bootstrap resamples")
     try:
         stats = bin_agreement(frame, bins=bins, n_resamples=bootstrap, seed=seed, min_bin=min_bin)
     except InputError as exc:
@@ -189,6 +196,7 @@ def run_remedy(
     force: bool = False,
     spans: str | Path | None = None,
     scheme: str | None = None,
+    progress: Progress | None = None,
 ) -> RemedyOutcome:
     """Filter or flip the disagreements of confidence ``min_confidence`` or more; ablate as many.
 
@@ -201,6 +209,7 @@ def run_remedy(
     The flags come from ``judgments`` (flagged here at every error score, the rule of
     ``benchcheck flag``) or from a flags file of ``benchcheck flag``: exactly one of the two.
     With ``output`` the two splits are written into that folder (:meth:`RemedyRun.write`).
+    ``progress`` is told the steps (reading, flagging, the remedy, writing).
     """
     import polars as pl
 
@@ -214,11 +223,13 @@ def run_remedy(
             raise UsageError("{spans} replaces {judgments} / {flags}: give only one of them")
         if output is None:
             raise UsageError("give {output}: the folder for the remedied corpus")
+        step(progress, f"remedying {data} with {spans}")
         return run_span_remedy(data, spans, output=output, mode=mode, scheme=scheme, force=force)
     if scheme is not None:
         raise UsageError("{scheme} goes with {spans} (the NER remedy), and only with it")
     if (judgments is None) == (flags is None):
         raise UsageError("give exactly one of {judgments} or {flags}")
+    step(progress, f"reading {data}")
     rows = read_rows(data)
     if label not in rows.columns:
         shown = [c for c in rows.columns if c != "__line__"]
@@ -248,24 +259,30 @@ def run_remedy(
             tuple(judges) if judges else None,
             tuple(prompts) if prompts else None,
         )
+        step(progress, f"reading {judgments}")
+        judged = read_judgments(judgments)
+        step(progress, "flagging: the judges' error posterior")
         run = flag_frames(
-            read_judgments(judgments),
+            judged,
             frame,
             options=options,
             source=str(data),
             judgments_source=str(judgments),
+            progress=progress,
         )
         flagged, labels = run.flags, run.labels
     else:
         from benchcheck.labels.flags import normalise_flags
 
         assert flags is not None
+        step(progress, f"reading {flags}")
         flagged = normalise_flags(
             read_rows(flags).with_columns(pl.col("id").cast(pl.String)), source=flags
         )
         need = {"id", "llm_label", "confidence", "disagree"}
         if not need <= set(flagged.columns):
             raise InputError(f"not a flags file: needs columns {sorted(need)}", path=flags)
+    step(progress, f"remedy: {mode} the flags of confidence {min_confidence} or more")
     splits = apply_remedy(
         rows,
         flagged,
@@ -281,6 +298,7 @@ def run_remedy(
     remedy = RemedyRun(splits, str(data), mode, min_confidence, seed)
     if output is None:
         return remedy
+    step(progress, f"writing {output}")
     return replace(remedy, result=remedy.write(output, force=force))
 
 
@@ -295,11 +313,13 @@ def run_rerank(
     cutoff: float = 0.5,
     bootstrap: int = 1000,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> RerankResult:
     """Models scored on original and gold labels, their rank change, paired bootstraps.
 
     ``scores`` maps a model name to a table with ``id`` and ``score`` (P(positive)) and/or
-    ``pred`` (a label); a score above ``cutoff`` predicts ``positive``.
+    ``pred`` (a label); a score above ``cutoff`` predicts ``positive``. ``progress`` is
+    told the steps (reading, the bootstrap).
     """
     import polars as pl
 
@@ -308,11 +328,14 @@ def run_rerank(
 
     if not scores:
         raise UsageError("give at least one {scores} NAME=FILE")
+    step(progress, f"reading {gold}")
     g = _read_gold(gold, ("id", "label", "gold"), filled=("id", "label"))
     g = g.filter(pl.col("gold").is_not_null())
     if g.height == 0:
         raise InputError("the gold file has no example with a gold label", path=gold)
+    step(progress, "reading the models' scores")
     models = [read_model_scores(n, p) for n, p in scores.items()]
+    step(progress, "scores on original and gold labels")
     return rerank(
         g["id"].cast(pl.String).to_list(),
         g["label"].cast(pl.String).to_list(),
@@ -323,6 +346,7 @@ def run_rerank(
         n_resamples=bootstrap,
         seed=seed,
         source=gold,
+        progress=progress,
     )
 
 
@@ -349,11 +373,13 @@ def run_agreement(
     crowd_model: str | None = None,
     alpha_level: str = "nominal",
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> AgreementReport:
     """Compare label sources (``NAME → FILE[#COLUMN]``), a crowd file and the judgments.
 
     ``crowd_model`` fits a crowd model to the crowd file; ``alpha_level`` and ``seed`` set
     Krippendorff's alpha (:func:`benchcheck.labels.analysis.agreement_report`).
+    ``progress`` is told the steps (reading each input, comparing).
     """
     from benchcheck.io.judgments import read_judgments
     from benchcheck.io.label_files import read_crowd
@@ -363,15 +389,24 @@ def run_agreement(
         raise UsageError("give at least one {source} NAME=FILE or {crowd}")
     if crowd_model is not None and crowd is None:
         raise UsageError("{crowd_model} needs a {crowd} file")
-    read = {n: read_source(n, s) for n, s in sources.items()}
+    read = {}
+    for n, s in sources.items():
+        step(progress, f"reading {s}")
+        read[n] = read_source(n, s)
     crowd_frame = None
     if crowd is not None:
+        step(progress, f"reading {crowd}")
         crowd_frame = read_crowd(crowd)
+    judged = None
+    if judgments:
+        step(progress, f"reading {judgments}")
+        judged = read_judgments(judgments)
+    step(progress, "comparing the label sources")
     return agreement_report(
         read,
         crowd=crowd_frame,
         groups=groups,
-        judgments=read_judgments(judgments) if judgments else None,
+        judgments=judged,
         truth=truth,
         disagreement=disagreement,
         negative=negative,
@@ -413,19 +448,25 @@ def run_ensemble_curve(
     repeats: int = 50,
     seed: int = 0,
     positive: str | None = None,
+    progress: Progress | None = None,
 ) -> CurveRun:
     """Grow the ensemble member by member (or judge by judge) and score each size on gold.
 
     ``judgments`` is a judgments file, or the frame of judgments a run has just made.
+    ``progress`` is told the steps (reading, growing the ensemble).
     """
     import polars as pl
 
     from benchcheck.io.judgments import read_judgments
     from benchcheck.labels.analysis import ensemble_curve
 
+    step(progress, f"reading {gold}")
     frame = _read_gold(gold, ("id", "label", "gold"), filled=("id", "label"))
+    if not isinstance(judgments, pl.DataFrame):
+        step(progress, f"reading {judgments}")
     judged = judgments if isinstance(judgments, pl.DataFrame) else read_judgments(judgments)
     source = None if isinstance(judgments, pl.DataFrame) else str(judgments)
+    step(progress, f"growing the ensemble: {repeats} random orders per size")
     try:
         points, members = ensemble_curve(
             judged,

@@ -25,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from benchcheck._progress import Progress, step
 from benchcheck.data.mcq import LETTERS, McqColumns
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.mcq_rerank import McqRerank
@@ -100,8 +101,12 @@ def run_mcq_error_rate(
     population: int | None = None,
     confidence: float = 0.95,
     method: str = "midp",
+    progress: Progress | None = None,
 ) -> McqErrorRateRun:
-    """Any-error and wrong-key rates of a multiple-choice gold file, overall and per group."""
+    """Any-error and wrong-key rates of a multiple-choice gold file, overall and per group.
+
+    ``progress`` is told the steps (reading, the rates).
+    """
     from benchcheck.labels.mcq_review import mcq_error_rates
     from benchcheck.stats.stratified import METHODS
 
@@ -109,7 +114,9 @@ def run_mcq_error_rate(
         raise UsageError(f"{{confidence}} must be in (0, 1), got {confidence}")
     if method not in METHODS:
         raise UsageError(f"{{method}} must be one of {list(METHODS)}, got {method!r}")
+    step(progress, f"reading {gold}")
     frame = read_mcq_gold(gold)
+    step(progress, "error rates, overall and per group")
     try:
         rates = mcq_error_rates(frame, population=population, confidence=confidence, method=method)
     except InputError as exc:
@@ -172,6 +179,7 @@ def run_mcq_remedy(
     mode: str = "correct",
     columns: McqColumns | None = None,
     force: bool = False,
+    progress: Progress | None = None,
 ) -> McqRemedyRun:
     """Write ``data`` with the reviewed keys of ``gold`` into the folder ``output``.
 
@@ -181,7 +189,8 @@ def run_mcq_remedy(
     ``data``: every gold id a question of it with the same question text and key.
     Writes ``output/<data's name>`` and ``output/changes.jsonl`` (one row per question not
     left unchanged: ``id``, ``line``, ``group``, ``key``, ``corrected``, ``action``,
-    ``reason``, ``status``); nothing is written when anything is refused.
+    ``reason``, ``status``); nothing is written when anything is refused. ``progress`` is
+    told the steps (reading each file, writing).
     """
     from benchcheck.io.mcq import read_mcq_split
     from benchcheck.io.mcq_write import WRITABLE, write_corrected_mcq
@@ -196,8 +205,10 @@ def run_mcq_remedy(
             "in one of those first",
             path=src,
         )
+    step(progress, f"reading {src}")
     split = read_mcq_split(src, columns=columns)
     table = split.table
+    step(progress, f"reading {gold}")
     g = read_mcq_gold(gold)
     lines = g["__line__"].to_list() if "__line__" in g.columns else [None] * g.height
     by_id = {
@@ -252,6 +263,7 @@ def run_mcq_remedy(
         out, param="output", names=[src.name, CHANGES_NAME]
     )
     with folder:
+        step(progress, f"writing {out}")
         written = write_corrected_mcq(src, folder.stage(src.name), changes, columns=columns)
         folder.stage(CHANGES_NAME).write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
@@ -305,6 +317,7 @@ def run_mcq_rerank(
     *,
     bootstrap: int = 1000,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> McqRerankRun:
     """Score the models of ``answers`` on the original keys and on the reviewed ones.
 
@@ -312,7 +325,8 @@ def run_mcq_rerank(
     several, unclear) removes it; a question without gold keeps its key (counted). Models
     next to each other in the reviewed ranking get a paired bootstrap of their accuracy
     gap (``bootstrap`` resamples, ``seed``;
-    :func:`benchcheck.labels.mcq_rerank.neighbour_differences`).
+    :func:`benchcheck.labels.mcq_rerank.neighbour_differences`). ``progress`` is told the
+    steps (reading, scoring, the bootstrap).
     """
     import numpy as np
 
@@ -322,6 +336,7 @@ def run_mcq_rerank(
 
     if not answers:
         raise UsageError("re-ranking multiple-choice models needs their {answers}")
+    step(progress, f"reading {gold}")
     g = read_mcq_gold(gold)
     ids = g["id"].to_list()
     options = g["options"].to_list()
@@ -335,11 +350,14 @@ def run_mcq_rerank(
     for k, (opts, v) in enumerate(zip(options, verdicts, strict=True)):
         if v is not None and v not in VERDICTS and LETTERS.index(v) >= len(opts):
             raise InputError("the gold names no option", path=gold, line=lines[k], got=v)
+    step(progress, "reading the models' answers")
     read = read_mcq_answers([str(a) for a in answers], ids, options, keys, data_file=str(gold))
+    step(progress, "scoring the models on the original and reviewed keys")
     corrected = corrected_keys(labels, verdicts)
     ranking = rerank_models(read.probs, keys, corrected, read.models)
     if bootstrap < 1:
         raise UsageError(f"{{bootstrap}} must be at least 1, got {bootstrap}")
+    step(progress, f"paired bootstrap of neighbours' gaps: {bootstrap} resamples")
     pairs = neighbour_differences(read.probs, corrected, ranking, n_resamples=bootstrap, seed=seed)
     return McqRerankRun(
         str(gold),

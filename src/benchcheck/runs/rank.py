@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError, UsageError
 from benchcheck.items.noise import NoiseRanking
 
@@ -84,11 +85,13 @@ def run_rank(
     gold: str | None = None,
     options: RankOptions | None = None,
     flagged_ids: Mapping[str, tuple[str, str | None]] | None = None,
+    progress: Progress | None = None,
 ) -> RankRun:
     """Read the inputs and rank the models under label uncertainty.
 
     ``flagged_ids`` (``id → (llm_label, bin)``) replaces a ``flags`` file (the audit passes
-    the flags it has just made).
+    the flags it has just made). ``progress`` is told the steps (reading each input, the
+    gold re-ranking) and counts the drawn labelings.
     """
     import polars as pl
 
@@ -100,12 +103,13 @@ def run_rank(
     options = options or RankOptions()
     if len(predictions) < 2:
         raise UsageError("give at least two models' {predictions} (NAME=FILE)")
+    step(progress, f"reading {data}")
     frame, ids, labels = read_labelled(data, label=label, id_col=id_col)
     label_set = sorted({v for v in labels if v is not None})
-    preds = {
-        n: read_predictions(n, p, positive=options.positive, labels=label_set)
-        for n, p in predictions.items()
-    }
+    preds = {}
+    for n, path in predictions.items():
+        step(progress, f"reading {path}")
+        preds[n] = read_predictions(n, path, positive=options.positive, labels=label_set)
     for n, p in preds.items():
         missing = [i for i in ids if i not in p]
         if missing:
@@ -116,6 +120,7 @@ def run_rank(
             )
     flagged = dict(flagged_ids or {})
     if flags is not None:
+        step(progress, f"reading {flags}")
         flagged = read_flags(flags)
     gold_labels: dict[str, str] = {}
     precision: dict[str, BinPrecision] = {}
@@ -124,6 +129,7 @@ def run_rank(
         from benchcheck.labels.analysis import bin_agreement
         from benchcheck.labels.remedies import ModelScores, rerank
 
+        step(progress, f"reading {gold}")
         g = read_gold(
             gold, need=("id", "label", "gold"), filled=("id",)
         )  # single-value labels, unique ids
@@ -159,6 +165,7 @@ def run_rank(
                 )
                 for n in preds
             ]
+            step(progress, "scores on original and gold labels (paired bootstrap)")
             rr = rerank(
                 in_gold,
                 [labels[index[i]] for i in in_gold],
@@ -182,6 +189,7 @@ def run_rank(
     if problem is not None:
         raise UsageError(problem)
     noise = NoiseModel(flagged=flagged, precision=precision, gold=gold_labels, residual=residual)
+    step(progress, "drawing plausible labelings")
     ranking = rank_under_noise(
         ids,
         labels,
@@ -194,6 +202,7 @@ def run_rank(
         seed=options.seed,
         resample_items=options.resample_items,
         swap_threshold=options.swap_threshold,
+        progress=progress,
     )
     sources = {"data": data, **{f"predictions {n}": p for n, p in predictions.items()}}
     if flags:

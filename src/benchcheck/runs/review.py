@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from benchcheck._progress import Progress, step
 from benchcheck.errors import InputError, UsageError
 from benchcheck.labels.guidelines import Guidelines
 from benchcheck.labels.mcq_review import (
@@ -217,6 +218,7 @@ def run_review_export(
     ner: str | Path | None = None,
     scheme: str | None = None,
     guidelines: str | Path | Guidelines | None = None,
+    progress: Progress | None = None,
 ) -> ReviewExport:
     """Build the blind review of a flags file (or frame) and write it into ``out_dir``.
 
@@ -230,6 +232,7 @@ def run_review_export(
     for :func:`benchcheck.io.review.read_guidelines`, or :class:`Guidelines`) go over the
     task's default guidelines in every format of the package. A package with nothing
     to review (no flag and no audit sample) is refused, and nothing is written.
+    ``progress`` is told the steps (reading, building, writing).
     """
     from benchcheck.io.review import read_guidelines, write_review
     from benchcheck.io.tables import read_rows
@@ -239,6 +242,8 @@ def run_review_export(
     out = Path(out_dir)
     given = read_guidelines(guidelines) if isinstance(guidelines, str | Path) else guidelines
     also_read = [str(guidelines)] if isinstance(guidelines, str | Path) else []
+    if source is not None:
+        step(progress, f"reading {source}")
     frame = flags if isinstance(flags, pl.DataFrame) else read_rows(flags)
     if ner is not None:
         if not is_span_flags(frame.columns):
@@ -264,6 +269,7 @@ def run_review_export(
         )
     if scheme is not None:
         raise UsageError("{scheme} goes with {ner} (a span review), and only with it")
+    step(progress, f"building the blind review of {frame.height:,} flags")
     try:
         package = build_review(
             frame,
@@ -279,6 +285,7 @@ def run_review_export(
             raise InputError(exc.message, path=source, line=exc.line, got=exc.got) from None
         raise
     _refuse_empty(package.n_items, frame.height, source, "example")
+    step(progress, f"writing {out}")
     written = write_review(package, out, force=force, inputs=[source, *also_read])
     return ReviewExportRun(package, written.out_dir, written.files, written.replaced, source)
 
@@ -389,6 +396,7 @@ def run_review_import(
     adjudicator: str | None = None,
     seed: int = 0,
     output: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> ReviewImport:
     """Combine answer files (and a reconciled file) with the review key into gold labels.
 
@@ -403,6 +411,7 @@ def run_review_import(
     (:func:`benchcheck.labels.mcq_review.is_mcq_key`) takes option letters or the verdicts
     ``none``/``several``/``unclear`` (as people write them; a letter past the question's
     options is refused), and its gold table adds ``error_kind`` and ``wrong_key``.
+    ``progress`` is told the steps (reading each file, combining, writing).
     """
     from benchcheck.io.review import (
         read_choices,
@@ -427,6 +436,7 @@ def run_review_import(
     for p in paths:
         if _same(p, key_file):
             raise UsageError(f"{p}: the review key cannot be an expert file")
+    step(progress, f"reading {key_file}")
     span_rows = read_span_key(key_file)
     if span_rows is not None:  # a span review (Label Studio NER): corrected spans
         return _span_import(
@@ -445,6 +455,7 @@ def run_review_import(
     normalize = normalize_answer if mcq else None
     experts: list[ExpertLabels] = []
     for p in paths:
+        step(progress, f"reading {p}")
         experts.extend(read_expert_file(p, labels=labels, normalize=normalize, key=key))
     if mcq:
         check_mcq_answers(key, experts)
@@ -465,6 +476,7 @@ def run_review_import(
         rec = found[0]
         if mcq:
             check_mcq_answers(key, found)
+    step(progress, f"combining {len(experts)} experts' labels")
     gold, summary = combine_review(
         key,
         experts,
@@ -494,6 +506,7 @@ def run_review_import(
     if output is not None:
         from benchcheck.io.tables import write_rows
 
+        step(progress, f"writing {output}")
         write_rows(gold, output)
     return ReviewImportRun(
         gold,

@@ -230,8 +230,14 @@ class CompareRun:
         return {"datasets": {name: run.to_json() for name, run in self.datasets.items()}}
 
 
-def run_compare(sources: Mapping[str, DataSource]) -> CompareRun:
-    """:func:`run_stats` on each named dataset."""
+def run_compare(
+    sources: Mapping[str, DataSource], *, progress: Progress | None = None
+) -> CompareRun:
+    """:func:`run_stats` on each named dataset (``progress`` is told each one's steps)."""
     if not sources:
         raise UsageError("give at least one dataset to compare")
-    return CompareRun({name: run_stats(src) for name, src in sources.items()})
+    runs = {}
+    for name, src in sources.items():
+        step(progress, f"dataset {name}")
+        runs[name] = run_stats(src, progress=progress)
+    return CompareRun(runs)

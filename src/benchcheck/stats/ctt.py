@@ -272,8 +272,9 @@ def reliability_bootstrap(
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
         idx = rng.integers(0, k, size=(b, k))
-        w = np.zeros((b, k))
-        np.add.at(w, (np.repeat(np.arange(b), k), idx.ravel()), 1.0)
+        # the counts of each item in each resample (bincount: np.add.at is ~10x slower)
+        flat = (np.arange(b)[:, None] * k + idx).ravel()
+        w = np.bincount(flat, minlength=b * k).reshape(b, k).astype(float)
         totals = w @ arr
         var_t = totals.var(axis=1)
         s = w @ var_i

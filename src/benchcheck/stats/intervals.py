@@ -351,13 +351,15 @@ def paired_bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PairedBootstrapResult:
     """Seeded percentile paired bootstrap of the difference of one metric between two systems.
 
     Each resample draws ``n`` item indices with replacement
     (``numpy.random.default_rng(seed)``) and scores both systems on the same items, so the
     interval accounts for the pairing (scipy's ``bootstrap(paired=True)`` cannot pass the
-    shared truth to a two-system metric, hence this helper).
+    shared truth to a two-system metric, hence this helper). ``progress(done, total)`` is
+    called with the resamples done (at the start, every 50, at the end).
 
     >>> y = [0, 1, 1, 0, 1, 0, 1, 1]
     >>> acc = lambda t, p: float((t == p).mean())
@@ -378,9 +380,13 @@ def paired_bootstrap(
     diffs: list[float] = []
     skipped = 0
     n = len(t)
-    for _ in range(n_resamples):
+    if progress is not None:
+        progress(0, n_resamples)
+    for k in range(n_resamples):
         idx = rng.integers(0, n, size=n)
         d = float(metric(t[idx], a[idx])) - float(metric(t[idx], b[idx]))
+        if progress is not None and ((k + 1) % 50 == 0 or k + 1 == n_resamples):
+            progress(k + 1, n_resamples)
         if math.isnan(d):
             skipped += 1
             continue
