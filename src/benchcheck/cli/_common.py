@@ -281,12 +281,13 @@ def uncut(renderable: Any) -> Any:
             if column.overflow == "ellipsis":
                 column.overflow = "fold"
     elif isinstance(renderable, Group):
-        for part in renderable.renderables:
-            uncut(part)
+        for inner in renderable.renderables:
+            uncut(inner)
     else:
-        for part in (getattr(renderable, "wide", None), getattr(renderable, "narrow", None)):
-            if part is not None:
-                uncut(part)
+        for side in ("wide", "narrow"):
+            choice = getattr(renderable, side, None)
+            if choice is not None:
+                uncut(choice)
     return renderable
 
 
