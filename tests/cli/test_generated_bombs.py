@@ -8,8 +8,9 @@ reader (leakage's corpus) reads it in batches and either succeeds or refuses a r
 longer than a batch, naming its bound. Never a traceback, never anything written on a
 refusal. Nested lists (MCQ option lists, a corpus text column of lists) and ``convert``
 shards are formats of their own, and so are a saved Hugging Face folder's Arrow streams
-(a text dictionary; plain text IPC-compressed). The full-size bombs of the issue run in the
-replay under ``ulimit -v``.
+(a text dictionary; plain text IPC-compressed), and a local folder read by
+``datasets.load_dataset`` (``hf:FOLDER``: a ``.jsonl.gz``). The full-size bombs of the issue
+run in the replay under ``ulimit -v``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ FORMATS = (
     "parquet corpus list",
     "saved HF dictionary",
     "saved HF zstd",
+    "hf:FOLDER gzip",
 )
 
 
@@ -152,6 +154,22 @@ def test_bombs_of_each_format(workspace: Path, tmp_path_factory, fmt, rows, widt
             r = _checked(ws, argv, refuse=decoded > BOUND)
             if decoded > BOUND:
                 refused(r, "data-00000-of-00001.arrow", "(its buffers decompressed) decodes to")
+        elif fmt == "hf:FOLDER gzip":  # rows / 10 lines, one token of width chars each
+            import json
+
+            import datasets
+
+            mp.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("cache"))
+            line = json.dumps({"tokens": ["w" * width], "tags": ["O"]}).encode() + b"\n"
+            (ws / "hub").mkdir()
+            with gzip.open(ws / "hub" / "train.jsonl.gz", "wb", compresslevel=1) as fh:
+                fh.write(line * (rows // 10))
+            decoded = len(line) * (rows // 10)
+            r = _checked(ws, ("stats", "hf:hub"), refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "train.jsonl.gz", "(decompressed) decodes to more than the bound")
+            else:
+                ok(r)
         else:
             (ws / "b.spacy").write_bytes(zlib.compress(b"\0" * decoded, 9))
             r = _checked(ws, ("stats", "--split", "test=b.spacy"), refuse=True)

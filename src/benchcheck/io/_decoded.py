@@ -264,7 +264,11 @@ def encoded_floor(meta: object, names: Sequence[str] | None = None) -> tuple[int
 
 
 def check_parquet_decoded(
-    path: str | Path, *, columns: Sequence[str] | None = None, limit: int | None = None
+    path: str | Path,
+    *,
+    columns: Sequence[str] | None = None,
+    limit: int | None = None,
+    used: int = 0,
 ) -> int:
     """Measure what the columns of a Parquet file decode to; refuse past ``limit``.
 
@@ -273,7 +277,8 @@ def check_parquet_decoded(
     before they would be expanded, the running total refused once it passes ``limit``.
     The other columns count what the footer says they decode to. For a reader that then
     reads the file its own way (polars, natively and in parallel): the measuring pass costs
-    far less than decoding through Arrow here. Return the decoded bytes.
+    far less than decoding through Arrow here. ``used`` bytes are already counted (other
+    files read together). Return the running total.
     """
     import pyarrow.parquet as pq
 
@@ -284,13 +289,13 @@ def check_parquet_decoded(
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     wanted = list(columns) if columns is not None else list(meta.schema_arrow.names)
     pages, values = encoded_floor(meta, wanted)
-    if pages > limit:
+    if used + pages > limit:
         raise _refuse("the file (its pages uncompressed)", limit, path)
-    if values > limit:
+    if used + values > limit:
         raise _refuse("the file (its values counted)", limit, path)
     leaves = byte_leaves(meta.metadata, wanted)
     texts = sorted({leaf.split(".")[0] for leaf in leaves}, key=wanted.index)
-    total = max(encoded_floor(meta, [c for c in wanted if c not in texts]))
+    total = used + max(encoded_floor(meta, [c for c in wanted if c not in texts]))
     if not texts:
         return total
     try:
