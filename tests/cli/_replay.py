@@ -2116,6 +2116,29 @@ def _(ws: Path) -> None:
     refused(r, "train.jsonl.gz", "the file (decompressed) decodes to more than the bound of 32.0")
 
 
+@case(B, "stats: a 2 kB Parquet whose dictionary page header declares 2 GB (footer: 14 kB)")
+def _(ws: Path) -> None:
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(HERE.parent / "io"))
+    from _parquet_craft import patch_header
+
+    table = pa.table({"text": ["lorem ipsum " * 10, "abc"] * 50_000, "label": ["p", "n"] * 50_000})
+    pq.write_table(table, ws / "h.parquet", compression="zstd", write_page_checksum=True)
+    patch_header(ws / "h.parquet", ws / "d.parquet", uncompressed=2_000_000_000)
+    (ws / "h.parquet").unlink()
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):  # before: a 2 GB malloc, then "Corrupt ZSTD compressed data"
+            r = run(ws, "stats", "d.parquet", "--task", "classification")
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    refused(r, "d.parquet", "its page headers, row group 0, column 'text'", "bound of 64.0 MiB")
+
+
 # ------------------------------------------------------------------ silently wrong (issue 37)
 
 S = "silently wrong"
