@@ -2116,8 +2116,9 @@ def _(ws: Path) -> None:
     refused(r, "train.jsonl.gz", "the file (decompressed) decodes to more than the bound of 32.0")
 
 
-@case(B, "stats: a 2 kB Parquet whose dictionary page header declares 2 GB (footer: 14 kB)")
-def _(ws: Path) -> None:
+def dishonest_parquet(path: Path, declared: int) -> None:
+    """A zstd Parquet file (text, label) whose first dictionary page header declares
+    ``declared`` bytes uncompressed; its footer says what pyarrow wrote (14 kB)."""
     import sys
 
     import pyarrow as pa
@@ -2127,9 +2128,23 @@ def _(ws: Path) -> None:
     from _parquet_craft import patch_header
 
     table = pa.table({"text": ["lorem ipsum " * 10, "abc"] * 50_000, "label": ["p", "n"] * 50_000})
-    pq.write_table(table, ws / "h.parquet", compression="zstd", write_page_checksum=True)
-    patch_header(ws / "h.parquet", ws / "d.parquet", uncompressed=2_000_000_000)
-    (ws / "h.parquet").unlink()
+    honest = path.with_name("honest-" + path.name)
+    pq.write_table(table, honest, compression="zstd", write_page_checksum=True)
+    patch_header(honest, path, uncompressed=declared)
+    honest.unlink()
+
+
+@case(B, "leakage: a corpus shard whose dictionary page header declares 2 GB (footer: 14 kB)")
+def _(ws: Path) -> None:
+    dishonest_parquet(ws / "d.parquet", 2_000_000_000)
+    with nothing_written(ws):  # before: a 2 GB malloc, then "Corrupt ZSTD compressed data"
+        r = run(ws, "leakage", "--test", "test_items.jsonl", "--corpus", "d.parquet")
+    refused(r, "d.parquet", "dishonest", "declare at least 2,000,000,000 bytes", "the footer")
+
+
+@case(B, "stats: a 2 kB Parquet whose dictionary page header declares 2 GB (footer: 14 kB)")
+def _(ws: Path) -> None:
+    dishonest_parquet(ws / "d.parquet", 2_000_000_000)
     os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
     try:
         with nothing_written(ws):  # before: a 2 GB malloc, then "Corrupt ZSTD compressed data"

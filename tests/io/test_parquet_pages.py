@@ -152,3 +152,25 @@ def test_the_refusal_is_built_by_the_given_function(tmp_path, honest):
     total = check_page_headers(honest, meta, names=None, limit=1 << 40, refuse=_refuse)
     with pytest.raises(InputError, match="bound of 1,000 bytes"):
         check_page_headers(honest, meta, names=None, limit=1_000, refuse=_refuse, used=total)
+
+
+def test_only_the_row_groups_asked_are_read_and_the_corpus_reader_checks_its_own(tmp_path):
+    from benchcheck.io._parquet_pages import check_page_headers
+    from benchcheck.io.corpus import corpus_units, read_unit
+
+    honest, bad = tmp_path / "honest.parquet", tmp_path / "bad.parquet"
+    table = pa.table({"text": [f"text {i}" for i in range(N)]})
+    pq.write_table(
+        table, honest, row_group_size=N // 3, use_dictionary=False, write_page_checksum=True
+    )  # one page a row group
+    patch_header(honest, bad, page="data", uncompressed=1 << 30)  # row group 0 only
+    meta = pq.ParquetFile(bad)
+    kw = {"names": None, "limit": 1 << 40, "refuse": _refuse}
+    assert check_page_headers(bad, meta, row_groups=[1, 2], **kw) > 0
+    with pytest.raises(InputError, match="row group 0, column 'text'"):
+        check_page_headers(bad, meta, row_groups=[0], **kw)
+    units = corpus_units([bad], column="text", unit_mb=0)  # a unit a row group
+    assert [u.rg_lo for u in units] == [0, 1, 2]
+    assert sum(len(b.texts) for u in units[1:] for b in read_unit(u, column="text")) == 2 * N // 3
+    with pytest.raises(InputError, match=f"declare at least {1 << 30:,} bytes uncompressed"):
+        list(read_unit(units[0], column="text"))

@@ -215,7 +215,9 @@ class _Chunk:
 _WIDTH = {"BYTE_ARRAY": 4, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 12}
 
 
-def _chunks(meta: object, names: Sequence[str] | None) -> list[_Chunk]:
+def _chunks(
+    meta: object, names: Sequence[str] | None, row_groups: Sequence[int] | None = None
+) -> list[_Chunk]:
     md = meta.metadata  # type: ignore[attr-defined]
     out = []
     for j in range(md.num_columns):
@@ -224,7 +226,7 @@ def _chunks(meta: object, names: Sequence[str] | None) -> list[_Chunk]:
             continue
         kind = column.physical_type
         width = column.length or 0 if kind == "FIXED_LEN_BYTE_ARRAY" else _WIDTH.get(kind, 0)
-        for rg in range(md.num_row_groups):
+        for rg in range(md.num_row_groups) if row_groups is None else row_groups:
             col = md.row_group(rg).column(j)
             start = col.data_page_offset
             if col.has_dictionary_page and 0 < col.dictionary_page_offset < start:
@@ -243,6 +245,7 @@ def check_page_headers(
     limit: int,
     refuse: Callable[[str, int, str | Path], InputError],
     used: int = 0,
+    row_groups: Sequence[int] | None = None,
 ) -> int:
     """Sum what the page headers of columns ``names`` declare; refuse past ``limit``.
 
@@ -250,7 +253,8 @@ def check_page_headers(
     footer's ``total_uncompressed_size`` or more values than its ``num_values`` (data
     pages), or a dictionary page more values than its bytes can hold (:data:`_WIDTH` a
     value at least). ``refuse(what, limit, path)`` builds the
-    error past the bound. Return ``used`` plus the declared bytes.
+    error past the bound. ``row_groups``: those only (all: None). Return ``used`` plus the
+    declared bytes.
     """
     total = used
     try:
@@ -258,7 +262,7 @@ def check_page_headers(
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror or exc})", path=path) from None
     with handle:
-        for chunk in _chunks(meta, names):
+        for chunk in _chunks(meta, names, row_groups):
             try:
                 total = _declared(handle, chunk, total, limit)
             except _Bad as exc:
