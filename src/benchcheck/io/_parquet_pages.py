@@ -34,8 +34,6 @@ __all__ = ["PageInfo", "check_page_headers", "chunk_pages", "read_page_header"]
 
 #: ``PageType`` of parquet.thrift
 DATA_PAGE, INDEX_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 1, 2, 3
-_PAGE_KINDS = {DATA_PAGE: "data", INDEX_PAGE: "index", DICTIONARY_PAGE: "dictionary"}
-_PAGE_KINDS[DATA_PAGE_V2] = "data (v2)"
 #: compact protocol type ids
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY = 1, 2, 3, 4, 5, 6, 7, 8
 _LIST, _SET, _MAP, _STRUCT = 9, 10, 11, 12
@@ -48,6 +46,10 @@ class _Bad(ValueError):
     """A page header that cannot be read."""
 
 
+class _Short(_Bad):
+    """A header running past the bytes read (read more, up to the chunk's end)."""
+
+
 class _Reader:
     """Thrift compact protocol over a byte string, every read checked against its end."""
 
@@ -56,7 +58,7 @@ class _Reader:
 
     def byte(self) -> int:
         if self.pos >= len(self.data):
-            raise _Bad("the header runs past the bytes read")
+            raise _Short("the header runs past the column chunk")
         self.pos += 1
         return self.data[self.pos - 1]
 
@@ -112,8 +114,10 @@ class _Reader:
             self.skip(kind, depth)
 
     def take(self, n: int) -> None:
-        if n < 0 or self.pos + n > len(self.data):
-            raise _Bad("the header runs past the bytes read")
+        if n < 0:
+            raise _Bad("a negative length")
+        if self.pos + n > len(self.data):
+            raise _Short("the header runs past the column chunk")
         self.pos += n
 
     def fields(self, depth: int = 0) -> Iterator[tuple[int, int]]:
@@ -190,7 +194,7 @@ def chunk_pages(handle: BinaryIO, start: int, length: int) -> Iterator[PageInfo]
             try:
                 page = read_page_header(data)
                 break
-            except _Bad:
+            except _Short:
                 if len(data) < min(want, end - pos) or want >= min(_MAX_HEADER, end - pos):
                     raise
                 want *= 16
