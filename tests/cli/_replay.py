@@ -2058,6 +2058,102 @@ def _(ws: Path) -> None:
     )
 
 
+def _hub_folder_run(ws: Path, folder: str, bound: int) -> Run:
+    """``stats hf:FOLDER`` in a child under ``bound`` bytes, datasets' cache outside ``ws``."""
+    import shutil
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="replay-hf-cache-")
+    env = {"BENCHCHECK_MAX_READ_BYTES": str(bound), "HF_DATASETS_CACHE": cache}
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        p = run_process(ws, "stats", f"hf:{folder}", timeout=300)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(cache, ignore_errors=True)
+    return Run(p.returncode, p.stdout, p.stderr)
+
+
+@case(B, "stats hf:FOLDER: a Parquet of 20k rows x 10 tokens of 1,000 chars in a dictionary")
+def _(ws: Path) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (ws / "hub" / "data").mkdir(parents=True)
+    rows, per = 20_000, 10
+    offsets = pa.array(np.arange(0, rows * per + 1, per, dtype=np.int32))
+    zeros = pa.array(np.zeros(rows * per, np.int32))
+    tokens = pa.DictionaryArray.from_arrays(zeros, pa.array(["w" * 1_000]))
+    tags = pa.DictionaryArray.from_arrays(zeros, pa.array(["O"]))
+    table = pa.table(
+        {
+            "tokens": pa.ListArray.from_arrays(offsets, tokens),
+            "tags": pa.ListArray.from_arrays(offsets, tags),
+        }
+    )
+    pq.write_table(table, ws / "hub" / "data" / "train-00000.parquet", store_schema=False)
+    assert (ws / "hub" / "data" / "train-00000.parquet").stat().st_size < 10_000  # 8 kB
+    with nothing_written(ws):
+        r = _hub_folder_run(ws, "hub", 32 << 20)  # before: exit 0, 200 MB decoded
+    refused(r, "train-00000.parquet", "decodes to more than the bound of 32.0 MiB")
+
+
+@case(B, "stats hf:FOLDER: a 100 kB .jsonl.gz inflating to 100 MB of JSON lines")
+def _(ws: Path) -> None:
+    (ws / "hubgz").mkdir()
+    line = json.dumps({"tokens": ["w" * 1_000], "tags": ["O"]}).encode() + b"\n"
+    _gzip_stream(ws / "hubgz" / "train.jsonl.gz", [(line * 100, 1_000)])
+    assert (ws / "hubgz" / "train.jsonl.gz").stat().st_size < 1_000_000
+    with nothing_written(ws):
+        r = _hub_folder_run(ws, "hubgz", 32 << 20)  # before: exit 0, read whole
+    refused(r, "train.jsonl.gz", "the file (decompressed) decodes to more than the bound of 32.0")
+
+
+def dishonest_parquet(path: Path, declared: int) -> None:
+    """A zstd Parquet file (text, label) whose first dictionary page header declares
+    ``declared`` bytes uncompressed; its footer says what pyarrow wrote (14 kB)."""
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(HERE.parent / "io"))
+    from _parquet_craft import patch_header
+
+    table = pa.table({"text": ["lorem ipsum " * 10, "abc"] * 50_000, "label": ["p", "n"] * 50_000})
+    honest = path.with_name("honest-" + path.name)
+    pq.write_table(table, honest, compression="zstd", write_page_checksum=True)
+    patch_header(honest, path, uncompressed=declared)
+    honest.unlink()
+
+
+@case(B, "leakage: a corpus shard whose dictionary page header declares 2 GB (footer: 14 kB)")
+def _(ws: Path) -> None:
+    dishonest_parquet(ws / "d.parquet", 2_000_000_000)
+    with nothing_written(ws):  # before: a 2 GB malloc, then "Corrupt ZSTD compressed data"
+        r = run(ws, "leakage", "--test", "test_items.jsonl", "--corpus", "d.parquet")
+    refused(r, "d.parquet", "dishonest", "declare at least 2,000,000,000 bytes", "the footer")
+
+
+@case(B, "stats: a 3 kB Parquet whose dictionary page header declares 2 GB (footer: 14 kB)")
+def _(ws: Path) -> None:
+    dishonest_parquet(ws / "d.parquet", 2_000_000_000)
+    os.environ["BENCHCHECK_MAX_READ_BYTES"] = str(64 << 20)
+    try:
+        with nothing_written(ws):  # before: a 2 GB malloc, then "Corrupt ZSTD compressed data"
+            r = run(ws, "stats", "d.parquet", "--task", "classification")
+    finally:
+        del os.environ["BENCHCHECK_MAX_READ_BYTES"]
+    refused(r, "d.parquet", "its page headers, row group 0, column 'text'", "bound of 64.0 MiB")
+
+
 # ------------------------------------------------------------------ silently wrong (issue 37)
 
 S = "silently wrong"

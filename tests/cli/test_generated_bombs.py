@@ -8,8 +8,10 @@ reader (leakage's corpus) reads it in batches and either succeeds or refuses a r
 longer than a batch, naming its bound. Never a traceback, never anything written on a
 refusal. Nested lists (MCQ option lists, a corpus text column of lists) and ``convert``
 shards are formats of their own, and so are a saved Hugging Face folder's Arrow streams
-(a text dictionary; plain text IPC-compressed). The full-size bombs of the issue run in the
-replay under ``ulimit -v``.
+(a text dictionary; plain text IPC-compressed), and a local folder read by
+``datasets.load_dataset`` (``hf:FOLDER``: a ``.jsonl.gz``), and a Parquet file whose page
+header declares more than its footer (``rows * width`` bytes). The full-size bombs of the
+issue run in the replay under ``ulimit -v``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 from _replay import (
     deadline,
     dictionary_bomb,
+    dishonest_parquet,
     nothing_written,
     ok,
     refused,
@@ -64,6 +67,8 @@ FORMATS = (
     "parquet corpus list",
     "saved HF dictionary",
     "saved HF zstd",
+    "hf:FOLDER gzip",
+    "parquet dishonest header",
 )
 
 
@@ -152,6 +157,30 @@ def test_bombs_of_each_format(workspace: Path, tmp_path_factory, fmt, rows, widt
             r = _checked(ws, argv, refuse=decoded > BOUND)
             if decoded > BOUND:
                 refused(r, "data-00000-of-00001.arrow", "(its buffers decompressed) decodes to")
+        elif fmt == "hf:FOLDER gzip":  # rows / 10 lines, one token of width chars each
+            import json
+
+            import datasets
+
+            mp.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("cache"))
+            line = json.dumps({"tokens": ["w" * width], "tags": ["O"]}).encode() + b"\n"
+            (ws / "hub").mkdir()
+            with gzip.open(ws / "hub" / "train.jsonl.gz", "wb", compresslevel=1) as fh:
+                fh.write(line * (rows // 10))
+            decoded = len(line) * (rows // 10)
+            r = _checked(ws, ("stats", "hf:hub"), refuse=decoded > BOUND)
+            if decoded > BOUND:
+                refused(r, "train.jsonl.gz", "(decompressed) decodes to more than the bound")
+            else:
+                ok(r)
+        elif fmt == "parquet dishonest header":  # the footer says 14 kB
+            dishonest_parquet(ws / "d.parquet", min(decoded, 2**31 - 1))
+            argv = ("stats", "d.parquet", "--task", "classification")
+            r = _checked(ws, argv, refuse=True)
+            if decoded > BOUND:
+                refused(r, "d.parquet", "its page headers", "bound of 8.0 MiB")
+            else:
+                refused(r, "d.parquet", "a dishonest or damaged Parquet file", "the footer")
         else:
             (ws / "b.spacy").write_bytes(zlib.compress(b"\0" * decoded, 9))
             r = _checked(ws, ("stats", "--split", "test=b.spacy"), refuse=True)

@@ -8,8 +8,9 @@ bytes exist where that can be known (a dictionary's value lengths taken by its i
 and refuses with the bound named once the running total passes it:
 
 - :func:`inflate` inflates a zlib stream at most ``limit + 1`` bytes;
-- :func:`read_parquet_bounded` reads a Parquet file whole, its text and binary values as
-  dictionaries, nested ones included (a ``list<string>`` of tokens or options, a list of
+- :func:`read_parquet_bounded` reads a Parquet file whole (the footer's sizes, then the
+  page headers', checked first: :mod:`benchcheck.io._parquet_pages`), its text and binary
+  values as dictionaries, nested ones included (a ``list<string>`` of tokens or options, a list of
   structs): a dictionary page is never expanded before it is measured. It refuses once the
   decoded total passes the bound, then decodes the dictionaries (a pandas ``category`` text
   column reads as text);
@@ -31,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from benchcheck.errors import InputError
+from benchcheck.io._parquet_pages import check_page_headers
 from benchcheck.io._text import whole_read_limit
 
 __all__ = [
@@ -263,17 +265,37 @@ def encoded_floor(meta: object, names: Sequence[str] | None = None) -> tuple[int
     return int(pages), int(values)
 
 
+def _batches(reader: object, columns: Sequence[str] | None) -> Iterator[pa.RecordBatch]:
+    """Batches of ``reader`` (read as dictionaries) one row group at a time.
+
+    A batch spanning two row groups would hold two dictionaries, which Arrow cannot give
+    for a nested column ("Nested data conversions not implemented for chunked array
+    outputs": a ``list<string>`` over several row groups).
+    """
+    for rg in range(reader.num_row_groups):  # type: ignore[attr-defined]
+        yield from reader.iter_batches(  # type: ignore[attr-defined]
+            batch_size=_ROWS, row_groups=[rg], columns=columns
+        )
+
+
 def check_parquet_decoded(
-    path: str | Path, *, columns: Sequence[str] | None = None, limit: int | None = None
+    path: str | Path,
+    *,
+    columns: Sequence[str] | None = None,
+    limit: int | None = None,
+    used: int = 0,
 ) -> int:
     """Measure what the columns of a Parquet file decode to; refuse past ``limit``.
 
-    Nothing is decoded whole: the footer is checked first (:func:`encoded_floor`), then the
+    Nothing is decoded whole: the footer is checked first (:func:`encoded_floor`), and the
+    page headers against it and the bound
+    (:func:`benchcheck.io._parquet_pages.check_page_headers`: a dishonest footer), then the
     columns holding text (nested too) are read batch by batch as dictionaries and measured
     before they would be expanded, the running total refused once it passes ``limit``.
     The other columns count what the footer says they decode to. For a reader that then
     reads the file its own way (polars, natively and in parallel): the measuring pass costs
-    far less than decoding through Arrow here. Return the decoded bytes.
+    far less than decoding through Arrow here. ``used`` bytes are already counted (other
+    files read together). Return the running total.
     """
     import pyarrow.parquet as pq
 
@@ -284,18 +306,19 @@ def check_parquet_decoded(
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     wanted = list(columns) if columns is not None else list(meta.schema_arrow.names)
     pages, values = encoded_floor(meta, wanted)
-    if pages > limit:
+    if used + pages > limit:
         raise _refuse("the file (its pages uncompressed)", limit, path)
-    if values > limit:
+    if used + values > limit:
         raise _refuse("the file (its values counted)", limit, path)
+    check_page_headers(path, meta, names=wanted, limit=limit, refuse=_refuse, used=used)
     leaves = byte_leaves(meta.metadata, wanted)
     texts = sorted({leaf.split(".")[0] for leaf in leaves}, key=wanted.index)
-    total = max(encoded_floor(meta, [c for c in wanted if c not in texts]))
+    total = used + max(encoded_floor(meta, [c for c in wanted if c not in texts]))
     if not texts:
         return total
     try:
         reader = pq.ParquetFile(path, read_dictionary=leaves)
-        for batch in reader.iter_batches(batch_size=_ROWS, columns=texts):
+        for batch in _batches(reader, texts):
             total += sum(decoded_nbytes(c) for c in batch.columns)
             if total > limit:
                 raise _refuse("the table", limit, path)
@@ -312,7 +335,9 @@ def read_parquet_bounded(
     """Read a Parquet file whole, refusing as soon as its decoded size passes ``limit``.
 
     Checked twice: before reading, from the footer (:func:`encoded_floor`: the pages'
-    uncompressed size and the values counted) of the columns read; while reading, each
+    uncompressed size and the values counted) of the columns read, and from the page
+    headers themselves (:func:`benchcheck.io._parquet_pages.check_page_headers`: what each
+    page declares, refused past the bound or past its footer); while reading, each
     batch's size with dictionaries measured before they are decoded, nested ones included.
     Dictionary columns of text come back as text.
     """
@@ -329,16 +354,20 @@ def read_parquet_bounded(
         raise _refuse("the file (its pages uncompressed)", limit, path)
     if values > limit:
         raise _refuse("the file (its values counted)", limit, path)
+    check_page_headers(path, meta, names=wanted, limit=limit, refuse=_refuse)
     total = 0
     batches = []
     try:
         reader = pq.ParquetFile(path, read_dictionary=byte_leaves(meta.metadata, wanted))
-        for batch in reader.iter_batches(batch_size=_ROWS, columns=wanted):
+        for batch in _batches(reader, wanted):
             total += sum(decoded_nbytes(c) for c in batch.columns)
             if total > limit:
                 raise _refuse("the table", limit, path)
             batches.append(batch)
-        table = pa.Table.from_batches(batches, schema=reader.schema_arrow)
+        schema = reader.schema_arrow
+        if wanted is not None:
+            schema = pa.schema([schema.field(name) for name in wanted], schema.metadata)
+        table = pa.Table.from_batches(batches, schema=batches[0].schema if batches else schema)
         table = table.cast(pa.schema([_decoded(f) for f in table.schema], table.schema.metadata))
         table.validate(full=True)  # text that is not UTF-8, before anyone trusts it
         return table

@@ -33,6 +33,8 @@ __all__ = ["check_arrow_decoded", "check_saved_hf_decoded", "declared_nbytes", "
 
 #: ``MessageHeader`` union tags of the Arrow format (``Message.fbs``)
 _DICTIONARY_BATCH, _RECORD_BATCH = 2, 3
+#: The IPC *file* format starts with this (then padding to 8 bytes, then a stream)
+_FILE_MAGIC = b"ARROW1"
 
 
 class _Table:
@@ -115,7 +117,7 @@ def declared_nbytes(message: pa.ipc.Message) -> int:
 
 
 def check_arrow_decoded(path: str | Path, *, limit: int | None = None, used: int = 0) -> int:
-    """Measure what the Arrow IPC stream at ``path`` decodes to; refuse past ``limit``.
+    """Measure what the Arrow IPC stream (or file) at ``path`` decodes to; refuse past ``limit``.
 
     ``used`` bytes are already counted (other files of the same folder). Return the running
     total. Nothing is decompressed before step 1 (module docstring) has passed.
@@ -124,13 +126,21 @@ def check_arrow_decoded(path: str | Path, *, limit: int | None = None, used: int
     total = used
     try:
         with pa.memory_map(str(path)) as source:
+            is_file = source.read(len(_FILE_MAGIC)) == _FILE_MAGIC
+            source.seek(8 if is_file else 0)  # the file format: magic, padding, a stream
             for message in pa.ipc.MessageReader.open_stream(source):
                 total += declared_nbytes(message)
                 if total > limit:
                     raise _refuse("the Arrow stream (its buffers decompressed)", limit, path)
         total = used
         with pa.memory_map(str(path)) as source:
-            for batch in pa.ipc.open_stream(source):
+            reader = pa.ipc.open_file(source) if is_file else pa.ipc.open_stream(source)
+            batches = (
+                (reader.get_batch(i) for i in range(reader.num_record_batches))
+                if is_file
+                else reader
+            )
+            for batch in batches:
                 total += sum(decoded_nbytes(column) for column in batch.columns)
                 if total > limit:
                     raise _refuse("the table", limit, path)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import glob
 import json
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,8 @@ import numpy as np
 import pyarrow as pa
 
 from benchcheck.errors import InputError
-from benchcheck.io._decoded import dictionary_columns, expand_dictionary
+from benchcheck.io._decoded import _refuse, dictionary_columns, expand_dictionary
+from benchcheck.io._parquet_pages import check_page_headers
 from benchcheck.io._text import HugeNumber, huge_number, json_int
 
 __all__ = [
@@ -229,10 +231,16 @@ def _parquet_batches(
     _check_types(handle.schema_arrow, column, id_column, Path(unit.path))
     if unit.rg_hi <= unit.rg_lo:
         return
+    cols = [column] if id_column is None else [column, id_column]
     _check_record_sizes(handle.metadata, unit, column, batch_bytes)
+    # a page header declaring more than its footer is refused before Arrow allocates it; the
+    # corpus streams, so the headers are held to the footer only, not to a whole-read bound
+    rgs = range(unit.rg_lo, unit.rg_hi)
+    check_page_headers(
+        unit.path, handle, names=cols, limit=sys.maxsize, refuse=_refuse, row_groups=rgs
+    )
     per_row = unit.text_bytes / unit.rows if unit.rows else 1024.0
     rows_per_batch = min(_MAX_ROWS, max(1, int(batch_bytes / max(per_row, 1.0))))
-    cols = [column] if id_column is None else [column, id_column]
     row = unit.first_row
     try:
         handle = pq.ParquetFile(

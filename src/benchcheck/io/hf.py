@@ -18,6 +18,7 @@ import polars as pl
 from benchcheck.data.model import SPLIT_ALIASES, Dataset, Split
 from benchcheck.errors import InputError, require
 from benchcheck.io._decoded_arrow import check_saved_hf_decoded
+from benchcheck.io._decoded_files import check_data_files_decoded
 from benchcheck.io._ner import SHOWN_EMPTY, build_ner_split, warn_empty, with_empty_records
 
 if TYPE_CHECKING:  # formats reads tables, which reads this module
@@ -79,13 +80,17 @@ def read_hf_hub(
 
     The real download path (or ``datasets``' local cache). Offline, or where the Hub cannot
     be reached, an :class:`InputError` says which, and how to bring the dataset over. A
-    local folder of data files (``hf:path/to/folder``) is read the same way.
+    local folder of data files (``hf:path/to/folder``) is read the same way, after the
+    files the loader will read are measured by decoded size (:func:`local_data_files`,
+    :mod:`benchcheck.io._decoded_files`) and refused past the bound, unread. A Hub
+    dataset's files are not measured: they are only known once downloaded.
     """
     datasets = require("datasets", "hf")
     dataset_name, _, config = name.partition(":")
     source = f"hf:{name}"
     if not dataset_name:
         raise InputError("expected hf:NAME or hf:NAME:CONFIG", path=source)
+    check_data_files_decoded(local_data_files(dataset_name, config or None))
     try:
         loaded = datasets.load_dataset(dataset_name, config or None)
     except Exception as exc:  # noqa: BLE001 - every loader failure is reported the same way
@@ -103,6 +108,24 @@ def read_hf_hub(
         for raw, part in parts.items()
     }
     return Dataset(task="ner", splits=splits, name=dataset_name)
+
+
+def local_data_files(name: str, config: str | None = None) -> list[Path]:
+    """List the files ``datasets.load_dataset(name, config)`` reads, for a local folder.
+
+    The loader's own resolution (``load_dataset_builder``: its ``data_files``, every split,
+    nothing read yet). Not a folder, or a folder the loader cannot resolve: no files (the
+    loader then says what is wrong).
+    """
+    if not Path(name).is_dir():
+        return []
+    datasets = require("datasets", "hf")
+    try:
+        builder = datasets.load_dataset_builder(name, config)
+    except Exception:  # noqa: BLE001 - load_dataset reports the same failure itself
+        return []
+    data_files = getattr(builder.config, "data_files", None) or {}
+    return [Path(str(f)) for files in data_files.values() for f in files]
 
 
 def _hub_failure(name: str, exc: Exception) -> str:
