@@ -310,7 +310,9 @@ class _IterationCount:
             import multiprocessing
             import threading
 
-            self.manager = multiprocessing.Manager()
+            # spawn, not fork: this process has threads (the progress bar's, polars'), and a
+            # child forked while another thread holds a lock can hang on it forever
+            self.manager = multiprocessing.get_context("spawn").Manager()
             self.sink = self.manager.Queue()
             self.reader = threading.Thread(target=self._read, daemon=True)
             self.reader.start()
