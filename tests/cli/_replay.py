@@ -1369,9 +1369,26 @@ for _what, _value in (("5.0", "5.0"), ("-4.0", "-4.0"), ("NaN", "NaN"), ("1e999"
     )
 
 
+for _what in ("false", "true", '"0.5"'):  # float() takes each: found by test_judge_cache_rows
+    CASES.setdefault(CACHE, []).append(
+        (
+            f"a stored probability {_what} beside 0.5 (two labels, two values)",
+            lambda ws, v=_what: _cached_run(
+                ws,
+                f"UPDATE judgements SET payload = json_set(payload, '$.probs', json('[0.5, {v}]'))",
+            ),
+        )
+    )
+
+
 @case(CACHE, "a stored payload holding a 5,000-digit integer")
 def _(ws: Path) -> None:
     _cached_run(ws, 'UPDATE judgements SET payload = \'{"probs": [' + "9" * 5000 + "]}'")
+
+
+@case(CACHE, "a stored payload that is not UTF-8 (a garbled page): one line, no raw bytes")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows (a page garbled with 0xAB)
+    _cached_run(ws, "UPDATE judgements SET payload = CAST(X'ABABFF7B7D' AS TEXT)")
 
 
 @case(CACHE, "a stored payload that is a JSON list")
@@ -1465,6 +1482,8 @@ _GLOB_REFUSED = [
     (*_AUDIT, "corp/**/*.json*", "-o", "corp/rep"),
     (*_AUDIT, "corp/*/*.jsonl", "-o", "corp/rep"),
     (*_AUDIT, "corp/*.jsonl", "-o", "rep", "--json", "corp/r.jsonl"),
+    (*_AUDIT, "corp/*", "-o", "corp/rep"),  # the folder itself matches: test_outputs_inside_globs
+    (*_LEAK, "corp/[a-z]*", "--json", "corp/new/x.json"),  # the folder it creates matches
 ]
 
 
