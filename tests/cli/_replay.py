@@ -1420,6 +1420,31 @@ def _(ws: Path) -> None:
     assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
 
 
+@case(CACHE, "a page zeroed under rows: in a fresh process, one error line, no shutdown tracebacks")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows (page 2 zeroed, a put() fails mid-run)
+    import sqlite3
+
+    sys.path.insert(0, str(HERE.parent / "judges"))
+    from judges_fault_server import FaultServer
+
+    with FaultServer() as server:
+        url = ("--base-url", server.base_url)
+        ok(run(ws, *_JUDGE, *url, "-o", "jj.parquet"))
+        (ws / "jj.parquet").unlink()
+        db = sqlite3.connect(ws / "c.sqlite")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        data = bytearray((ws / "c.sqlite").read_bytes())
+        data[2 * 4096 + 656 : 3 * 4096 + 655] = bytes(4095)
+        (ws / "c.sqlite").write_bytes(bytes(data))
+        p = run_process(ws, *_JUDGE, *url, "-o", "jj.parquet")
+    assert "Traceback" not in p.stderr and "unhandled exception" not in p.stderr, p.stderr[-1500:]
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 2 and lines and lines[-1].startswith("error:"), p.stderr[-800:]
+    assert sum(x.startswith("error:") for x in lines) == 1 and "remove it" in lines[-1], lines
+    assert not (ws / "jj.parquet").exists()
+
+
 # ----------------------------------------------------------------------------- prompts (37)
 
 PROMPTS = "prompt templates"
