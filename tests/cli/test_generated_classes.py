@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import glob
 import json
+import logging
 import math
 import os
 import re
@@ -250,7 +251,15 @@ def _cache(cached: Path, server, damage) -> None:  # type: ignore[no-untyped-def
             path.write_bytes(bytes(data))
         asked = len(server.requests)
         before = snapshot(ws)
-        r = _run(ws, [*_JUDGE, "--base-url", server.base_url, "-o", "jj.parquet"])
+        shutdown: list[logging.LogRecord] = []  # what asyncio would print at shutdown
+        catch = logging.Handler(logging.ERROR)
+        catch.emit = shutdown.append  # type: ignore[method-assign]
+        logging.getLogger("asyncio").addHandler(catch)
+        try:
+            r = _run(ws, [*_JUDGE, "--base-url", server.base_url, "-o", "jj.parquet"])
+        finally:
+            logging.getLogger("asyncio").removeHandler(catch)
+        assert not shutdown, (damage, [x.getMessage() for x in shutdown])
         if r.rc == 0:
             assert kind == "page" or fine, f"{damage}: a damaged row was used"
             import polars as pl
