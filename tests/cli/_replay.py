@@ -1420,6 +1420,22 @@ def _(ws: Path) -> None:
     assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
 
 
+@case(CACHE, "a garbled header ('unsupported file format'): one line naming the cache, remove it")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows, seed 1: ('page', 47, (0, 176, 176))
+    from benchcheck.judges.base import JudgeScore
+    from benchcheck.judges.cache import JudgeCache
+
+    path = ws / "c.sqlite"
+    with JudgeCache(path) as c:
+        c.put("k", JudgeScore(("0", "1"), (0.5, 0.5), (-0.7, -0.7), 1, 0.0))
+    data = bytearray(path.read_bytes())
+    data[47:223] = b"\xb0" * 176
+    path.write_bytes(bytes(data))
+    with nothing_written(ws):
+        r = run(ws, *_JUDGE, "--base-url", "http://127.0.0.1:9/v1", "-o", "jj.parquet")
+    refused(r, "c.sqlite", "remove it")
+
+
 @case(CACHE, "a page zeroed under rows: in a fresh process, one error line, no shutdown tracebacks")
 def _(ws: Path) -> None:  # found by test_judge_cache_rows (page 2 zeroed, a put() fails mid-run)
     import sqlite3

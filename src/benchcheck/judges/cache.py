@@ -173,7 +173,7 @@ class JudgeCache:
     @staticmethod
     def _explain(exc: sqlite3.DatabaseError) -> str:
         text = str(exc)
-        if "not a database" in text or "malformed" in text:
+        if any(w in text for w in ("not a database", "malformed", "unsupported file format")):
             return (
                 f"not a readable judge cache ({text}); it may be damaged or not SQLite: remove "
                 "it (its judgements will be recomputed) or pass another {cache}"
