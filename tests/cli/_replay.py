@@ -1369,9 +1369,26 @@ for _what, _value in (("5.0", "5.0"), ("-4.0", "-4.0"), ("NaN", "NaN"), ("1e999"
     )
 
 
+for _what in ("false", "true", '"0.5"'):  # float() takes each: found by test_judge_cache_rows
+    CASES.setdefault(CACHE, []).append(
+        (
+            f"a stored probability {_what} beside 0.5 (two labels, two values)",
+            lambda ws, v=_what: _cached_run(
+                ws,
+                f"UPDATE judgements SET payload = json_set(payload, '$.probs', json('[0.5, {v}]'))",
+            ),
+        )
+    )
+
+
 @case(CACHE, "a stored payload holding a 5,000-digit integer")
 def _(ws: Path) -> None:
     _cached_run(ws, 'UPDATE judgements SET payload = \'{"probs": [' + "9" * 5000 + "]}'")
+
+
+@case(CACHE, "a stored payload that is not UTF-8 (a garbled page): one line, no raw bytes")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows (a page garbled with 0xAB)
+    _cached_run(ws, "UPDATE judgements SET payload = CAST(X'ABABFF7B7D' AS TEXT)")
 
 
 @case(CACHE, "a stored payload that is a JSON list")
@@ -1401,6 +1418,47 @@ def _(ws: Path) -> None:
     lines = [x for x in r.err.splitlines() if x.startswith("error:")]
     assert r.rc == 2 and len(lines) == 1 and "Traceback" not in r.err, r.err[-800:]
     assert "c.sqlite" in lines[0] and "remove it" in lines[0], lines[0]
+
+
+@case(CACHE, "a garbled header ('unsupported file format'): one line naming the cache, remove it")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows, seed 1: ('page', 47, (0, 176, 176))
+    from benchcheck.judges.base import JudgeScore
+    from benchcheck.judges.cache import JudgeCache
+
+    path = ws / "c.sqlite"
+    with JudgeCache(path) as c:
+        c.put("k", JudgeScore(("0", "1"), (0.5, 0.5), (-0.7, -0.7), 1, 0.0))
+    data = bytearray(path.read_bytes())
+    data[47:223] = b"\xb0" * 176
+    path.write_bytes(bytes(data))
+    with nothing_written(ws):
+        r = run(ws, *_JUDGE, "--base-url", "http://127.0.0.1:9/v1", "-o", "jj.parquet")
+    refused(r, "c.sqlite", "remove it")
+
+
+@case(CACHE, "a page zeroed under rows: in a fresh process, one error line, no shutdown tracebacks")
+def _(ws: Path) -> None:  # found by test_judge_cache_rows (page 2 zeroed, a put() fails mid-run)
+    import sqlite3
+
+    sys.path.insert(0, str(HERE.parent / "judges"))
+    from judges_fault_server import FaultServer
+
+    with FaultServer() as server:
+        url = ("--base-url", server.base_url)
+        ok(run(ws, *_JUDGE, *url, "-o", "jj.parquet"))
+        (ws / "jj.parquet").unlink()
+        db = sqlite3.connect(ws / "c.sqlite")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        data = bytearray((ws / "c.sqlite").read_bytes())
+        data[2 * 4096 + 656 : 3 * 4096 + 655] = bytes(4095)
+        (ws / "c.sqlite").write_bytes(bytes(data))
+        p = run_process(ws, *_JUDGE, *url, "-o", "jj.parquet")
+    assert "Traceback" not in p.stderr and "unhandled exception" not in p.stderr, p.stderr[-1500:]
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 2 and lines and lines[-1].startswith("error:"), p.stderr[-800:]
+    assert sum(x.startswith("error:") for x in lines) == 1 and "remove it" in lines[-1], lines
+    assert not (ws / "jj.parquet").exists()
 
 
 # ----------------------------------------------------------------------------- prompts (37)
@@ -1465,6 +1523,8 @@ _GLOB_REFUSED = [
     (*_AUDIT, "corp/**/*.json*", "-o", "corp/rep"),
     (*_AUDIT, "corp/*/*.jsonl", "-o", "corp/rep"),
     (*_AUDIT, "corp/*.jsonl", "-o", "rep", "--json", "corp/r.jsonl"),
+    (*_AUDIT, "corp/*", "-o", "corp/rep"),  # the folder itself matches: test_outputs_inside_globs
+    (*_LEAK, "corp/[a-z]*", "--json", "corp/new/x.json"),  # the folder it creates matches
 ]
 
 

@@ -514,8 +514,11 @@ def glob_reads(pattern: str, target: str | Path, *, folder: bool = False) -> boo
     Paths are compared resolved: the pattern's literal folder (before its first ``*``, ``?``
     or ``[``) is resolved, its rest matched component by component as :func:`glob.glob`
     with ``recursive=True`` does (``**`` is any number of folders). A file matches when its
-    path does; a folder when a file below it could (it is on the pattern's way, or under a
-    ``**``). Conservative where glob is not: names starting with ``.`` match ``*`` here.
+    path does; a folder when its path does (the reader takes a matched folder as an input)
+    or a file below it could (it is on the pattern's way, or under a ``**``); either when a
+    folder above it matches (``corp/[a-z]*`` reads the folder ``corp/new`` that writing
+    ``corp/new/x.json`` creates). Conservative where glob is not: names starting with ``.``
+    match ``*`` here.
 
     >>> import os
     >>> here = os.getcwd()
@@ -525,6 +528,10 @@ def glob_reads(pattern: str, target: str | Path, *, folder: bool = False) -> boo
     True
     >>> glob_reads("corp/*/*.jsonl", f"{here}/corp/rep/deeper", folder=True)
     False
+    >>> glob_reads("corp/*", f"{here}/corp/rep", folder=True)  # the folder itself matches
+    True
+    >>> glob_reads("corp/[a-z]*", f"{here}/corp/new/x.json")  # a folder above it matches
+    True
     """
     parts = Path(pattern).parts
     k = next((i for i, part in enumerate(parts) if _MAGIC.search(part)), len(parts))
@@ -534,8 +541,10 @@ def glob_reads(pattern: str, target: str | Path, *, folder: bool = False) -> boo
     if not target.is_relative_to(root):
         return False
     below = target.relative_to(root).parts
+    if any(_match_parts(rest, below[:k]) for k in range(1, len(below))):
+        return True
     if folder:
-        return _may_hold(rest, below)
+        return _may_hold(rest, below) or _match_parts(rest, below)
     return _match_parts(rest, below)
 
 

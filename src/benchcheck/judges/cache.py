@@ -85,6 +85,8 @@ def check_score(score: JudgeScore) -> str | None:
     >>> check_score(JudgeScore(("0", "1"), (5.0, -4.0), (None, None), 10, 0.1))
     'probabilities (5.0, -4.0) are not all in [0, 1]'
     """
+    if any(isinstance(p, bool | str | bytes) for p in score.probs):  # float() takes them
+        return f"probabilities {score.probs!r} are not numbers"
     try:
         probs = [float(p) for p in score.probs]
     except (TypeError, ValueError):
@@ -171,7 +173,7 @@ class JudgeCache:
     @staticmethod
     def _explain(exc: sqlite3.DatabaseError) -> str:
         text = str(exc)
-        if "not a database" in text or "malformed" in text:
+        if any(w in text for w in ("not a database", "malformed", "unsupported file format")):
             return (
                 f"not a readable judge cache ({text}); it may be damaged or not SQLite: remove "
                 "it (its judgements will be recomputed) or pass another {cache}"
@@ -180,6 +182,11 @@ class JudgeCache:
             return "the judge cache cannot be written (read-only); pass another {cache}"
         if "locked" in text:
             return "the judge cache is locked by another process for over 60 s; try again"
+        if text.startswith("Could not decode"):  # a damaged page: the message holds its bytes
+            return (
+                "not a readable judge cache (a stored text is not UTF-8); it may be damaged: "
+                "remove it (its judgements will be recomputed) or pass another {cache}"
+            )
         return f"cannot use the judge cache ({text})"
 
     @staticmethod
@@ -216,6 +223,11 @@ class JudgeCache:
             for field in ("labels", "probs", "logprobs"):  # "01" would read as (0.0, 1.0)
                 if not isinstance(data.get(field), list):
                     raise TypeError(f"{field} is not a list")
+            # JSON numbers only: float() reads false, true and "0.5" as numbers
+            numbers = [*data["probs"], *(x for x in data["logprobs"] if x is not None)]
+            numbers += [data.get("n_prompt_tokens"), data.get("seconds")]
+            if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in numbers):
+                raise TypeError("a number is not a JSON number")
             score = JudgeScore.from_json(data)
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             # (a huge integer is a ValueError too: int-to-string limit)

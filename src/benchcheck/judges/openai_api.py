@@ -437,9 +437,17 @@ class OpenAIJudge(Judge):
                     except JudgeError as exc:
                         failed.append(exc)
                         return
+                if failed:
+                    return
                 out[i] = score
                 if on_result is not None:
-                    on_result(i, score)
+                    # the caller's store failing (a damaged cache) stops the run as a judge
+                    # error does: raised once every task has returned, never left to the
+                    # loop's shutdown (tracebacks of requests on a closed client)
+                    try:
+                        on_result(i, score)
+                    except Exception as exc:  # noqa: BLE001 - re-raised below, as it was
+                        failed.append(exc)
 
             await asyncio.gather(*(task(i) for i in range(len(requests))))
         if failed:
