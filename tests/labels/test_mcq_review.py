@@ -151,3 +151,24 @@ def test_write_corrected_keeps_the_format_and_the_keys_form(tmp_path: Path, fmt:
 def test_write_corrected_refuses_a_saved_dataset(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="CSV, TSV, JSONL or Parquet"):
         write_corrected_mcq(tmp_path / "dataset_dict.arrow", tmp_path / "x", {})
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"options": None}, "a question without its options"),
+        ({"label": "none"}, "label must be an option letter"),
+        ({"gold": "maybe"}, "gold must be an option letter or none, several, unclear"),
+    ],
+)
+def test_a_spoilt_gold_row_names_its_line(tmp_path: Path, row: dict, message: str) -> None:
+    # found by the generated sweep: a gold row whose options were null crashed rerank
+    from benchcheck.runs.mcq_review import read_mcq_gold
+
+    good = {"id": "q1", "label": "A", "gold": "B", "options": ["a", "b", "c", "d"]}
+    path = tmp_path / "gold.jsonl"
+    rows = [good, {**good, "id": "q2", **row}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match=message) as caught:
+        read_mcq_gold(path)
+    assert "gold.jsonl:2" in str(caught.value)

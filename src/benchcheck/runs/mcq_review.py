@@ -65,17 +65,21 @@ def read_mcq_gold(path: str | Path) -> pl.DataFrame:
         frame = frame.with_columns(pl.Series("options", opts, dtype=pl.List(pl.String)))
     if not isinstance(frame.schema["options"], pl.List):
         raise InputError("the options column holds no lists", path=path)
-    known = set(LETTERS) | set(VERDICTS)
-    for col in ("label", "gold"):
-        bad = frame.filter(pl.col(col).is_not_null() & ~pl.col(col).is_in(list(known)))
+    missing = frame.filter(pl.col("options").is_null())
+    if missing.height:
+        line = int(missing["__line__"][0]) if "__line__" in missing.columns else None
+        raise InputError("a question without its options", path=path, line=line)
+    allowed = {"label": list(LETTERS), "gold": [*LETTERS, *VERDICTS]}
+    for col, known in allowed.items():
+        bad = frame.filter(pl.col(col).is_not_null() & ~pl.col(col).is_in(known))
         if bad.height:
             line = int(bad["__line__"][0]) if "__line__" in bad.columns else None
-            raise InputError(
-                f"{col} must be an option letter or none, several, unclear",
-                path=path,
-                line=line,
-                got=bad[col][0],
+            what = (
+                "an option letter"
+                if col == "label"
+                else "an option letter or none, several, unclear"
             )
+            raise InputError(f"{col} must be {what}", path=path, line=line, got=bad[col][0])
     return frame
 
 
