@@ -276,6 +276,8 @@ def uncut(renderable: Any) -> Any:
     from rich.console import Group
     from rich.table import Table
 
+    from benchcheck.report.terminal.labels import ByWidth
+
     if isinstance(renderable, Table):
         for column in renderable.columns:
             if column.overflow == "ellipsis":
@@ -283,11 +285,9 @@ def uncut(renderable: Any) -> Any:
     elif isinstance(renderable, Group):
         for inner in renderable.renderables:
             uncut(inner)
-    else:
-        for side in ("wide", "narrow"):
-            choice = getattr(renderable, side, None)
-            if choice is not None:
-                uncut(choice)
+    elif isinstance(renderable, ByWidth):
+        uncut(renderable.wide)
+        uncut(renderable.narrow)
     return renderable
 
 

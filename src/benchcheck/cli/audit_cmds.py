@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._app import console_err
 from benchcheck.cli._common import (
     claim_json,
     command,
@@ -19,6 +18,7 @@ from benchcheck.cli._common import (
     output_claims,
     parse_assignments,
     parse_scores,
+    reporting,
     show_gates,
     warn,
 )
@@ -141,7 +141,6 @@ def audit(
     Example: benchcheck audit t.jsonl --text text --corpus 'c/*.jsonl.zst' --predictions a=a.jsonl
     Example: benchcheck audit mmlu_test.csv --task mcq --answers answers.csv -o report/
     """
-    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.audit import (
         REPORT_FILES,
         ContaminationInput,
@@ -196,7 +195,7 @@ def audit(
     outputs = output_claims(inp.paths())  # checked before the (long) audit
     outputs.folder(output, param="output", names=REPORT_FILES)
     claim_json(outputs)
-    with progress_bar(console_err, transient=True) as bar:
+    with reporting("judging") as bar:
         report = run_audit(inp, progress=bar, output=output, force=force, fail_on=fail_on)
     emit(report.to_json(), lambda _: terminal_summary(report), highlight=False)
     warn(report.unavailable)

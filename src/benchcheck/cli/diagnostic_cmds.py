@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from benchcheck.cli._app import console_err
 from benchcheck.cli._common import claim, command, emit, exit_with, parse_assignments, reporting
 from benchcheck.cli._options import Arg
 from benchcheck.runs.judging import JudgeSetup
@@ -43,7 +42,6 @@ def diagnose(
     Example: benchcheck diagnose --suite suite.jsonl --judge llama-cpp:qwen2.5-coder-1.5b-instruct
     """
     from benchcheck.report.terminal.diagnostics import diagnose_renderables
-    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.runs.diagnose import run_diagnose
 
     files = parse_assignments(predictions, "--predictions")
@@ -51,7 +49,7 @@ def diagnose(
     setup = None
     if judge:
         setup = JudgeSetup(tuple(judge), base_url=base_url, cache=cache, use_cache=not no_cache)
-    with progress_bar(console_err, "diagnose", transient=True) as bar:
+    with reporting("diagnose") as bar:
         result = run_diagnose(
             suite,
             files,

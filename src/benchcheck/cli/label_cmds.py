@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from benchcheck.cli._app import app, console_err
+from benchcheck.cli._app import app
 from benchcheck.cli._common import (
     claim,
     claim_json,
@@ -156,9 +156,8 @@ def flag(
         judge_error=parse_judge_error(judge_error),
     )
     columns = Columns(text=text, text_a=text_a, text_b=text_b, label=label, id=id_col)
-    from benchcheck.report.terminal.progress import progress_bar
 
-    with progress_bar(console_err, "flag", transient=True) as bar:
+    with reporting("flag") as bar:
         run = run_flag(
             judgments,
             data,
@@ -778,9 +777,8 @@ def flag_spans(
         timeout=timeout,
         cache=cache,
     )
-    from benchcheck.report.terminal.progress import progress_bar
 
-    with progress_bar(console_err, "flag-spans", transient=True) as bar:
+    with reporting("flag-spans") as bar:
         run = run_flag_spans(
             gold,
             predictions=predictions,

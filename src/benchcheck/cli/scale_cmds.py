@@ -6,7 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
-from benchcheck.cli._app import console_err
 from benchcheck.cli._common import (
     claim,
     claim_json,
@@ -14,6 +13,7 @@ from benchcheck.cli._common import (
     emit,
     output_claims,
     parse_assignments,
+    reporting,
 )
 from benchcheck.cli._options import Arg
 from benchcheck.runs.leakage import LeakageOptions
@@ -84,14 +84,13 @@ def leakage(
     Example: benchcheck leakage --test t.jsonl --corpus c/ --predictions a=a.jsonl --label gold
     Example: benchcheck leakage --test t.jsonl --corpus c/ --engine ray --address auto
     """
-    from benchcheck.report.terminal.progress import progress_bar
     from benchcheck.report.terminal.scale import leakage_lines
     from benchcheck.runs.leakage import LeakageEngine, run_leakage
 
     files = parse_assignments(predictions, "--predictions")
     claim([test, *corpus, *files.values()])
     options = replace(contamination, seed=seed, resamples=resamples, confidence=confidence)
-    with progress_bar(console_err, "scanning corpus units", transient=True) as bar:
+    with reporting("scanning corpus units") as bar:
         result = run_leakage(
             test,
             corpus,
