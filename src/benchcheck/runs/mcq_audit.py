@@ -141,9 +141,9 @@ class McqAuditRun:
             by_group.append(row)
         overall = {"group": "", **expected_wrong(score, confidence=self.confidence)}
         overall["flagged"] = int(flagged.sum())
-        frame = self.flags()
-        assert frame is not None
-        left = run.disputed_not_flagged()
+        voted = run.flags.join(self._votes(), on="id", how="left")
+        frame = voted.filter(pl.col("flagged")).sort("rank")
+        left = voted.filter(pl.col("disputed") & ~pl.col("flagged")).sort("rank")
         return {
             "files": list(run.answers.files),
             "models": list(run.answers.models),
@@ -157,9 +157,9 @@ class McqAuditRun:
             "overall": overall,
             "by_group": by_group,
             "n_flags": int(flagged.sum()),
-            "flags": _rows(frame, votes=self._votes()),
+            "flags": _rows(frame),
             "n_disputed_not_flagged": left.height,
-            "disputed_not_flagged": _rows(left, votes=self._votes()),
+            "disputed_not_flagged": _rows(left),
             "flags_file": MCQ_FLAGS_FILE,
         }
 
@@ -197,11 +197,9 @@ class McqAuditRun:
         }
 
 
-def _rows(frame: pl.DataFrame, *, votes: pl.DataFrame) -> list[dict[str, Any]]:
+def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     """Return the first :data:`MAX_FLAGS_IN_JSON` questions of ``frame`` as flag rows."""
     head = frame.head(MAX_FLAGS_IN_JSON)
-    if "votes" not in head.columns:
-        head = head.join(votes, on="id", how="left")
     return [
         {
             "rank": r["rank"],
