@@ -17,6 +17,11 @@ Candidates (``--candidates``, comma-separated):
 * ``seeds``: repeated seeded k-fold — the cross-fitted marginals averaged over seeds
   ``0 … S-1`` (``--seeds``), the Viterbi labels re-decoded as the arg-max of the averaged
   marginals;
+* ``disjoint``: CrossWeigh's entity-disjoint folds (``TaggerOptions.entity_disjoint``); the
+  tagger's options are named by parts of the candidate (:func:`tagger_options`: ``it60``,
+  ``c20.1``, ``clusters``, ``disjoint``), e.g. ``seeds-disjoint`` (repeated entity-disjoint
+  k-fold, CrossWeigh's full scheme) or ``disjoint-clusters``;
+* ``mix``: the plain and the entity-disjoint run's marginals averaged;
 * ``docfolds``: folds dealt by document (every sentence of a ``-DOCSTART-`` section held out
   together), so that a fold's CRF has not seen the other sentences of the held-out story;
 * ``genre``: the consistency member counted within each *genre* (documents grouped by their
@@ -42,6 +47,7 @@ import os
 import pickle
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +63,8 @@ from benchcheck.labels.ner_flags import spans_from_split  # noqa: E402
 from benchcheck.labels.ner_tagger import OofTagging, TaggerOptions  # noqa: E402
 
 CACHE = REAL_DATA / "cache"
+#: Appended to every cache key: a change of the tagger's feature template changes it.
+FEATURES_KEY = ""
 _ORIGINAL_OOF = ner_tagger.oof_tagging
 _ORIGINAL_DEAL = ner_tagger.deal_folds
 
@@ -118,6 +126,10 @@ def tagging_for(
     """One out-of-fold run, cached by the corpus, the options and the fold dealing."""
     digest = hashlib.sha1(repr((len(words), sum(map(len, words)))).encode()).hexdigest()[:8]
     key = f"{digest}-{folds_by}-seed{opts.seed}-k{opts.folds}-it{opts.max_iterations}"
+    if opts != TaggerOptions(seed=opts.seed, folds=opts.folds, max_iterations=opts.max_iterations):
+        key += f"-c2{opts.c2:g}-{opts.algorithm}" + ("-disjoint" if opts.entity_disjoint else "")
+        key += "-clusters" if opts.clusters else ""
+    key += FEATURES_KEY
 
     def compute() -> OofTagging:
         if folds_by == "document":
@@ -128,6 +140,26 @@ def tagging_for(
             ner_tagger.deal_folds = _ORIGINAL_DEAL  # type: ignore[assignment]
 
     return _cached_tagging(key, compute)
+
+
+def tagger_options(cand: str) -> TaggerOptions:
+    """The tagger's options a candidate names: ``itN`` (epochs), ``c2X``, ``disjoint``, ``clusters``.
+
+    >>> tagger_options("it60-disjoint")
+    TaggerOptions(folds=5, seed=0, entity_disjoint=True, algorithm='l2sgd', c1=None, c2=1.0, \
+max_iterations=60, min_freq=1, n_jobs=2, clusters=False)
+    """
+    opts: dict[str, object] = {}
+    for part in cand.split("-"):
+        if part.startswith("it") and part[2:].isdigit():
+            opts["max_iterations"] = int(part[2:])
+        elif part.startswith("c2") and part[2:]:
+            opts["c2"] = float(part[2:])
+        elif part == "disjoint":
+            opts["entity_disjoint"] = True
+        elif part == "clusters":
+            opts["clusters"] = True
+    return TaggerOptions(**opts)  # type: ignore[arg-type]
 
 
 def average(runs: list[OofTagging]) -> OofTagging:
@@ -204,13 +236,35 @@ def main() -> None:
             base = TaggerOptions()
             if _cand.startswith("seeds"):
                 runs = [
-                    tagging_for(w, labels, surfaces, TaggerOptions(seed=k), documents, "sentence")
+                    tagging_for(
+                        w,
+                        labels,
+                        surfaces,
+                        replace(tagger_options(_cand), seed=k),
+                        documents,
+                        "sentence",
+                    )
                     for k in range(args.seeds)
                 ]
                 return average(runs)
+            if _cand.startswith("mix"):  # the plain and the entity-disjoint run, averaged
+                plain = tagger_options(_cand.replace("-disjoint", ""))
+                return average(
+                    [
+                        tagging_for(w, labels, surfaces, plain, documents, "sentence"),
+                        tagging_for(
+                            w,
+                            labels,
+                            surfaces,
+                            replace(plain, entity_disjoint=True),
+                            documents,
+                            "sentence",
+                        ),
+                    ]
+                )
             if _cand.startswith("docfolds"):
                 return tagging_for(w, labels, surfaces, base, documents, "document")
-            return tagging_for(w, labels, surfaces, base, documents, "sentence")
+            return tagging_for(w, labels, surfaces, tagger_options(_cand), documents, "sentence")
 
         nd.oof_tagging = fake_oof  # type: ignore[assignment]
         found = nd.tagger_flags(tokens, spans, n, documents=documents)

@@ -76,6 +76,7 @@ class TaggerOptions:
     max_iterations: int = 30
     min_freq: int = 1
     n_jobs: int = 2
+    clusters: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,11 +117,16 @@ def word_shape(word: str) -> str:
     return "".join(out)
 
 
-def token_features(words: Sequence[str]) -> list[list[str]]:
+def token_features(words: Sequence[str], clusters: dict[str, int] | None = None) -> list[list[str]]:
     """CRF features of each token of one sentence (see the module docstring).
+
+    With ``clusters`` (:func:`benchcheck.labels.word_clusters.word_clusters`) the cluster
+    of the token and of its neighbours at -1 and +1 are features too.
 
     >>> token_features(["New", "York"])[1][:6]
     ['b', 'w=york', 'sh=Xx', 'ti', 'p1=Y', 'p2=Yo']
+    >>> token_features(["New", "York"], {"new": 3, "york": 7})[1][-2:]
+    ['c=7', '-1c=3']
     """
     low = [w.lower() for w in words]
     shapes = [word_shape(w) for w in words]
@@ -150,6 +156,11 @@ def token_features(words: Sequence[str]) -> list[list[str]]:
             f.append(f"w|+1w={low[i]}|{low[i + 1]}")
         if 0 < i < n - 1:
             f.append(f"-1w|+1w={low[i - 1]}|{low[i + 1]}")
+        if clusters:
+            for off, name in ((0, "c"), (-1, "-1c"), (1, "+1c")):
+                j = i + off
+                if 0 <= j < n and low[j] in clusters:
+                    f.append(f"{name}={clusters[low[j]]}")
         out.append(f)
     return out
 
@@ -240,6 +251,7 @@ def _train_predict(
     seed: int,
     fold: int = 0,
     ticks: Any = None,
+    clusters: dict[str, int] | None = None,
 ) -> tuple[list[str], list[list[dict[str, float]]], list[list[str]]]:
     """Train one fold's CRF and predict its held-out sentences (marginals and Viterbi).
 
@@ -280,8 +292,8 @@ def _train_predict(
         all_possible_transitions=True,
         trainer_cls=Ticking,
     )
-    crf.fit([token_features(w) for w in words], labels)
-    x_test = [token_features(w) for w in test_words]
+    crf.fit([token_features(w, clusters) for w in words], labels)
+    x_test = [token_features(w, clusters) for w in test_words]
     return list(crf.classes_), crf.predict_marginals(x_test), crf.predict(x_test)
 
 
@@ -390,6 +402,11 @@ def oof_tagging(
     # CRFsuite holds the GIL while it trains: folds run in processes (or here, n_jobs=1).
     n_tokens = sum(len(w) for w in words)
     n_jobs = min(opts.n_jobs, opts.folds) if n_tokens >= PARALLEL_TOKENS else 1
+    clusters = None
+    if opts.clusters:
+        from benchcheck.labels.word_clusters import word_clusters
+
+        clusters = word_clusters(words, seed=opts.seed) or None
     with _IterationCount(progress, opts.folds, opts.max_iterations, n_jobs > 1) as ticks:
         tasks = (
             (
@@ -400,6 +417,7 @@ def oof_tagging(
                 (opts.seed * 1_000 + k) % 2**32,
                 k,
                 ticks.sink,
+                clusters,
             )
             for k, (tr, te) in enumerate(jobs)
         )
