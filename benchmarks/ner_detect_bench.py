@@ -497,6 +497,18 @@ def main() -> None:
     parser.add_argument("--only", default=None, help="comma-separated corpora")
     parser.add_argument("--max-iterations", type=int, default=TaggerOptions().max_iterations)
     parser.add_argument("--c2", type=float, default=TaggerOptions().c2)
+    parser.add_argument(
+        "--entity-disjoint",
+        action=argparse.BooleanOptionalAction,
+        default=TaggerOptions().entity_disjoint,
+        help="CrossWeigh's entity-disjoint folds (default: the tagger's default)",
+    )
+    parser.add_argument(
+        "--crossweigh",
+        type=int,
+        default=TaggerOptions().crossweigh,
+        help="entity-disjoint runs beside the plain one (default: the tagger's default)",
+    )
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--real", action="store_true", help="the real-error mode (CoNLL-2003)")
     parser.add_argument("--conll", default=None, help="--real: folder of eng.train|testa|testb")
@@ -507,7 +519,13 @@ def main() -> None:
         real_main(args)
         return
     load_start = os.getloadavg()[0]
-    opts = TaggerOptions(max_iterations=args.max_iterations, c2=args.c2, n_jobs=2)
+    opts = TaggerOptions(
+        max_iterations=args.max_iterations,
+        c2=args.c2,
+        n_jobs=2,
+        entity_disjoint=args.entity_disjoint,
+        crossweigh=args.crossweigh,
+    )
     files = corpora()
     only = set(args.only.split(",")) if args.only else None
     results: dict[str, object] = {}
@@ -593,6 +611,8 @@ def main() -> None:
             "algorithm": opts.algorithm,
             "c2": opts.c2,
             "max_iterations": opts.max_iterations,
+            "entity_disjoint": opts.entity_disjoint,
+            "crossweigh": opts.crossweigh,
             "n_jobs": opts.n_jobs,
             "min_error_score": MIN_ERROR_SCORE,
         },

@@ -12,16 +12,21 @@ split audited but never scored, its corrections never read) are those of ``--rea
 
 Candidates (``--candidates``, comma-separated):
 
-* ``base`` (or any other name): the package's detector as it stands (sentence folds,
-  seed 0; since issue 36's topic member, that member included);
-* ``seeds``: repeated seeded k-fold — the cross-fitted marginals averaged over seeds
-  ``0 … S-1`` (``--seeds``), the Viterbi labels re-decoded as the arg-max of the averaged
-  marginals;
-* ``disjoint``: CrossWeigh's entity-disjoint folds (``TaggerOptions.entity_disjoint``); the
-  tagger's options are named by parts of the candidate (:func:`tagger_options`: ``it60``,
-  ``c20.1``, ``clusters``, ``disjoint``), e.g. ``seeds-disjoint`` (repeated entity-disjoint
-  k-fold, CrossWeigh's full scheme) or ``disjoint-clusters``;
-* ``mix``: the plain and the entity-disjoint run's marginals averaged;
+* ``base`` (or any other name): the package's detector as it stands (since issue 36: the
+  plain 5-fold view and the entity-disjoint view of one CrossWeigh run, per token the less
+  supporting, :mod:`benchcheck.labels.ner_tagger`; the topic member included); the tagger's
+  options can be named by parts of the candidate (:func:`tagger_options`): ``plain`` (the
+  detector before: the plain view only), ``disjoint``, ``cwN``, ``itN``, ``c2X``; e.g.
+  ``plain-disjoint`` is one entity-disjoint k-fold alone;
+* ``seeds``: repeated seeded k-fold computed as separate cached runs — the marginals averaged
+  over seeds ``0 … S-1`` (``--seeds``), the labels the arg-max of the averaged marginals
+  (``seeds-plain-disjoint`` is what the package's default computes in one run); word
+  clusters learned from the corpus were measured as ``clusters`` (commit e90b93a, removed:
+  they lowered AP);
+* ``minview`` / ``minviewN``: per token, the marginals of whichever of a plain run and the
+  mean of ``N`` entity-disjoint runs (default 3) gives the gold label less probability;
+* ``mix`` / ``mixN``: a plain run's marginals and the mean of ``N`` entity-disjoint runs'
+  (seeds ``0 … N-1``; ``mix``: one), weighed half and half;
 * ``docfolds``: folds dealt by document (every sentence of a ``-DOCSTART-`` section held out
   together), so that a fold's CRF has not seen the other sentences of the held-out story;
 * ``genre``: the consistency member counted within each *genre* (documents grouped by their
@@ -125,11 +130,12 @@ def tagging_for(
 ) -> OofTagging:
     """One out-of-fold run, cached by the corpus, the options and the fold dealing."""
     digest = hashlib.sha1(repr((len(words), sum(map(len, words)))).encode()).hexdigest()[:8]
-    key = f"{digest}-{folds_by}-seed{opts.seed}-k{opts.folds}-it{opts.max_iterations}"
-    if opts != TaggerOptions(seed=opts.seed, folds=opts.folds, max_iterations=opts.max_iterations):
-        key += f"-c2{opts.c2:g}-{opts.algorithm}" + ("-disjoint" if opts.entity_disjoint else "")
-        key += "-clusters" if opts.clusters else ""
-    key += FEATURES_KEY
+    key = (
+        f"{digest}-{folds_by}-seed{opts.seed}-k{opts.folds}-it{opts.max_iterations}"
+        f"-c2{opts.c2:g}-{opts.algorithm}-cw{opts.crossweigh}"
+        + ("-disjoint" if opts.entity_disjoint else "")
+        + FEATURES_KEY
+    )
 
     def compute() -> OofTagging:
         if folds_by == "document":
@@ -143,23 +149,29 @@ def tagging_for(
 
 
 def tagger_options(cand: str) -> TaggerOptions:
-    """The tagger's options a candidate names: ``itN`` (epochs), ``c2X``, ``disjoint``, ``clusters``.
+    """The tagger's options a candidate names, from the package's defaults.
 
-    >>> tagger_options("it60-disjoint")
-    TaggerOptions(folds=5, seed=0, entity_disjoint=True, algorithm='l2sgd', c1=None, c2=1.0, \
-max_iterations=60, min_freq=1, n_jobs=2, clusters=False)
+    Parts: ``plain`` (one plain k-fold: no entity-disjoint view), ``disjoint`` (the filter
+    on the main run's folds), ``cwN`` (entity-disjoint runs of the second view), ``itN``
+    (epochs), ``c2X``.
+
+    >>> o = tagger_options("plain-it60")
+    >>> o.entity_disjoint, o.crossweigh, o.max_iterations
+    (False, 0, 60)
     """
     opts: dict[str, object] = {}
     for part in cand.split("-"):
-        if part.startswith("it") and part[2:].isdigit():
+        if part == "plain":
+            opts.update(entity_disjoint=False, crossweigh=0)
+        elif part == "disjoint":
+            opts["entity_disjoint"] = True
+        elif part.startswith("cw") and part[2:].isdigit():
+            opts["crossweigh"] = int(part[2:])
+        elif part.startswith("it") and part[2:].isdigit():
             opts["max_iterations"] = int(part[2:])
         elif part.startswith("c2") and part[2:]:
             opts["c2"] = float(part[2:])
-        elif part == "disjoint":
-            opts["entity_disjoint"] = True
-        elif part == "clusters":
-            opts["clusters"] = True
-    return TaggerOptions(**opts)  # type: ignore[arg-type]
+    return replace(TaggerOptions(), **opts)  # type: ignore[arg-type]
 
 
 def average(runs: list[OofTagging]) -> OofTagging:
@@ -174,6 +186,22 @@ def average(runs: list[OofTagging]) -> OofTagging:
         labs = [classes[j] for j in m.argmax(axis=1)]
         pred.append(tuple(labs))
     return OofTagging(classes=classes, marginals=marg, predicted=tuple(pred), fold=runs[0].fold)
+
+
+def least_supporting(runs: list[OofTagging], labels: list[list[str]]) -> OofTagging:
+    """Per token, the marginals of the run giving the gold label the least probability."""
+    classes = runs[0].classes
+    assert all(r.classes == classes for r in runs)
+    col = {c: j for j, c in enumerate(classes)}
+    marg = []
+    for s in range(len(runs[0].marginals)):
+        stack = np.stack([r.marginals[s] for r in runs])  # runs x tokens x classes
+        gold = np.array([col[g] for g in labels[s]], dtype=np.int64)
+        p_gold = stack[:, np.arange(gold.size), gold]  # runs x tokens
+        pick = p_gold.argmin(axis=0)
+        marg.append(stack[pick, np.arange(gold.size)])
+    pred = tuple(tuple(classes[j] for j in m.argmax(axis=1)) for m in marg)
+    return OofTagging(classes=classes, marginals=tuple(marg), predicted=pred, fold=runs[0].fold)
 
 
 def genres(words: list[list[str]], documents: np.ndarray) -> np.ndarray:
@@ -205,7 +233,14 @@ def score(flags: pl.DataFrame, y: np.ndarray, seconds: float, load: float) -> di
     out["flagged_sentences"] = int(on.sum())
     out["flag_precision"] = tp / max(int(on.sum()), 1)
     out["flag_recall"] = tp / int(y.sum())
-    for col in ("crf_score", "consistency_score", "document_score", "topic_score", "genre_score"):
+    for col in (
+        "crf_score",
+        "consistency_score",
+        "document_score",
+        "topic_score",
+        "genre_score",
+        "dispute_share",
+    ):
         if col in scored.columns:
             m = np.zeros(hi)
             for s_, v in scored.group_by("sentence").agg(pl.col(col).max()).iter_rows():
@@ -233,37 +268,62 @@ def main() -> None:
         load = os.getloadavg()[0]
 
         def fake_oof(w, labels, surfaces, opts, progress=None, _cand=cand):  # type: ignore[no-untyped-def]
-            base = TaggerOptions()
             if _cand.startswith("seeds"):
                 runs = [
                     tagging_for(
                         w,
                         labels,
                         surfaces,
-                        replace(tagger_options(_cand), seed=k),
+                        replace(tagger_options(_cand), seed=k, crossweigh=0),
                         documents,
                         "sentence",
                     )
                     for k in range(args.seeds)
                 ]
                 return average(runs)
-            if _cand.startswith("mix"):  # the plain and the entity-disjoint run, averaged
-                plain = tagger_options(_cand.replace("-disjoint", ""))
-                return average(
+            if _cand.startswith("minview"):  # per token the view least supporting the gold
+                plain = replace(tagger_options(_cand), entity_disjoint=False, crossweigh=0)
+                n_disjoint = int(_cand.split("-")[0][7:] or 3)
+                disjoint = average(
                     [
-                        tagging_for(w, labels, surfaces, plain, documents, "sentence"),
                         tagging_for(
                             w,
                             labels,
                             surfaces,
-                            replace(plain, entity_disjoint=True),
+                            replace(plain, entity_disjoint=True, seed=k),
                             documents,
                             "sentence",
-                        ),
+                        )
+                        for k in range(n_disjoint)
+                    ]
+                )
+                return least_supporting(
+                    [tagging_for(w, labels, surfaces, plain, documents, "sentence"), disjoint],
+                    labels,
+                )
+            if _cand.startswith("mix"):  # a plain run and mixN: N disjoint runs, halves
+                plain = replace(tagger_options(_cand), entity_disjoint=False, crossweigh=0)
+                n_disjoint = int(_cand.split("-")[0][3:] or 1)
+                disjoint = [
+                    tagging_for(
+                        w,
+                        labels,
+                        surfaces,
+                        replace(plain, entity_disjoint=True, seed=k),
+                        documents,
+                        "sentence",
+                    )
+                    for k in range(n_disjoint)
+                ]
+                return average(
+                    [
+                        tagging_for(w, labels, surfaces, plain, documents, "sentence"),
+                        average(disjoint),
                     ]
                 )
             if _cand.startswith("docfolds"):
-                return tagging_for(w, labels, surfaces, base, documents, "document")
+                plain = replace(tagger_options(_cand), entity_disjoint=False, crossweigh=0)
+                return tagging_for(w, labels, surfaces, plain, documents, "document")
             return tagging_for(w, labels, surfaces, tagger_options(_cand), documents, "sentence")
 
         nd.oof_tagging = fake_oof  # type: ignore[assignment]

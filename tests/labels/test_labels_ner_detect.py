@@ -271,3 +271,78 @@ def test_sentence_documents_counts_docstart_lines(tmp_path):
     plain = tmp_path / "p.conll"
     plain.write_text("A O\n")
     assert sentence_documents(plain, np.array([1])) is None
+
+
+def _oof(
+    text: str, tmp_path: Path, **kw: object
+) -> tuple[list[list[str]], list[list[str]], object]:
+    from benchcheck.labels.ner_detect import _sentence_words
+    from benchcheck.labels.ner_tagger import oof_tagging
+
+    path = tmp_path / "c.conll"
+    path.write_text(text)
+    split = read_conll(path)
+    spans = spans_from_split(split)
+    words = _sentence_words(split.tokens, split.n)
+    lengths = [len(w) for w in words]
+    labels = bio_labels(
+        lengths,
+        spans["sentence"].to_numpy(),
+        spans["start"].to_numpy(),
+        spans["end"].to_numpy(),
+        spans["type"].to_list(),
+    )
+    surfaces = [frozenset() for _ in words]
+    for s, a, b in spans.select("sentence", "start", "end").iter_rows():
+        surfaces[s] = surfaces[s] | {" ".join(words[s][a:b]).lower()}
+    opts = TaggerOptions(folds=2, n_jobs=1, **kw)  # type: ignore[arg-type]
+    return words, labels, oof_tagging(words, labels, surfaces, opts)
+
+
+def test_two_views_take_per_token_the_one_less_sure_of_the_gold(tmp_path):
+    # crossweigh=3 from seed 4: the plain run (seed 4) and the mean of three entity-disjoint
+    # runs (seeds 4, 5, 6), each computed alone here; per token the marginals of the view
+    # giving the gold label less probability, labels their arg-max; disputes count the runs
+    # whose Viterbi label differs from the gold.
+    text = corpus(wrong={5: "B-PER", 13: "O"})
+    _, labels, both = _oof(text, tmp_path, seed=4, crossweigh=3)
+    plain = _oof(text, tmp_path, seed=4, crossweigh=0)[2]
+    alone = [_oof(text, tmp_path, seed=s, crossweigh=0, entity_disjoint=True)[2] for s in (4, 5, 6)]
+    assert both.runs == 4 and plain.runs == 1
+    assert both.plain_fits == sum(r.plain_fits for r in alone)
+    assert np.array_equal(both.fold, plain.fold)
+    col = {c: j for j, c in enumerate(both.classes)}
+    chose_disjoint = 0
+    for i in range(len(labels)):
+        mean = np.mean([r.marginals[i] for r in alone], axis=0)
+        gold = [col[g] for g in labels[i]]
+        rows = np.arange(len(gold))
+        less = mean[rows, gold] < plain.marginals[i][rows, gold]
+        chose_disjoint += int(less.sum())
+        want = np.where(less[:, None], mean, plain.marginals[i])
+        np.testing.assert_allclose(both.marginals[i], want, rtol=0, atol=1e-12)
+        assert both.predicted[i] == tuple(both.classes[j] for j in want.argmax(axis=1))
+        runs = [plain, *alone]
+        disputes = [
+            sum(int(r.predicted[i][t] != labels[i][t]) for r in runs) for t in range(len(gold))
+        ]
+        assert both.disputes[i].tolist() == disputes
+    assert chose_disjoint > 0  # the second view decides some tokens here
+    # without the second view: the plain Viterbi labels, disputes 0 or 1
+    assert all(max(d.tolist(), default=0) <= 1 for d in plain.disputes)
+
+
+def test_entity_disjoint_falls_back_where_every_sentence_shares_an_entity(tmp_path):
+    # Every sentence mentions Rome: the filter would leave each fold nothing to train on, so
+    # each fold trains on the other (counted), and the run does not fail; the fallen-back
+    # entity-disjoint run (same seed) is the plain run, so both views agree.
+    blocks = [f"P{chr(97 + i)}son B-PER\nvisited O\nRome B-LOC\n. O\n" for i in range(8)]
+    text = "\n".join(blocks)
+    _, _, one = _oof(text, tmp_path, entity_disjoint=True, crossweigh=0)
+    assert one.plain_fits == 2  # 2 folds
+    _, _, both = _oof(text, tmp_path, crossweigh=1)
+    assert both.plain_fits == 2 and both.runs == 2
+    _, _, plain = _oof(text, tmp_path, crossweigh=0)
+    assert plain.plain_fits == 0
+    for a, b in zip(both.marginals, plain.marginals, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)

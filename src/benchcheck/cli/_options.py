@@ -125,6 +125,8 @@ OPTIONS: dict[str, str | Opt] = {
     "folds": "Tagger detector: folds of the out-of-fold CRF (each trained on the others).",
     "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
     "mention an entity of the held-out fold (CrossWeigh).",
+    "crossweigh": "Tagger detector: entity-disjoint k-fold runs beside the plain one "
+    "(CrossWeigh); each token is scored by the view less sure of its gold label (0: off).",
     "flag_rule": "precision (default: the largest top set of disagreements whose expected "
     "precision is >= 0.5; on fewer than 100 judged examples every disagreement), threshold "
     "(disagree and error score >= --min-error-score; the rule when only --min-error-score "
@@ -364,6 +366,7 @@ RANGES: dict[str, Range] = {
     "draws": Range(1, _COUNT),
     "errors": Range(0, None),
     "folds": Range(2, 100),
+    "crossweigh": Range(0, 100),
     "experts": Range(1, 26),  # expert_a … expert_z
     "max_matches": Range(0, 1_000_000),
     "max_train": Range(1, None),

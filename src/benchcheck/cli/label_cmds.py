@@ -698,6 +698,7 @@ def flag_spans(
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES."] = None,
     folds: int = 5,
     entity_disjoint: bool = False,
+    crossweigh: int = 1,
     seed: int = 0,
     min_error_score: Annotated[
         float | None,
@@ -730,8 +731,9 @@ def flag_spans(
 
     Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
     yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
-    fold on the file itself is the model, with a second member: surfaces annotated unlike
-    their other occurrences in the file. Every candidate gets error_score = the noisy-or of
+    fold on the file itself is the model (each token scored by the less sure of a plain
+    k-fold and --crossweigh entity-disjoint ones), with a second member: surfaces annotated
+    unlike their other occurrences in the file. Every candidate gets error_score = the noisy-or of
     crf_score (1 - the smallest held-out probability of a gold label in its region) and
     consistency_score (the share of the surface's other occurrences that disagree), ranked
     by it, flagged from --min-error-score. With --detector llm or both the judge answers,
@@ -789,6 +791,7 @@ def flag_spans(
             folds=folds,
             seed=seed,
             entity_disjoint=entity_disjoint,
+            crossweigh=crossweigh,
             min_error_score=min_error_score,
             detector=detector,
             setup=setup,

@@ -53,6 +53,12 @@ CoNLL-2003 (module :mod:`benchmarks._ner_real`) from 0.152 to 0.175, the topic m
 (issue 36) from 0.175 to 0.199 (docs/labels.md; benchmarks/ner_real_candidates.py).
 Members kept beside it: ``crf_score``, ``consistency_score``, ``document_score``,
 ``topic_score``,
+``dispute_share`` (CrossWeigh's score, Wang et al. 2019 §3.2: the share of the repeated
+k-fold runs — the plain one and the entity-disjoint ones,
+:mod:`~benchcheck.labels.ner_tagger` — whose Viterbi labelling disputes a gold label of the
+region, ``max_t`` of the token's count over the runs; on the real CoNLL-2003 train/dev
+corrections its sentence AP was 0.110 against ``crf_score``'s 0.165 (the plain and three
+entity-disjoint runs), so it is shown, not combined),
 ``gold_log_prob`` (``log min_t p_t(g_t)``), ``tagger_confidence``
 (``min_t p_t(ŷ_t)`` of the tagger's own labels over the region), ``token_issue`` (whether
 cleanlab's ``find_label_issues`` flags a token of the region) and ``sentence_quality``
@@ -178,7 +184,7 @@ def score_flags(
     [0.7]
     """
     col = {c: j for j, c in enumerate(tagging.classes)}
-    keep, conf = [], []
+    keep, conf, share = [], [], []
     for s, a, b in flags.select("sentence", "start", "end").iter_rows():
         marg = tagging.marginals[s][a:b]
         gold = [col[g] for g in gold_labels[s][a:b]]
@@ -186,11 +192,18 @@ def score_flags(
         rows = np.arange(b - a)
         keep.append(float(marg[rows, gold].min()))
         conf.append(float(marg[rows, pred].min()))
+        if tagging.disputes:
+            share.append(float(tagging.disputes[s][a:b].max()) / tagging.runs)
     q = np.clip(np.asarray(keep, dtype=np.float64), 0.0, 1.0)
     return flags.with_columns(
         pl.Series("error_score", 1.0 - q, dtype=pl.Float64),
         pl.Series("gold_log_prob", np.log(np.maximum(q, TINY)), dtype=pl.Float64),
         pl.Series("tagger_confidence", np.clip(conf, 0.0, 1.0), dtype=pl.Float64),
+        pl.Series(
+            "dispute_share",
+            share if tagging.disputes else [None] * flags.height,
+            dtype=pl.Float64,
+        ),
     )
 
 

@@ -121,6 +121,7 @@ def run_flag_spans(
     folds: int = 5,
     seed: int = 0,
     entity_disjoint: bool = False,
+    crossweigh: int = 1,
     min_error_score: float | None = None,
     max_iterations: int | None = None,
     detector: str = "tagger",
@@ -135,7 +136,7 @@ def run_flag_spans(
     ``sentence, start, end, type[, confidence]``) and ``spacy_model``. ``label_map``
     (``MODEL=TYPE,...``) renames the model's types. With neither, an out-of-fold CRF trained
     on the file itself is the model (:func:`benchcheck.labels.ner_detect.tagger_flags`:
-    ``folds``, ``seed``, ``entity_disjoint``; flags have an ``error_score`` and are
+    ``folds``, ``seed``, ``entity_disjoint``, ``crossweigh``; flags have an ``error_score`` and are
     ``flagged`` from ``min_error_score``). With ``output`` the span flags are written there in
     the review format (:func:`benchcheck.io.tables.write_rows`).
 
@@ -177,6 +178,7 @@ def run_flag_spans(
     tagger_only = {
         "folds": folds != 5,
         "entity_disjoint": entity_disjoint,
+        "crossweigh": crossweigh != 1,
         "detector": detector != "tagger",
     }
     if predictions is not None or spacy_model is not None:
@@ -210,6 +212,7 @@ def run_flag_spans(
             folds=folds,
             seed=seed,
             entity_disjoint=entity_disjoint,
+            crossweigh=crossweigh,
             min_error_score=min_error_score,
             max_iterations=max_iterations,
             output=output,
@@ -365,6 +368,7 @@ def _tagger_run(
     folds: int,
     seed: int,
     entity_disjoint: bool,
+    crossweigh: int,
     min_error_score: float | None,
     max_iterations: int | None,
     output: str | Path | None,
@@ -385,6 +389,7 @@ def _tagger_run(
         folds=folds,
         seed=seed,
         entity_disjoint=entity_disjoint,
+        crossweigh=crossweigh,
         max_iterations=max_iterations or base.max_iterations,
     )
     from benchcheck.labels.ner_judge import LLM_MIN_ERROR_SCORE
@@ -456,6 +461,8 @@ def _tagger_run(
             "folds": opts.folds,
             "seed": opts.seed,
             "entity_disjoint": opts.entity_disjoint,
+            "crossweigh": opts.crossweigh,
+            "plain_fits": found.tagging.plain_fits,
             "algorithm": opts.algorithm,
             "c2": opts.c2,
             "max_iterations": opts.max_iterations,
