@@ -487,6 +487,11 @@ def real_main(args: argparse.Namespace) -> None:
         flags.write_parquet(REAL_DATA / "flags.parquet")
     out = Path(args.out) if args.out != str(OUT) else REAL_OUT
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():  # the candidates' numbers (ner_real_candidates.py) and analyses stay
+        kept = json.loads(out.read_text())
+        for key in ("candidates", "candidates_note", "analysis_not_shipped"):
+            if key in kept:
+                payload.setdefault(key, kept[key])
     out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
 
 

@@ -12,12 +12,12 @@ split audited but never scored, its corrections never read) are those of ``--rea
 
 Candidates (``--candidates``, comma-separated):
 
-* ``base`` (or any other name): the package's detector as it stands (since issue 36: the
-  plain 5-fold view and the entity-disjoint view of one CrossWeigh run, per token the less
-  supporting, :mod:`benchcheck.labels.ner_tagger`; the topic member included); the tagger's
-  options can be named by parts of the candidate (:func:`tagger_options`): ``plain`` (the
-  detector before: the plain view only), ``disjoint``, ``cwN``, ``itN``, ``c2X``; e.g.
-  ``plain-disjoint`` is one entity-disjoint k-fold alone;
+* ``base`` (or any other name): the package's detector as it stands (the plain 5-fold view;
+  the topic member included); the tagger's options can be named by parts of the candidate
+  (:func:`tagger_options`): ``plain`` (the plain view only), ``disjoint`` (its folds
+  entity-disjoint), ``cwN`` (N entity-disjoint runs as a second view, per token the less
+  supporting, :mod:`benchcheck.labels.ner_tagger`), ``itN``, ``c2X``; e.g. ``cw1`` or
+  ``plain-disjoint`` (one entity-disjoint k-fold alone);
 * ``seeds``: repeated seeded k-fold computed as separate cached runs — the marginals averaged
   over seeds ``0 … S-1`` (``--seeds``), the labels the arg-max of the averaged marginals
   (``seeds-plain-disjoint`` is what the package's default computes in one run); word

@@ -126,7 +126,8 @@ OPTIONS: dict[str, str | Opt] = {
     "entity_disjoint": "Tagger detector: drop from each fold's training the sentences that "
     "mention an entity of the held-out fold (CrossWeigh).",
     "crossweigh": "Tagger detector: entity-disjoint k-fold runs beside the plain one "
-    "(CrossWeigh); each token is scored by the view less sure of its gold label (0: off).",
+    "(CrossWeigh); each token is scored by the view less sure of its gold label (default 0: "
+    "off; helps where errors recur with their surface, docs/labels.md).",
     "flag_rule": "precision (default: the largest top set of disagreements whose expected "
     "precision is >= 0.5; on fewer than 100 judged examples every disagreement), threshold "
     "(disagree and error score >= --min-error-score; the rule when only --min-error-score "

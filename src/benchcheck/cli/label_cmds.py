@@ -698,7 +698,7 @@ def flag_spans(
     scheme: Annotated[str | None, "Force IOB1, IOB2 or BIOES."] = None,
     folds: int = 5,
     entity_disjoint: bool = False,
-    crossweigh: int = 1,
+    crossweigh: int = 0,
     seed: int = 0,
     min_error_score: Annotated[
         float | None,
@@ -731,15 +731,16 @@ def flag_spans(
 
     Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
     yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
-    fold on the file itself is the model (each token scored by the less sure of a plain
-    k-fold and --crossweigh entity-disjoint ones), with a second member: surfaces annotated
-    unlike their other occurrences in the file. Every candidate gets error_score = the noisy-or of
-    crf_score (1 - the smallest held-out probability of a gold label in its region) and
-    consistency_score (the share of the surface's other occurrences that disagree), ranked
-    by it, flagged from --min-error-score. With --detector llm or both the judge answers,
-    for each of the tagger's candidate spans, whether the gold annotation holds (llm_score =
-    its P(gold wrong), cached like `benchcheck judge`); --verify all also puts every other
-    gold span to the judge. The output feeds `benchcheck review export` unchanged.
+    fold on the file itself is the model (with --crossweigh N, each token scored by the less
+    sure of the plain k-fold and N entity-disjoint ones), with a second member: surfaces
+    annotated unlike their other occurrences in the file. Every candidate gets error_score =
+    the noisy-or of crf_score (1 - the smallest held-out probability of a gold label in its
+    region) and consistency_score (the share of the surface's other occurrences that
+    disagree), ranked by it, flagged from --min-error-score. With --detector llm or both
+    the judge answers, for each of the tagger's candidate spans, whether the gold
+    annotation holds (llm_score = its P(gold wrong), cached like `benchcheck judge`);
+    --verify all also puts every other gold span to the judge. The output feeds
+    `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 

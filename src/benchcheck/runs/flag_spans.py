@@ -121,7 +121,7 @@ def run_flag_spans(
     folds: int = 5,
     seed: int = 0,
     entity_disjoint: bool = False,
-    crossweigh: int = 1,
+    crossweigh: int = 0,
     min_error_score: float | None = None,
     max_iterations: int | None = None,
     detector: str = "tagger",
@@ -178,7 +178,7 @@ def run_flag_spans(
     tagger_only = {
         "folds": folds != 5,
         "entity_disjoint": entity_disjoint,
-        "crossweigh": crossweigh != 1,
+        "crossweigh": crossweigh != 0,
         "detector": detector != "tagger",
     }
     if predictions is not None or spacy_model is not None:
