@@ -346,3 +346,24 @@ def test_entity_disjoint_falls_back_where_every_sentence_shares_an_entity(tmp_pa
     assert plain.plain_fits == 0
     for a, b in zip(both.marginals, plain.marginals, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_flag_spans_says_how_many_folds_trained_unfiltered(tmp_path, capsys):
+    # Every sentence mentions Rome: with --crossweigh 1 the entity-disjoint run's 2 folds
+    # fall back to the unfiltered training set; the JSON and the terminal say so.
+    blocks = [f"P{chr(97 + i)}son B-PER\nvisited O\nRome B-LOC\n. O\n" for i in range(8)]
+    blocks += [
+        f"Q{chr(97 + i)}son B-PER\nleft O\nC{chr(97 + i)}ville B-LOC\n. O\n" for i in range(8)
+    ]
+    path = tmp_path / "c.conll"
+    path.write_text("\n".join(blocks))
+    out = tmp_path / "r.json"
+    main(["flag-spans", str(path), "--folds", "2", "--crossweigh", "1", "--json", str(out)])
+    tagger = json.loads(out.read_text())["tagger"]
+    assert tagger["crossweigh"] == 1 and tagger["plain_fits"] == 0  # Cxville keeps fold data
+    path.write_text("\n".join(blocks[:8]))
+    out2 = tmp_path / "r2.json"
+    main(["flag-spans", str(path), "--folds", "2", "--crossweigh", "1", "--json", str(out2)])
+    tagger = json.loads(out2.read_text())["tagger"]
+    assert tagger["plain_fits"] == 2
+    assert "entity-disjoint folds trained unfiltered" in capsys.readouterr().out

@@ -383,6 +383,10 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
     if tagger:
         counts[f"flagged (error score >= {num(tagger['min_error_score'])})"] = payload["flagged"]
         counts["folds"] = tagger["folds"]
+        if tagger.get("crossweigh"):
+            counts["entity-disjoint runs (--crossweigh)"] = tagger["crossweigh"]
+        if tagger.get("plain_fits"):  # the filter left a fold no entity: it trained on all
+            counts["entity-disjoint folds trained unfiltered"] = tagger["plain_fits"]
         expected = tagger.get("expected_errors")
         if expected:
             counts[f"expected wrong sentences ({pct(expected['level'])} interval)"] = expected_text(
