@@ -244,7 +244,10 @@ def test_detect_judge_error_prior_from_an_audit_sample_of_gold_labels():
     p = np.column_stack([1 - p1, p1])
     a, b, m = judge_error_prior(p[audit], truth[audit])
     assert m == 40
-    assert got.to_json()["settings"]["judge_error"] == {"beta": [a, b], "from": "gold"}
+    settings = got.to_json()["settings"]["judge_error"]
+    assert settings["from"] == "gold" and set(settings) == {"beta", "from"}
+    # the fit runs twice (here and inside detect): the last bits differ across BLAS builds
+    np.testing.assert_allclose(settings["beta"], [a, b], rtol=1e-9)
     want = error_posterior(p, y, judge_error=(a, b)).error
     np.testing.assert_allclose(got.frame["error_score"].to_numpy(), want, rtol=1e-9)
     with pytest.raises(UsageError, match="cover none"):
