@@ -18,6 +18,8 @@ document ids and the corrected-sentence truth are those of ``ner_detect_bench.py
   gold alone and added to the detector's ``error_logit``.
 * ``judge-top N``: the embedded judge on the detector's N highest-ranked train/dev rows,
   re-ranking them within their band (``llm_score``; ``combine_scores`` mean and rank).
+* ``product --jsonl FILE``: a ``benchcheck flag-spans FOLDER -o FILE`` run scored as a user
+  receives it (a sentence ranks by its best row; e.g. ``--detector both --judge-top 100``).
 
 Run: ``python benchmarks/ner_real_analysis.py composition --flags base`` (or ``spacy``,
 ``judge-top --top 100``).
@@ -222,16 +224,58 @@ def judge_top(flags_name: str, top_n: int) -> dict[str, object]:
     return out
 
 
+def product(jsonl: str) -> dict[str, object]:
+    """Score a ``flag-spans FOLDER -o FILE.jsonl`` run (e.g. ``--detector both``) as a user gets it.
+
+    A sentence ranks by its best (smallest) ``rank``; sentences without a row rank last.
+    Reported on the train/dev sentences: sentence AP, P@50/100/200 and the flagged
+    sentences' precision and recall, plus the judged band's size and its corrected sentences.
+    """
+    _, _, ranges, y = _corpus()
+    rows = pl.read_ndjson(jsonl)
+    start = {Path(name).name: lo for name, (lo, _) in ranges.items()}  # type: ignore[misc]
+    glob = np.array(
+        [start[Path(f).name] + int(s) for f, s in zip(rows["file"], rows["sentence"], strict=True)]
+    )
+    keep = glob < y.size
+    rows = rows.filter(pl.Series(keep)).with_columns(pl.Series("g", glob[keep]))
+    best = rows.group_by("g").agg(pl.col("rank").min(), pl.col("flagged").any())
+    z = np.full(y.size, -np.inf)
+    z[best["g"].to_numpy()] = -best["rank"].to_numpy().astype(float)
+    z[np.isinf(z)] = -1e12
+    flagged = np.zeros(y.size, dtype=bool)
+    flagged[best["g"].to_numpy()] = best["flagged"].to_numpy()
+    order = np.argsort(-z, kind="stable")
+    judged = rows.filter(pl.col("llm_score").is_not_null()) if "llm_score" in rows.columns else rows
+    band = np.unique(judged["g"].to_numpy())
+    out: dict[str, object] = {
+        "sentence_ap": float(average_precision_score(y, z)),
+        **{f"p_at_{k}": float(y[order[:k]].mean()) for k in (50, 100, 200)},
+        "flagged_sentences": int(flagged.sum()),
+        "flag_precision": float(y[flagged].mean()) if flagged.any() else None,
+        "flag_recall": float(y[flagged].sum() / y.sum()),
+        "judged_train_dev_rows": judged.height,
+        "judged_train_dev_sentences": int(band.size),
+        "corrected_in_judged": int(y[band].sum()),
+    }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("analysis", choices=("composition", "spacy", "judge-top"))
+    parser.add_argument("analysis", choices=("composition", "spacy", "judge-top", "product"))
     parser.add_argument("--flags", default="base", help="the candidate whose flags are read")
     parser.add_argument("--top", type=int, default=100, help="judge-top: rows judged")
+    parser.add_argument("--jsonl", help="product: the flag-spans -o file to score")
     args = parser.parse_args()
     if args.analysis == "composition":
         out = composition(args.flags)
     elif args.analysis == "spacy":
         out = spacy_member(args.flags)
+    elif args.analysis == "product":
+        if not args.jsonl:
+            parser.error("product needs --jsonl FILE (a flag-spans FOLDER -o output)")
+        out = product(args.jsonl)
     else:
         out = judge_top(args.flags, args.top)
     print(json.dumps(out, indent=1))

@@ -209,6 +209,53 @@ def test_cli_detector_llm_and_both_with_a_judge(cwd, monkeypatch) -> None:
     assert top["error_score"] == pytest.approx((top["tagger_score"] + 0.9) / 2, abs=1e-9)
 
 
+def test_cli_judge_top_judges_the_tagger_highest_rows_only(cwd, monkeypatch) -> None:
+    """--judge-top 1: one row judged (both framings), ranked first; the rest keep the
+    tagger's score in its order, unflagged, llm_score empty; 0 judges every row."""
+    asked: list[ChatRequest] = []
+
+    class Doubt(FakeJudge):
+        def score(self, requests, *, on_result=None):  # every gold disputed at P(wrong) 0.8
+            asked.extend(requests)
+            return [
+                JudgeScore.from_logprobs(  # a missing span's claim is "one of the types"
+                    ("0", "1"),
+                    (math.log(0.2), math.log(0.8))
+                    if "one of the types" in r.user
+                    else (math.log(0.8), math.log(0.2)),
+                    9,
+                    0.0,
+                )
+                for r in requests
+            ]
+
+    monkeypatch.setattr(JudgeSetup, "build", lambda self, spec: Doubt({}))
+    Path("c.conll").write_text(corpus(wrong={5: "B-PER", 9: "B-ORG"}))
+    args = ["flag-spans", "c.conll", "--folds", "2", "--no-cache", "--detector", "both"]
+    assert main([*args, "--judge-top", "0", "--json", "all.json"]) == 0
+    every = json.loads(Path("all.json").read_text())
+    judged = every["tagger"]["judge"]
+    assert judged["judge_top"] == 0 and judged["judged_rows"] == judged["candidate_rows"]
+    n_rows = judged["candidate_rows"]
+    assert n_rows >= 2, n_rows
+    asked.clear()
+    assert main([*args, "--judge-top", "1", "--json", "one.json", "-o", "one.jsonl"]) == 0
+    one = json.loads(Path("one.json").read_text())
+    judged = one["tagger"]["judge"]
+    assert (judged["judge_top"], judged["judged_rows"], judged["candidate_rows"]) == (1, 1, n_rows)
+    assert len(asked) == len(FRAMINGS)  # one row, each framing once
+    rows = pl.read_ndjson("one.jsonl").sort("rank")
+    assert rows.height == n_rows
+    first, rest = rows.head(1), rows.slice(1)
+    assert first["llm_score"].null_count() == 0 and rest["llm_score"].null_count() == n_rows - 1
+    assert first["error_score"][0] == pytest.approx((first["tagger_score"][0] + 0.8) / 2, abs=1e-9)
+    # the judged row is the tagger's highest; the rest keep its scores, in its order
+    assert first["tagger_score"][0] == rows["tagger_score"].max()
+    assert rest["error_score"].to_list() == rest["tagger_score"].to_list()
+    assert rest["error_score"].to_list() == sorted(rest["error_score"].to_list(), reverse=True)
+    assert not rest["flagged"].any()
+
+
 # --verify all ----------------------------------------------------------------------------
 
 
@@ -453,6 +500,8 @@ def test_verify_all_needs_the_judge_and_the_tagger(tmp_path) -> None:
         (["--detector", "crf"], "--detector: expected tagger, llm or both, got 'crf'"),
         (["--detector", "both", "--combination", "max"], "--combination: expected mean or rank"),
         (["--judge", "openai:m"], "--judge is for --detector llm or both"),
+        (["--judge-top", "5"], "--judge-top is for --detector llm or both"),
+        (["--detector", "llm", "--judge-top", "-1"], "--judge-top: expected 0 (every row)"),
         (["--combination", "rank"], "--combination is for --detector llm or both"),
         (["--detector", "llm", "--predictions", "c.conll"], "--detector is for the tagger"),
         (["--detector", "llm", "--judge", "nope:x"], "--judge: unknown backend 'nope'"),

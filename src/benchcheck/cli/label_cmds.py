@@ -714,6 +714,7 @@ def flag_spans(
         str, "--detector both: mean (of the two scores) or rank (mean normalised rank)."
     ] = "mean",
     verify: str = "candidates",
+    judge_top: int | None = None,
     judge: Annotated[
         list[str] | None,
         "--detector llm/both: backend:model, repeatable, as for `benchcheck judge`. "
@@ -738,8 +739,9 @@ def flag_spans(
     region) and consistency_score (the share of the surface's other occurrences that
     disagree), ranked by it, flagged from --min-error-score. With --detector llm or both
     the judge answers, for each of the tagger's candidate spans, whether the gold
-    annotation holds (llm_score = its P(gold wrong), cached like `benchcheck judge`);
-    --verify all also puts every other gold span to the judge. The output feeds
+    annotation holds (llm_score = its P(gold wrong), cached like `benchcheck judge`), for
+    the tagger's --judge-top highest rows; --verify all also puts every other gold span to
+    the judge. The output feeds
     `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
@@ -768,6 +770,8 @@ def flag_spans(
             used.append("combination")
         if verify != "candidates":
             used.append("verify")
+        if judge_top is not None:
+            used.append("judge_top")
         if used:
             raise UsageError(f"{{{used[0]}}} is for --detector llm or both")
     claim([gold, predictions, cache], output=output)
@@ -798,6 +802,7 @@ def flag_spans(
             setup=setup,
             combination=combination,
             verify=verify,
+            judge_top=judge_top,
             progress=bar,
         )
     emit(run.to_json(top=top), span_flag_renderables)

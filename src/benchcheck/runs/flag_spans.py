@@ -128,6 +128,7 @@ def run_flag_spans(
     setup: JudgeSetup | None = None,
     combination: str = "mean",
     verify: str = "candidates",
+    judge_top: int | None = None,
     progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Compare the gold spans with a model's: CoNLL predictions, a span table, spaCy, or none.
@@ -145,6 +146,10 @@ def run_flag_spans(
     ``both`` — the two scores combined by ``combination`` (``mean`` or ``rank``).
     ``verify``: ``candidates`` (the tagger's disagreements only) or ``all`` (every other gold
     span as well, :func:`benchcheck.labels.ner_judge.verify_flags`; ``llm``/``both`` only).
+    ``judge_top``: the judge scores only the tagger's ``judge_top`` highest rows (``None``:
+    :data:`~benchcheck.labels.ner_judge.JUDGE_TOP`; 0: every row); the others keep the
+    tagger's score, rank after them and are not flagged
+    (:func:`~benchcheck.labels.ner_judge.rescore_flags`).
     """
     import polars as pl
 
@@ -175,6 +180,12 @@ def run_flag_spans(
         )
     if verify == "all" and detector == "tagger":
         raise UsageError("{verify} all needs {detector} llm or both: the judge verifies the spans")
+    if judge_top is not None and judge_top < 0:
+        raise UsageError(
+            f"{{judge_top}}: expected 0 (every row) or a positive count, got {judge_top}"
+        )
+    if judge_top is not None and detector == "tagger":
+        raise UsageError("{judge_top} is for {detector} llm or both")
     tagger_only = {
         "folds": folds != 5,
         "entity_disjoint": entity_disjoint,
@@ -220,6 +231,7 @@ def run_flag_spans(
             setup=setup or JudgeSetup(),
             combination=combination,
             verify=verify,
+            judge_top=judge_top,
             progress=progress,
         )
     mapping = parse_label_map(label_map)
@@ -376,6 +388,7 @@ def _tagger_run(
     setup: JudgeSetup | None = None,
     combination: str = "mean",
     verify: str = "candidates",
+    judge_top: int | None = None,
     progress: Progress | None = None,
 ) -> SpanFlagsRun:
     """Run the out-of-fold tagger path of :func:`run_flag_spans` (one split, its own model)."""
@@ -428,6 +441,7 @@ def _tagger_run(
             threshold,
             progress,
             found=found if verify == "all" else None,
+            judge_top=judge_top,
         )
     at = flags["sentence"].cast(pl.Int64)
     where = [place.table[c].gather(at) for c in ("split", "file", "line")]
@@ -565,8 +579,13 @@ def _judge_flags(
     progress: Progress | None,
     *,
     found: TaggerFlags | None = None,
+    judge_top: int | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Score the tagger's flags with the judges; ``error_score`` becomes the detector's.
+
+    Only the tagger's ``judge_top`` highest rows go to the judges (``None``: the default
+    :data:`~benchcheck.labels.ner_judge.JUDGE_TOP`; 0: every row); the rest keep the tagger's
+    score, ranked after the judged rows, unflagged, ``llm_score`` empty.
 
     With ``found`` (the tagger's result, ``--verify all``) every gold span no flag holds is
     judged too and becomes a row (:func:`benchcheck.labels.ner_judge.verify_flags`, scored
@@ -582,6 +601,7 @@ def _judge_flags(
     from benchcheck.labels.ner_flags import spans_from_split
     from benchcheck.labels.ner_judge import (
         FRAMINGS,
+        JUDGE_TOP,
         combine_scores,
         judge_spans,
         rescore_flags,
@@ -594,13 +614,17 @@ def _judge_flags(
     types = sorted(set(split.spans["type"].cast(pl.String).to_list()))
     gold = spans_from_split(split)
     verify = None if found is None else unverified_gold(flags, gold)
+    top = JUDGE_TOP if judge_top is None else judge_top
+    candidates = flags.height
+    flags = flags.sort("rank")  # the tagger's order: its highest rows are judged
+    band = flags if top == 0 or candidates <= top else flags.head(top)
     start = time.perf_counter()
     step(progress, "loading the judges")
     try:
         with setup.open() as (judges, store):
             step(progress, "judging the candidate spans")
             judged = judge_spans(
-                flags, words, types, judges, verify=verify, cache=store, progress=progress
+                band, words, types, judges, verify=verify, cache=store, progress=progress
             )
             cache = None if store is None else str(store.path)
     except JudgeError as exc:  # unreachable server, missing weights: the options are wrong
@@ -608,7 +632,10 @@ def _judge_flags(
     wall = time.perf_counter() - start
     llm = judged.llm_score
     rows = judged.rows
-    flags = flags.with_columns(pl.Series("llm_score", llm, dtype=pl.Float64))
+    tail = np.full(candidates - band.height, np.nan)
+    flags = flags.with_columns(
+        pl.Series("llm_score", np.concatenate([llm, tail]), dtype=pl.Float64).fill_nan(None)
+    )
     if verify is not None:
         assert found is not None
         extra = verify_flags(verify, judged, found.tagging, found.gold_labels, types).join(
@@ -619,9 +646,16 @@ def _judge_flags(
         )
         flags = pl.concat([flags, extra], how="diagonal_relaxed")
         llm = flags["llm_score"].to_numpy()
+    is_judged = flags["llm_score"].is_not_null().to_numpy()
     tagger = flags["error_score"].to_numpy()
-    score = llm if detector == "llm" else combine_scores(tagger, llm, combination)
-    flags = rescore_flags(flags, np.asarray(score), min_error_score=threshold)
+    score = tagger.copy()  # rows left unjudged keep the tagger's score
+    llm_judged = flags["llm_score"].to_numpy()[is_judged]
+    score[is_judged] = (
+        llm_judged
+        if detector == "llm"
+        else combine_scores(tagger[is_judged], llm_judged, combination)
+    )
+    flags = rescore_flags(flags, score, min_error_score=threshold, judged=is_judged)
     computed = 0 if rows.height == 0 else int((~rows["cached"]).sum())
     info: dict[str, Any] = {
         "judges": list(setup.specs),
@@ -632,6 +666,9 @@ def _judge_flags(
         "wall_seconds": wall,
         "cache": cache,
         "verify": "candidates" if verify is None else "all",
+        "judge_top": top,
+        "candidate_rows": candidates,
+        "judged_rows": band.height,
     }
     if verify is not None:
         mine = rows.filter(pl.col("verify")) if rows.height else rows
