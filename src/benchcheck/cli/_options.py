@@ -287,7 +287,7 @@ OPTIONS: dict[str, str | Opt] = {
     "type_map": 'Rename entity types: a JSON object {"PER.NAM": "PER", ...} or @FILE.json.',
     "unit": "Grow by 'member' (judge×prompt) or 'judge'.",
     "judge_top": "--detector llm/both: the judge scores the tagger's N highest rows (default "
-    "200: ~15 min for the embedded judge on 2 cores; 0: every row); the others keep the "
+    "200: ~16 min for the embedded judge on 2 cores; 0: every row); the others keep the "
     "tagger's score, ranked after them, unflagged.",
     "verify": "--detector llm/both: candidates (the judge scores the tagger's candidate "
     "spans) or all (every other gold span too: a row of kind type or missing, source verify).",

@@ -485,8 +485,8 @@ def combine_scores(tagger: np.ndarray, llm: np.ndarray, rule: str = "mean") -> n
 
 
 #: Default ``--judge-top``: the tagger's highest rows put to the judge (0: every row). The
-#: embedded judge takes ~4.5 s a row (two framings) on 2 cores, so 200 rows bound a corpus'
-#: run at ~15 min; on the real CoNLL-2003 errors the judge re-ordering the top rows raised
+#: embedded judge takes ~4.5-4.8 s a row (two framings) on 2 cores, so 200 rows bound a corpus'
+#: run at ~16 min; on the real CoNLL-2003 errors the judge re-ordering the top rows raised
 #: P@50 from 0.50 to 0.62 (docs/labels.md).
 JUDGE_TOP = 200
 
