@@ -398,7 +398,7 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
             counts["judgements (computed / cached)"] = f"{judged['computed']} / {judged['cached']}"
             if "judged_rows" in judged:  # --judge-top: the tagger's highest rows only
                 counts["rows judged (--judge-top)"] = (
-                    f"{judged['judged_rows']:,} of {judged['candidate_rows']:,}"
+                    f"{thousands(judged['judged_rows'])} of {thousands(judged['candidate_rows'])}"
                     + (
                         "; the rest ranked after them, unflagged"
                         if judged["judged_rows"] < judged["candidate_rows"]
