@@ -76,9 +76,13 @@ class FakeJudge(Judge):
             self.asked.append(r)
             framing = "question" if "Question:" in r.user else "statement"
             surface = r.user.split("«")[1].split("»")[0]
-            p = self.p_yes[(framing, surface)]
-            out.append(JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p), math.log(p)), 9, 0.0))
+            out.append(_answer(self.p_yes[(framing, surface)]))
         return out
+
+
+def _answer(p_yes: float) -> JudgeScore:
+    """A judge's answer to a yes/no claim with P(1) = ``p_yes``."""
+    return JudgeScore.from_logprobs(("0", "1"), (math.log(1 - p_yes), math.log(p_yes)), 9, 0.0)
 
 
 P_YES = {
@@ -176,14 +180,7 @@ def test_cli_detector_llm_and_both_with_a_judge(cwd, monkeypatch) -> None:
         def score(self, requests, *, on_result=None):  # the wrong gold "Rome PER" is refuted
             asked.extend(requests)
             return [
-                JudgeScore.from_logprobs(
-                    ("0", "1"),
-                    (math.log(0.9), math.log(0.1))
-                    if "«Rome» is a named entity of type PER" in r.user
-                    else (math.log(0.3), math.log(0.7)),
-                    9,
-                    0.0,
-                )
+                _answer(0.1 if "«Rome» is a named entity of type PER" in r.user else 0.7)
                 for r in requests
             ]
 
@@ -216,18 +213,8 @@ def test_cli_judge_top_judges_the_tagger_highest_rows_only(cwd, monkeypatch) -> 
 
     class Doubt(FakeJudge):
         def score(self, requests, *, on_result=None):  # every gold disputed at P(wrong) 0.8
-            asked.extend(requests)
-            return [
-                JudgeScore.from_logprobs(  # a missing span's claim is "one of the types"
-                    ("0", "1"),
-                    (math.log(0.2), math.log(0.8))
-                    if "one of the types" in r.user
-                    else (math.log(0.8), math.log(0.2)),
-                    9,
-                    0.0,
-                )
-                for r in requests
-            ]
+            asked.extend(requests)  # a missing span's claim is "one of the types"
+            return [_answer(0.8 if "one of the types" in r.user else 0.2) for r in requests]
 
     monkeypatch.setattr(JudgeSetup, "build", lambda self, spec: Doubt({}))
     Path("c.conll").write_text(corpus(wrong={5: "B-PER", 9: "B-ORG"}))

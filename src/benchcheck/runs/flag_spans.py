@@ -645,7 +645,6 @@ def _judge_flags(
             maintain_order="left",
         )
         flags = pl.concat([flags, extra], how="diagonal_relaxed")
-        llm = flags["llm_score"].to_numpy()
     is_judged = flags["llm_score"].is_not_null().to_numpy()
     tagger = flags["error_score"].to_numpy()
     score = tagger.copy()  # rows left unjudged keep the tagger's score
