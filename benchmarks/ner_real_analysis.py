@@ -240,9 +240,8 @@ def product(jsonl: str) -> dict[str, object]:
     keep = glob < y.size
     rows = rows.filter(pl.Series(keep)).with_columns(pl.Series("g", glob[keep]))
     best = rows.group_by("g").agg(pl.col("rank").min(), pl.col("flagged").any())
-    z = np.full(y.size, -np.inf)
+    z = np.full(y.size, -1e12)  # sentences without a row rank last
     z[best["g"].to_numpy()] = -best["rank"].to_numpy().astype(float)
-    z[np.isinf(z)] = -1e12
     flagged = np.zeros(y.size, dtype=bool)
     flagged[best["g"].to_numpy()] = best["flagged"].to_numpy()
     order = np.argsort(-z, kind="stable")

@@ -741,8 +741,7 @@ def flag_spans(
     the judge answers, for each of the tagger's candidate spans, whether the gold
     annotation holds (llm_score = its P(gold wrong), cached like `benchcheck judge`), for
     the tagger's --judge-top highest rows; --verify all also puts every other gold span to
-    the judge. The output feeds
-    `benchcheck review export` unchanged.
+    the judge. The output feeds `benchcheck review export` unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
@@ -770,8 +769,6 @@ def flag_spans(
             used.append("combination")
         if verify != "candidates":
             used.append("verify")
-        if judge_top is not None:
-            used.append("judge_top")
         if used:
             raise UsageError(f"{{{used[0]}}} is for --detector llm or both")
     claim([gold, predictions, cache], output=output)

@@ -397,14 +397,11 @@ def span_flag_renderables(payload: Mapping[str, Any]) -> list[Any]:
             counts["detector"] = payload["detector"]
             counts["judgements (computed / cached)"] = f"{judged['computed']} / {judged['cached']}"
             if "judged_rows" in judged:  # --judge-top: the tagger's highest rows only
-                counts["rows judged (--judge-top)"] = (
-                    f"{thousands(judged['judged_rows'])} of {thousands(judged['candidate_rows'])}"
-                    + (
-                        "; the rest ranked after them, unflagged"
-                        if judged["judged_rows"] < judged["candidate_rows"]
-                        else ""
-                    )
-                )
+                n, of = judged["judged_rows"], judged["candidate_rows"]
+                rows = f"{thousands(n)} of {thousands(of)}"
+                if n < of:
+                    rows += "; the rest ranked after them, unflagged"
+                counts["rows judged (--judge-top)"] = rows
             if judged.get("verify") == "all":  # --verify all: the gold spans put to the judge
                 counts["gold spans verified"] = judged["verified_spans"]
                 counts["their judge requests (computed / cached)"] = (
