@@ -730,18 +730,20 @@ def flag_spans(
 ) -> None:
     """Flag entity spans where a model disagrees with the gold span or type.
 
-    Kinds: type, boundary, spurious, missing. With --predictions or --spacy the model is
-    yours, ranked by its confidence when given. With neither, a CRF tagger trained out of
-    fold on the file itself is the model (with --crossweigh N, each token scored by the less
-    sure of the plain k-fold and N entity-disjoint ones), with a second member: surfaces
-    annotated unlike their other occurrences in the file. Every candidate gets error_score =
-    the noisy-or of crf_score (1 - the smallest held-out probability of a gold label in its
-    region) and consistency_score (the share of the surface's other occurrences that
-    disagree), ranked by it, flagged from --min-error-score. With --detector llm or both
-    the judge answers, for each of the tagger's candidate spans, whether the gold
-    annotation holds (llm_score = its P(gold wrong), cached like `benchcheck judge`), for
-    the tagger's --judge-top highest rows; --verify all also puts every other gold span to
-    the judge. The output feeds `benchcheck review export` unchanged.
+    Kinds: wrong_type, wrong_boundary, spurious_annotation (a gold span the model does not
+    find), missing_annotation (a model span the gold lacks). With --predictions or --spacy
+    the model is yours, ranked by its confidence when given. With neither, a CRF tagger
+    trained out of fold on the file itself is the model (with --crossweigh N, each token
+    scored by the less sure of the plain k-fold and N entity-disjoint ones), with a second
+    member: surfaces annotated unlike their other occurrences in the file. Every candidate
+    gets error_score = the noisy-or of crf_score (1 - the smallest held-out probability of a
+    gold label in its region) and consistency_score (the share of the surface's other
+    occurrences that disagree), ranked by it, flagged from --min-error-score. With
+    --detector llm or both the judge answers, for each of the tagger's candidate spans,
+    whether the gold annotation holds (llm_score = its P(gold wrong), cached like
+    `benchcheck judge`), for the tagger's --judge-top highest rows; --verify all also puts
+    every other gold span to the judge. The output feeds `benchcheck review export`
+    unchanged.
 
     Example: benchcheck flag-spans test.conll --predictions pred.conll -o span_flags.jsonl
 
