@@ -34,8 +34,9 @@ skipped task (``was_cancelled``) is no answer; a submitted annotation with no re
 
 A span (start, end, type) *agrees* when every reviewer who answered the task marked it.
 A flag is **confirmed** (the gold was wrong) when the gold span it disputes is not among the
-sentence's corrected spans (changed or removed), or, for a flag without a gold span (the
-model's ``spurious`` span), when a corrected span overlaps the model's; else **rejected**;
+sentence's corrected spans (changed or removed), or, for a flag without a gold span (a
+``missing_annotation``: the model's span the gold lacks), when a corrected span overlaps the
+model's; else **rejected**;
 ``unresolved`` with its sentence.
 
 Pure: mappings and frames in, frames and frozen results out; the files are
